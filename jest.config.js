@@ -1,0 +1,16 @@
+// Nest 12 ships ESM-only packages; @swc/jest compiles them (and our TS) to CommonJS.
+const esm = ['@nestjs', 'file-type', 'load-esm', 'uid', 'cookie', 'strtok3',
+  'token-types', '@tokenizer', 'uint8array-extras'];
+const swc = (syntax) => ['@swc/jest', {
+  jsc: { parser: { syntax, decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' },
+  module: { type: 'commonjs' },
+}];
+module.exports = {
+  testEnvironment: 'node',
+  testRegex: '(\\.spec|\\.e2e-spec)\\.ts$',
+  roots: ['<rootDir>/src', '<rootDir>/test'],
+  transform: { '^.+\\.ts$': swc('typescript'), '^.+\\.m?js$': swc('ecmascript') },
+  transformIgnorePatterns: [`/node_modules/(?!(${esm.join('|')})/)`],
+  testTimeout: 30000,
+};

@@ -1,0 +1,61 @@
+import { CacheModule } from '@nestjs/cache-manager';
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { ScheduleModule } from '@nestjs/schedule';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuthModule } from './auth/auth.module';
+import { CryptoModule } from './auth/crypto/crypto.module';
+import { SessionModule } from './auth/session/session.module';
+import { AllExceptionsFilter } from './common/all-exceptions.filter';
+import { Clock, SystemClock } from './common/clock';
+import { EnvelopeInterceptor } from './common/envelope.interceptor';
+import { AppConfig } from './config/app-config';
+import { dataSourceOptions } from './database/data-source-options';
+import { HealthController } from './health/health.controller';
+import { LoginLogModule } from './login-log/login-log.module';
+import { StoreModule } from './store/store.module';
+import { StrategyModule } from './strategy/strategy.module';
+import { UserAccountModule } from './user-account/user-account.module';
+
+@Global()
+@Module({})
+class CoreModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: CoreModule,
+      providers: [{ provide: AppConfig, useValue: config }, { provide: Clock, useClass: SystemClock }],
+      exports: [AppConfig, Clock],
+    };
+  }
+}
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        CoreModule.forRoot(config),
+        TypeOrmModule.forRoot(dataSourceOptions(config.DATABASE_URL, config.DB_DROP_SCHEMA)),
+        // Settings are read on every login, so they stay in process memory; other instances
+        // learn of a change through SYS_PROPS_CHANGED (see README: why not a Redis cache).
+        CacheModule.register({ isGlobal: true }),
+        EventEmitterModule.forRoot(),
+        ScheduleModule.forRoot(),
+        StoreModule,
+        StrategyModule,
+        SessionModule,
+        CryptoModule,
+        LoginLogModule,
+        UserAccountModule,
+        AuthModule,
+      ],
+      controllers: [HealthController],
+      providers: [
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+      ],
+    };
+  }
+}

@@ -1,0 +1,39 @@
+import formBody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { FastifyInstance } from 'fastify';
+import { BodyValidationPipe } from './common/validation.pipe';
+import { parseFormBody } from './common/form-body';
+
+/**
+ * Everything the HTTP layer needs besides the modules: body parsers (JSON with
+ * `{}` for an empty body, form-encoded), the validation pipe, security headers,
+ * Fastify-level errors in the envelope, and OpenAPI at /docs. Shared by main.ts
+ * and the tests, so that tests drive the app exactly as it runs.
+ */
+export async function setupApp(app: NestFastifyApplication): Promise<void> {
+  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+
+  fastify.removeContentTypeParser('application/json');
+  const jsonParser = fastify.getDefaultJsonParser('error', 'error');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') return done(null, {});
+    jsonParser(req, body as string, done);
+  });
+  await app.register(formBody as any, { parser: parseFormBody });
+  await app.register(helmet as any, { contentSecurityPolicy: false });
+
+  // Errors raised before a handler runs (bad JSON, body too large, unknown media type, unknown
+  // path) reach Nest's error and not-found handlers, which hand them to AllExceptionsFilter.
+  app.useGlobalPipes(new BodyValidationPipe());
+  app.enableShutdownHooks();
+
+  const document = SwaggerModule.createDocument(app, new DocumentBuilder()
+    .setTitle('Login policy service')
+    .setDescription('Login policy, account policy, sessions and login log. Every operation is POST with a JSON body; '
+      + 'responses use the envelope { success, code, message, data }.')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'Admin-Token' }, 'Admin-Token')
+    .build());
+  SwaggerModule.setup('docs', app, document);
+}

@@ -1,0 +1,52 @@
+import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { clientIp, userAgent } from '../common/client-info';
+import { localeOf } from '../common/error-code';
+import { CurrentAuth, Public } from './auth.decorators';
+import { CaptchaService } from './captcha/captcha.service';
+import { RsaKeyService } from './crypto/rsa-key.service';
+import { LoginDto, LoginResultDto } from './dto/login.dto';
+import { LoginService } from './login/login.service';
+import { SessionService } from './session/session.service';
+import type { AuthContext } from './session/session.types';
+
+@ApiTags('auth')
+@Controller('sys')
+export class LoginController {
+  constructor(
+    private readonly logins: LoginService,
+    private readonly sessions: SessionService,
+    private readonly rsa: RsaKeyService,
+    private readonly captcha: CaptchaService,
+  ) {}
+
+  @Post('login') @HttpCode(200) @Public()
+  @ApiOkResponse({ type: LoginResultDto })
+  login(@Body() dto: LoginDto, @Req() request: FastifyRequest) {
+    return this.logins.login({
+      account: dto.account,
+      password: this.rsa.decrypt('password', dto.password),
+      imgId: dto.imgId,
+      imgCode: dto.imgCode,
+      ip: clientIp(request),
+      userAgent: userAgent(request),
+      locale: localeOf(request.headers['accept-language']),
+    });
+  }
+
+  @Post('logout') @HttpCode(200) @ApiSecurity('Admin-Token')
+  async logout(@CurrentAuth() auth: AuthContext) {
+    await this.sessions.logout(auth.tokenHash, auth.session.userId);
+  }
+
+  @Post('publicKey') @HttpCode(200) @Public()
+  publicKey() {
+    return this.rsa.publicKey();
+  }
+
+  @Post('captcha') @HttpCode(200) @Public()
+  createCaptcha() {
+    return this.captcha.create();
+  }
+}

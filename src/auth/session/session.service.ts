@@ -1,0 +1,143 @@
+import { Injectable } from '@nestjs/common';
+import { createHash, randomBytes } from 'node:crypto';
+import { AppException } from '../../common/app.exception';
+import { Clock } from '../../common/clock';
+import { ErrorCode } from '../../common/error-code';
+import { KvStore } from '../../store/kv.store';
+import { Keys } from '../../store/keys';
+import { StrategyService } from '../../strategy/strategy.service';
+import { Session } from './session.types';
+
+export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export interface IssueOptions {
+  userId: string;
+  temp: boolean;
+  ip: string;
+  permissions: string[];
+  browser?: string | null;
+  os?: string | null;
+}
+
+/**
+ * Tokens and sessions of spec 3.4: opaque 256-bit tokens, only their SHA-256
+ * stored; validity from the login strategy; renewal below half the validity;
+ * kick-out marks; per-user token sets so a user's sessions are found without
+ * scanning the key space.
+ */
+@Injectable()
+export class SessionService {
+  constructor(
+    private readonly store: KvStore,
+    private readonly clock: Clock,
+    private readonly strategy: StrategyService,
+  ) {}
+
+  async issue(options: IssueOptions): Promise<{ token: string; tokenHash: string; session: Session }> {
+    const settings = await this.strategy.loginStrategy();
+    const validityMs = (options.temp ? settings.tempSessionExpireMinutes : settings.sessionExpireMinutes) * 60_000;
+    const now = this.clock.nowMs();
+    const token = randomBytes(32).toString('base64url');
+    const tokenHash = hashToken(token);
+    const session: Session = {
+      userId: options.userId,
+      temp: options.temp ? 1 : 0,
+      kickout: 0,
+      ip: options.ip,
+      loginTime: now,
+      expireAt: now + validityMs,
+      browser: options.browser ?? null,
+      os: options.os ?? null,
+      renewedAt: null,
+    };
+    await this.store.sAdd(Keys.userTokens(options.userId), tokenHash);
+    await this.store.set(Keys.perms(tokenHash), JSON.stringify(options.permissions), validityMs);
+    await this.store.set(Keys.token(tokenHash), JSON.stringify(session), validityMs);
+    return { token, tokenHash, session };
+  }
+
+  /** The live session of a token, or NOT_LOGGED_IN / KICKED_OUT (the latter once: the session is then gone). */
+  async resolve(token: string): Promise<{ tokenHash: string; session: Session }> {
+    const tokenHash = hashToken(token);
+    const raw = await this.store.get(Keys.token(tokenHash));
+    if (!raw) throw new AppException(ErrorCode.NOT_LOGGED_IN);
+    const session = JSON.parse(raw) as Session;
+    if (session.kickout === 1) {
+      await this.remove(tokenHash, session.userId);
+      throw new AppException(ErrorCode.KICKED_OUT);
+    }
+    if (session.expireAt <= this.clock.nowMs()) {
+      await this.remove(tokenHash, session.userId);
+      throw new AppException(ErrorCode.NOT_LOGGED_IN);
+    }
+    return { tokenHash, session };
+  }
+
+  async permissions(tokenHash: string): Promise<string[]> {
+    const raw = await this.store.get(Keys.perms(tokenHash));
+    return raw ? (JSON.parse(raw) as string[]) : [];
+  }
+
+  /** Spec 3.4: a normal token with less than 50% of its validity left is renewed to full, with its permission cache. */
+  async renewIfDue(tokenHash: string, session: Session): Promise<Session> {
+    if (session.temp === 1) return session;
+    const validityMs = (await this.strategy.loginStrategy()).sessionExpireMinutes * 60_000;
+    const now = this.clock.nowMs();
+    if (session.expireAt - now >= validityMs / 2) return session;
+    const renewed: Session = { ...session, expireAt: now + validityMs, renewedAt: now };
+    // XX: never resurrect a session that was ended while this request ran.
+    if (!(await this.store.replaceKeepTtl(Keys.token(tokenHash), JSON.stringify(renewed)))) return session;
+    await this.store.expire(Keys.token(tokenHash), validityMs);
+    await this.store.expire(Keys.perms(tokenHash), validityMs);
+    return renewed;
+  }
+
+  /** Spec 4.1 step 8: with multiOnline = false every other token of the user is marked kickout = 1. */
+  async kickOutOthers(userId: string, exceptHash: string | null): Promise<void> {
+    for (const { tokenHash, session } of await this.sessionsOf(userId)) {
+      if (tokenHash === exceptHash || session.kickout === 1) continue;
+      await this.store.replaceKeepTtl(Keys.token(tokenHash), JSON.stringify({ ...session, kickout: 1 }));
+    }
+  }
+
+  /** Contract §5: lock, disable and reset end every session; an own password change ends the others. */
+  async endAll(userId: string, exceptHash: string | null = null): Promise<void> {
+    const hashes = await this.store.sMembers(Keys.userTokens(userId));
+    for (const hash of hashes) {
+      if (hash !== exceptHash) await this.remove(hash, userId);
+    }
+  }
+
+  async logout(tokenHash: string, userId: string): Promise<void> {
+    await this.remove(tokenHash, userId);
+  }
+
+  /** Live sessions of a user; hashes whose session expired are pruned from the set on the way. */
+  async sessionsOf(userId: string): Promise<{ tokenHash: string; session: Session }[]> {
+    const hashes = await this.store.sMembers(Keys.userTokens(userId));
+    if (!hashes.length) return [];
+    const raws = await this.store.mget(hashes.map((h) => Keys.token(h)));
+    const now = this.clock.nowMs();
+    const live: { tokenHash: string; session: Session }[] = [];
+    const dead: string[] = [];
+    raws.forEach((raw, i) => {
+      const session = raw ? (JSON.parse(raw) as Session) : null;
+      if (session && session.expireAt > now) live.push({ tokenHash: hashes[i], session });
+      else dead.push(hashes[i]);
+    });
+    if (dead.length) await this.store.sRem(Keys.userTokens(userId), ...dead);
+    return live;
+  }
+
+  /** Replaces the cached permission codes of every live session of a user (after a role change). */
+  async refreshPermissions(userId: string, permissions: string[]): Promise<void> {
+    for (const { tokenHash } of await this.sessionsOf(userId)) {
+      await this.store.replaceKeepTtl(Keys.perms(tokenHash), JSON.stringify(permissions));
+    }
+  }
+
+  private async remove(tokenHash: string, userId: string): Promise<void> {
+    await this.store.del(Keys.token(tokenHash), Keys.perms(tokenHash));
+    await this.store.sRem(Keys.userTokens(userId), tokenHash);
+  }
+}

@@ -1,0 +1,40 @@
+import { Injectable } from '@nestjs/common';
+
+/** Port for "now": injected so tests of expiry and renewal move time instead of sleeping. */
+export abstract class Clock {
+  abstract now(): Date;
+  nowMs(): number {
+    return this.now().getTime();
+  }
+}
+
+@Injectable()
+export class SystemClock extends Clock {
+  now(): Date {
+    return new Date();
+  }
+}
+
+/** A clock that only moves when told to; shared by unit and e2e tests. */
+export class FakeClock extends Clock {
+  private current: number;
+  constructor(start: Date | number = Date.now()) {
+    super();
+    this.current = typeof start === 'number' ? start : start.getTime();
+  }
+  now(): Date {
+    return new Date(this.current);
+  }
+  advance(ms: number): void {
+    this.current += ms;
+  }
+  advanceMinutes(minutes: number): void {
+    this.advance(minutes * 60_000);
+  }
+  advanceDays(days: number): void {
+    this.advance(days * 86_400_000);
+  }
+  set(at: Date | number): void {
+    this.current = typeof at === 'number' ? at : at.getTime();
+  }
+}

@@ -1,0 +1,52 @@
+import { HttpException } from '@nestjs/common';
+import { AppException } from './app.exception';
+import { ErrorCode, HTTP_STATUS, Locale, messageOf } from './error-code';
+import { Envelope } from './envelope';
+
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND',
+  'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', 'SQLITE_BUSY', 'SQLITE_CANTOPEN',
+]);
+
+/** Database or Redis out of reach: the client may retry, so 503 rather than 500. */
+export function isUnavailable(err: unknown): boolean {
+  for (let e: any = err, depth = 0; e && depth < 5; e = e.cause ?? e.driverError, depth++) {
+    if (typeof e.code === 'string' && UNAVAILABLE_CODES.has(e.code)) return true;
+    const name = String(e.name ?? '');
+    if (name === 'ClientClosedError' || name === 'ConnectionTimeoutError' || name === 'SocketClosedUnexpectedlyError'
+      || name === 'StoreUnavailableError' || name === 'ClientOfflineError') return true;
+  }
+  return false;
+}
+
+/** Maps anything thrown while serving a request to the contract's envelope. */
+export function toEnvelope(err: unknown, locale: Locale): { status: number; body: Envelope } {
+  let code: ErrorCode;
+  let message: string | undefined;
+  if (err instanceof AppException) {
+    code = err.code;
+    message = err.detail ? err.detail[locale] : messageOf(code, locale, err.params);
+  } else {
+    const status = err instanceof HttpException ? err.getStatus() : (err as any)?.statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      code = status === 404 ? ErrorCode.NOT_FOUND : status === 429 ? ErrorCode.RATE_LIMITED : ErrorCode.VALIDATION_FAILED;
+      if (code === ErrorCode.VALIDATION_FAILED) message = describeClientError(err, status, locale);
+    } else if (isUnavailable(err)) {
+      code = ErrorCode.SERVICE_UNAVAILABLE;
+    } else {
+      code = ErrorCode.INTERNAL;
+    }
+  }
+  return {
+    status: HTTP_STATUS[code],
+    body: { success: false, code, message: message ?? messageOf(code, locale), data: null },
+  };
+}
+
+function describeClientError(err: any, status: number, locale: Locale): string {
+  if (status === 413) return locale === 'en' ? 'The request body is too large' : '请求体过大';
+  if (status === 415) return locale === 'en' ? 'Unsupported content type; send JSON' : '不支持的请求类型,请使用JSON';
+  if (err?.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError || /JSON/i.test(String(err?.message)))
+    return locale === 'en' ? 'The request body is not valid JSON' : '请求体不是合法的JSON';
+  return messageOf(ErrorCode.VALIDATION_FAILED, locale);
+}

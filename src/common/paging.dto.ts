@@ -1,0 +1,18 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { FormInt } from './form-body';
+
+export class PagingDto {
+  @ApiPropertyOptional({ default: 1, minimum: 1 })
+  @IsOptional() @FormInt() @IsInt() @Min(1) @Max(1_000_000)
+  pageNum = 1;
+
+  @ApiPropertyOptional({ default: 10, minimum: 1, maximum: 200 })
+  @IsOptional() @FormInt() @IsInt() @Min(1) @Max(200)
+  pageSize = 10;
+}
+
+export interface Page<T> {
+  total: number;
+  rows: T[];
+}

@@ -1,0 +1,108 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync,
+} from 'class-validator';
+import { readFileSync } from 'node:fs';
+
+const bool = ({ value }: { value: unknown }) =>
+  value === undefined ? undefined : value === 'true' ? true : value === 'false' ? false : value;
+const int = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
+const list = ({ value }: { value: unknown }) =>
+  typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
+
+/** Contract §1. The one place that reads process.env; validated once at start. */
+export class AppConfig {
+  @Transform(int) @IsInt() @Min(0) @Max(65535)
+  PORT = 3000;
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  @Matches(/^(sqlite:.+|mysql:\/\/.+|mariadb:\/\/.+)$/, {
+    message: 'DATABASE_URL must be sqlite:<path> or mysql://user:pass@host:port/db',
+  })
+  DATABASE_URL = 'sqlite:./data/auth.sqlite';
+
+  @IsOptional() @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be redis://host:port' })
+  REDIS_URL?: string;
+
+  @IsString()
+  REDIS_KEY_PREFIX = '';
+
+  @Transform(bool) @IsBoolean({ message: 'CAPTCHA_ENABLED must be true or false' })
+  CAPTCHA_ENABLED = true;
+
+  @IsOptional() @IsString()
+  DEFAULT_PASSWORD?: string;
+
+  @IsOptional() @IsString()
+  ADMIN_INITIAL_PASSWORD?: string;
+
+  @Transform(bool) @IsBoolean({ message: 'TRUST_PROXY must be true or false' })
+  TRUST_PROXY = false;
+
+  @Transform(list) @IsString({ each: true })
+  TEMP_URIS: string[] = ['/sys/me/pass/update', '/sys/me/info', '/sys/logout', '/sys/publicKey', '/sys/strategy/user/rules'];
+
+  @IsOptional() @IsString()
+  RSA_PRIVATE_KEY?: string;
+
+  @IsOptional() @IsString()
+  RSA_PRIVATE_KEY_FILE?: string;
+
+  @Transform(int) @IsInt() @Min(4) @Max(15)
+  BCRYPT_COST = 10;
+
+  @IsOptional() @IsString()
+  SMTP_URL?: string;
+
+  @IsOptional() @IsString()
+  MAIL_FROM?: string;
+
+  @IsOptional() @Matches(/^https?:\/\/.+/, { message: 'SMS_WEBHOOK_URL must be an http(s) URL' })
+  SMS_WEBHOOK_URL?: string;
+
+  @Transform(int) @IsInt() @Min(1024) @Max(10 * 1024 * 1024)
+  BODY_LIMIT_BYTES = 64 * 1024;
+
+  @IsIn(['log', 'debug', 'verbose', 'warn', 'error', 'fatal'])
+  LOG_LEVEL = 'log';
+
+  @IsIn(['text', 'json'])
+  LOG_FORMAT = 'text';
+
+  /** Schema sync is for throw-away test databases only; production runs migrations. */
+  @Transform(bool) @IsBoolean()
+  DB_DROP_SCHEMA = false;
+
+  get rsaPrivateKeyPem(): string | undefined {
+    if (this.RSA_PRIVATE_KEY) return this.RSA_PRIVATE_KEY.replace(/\\n/g, '\n');
+    if (this.RSA_PRIVATE_KEY_FILE) return readFileSync(this.RSA_PRIVATE_KEY_FILE, 'utf8');
+    return undefined;
+  }
+}
+
+export class ConfigError extends Error {}
+
+/** Builds the config from an env-like object; a bad value throws naming the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
+  const known = Object.keys(new AppConfig());
+  const plain: Record<string, string> = {};
+  for (const key of known) {
+    const value = env[key];
+    if (value !== undefined) plain[key] = value;
+  }
+  const config = plainToInstance(AppConfig, plain);
+  const errors = validateSync(config, { whitelist: false });
+  if (errors.length) {
+    const lines = errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  if (config.RSA_PRIVATE_KEY_FILE) {
+    try { readFileSync(config.RSA_PRIVATE_KEY_FILE); } catch {
+      throw new ConfigError(`Invalid configuration:\n  RSA_PRIVATE_KEY_FILE: cannot read ${config.RSA_PRIVATE_KEY_FILE}`);
+    }
+  }
+  return config;
+}

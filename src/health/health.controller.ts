@@ -1,0 +1,32 @@
+import { Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AppException } from '../common/app.exception';
+import { ErrorCode } from '../common/error-code';
+import { AppConfig } from '../config/app-config';
+import { Public } from '../auth/auth.decorators';
+import { KvStore } from '../store/kv.store';
+
+/** Liveness for load balancers: whether the database and the shared store answer. */
+@ApiTags('health')
+@Controller('health')
+export class HealthController {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly store: KvStore,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Get() @Post() @HttpCode(200) @Public()
+  async check() {
+    const timeout = <T>(p: Promise<T>) =>
+      Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000))]);
+    const database = await timeout(this.dataSource.query('SELECT 1')).then(() => 'up', () => 'down');
+    const redis = this.config.REDIS_URL
+      ? await timeout(this.store.ping()).then((ok) => (ok ? 'up' : 'down'), () => 'down')
+      : 'not configured';
+    if (database === 'down' || redis === 'down') throw new AppException(ErrorCode.SERVICE_UNAVAILABLE);
+    return { status: 'up', database, redis };
+  }
+}

@@ -1,0 +1,17 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { RequirePermissions } from '../auth/auth.decorators';
+import { ListLoginLogDto } from './dto/list-login-log.dto';
+import { LoginLogService } from './login-log.service';
+
+@ApiTags('login log')
+@ApiSecurity('Admin-Token')
+@Controller('sys/loginLog')
+export class LoginLogController {
+  constructor(private readonly logs: LoginLogService) {}
+
+  @Post('list') @HttpCode(200) @RequirePermissions('sys:loginLog:list')
+  list(@Body() dto: ListLoginLogDto) {
+    return this.logs.list(dto);
+  }
+}

@@ -1,0 +1,35 @@
+import 'reflect-metadata';
+import { ConsoleLogger, LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppModule } from './app.module';
+import { setupApp } from './app.setup';
+import { ConfigError, loadConfig } from './config/app-config';
+
+const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
+
+async function bootstrap() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = new ConsoleLogger({ json: config.LOG_FORMAT === 'json', logLevels: LEVELS.slice(0, LEVELS.indexOf(config.LOG_LEVEL as LogLevel) + 1) });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot(config),
+    new FastifyAdapter({ bodyLimit: config.BODY_LIMIT_BYTES, trustProxy: config.TRUST_PROXY }),
+    // Body parsers are ours (setupApp): an empty JSON body is {}, and form bodies are marked for typed fields.
+    { logger, bodyParser: false },
+  );
+  await setupApp(app);
+  await app.listen(config.PORT, config.HOST);
+  const shown = config.HOST === '0.0.0.0' ? 'localhost' : config.HOST;
+  logger.log(`Login policy service listening on http://${shown}:${config.PORT} (API docs: /docs)`, 'Bootstrap');
+}
+
+void bootstrap();

@@ -1,0 +1,10 @@
+/** Contract §6 key names (REDIS_KEY_PREFIX is added by the Redis store). */
+export const Keys = {
+  token: (tokenHash: string) => `AUTH_TOKEN:${tokenHash}`,
+  perms: (tokenHash: string) => `AUTH_PERMS:${tokenHash}`,
+  userTokens: (userId: string) => `AUTH_USER_TOKENS:${userId}`,
+  qrcode: (code: string) => `AUTH_QRCODE:${code}`,
+  captcha: (imgId: string) => `CAPTCHA:${imgId}`,
+  loginMutex: (userId: string) => `AUTH_LOGIN_MUTEX:${userId}`,
+  propsChannel: 'SYS_PROPS_CHANGED',
+} as const;

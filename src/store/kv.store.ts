@@ -1,0 +1,32 @@
+/**
+ * Port for the short-lived shared state of contract §6 (sessions, permission
+ * caches, captchas, QR codes, per-user token sets) and for cross-instance
+ * messages. One interface, two implementations: process memory (embedded
+ * default, one instance) and Redis (several instances).
+ * Keys are given without REDIS_KEY_PREFIX; the Redis implementation adds it.
+ */
+export abstract class KvStore {
+  abstract get(key: string): Promise<string | null>;
+  abstract mget(keys: string[]): Promise<(string | null)[]>;
+  /** ttlMs undefined: no expiry. */
+  abstract set(key: string, value: string, ttlMs?: number): Promise<void>;
+  /** Sets only when absent; true when this call set it (used for locks). */
+  abstract setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /** Overwrites the value but keeps the key's remaining lifetime; false when the key is gone. */
+  abstract replaceKeepTtl(key: string, value: string): Promise<boolean>;
+  /** Atomic read-and-delete: of any number of concurrent calls exactly one gets the value. */
+  abstract getDel(key: string): Promise<string | null>;
+  /** Deletes the key only while it still holds value (releasing a lock one owns). */
+  abstract delIfEquals(key: string, value: string): Promise<boolean>;
+  abstract del(...keys: string[]): Promise<void>;
+  abstract expire(key: string, ttlMs: number): Promise<void>;
+  /** Remaining lifetime in ms; -1 no expiry, -2 no key. */
+  abstract ttl(key: string): Promise<number>;
+  abstract sAdd(key: string, member: string): Promise<void>;
+  abstract sRem(key: string, ...members: string[]): Promise<void>;
+  abstract sMembers(key: string): Promise<string[]>;
+  abstract publish(channel: string, message: string): Promise<void>;
+  abstract subscribe(channel: string, handler: (message: string) => void): Promise<void>;
+  abstract ping(): Promise<boolean>;
+  abstract close(): Promise<void>;
+}

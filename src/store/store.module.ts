@@ -1,0 +1,28 @@
+import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { Clock } from '../common/clock';
+import { KeyedMutex } from './keyed-mutex';
+import { KvStore } from './kv.store';
+import { MemoryKvStore } from './memory-kv.store';
+import { RedisKvStore } from './redis-kv.store';
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: KvStore,
+      inject: [AppConfig, Clock],
+      useFactory: (config: AppConfig, clock: Clock): Promise<KvStore> | KvStore =>
+        config.REDIS_URL ? RedisKvStore.connect(config.REDIS_URL, config.REDIS_KEY_PREFIX) : new MemoryKvStore(clock),
+    },
+    KeyedMutex,
+  ],
+  exports: [KvStore, KeyedMutex],
+})
+export class StoreModule implements OnApplicationShutdown {
+  constructor(@Inject(KvStore) private readonly store: KvStore) {}
+
+  async onApplicationShutdown() {
+    await this.store.close();
+  }
+}

@@ -1,0 +1,90 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, Matches, Max, MaxLength, Min } from 'class-validator';
+import { FormBool, FormInt } from '../../common/form-body';
+import { Optional } from '../../common/optional';
+
+const CHANNELS = /^\s*((email|sms|site)\s*(,\s*(email|sms|site)\s*)*)?$/;
+const normaliseChannels = () =>
+  Transform(({ value }) =>
+    typeof value === 'string' && CHANNELS.test(value)
+      ? [...new Set(value.split(',').map((s) => s.trim()).filter(Boolean))].join(',')
+      : value);
+const channelMessage = { message: '$property must be a comma-separated list of email, sms, site' };
+
+/** Spec 2.1 fields, all optional: a save is partial (contract §4). */
+export class SaveLoginStrategyDto {
+  @ApiPropertyOptional({ description: 'Validity of a normal token, minutes', minimum: 1, maximum: 43200 })
+  @Optional() @FormInt() @IsInt() @Min(1) @Max(43200)
+  sessionExpireMinutes?: number;
+
+  @ApiPropertyOptional({ description: 'Validity of a temporary token, minutes', minimum: 1, maximum: 1440 })
+  @Optional() @FormInt() @IsInt() @Min(1) @Max(1440)
+  tempSessionExpireMinutes?: number;
+
+  @ApiPropertyOptional({ description: 'Duration of a lock, minutes', minimum: 1, maximum: 525600 })
+  @Optional() @FormInt() @IsInt() @Min(1) @Max(525600)
+  lockMinutes?: number;
+
+  @ApiPropertyOptional({ description: 'Wrong passwords that lock the account', minimum: 1, maximum: 1000 })
+  @Optional() @FormInt() @IsInt() @Min(1) @Max(1000)
+  maxFailureTimes?: number;
+
+  @ApiPropertyOptional({ description: 'Failure counting window, hours', minimum: 1, maximum: 8760 })
+  @Optional() @FormInt() @IsInt() @Min(1) @Max(8760)
+  maxFailureInterval?: number;
+
+  @ApiPropertyOptional({ description: 'Channels for a wrong password: email,sms,site', example: 'email,site' })
+  @Optional() @normaliseChannels() @MaxLength(32) @Matches(CHANNELS, channelMessage)
+  sendMsgWhenErrorLogin?: string;
+
+  @ApiPropertyOptional({ description: 'Channels for an unusual IP: email,sms,site', example: 'site' })
+  @Optional() @normaliseChannels() @MaxLength(32) @Matches(CHANNELS, channelMessage)
+  sendMsgWhenErrorIp?: string;
+
+  @ApiPropertyOptional({ description: '1 tip, 2 force change, 3 refuse', enum: [1, 2, 3] })
+  @Optional() @FormInt() @IsInt() @IsIn([1, 2, 3])
+  loginStrategyWhenExpire?: 1 | 2 | 3;
+
+  @ApiPropertyOptional()
+  @Optional() @FormBool() @IsBoolean()
+  bindIp?: boolean;
+
+  @ApiPropertyOptional()
+  @Optional() @FormBool() @IsBoolean()
+  multiOnline?: boolean;
+}
+
+/** Spec 2.2 fields, all optional. */
+export class SaveUserStrategyDto {
+  @ApiPropertyOptional({ description: 'Password validity, days; 0 never expires', minimum: 0, maximum: 3650 })
+  @Optional() @FormInt() @IsInt() @Min(0) @Max(3650)
+  passwordExpireDays?: number;
+
+  @ApiPropertyOptional({ description: 'Reminder this many days before expiry', minimum: 0, maximum: 365 })
+  @Optional() @FormInt() @IsInt() @Min(0) @Max(365)
+  expireNotifyDays?: number;
+
+  @ApiPropertyOptional({ minimum: 0, maximum: 72 })
+  @Optional() @FormInt() @IsInt() @Min(0) @Max(72)
+  minPasswordLength?: number;
+
+  @ApiPropertyOptional({ description: '0 = no maximum; at most 72 (BCrypt reads 72 bytes)', minimum: 0, maximum: 72 })
+  @Optional() @FormInt() @IsInt() @Min(0) @Max(72)
+  maxPasswordLength?: number;
+
+  @ApiPropertyOptional() @Optional() @FormBool() @IsBoolean()
+  includeLowerCase?: boolean;
+
+  @ApiPropertyOptional() @Optional() @FormBool() @IsBoolean()
+  includeUpperCase?: boolean;
+
+  @ApiPropertyOptional() @Optional() @FormBool() @IsBoolean()
+  includeNumber?: boolean;
+
+  @ApiPropertyOptional() @Optional() @FormBool() @IsBoolean()
+  includeSymbol?: boolean;
+
+  @ApiPropertyOptional() @Optional() @FormBool() @IsBoolean()
+  forceUpdatePassword?: boolean;
+}

@@ -1,0 +1,38 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { RequirePermissions } from '../auth/auth.decorators';
+import { SaveLoginStrategyDto, SaveUserStrategyDto } from './dto/save-strategy.dto';
+import { StrategyService } from './strategy.service';
+
+@ApiTags('strategy')
+@ApiSecurity('Admin-Token')
+@Controller('sys/strategy')
+export class StrategyController {
+  constructor(private readonly strategy: StrategyService) {}
+
+  @Post('login/info') @HttpCode(200) @RequirePermissions('sys:strategy:login:info')
+  loginInfo() {
+    return this.strategy.loginStrategy();
+  }
+
+  @Post('login/save') @HttpCode(200) @RequirePermissions('sys:strategy:login:save')
+  async loginSave(@Body() dto: SaveLoginStrategyDto) {
+    await this.strategy.saveLogin(dto);
+  }
+
+  @Post('user/info') @HttpCode(200) @RequirePermissions('sys:strategy:user:info')
+  userInfo() {
+    return this.strategy.userStrategy();
+  }
+
+  @Post('user/save') @HttpCode(200) @RequirePermissions('sys:strategy:user:save')
+  async userSave(@Body() dto: SaveUserStrategyDto) {
+    await this.strategy.saveUser(dto);
+  }
+
+  /** Contract §4: the complexity rules, for any logged-in user (temporary too) to show while typing. */
+  @Post('user/rules') @HttpCode(200)
+  rules() {
+    return this.strategy.passwordRules();
+  }
+}

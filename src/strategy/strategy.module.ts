@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { StrategyController } from './strategy.controller';
+import { StrategyService } from './strategy.service';
+import { SysPropEntity } from './sys-prop.entity';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([SysPropEntity])],
+  controllers: [StrategyController],
+  providers: [StrategyService],
+  exports: [StrategyService],
+})
+export class StrategyModule {}

@@ -1,0 +1,52 @@
+/** Spec 2.1, setting group `user_login_strategy`. */
+export class LoginStrategy {
+  sessionExpireMinutes = 30;
+  tempSessionExpireMinutes = 5;
+  lockMinutes = 1440;
+  maxFailureTimes = 5;
+  maxFailureInterval = 24;
+  sendMsgWhenErrorLogin = '';
+  sendMsgWhenErrorIp = '';
+  loginStrategyWhenExpire: LoginStrategyWhenExpire = 3;
+  bindIp = false;
+  multiOnline = true;
+}
+
+/** Spec 2.2, setting group `user_strategy`. */
+export class UserStrategy {
+  passwordExpireDays = 90;
+  expireNotifyDays = 10;
+  minPasswordLength = 6;
+  maxPasswordLength = 20;
+  includeLowerCase = true;
+  includeUpperCase = false;
+  includeNumber = true;
+  includeSymbol = true;
+  forceUpdatePassword = false;
+}
+
+export const LOGIN_STRATEGY_WHEN_EXPIRE_TIP = 1;
+export const LOGIN_STRATEGY_WHEN_EXPIRE_FORCE = 2;
+export const LOGIN_STRATEGY_WHEN_EXPIRE_DISABLE = 3;
+export type LoginStrategyWhenExpire = 1 | 2 | 3;
+
+export enum StrategyGroup {
+  LOGIN = 'user_login_strategy',
+  USER = 'user_strategy',
+}
+
+export type PasswordRules = Pick<UserStrategy,
+  'minPasswordLength' | 'maxPasswordLength' | 'includeLowerCase' | 'includeUpperCase' | 'includeNumber' | 'includeSymbol'>;
+
+export const NOTIFY_CHANNELS = ['email', 'sms', 'site'] as const;
+export type NotifyChannel = (typeof NOTIFY_CHANNELS)[number];
+
+export function channelsOf(value: string): NotifyChannel[] {
+  return value.split(',').map((s) => s.trim()).filter((s): s is NotifyChannel => (NOTIFY_CHANNELS as readonly string[]).includes(s));
+}
+
+/** Spec 6. Emitted locally after a save, and for saves other instances announce on SYS_PROPS_CHANGED. */
+export class SysPropsChangedEvent {
+  static readonly NAME = 'sys-props.changed';
+  constructor(readonly group: StrategyGroup, readonly remote = false) {}
+}

@@ -1,0 +1,36 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { ADMIN_ROLE, RoleService } from './role.service';
+import { UserAccountService } from './user-account.service';
+
+/** Contract §1/§4: on first start, with no user at all, an `admin` account holding the role admin. */
+@Injectable()
+export class AdminBootstrapService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Bootstrap');
+
+  constructor(
+    private readonly accounts: UserAccountService,
+    private readonly roles: RoleService,
+    private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap() {
+    await this.roles.onApplicationBootstrap();
+    if ((await this.accounts.count()) > 0) return;
+    try {
+      const created = await this.accounts.create({
+        username: 'admin', name: '管理员', roles: [ADMIN_ROLE], password: this.config.ADMIN_INITIAL_PASSWORD,
+      });
+      if (created.password) {
+        // Contract §1: the generated first password is printed once; it is an initial password
+        // that must be changed at first login when forceUpdatePassword is on.
+        this.logger.log(`Created account "admin" with initial password: ${created.password}`);
+      } else {
+        this.logger.log('Created account "admin" with the password of ADMIN_INITIAL_PASSWORD');
+      }
+    } catch (err) {
+      // Another instance created it first.
+      if ((await this.accounts.count()) === 0) throw err;
+    }
+  }
+}

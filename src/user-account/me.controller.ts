@@ -1,0 +1,41 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { CurrentAuth } from '../auth/auth.decorators';
+import { RsaKeyService } from '../auth/crypto/rsa-key.service';
+import { SessionService } from '../auth/session/session.service';
+import type { AuthContext } from '../auth/session/session.types';
+import { ChangePasswordDto } from './dto/user.dto';
+import { UserAccountService } from './user-account.service';
+
+/** The caller's own account; reachable with a temporary token too (TEMP_URIS). */
+@ApiTags('me')
+@ApiSecurity('Admin-Token')
+@Controller('sys/me')
+export class MeController {
+  constructor(
+    private readonly accounts: UserAccountService,
+    private readonly sessions: SessionService,
+    private readonly rsa: RsaKeyService,
+  ) {}
+
+  @Post('info') @HttpCode(200)
+  async info(@CurrentAuth() auth: AuthContext) {
+    const user = await this.accounts.get(auth.session.userId);
+    return {
+      id: user.id,
+      username: user.username,
+      name: user.name,
+      mobile: user.mobile,
+      email: user.email,
+      permissions: await this.sessions.permissions(auth.tokenHash),
+      tempUser: auth.session.temp === 1,
+    };
+  }
+
+  @Post('pass/update') @HttpCode(200)
+  async updatePassword(@CurrentAuth() auth: AuthContext, @Body() dto: ChangePasswordDto) {
+    const oldPass = this.rsa.decrypt('oldPass', dto.oldPass);
+    const newPass = this.rsa.decrypt('newPass', dto.newPass);
+    await this.accounts.changeOwnPassword(auth.session.userId, auth.tokenHash, oldPass, newPass);
+  }
+}

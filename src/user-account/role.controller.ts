@@ -1,0 +1,22 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { RequirePermissions } from '../auth/auth.decorators';
+import { SaveRoleDto } from './dto/user.dto';
+import { RoleService } from './role.service';
+
+@ApiTags('roles')
+@ApiSecurity('Admin-Token')
+@Controller('sys/role')
+export class RoleController {
+  constructor(private readonly roles: RoleService) {}
+
+  @Post('save') @HttpCode(200) @RequirePermissions('sys:role:save')
+  save(@Body() dto: SaveRoleDto) {
+    return this.roles.save(dto);
+  }
+
+  @Post('list') @HttpCode(200) @RequirePermissions('sys:role:list')
+  list() {
+    return this.roles.list();
+  }
+}

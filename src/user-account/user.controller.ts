@@ -1,0 +1,51 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { RequirePermissions } from '../auth/auth.decorators';
+import { RsaKeyService } from '../auth/crypto/rsa-key.service';
+import { CreateUserDto, ListUsersDto, UserIdDto } from './dto/user.dto';
+import { UserAccountService } from './user-account.service';
+
+@ApiTags('users')
+@ApiSecurity('Admin-Token')
+@Controller('sys/user')
+export class UserController {
+  constructor(private readonly accounts: UserAccountService, private readonly rsa: RsaKeyService) {}
+
+  @Post('create') @HttpCode(200) @RequirePermissions('sys:user:create')
+  create(@Body() dto: CreateUserDto) {
+    return this.accounts.create({
+      ...dto,
+      password: dto.password === undefined ? undefined : this.rsa.decrypt('password', dto.password),
+    });
+  }
+
+  @Post('list') @HttpCode(200) @RequirePermissions('sys:user:list')
+  list(@Body() dto: ListUsersDto) {
+    return this.accounts.list(dto);
+  }
+
+  @Post('lock') @HttpCode(200) @RequirePermissions('sys:user:lock')
+  async lock(@Body() dto: UserIdDto) {
+    await this.accounts.lock(dto.id);
+  }
+
+  @Post('unlock') @HttpCode(200) @RequirePermissions('sys:user:unlock')
+  async unlock(@Body() dto: UserIdDto) {
+    await this.accounts.unlock(dto.id);
+  }
+
+  @Post('disable') @HttpCode(200) @RequirePermissions('sys:user:disable')
+  async disable(@Body() dto: UserIdDto) {
+    await this.accounts.disable(dto.id);
+  }
+
+  @Post('enable') @HttpCode(200) @RequirePermissions('sys:user:enable')
+  async enable(@Body() dto: UserIdDto) {
+    await this.accounts.enable(dto.id);
+  }
+
+  @Post('resetPass') @HttpCode(200) @RequirePermissions('sys:user:resetPass')
+  resetPass(@Body() dto: UserIdDto) {
+    return this.accounts.resetPassword(dto.id);
+  }
+}

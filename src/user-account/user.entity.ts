@@ -1,0 +1,46 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { DATETIME } from '../database/datetime';
+
+/** Contract §6 `sys_user`; spec 2.4 fields. */
+@Entity('sys_user')
+export class UserEntity {
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id: string;
+
+  @Column({ type: 'varchar', length: 64, unique: true })
+  username: string;
+
+  @Column({ type: 'varchar', length: 64 })
+  name: string;
+
+  @Column({ type: 'varchar', length: 32, nullable: true, unique: true })
+  mobile: string | null;
+
+  @Column({ type: 'varchar', length: 128, nullable: true, unique: true })
+  email: string | null;
+
+  /** BCrypt hash; never leaves the service. */
+  @Column({ type: 'varchar', length: 100, select: false })
+  password: string;
+
+  /** null = initial password (spec 3.3). */
+  @Column({ ...DATETIME, name: 'password_update_time', nullable: true })
+  passwordUpdateTime: Date | null;
+
+  /** Set from the injected clock: it is the base of password age when password_update_time is null. */
+  @Column({ ...DATETIME, name: 'create_time' })
+  createTime: Date;
+
+  @Column({ type: 'boolean', nullable: true, default: false })
+  locked: boolean | null;
+
+  @Column({ ...DATETIME, name: 'unlock_time', nullable: true })
+  unlockTime: Date | null;
+
+  @Column({ type: 'boolean', nullable: true, default: false })
+  disabled: boolean | null;
+
+  /** Contract §5: failures before the last unlock, enable or reset are not counted. */
+  @Column({ ...DATETIME, name: 'failure_reset_time', nullable: true })
+  failureResetTime: Date | null;
+}
