@@ -1,6 +1,6 @@
 // Nest 12 ships ESM-only packages; @swc/jest compiles them (and our TS) to CommonJS.
 const esm = ['@nestjs', 'file-type', 'load-esm', 'uid', 'cookie', 'strtok3',
-  'token-types', '@tokenizer', 'uint8array-extras'];
+  'token-types', '@tokenizer', 'uint8array-extras', 'content-disposition'];
 const swc = (syntax) => ['@swc/jest', {
   jsc: { parser: { syntax, decorators: true },
     transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' },

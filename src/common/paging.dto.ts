@@ -3,13 +3,13 @@ import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { FormInt } from './form-body';
 
 export class PagingDto {
-  @ApiPropertyOptional({ default: 1, minimum: 1 })
+  @ApiPropertyOptional({ type: Number, default: 1, minimum: 1 })
   @IsOptional() @FormInt() @IsInt() @Min(1) @Max(1_000_000)
-  pageNum = 1;
+  pageNum: number = 1;
 
-  @ApiPropertyOptional({ default: 10, minimum: 1, maximum: 200 })
+  @ApiPropertyOptional({ type: Number, default: 10, minimum: 1, maximum: 200 })
   @IsOptional() @FormInt() @IsInt() @Min(1) @Max(200)
-  pageSize = 10;
+  pageSize: number = 10;
 }
 
 export interface Page<T> {

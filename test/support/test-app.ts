@@ -1,0 +1,153 @@
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import { constants, publicEncrypt } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { AppModule } from '../../src/app.module';
+import { setupApp } from '../../src/app.setup';
+import { Clock, FakeClock } from '../../src/common/clock';
+import { Envelope } from '../../src/common/envelope';
+import { loadConfig } from '../../src/config/app-config';
+import { KvStore } from '../../src/store/kv.store';
+import { Backend, Provisioned } from './backends';
+
+export const ADMIN_PASSWORD = 'Admin@12345';
+
+export interface Reply<T = any> {
+  status: number;
+  body: Envelope<T>;
+  headers: Record<string, unknown>;
+}
+
+export interface CallOptions {
+  token?: string;
+  ip?: string;
+  headers?: Record<string, string>;
+  /** A raw payload (string) instead of JSON. */
+  raw?: string;
+  contentType?: string;
+}
+
+/** One running app on a backend, driven over HTTP through Fastify's inject. */
+export class TestApp {
+  private publicKeyPem?: string;
+
+  constructor(
+    readonly app: NestFastifyApplication,
+    readonly clock: FakeClock,
+    readonly provisioned: Provisioned,
+    private readonly ownsProvision: boolean,
+  ) {}
+
+  get store(): KvStore {
+    return this.app.get(KvStore);
+  }
+
+  get db(): DataSource {
+    return this.app.get(DataSource);
+  }
+
+  async post<T = any>(path: string, body: unknown = {}, opts: CallOptions = {}): Promise<Reply<T>> {
+    const headers: Record<string, string> = {
+      'content-type': opts.contentType ?? 'application/json',
+      'x-forwarded-for': opts.ip ?? '10.0.0.1',
+      'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+      ...opts.headers,
+    };
+    if (opts.token) headers['admin-token'] = opts.token;
+    const res = await this.app.inject({
+      method: 'POST', url: path, headers, payload: opts.raw ?? JSON.stringify(body),
+    });
+    return { status: res.statusCode, body: res.json() as Envelope<T>, headers: res.headers };
+  }
+
+  /** RSA-OAEP-256 under the service's public key, as a browser's WebCrypto does it. */
+  async encrypt(plain: string): Promise<string> {
+    if (!this.publicKeyPem) this.publicKeyPem = (await this.post('/sys/publicKey')).body.data.publicKey;
+    return publicEncrypt(
+      { key: this.publicKeyPem!, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+      Buffer.from(plain, 'utf8'),
+    ).toString('base64');
+  }
+
+  async login(account: string, password: string, opts: CallOptions = {}) {
+    return this.post<{ accessToken: string; tempUser: boolean; forceUpdatePassword: boolean; tip: string }>(
+      '/sys/login', { account, password: await this.encrypt(password) }, opts);
+  }
+
+  /** Logs in and insists on success; returns the token. */
+  async token(account: string, password: string, opts: CallOptions = {}): Promise<string> {
+    const res = await this.login(account, password, opts);
+    if (!res.body.success) throw new Error(`login of ${account} failed: ${res.body.code} ${res.body.message}`);
+    return res.body.data!.accessToken;
+  }
+
+  private adminTokenCache?: string;
+
+  async adminToken(): Promise<string> {
+    if (this.adminTokenCache) {
+      const probe = await this.post('/sys/me/info', {}, { token: this.adminTokenCache });
+      if (probe.body.success) return this.adminTokenCache;
+    }
+    this.adminTokenCache = await this.token('admin', ADMIN_PASSWORD, { ip: '10.9.9.9' });
+    return this.adminTokenCache;
+  }
+
+  async admin<T = any>(path: string, body: unknown = {}): Promise<Reply<T>> {
+    return this.post<T>(path, body, { token: await this.adminToken(), ip: '10.9.9.9' });
+  }
+
+  async saveLoginStrategy(fields: Record<string, unknown>) {
+    const res = await this.admin('/sys/strategy/login/save', fields);
+    if (!res.body.success) throw new Error(`login strategy save failed: ${res.body.message}`);
+  }
+
+  async saveUserStrategy(fields: Record<string, unknown>) {
+    const res = await this.admin('/sys/strategy/user/save', fields);
+    if (!res.body.success) throw new Error(`user strategy save failed: ${res.body.message}`);
+  }
+
+  async userRow(id: string): Promise<any> {
+    const [row] = await this.db.query('SELECT * FROM sys_user WHERE id = ?', [id]);
+    return row;
+  }
+
+  async logRows(account: string): Promise<any[]> {
+    return this.db.query('SELECT * FROM sys_login_log WHERE account = ? ORDER BY id', [account]);
+  }
+
+  async close(): Promise<void> {
+    await this.app.close();
+    if (this.ownsProvision) await this.provisioned.dispose();
+  }
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  clock?: FakeClock;
+  /** Reuse a database and store namespace (a second instance of a cluster). */
+  provisioned?: Provisioned;
+}
+
+export async function startApp(backend: Backend, options: StartOptions = {}): Promise<TestApp> {
+  const provisioned = options.provisioned ?? (await backend.provision());
+  const config = loadConfig({
+    CAPTCHA_ENABLED: 'false',
+    ADMIN_INITIAL_PASSWORD: ADMIN_PASSWORD,
+    BCRYPT_COST: '4',
+    TRUST_PROXY: 'true',
+    ...provisioned.env,
+    ...options.env,
+  });
+  const clock = options.clock ?? new FakeClock();
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] })
+    .overrideProvider(Clock).useValue(clock)
+    .compile();
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(
+    new FastifyAdapter({ bodyLimit: config.BODY_LIMIT_BYTES, trustProxy: config.TRUST_PROXY }),
+    { bodyParser: false, logger: ['error', 'warn'] },
+  );
+  await setupApp(app);
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  return new TestApp(app, clock, provisioned, !options.provisioned);
+}
