@@ -14,6 +14,7 @@ import { AppConfig } from './config/app-config';
 import { dataSourceOptions } from './database/data-source-options';
 import { HealthController } from './health/health.controller';
 import { LoginLogModule } from './login-log/login-log.module';
+import { QrcodeModule } from './qrcode/qrcode.module';
 import { StoreModule } from './store/store.module';
 import { StrategyModule } from './strategy/strategy.module';
 import { UserAccountModule } from './user-account/user-account.module';
@@ -50,6 +51,7 @@ export class AppModule {
         LoginLogModule,
         UserAccountModule,
         AuthModule,
+        QrcodeModule,
       ],
       controllers: [HealthController],
       providers: [

@@ -9,11 +9,12 @@ import { TempTokenGuard } from './guards/temp-token.guard';
 import { TokenGuard } from './guards/token.guard';
 import { LoginController } from './login.controller';
 import { LoginService } from './login/login.service';
+import { OnlineController } from './session/online.controller';
 import { RenewalInterceptor } from './session/renewal.interceptor';
 
 @Module({
   imports: [UserAccountModule, StrategyModule, LoginLogModule],
-  controllers: [LoginController],
+  controllers: [LoginController, OnlineController],
   providers: [
     LoginService,
     CaptchaService,

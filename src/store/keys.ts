@@ -3,6 +3,8 @@ export const Keys = {
   token: (tokenHash: string) => `AUTH_TOKEN:${tokenHash}`,
   perms: (tokenHash: string) => `AUTH_PERMS:${tokenHash}`,
   userTokens: (userId: string) => `AUTH_USER_TOKENS:${userId}`,
+  /** Users that may have live sessions: the online list walks these, never the token key space. */
+  onlineUsers: 'AUTH_ONLINE_USERS',
   qrcode: (code: string) => `AUTH_QRCODE:${code}`,
   captcha: (imgId: string) => `CAPTCHA:${imgId}`,
   loginMutex: (userId: string) => `AUTH_LOGIN_MUTEX:${userId}`,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { Brackets, DataSource, Repository } from 'typeorm';
+import { Brackets, DataSource, In, Repository } from 'typeorm';
 import { AppException, validationFailed } from '../common/app.exception';
 import { Clock } from '../common/clock';
 import { ErrorCode } from '../common/error-code';
@@ -174,15 +174,31 @@ export class UserAccountService {
     await this.sessions.endAll(userId, currentTokenHash);
   }
 
-  /** Spec 3.1: a lock whose unlock time has passed ends at the next login attempt. */
-  async autoUnlock(id: string): Promise<void> {
-    await this.users.update(id, { locked: false, unlockTime: null, failureResetTime: this.clock.now() });
+  /**
+   * Spec 3.1 at a login attempt (password or QR): a lock whose unlock time is set and
+   * earlier than now ends here (the user object is updated too); true while still locked.
+   */
+  async stillLocked(user: UserEntity): Promise<boolean> {
+    if (!user.locked) return false;
+    const now = this.clock.now();
+    if (!user.unlockTime || user.unlockTime.getTime() >= now.getTime()) return true;
+    await this.users.update(user.id, { locked: false, unlockTime: null, failureResetTime: now });
+    Object.assign(user, { locked: false, unlockTime: null, failureResetTime: now });
+    return false;
   }
 
   async lockForFailures(id: string): Promise<void> {
     const { lockMinutes } = await this.strategy.loginStrategy();
     await this.users.update(id, { locked: true, unlockTime: new Date(this.clock.nowMs() + lockMinutes * 60_000) });
     await this.sessions.endAll(id);
+  }
+
+  /** id → user, for lists that show who holds a session. */
+  async byIds(ids: string[]): Promise<Map<string, UserEntity>> {
+    const unique = [...new Set(ids)];
+    if (!unique.length) return new Map();
+    const rows = await this.users.find({ where: { id: In(unique) } });
+    return new Map(rows.map((u) => [u.id, u]));
   }
 
   count(): Promise<number> {

@@ -123,15 +123,7 @@ export class LoginService {
     // Re-read inside the mutex: a parallel attempt may have just locked the account.
     a.user = await this.accounts.withPassword(a.user.id);
     a.now = this.clock.now();
-    if (!a.user.locked) return;
-    const unlockTime = a.user.unlockTime;
-    if (unlockTime && unlockTime.getTime() < a.now.getTime()) {
-      await this.accounts.autoUnlock(a.user.id);
-      a.user.locked = false;
-      a.user.unlockTime = null;
-      a.user.failureResetTime = a.now;
-      return;
-    }
+    if (!(await this.accounts.stillLocked(a.user))) return;
     await this.hasher.burn(a.req.password);
     await this.fail(a, LoginStatus.LOCKED, ErrorCode.ACCOUNT_LOCKED);
   }

@@ -51,6 +51,7 @@ export class SessionService {
       renewedAt: null,
     };
     await this.store.sAdd(Keys.userTokens(options.userId), tokenHash);
+    await this.store.sAdd(Keys.onlineUsers, options.userId);
     await this.store.set(Keys.perms(tokenHash), JSON.stringify(options.permissions), validityMs);
     await this.store.set(Keys.token(tokenHash), JSON.stringify(session), validityMs);
     return { token, tokenHash, session };
@@ -127,6 +128,30 @@ export class SessionService {
     });
     if (dead.length) await this.store.sRem(Keys.userTokens(userId), ...dead);
     return live;
+  }
+
+  /** Every live session, newest first, found through the online-user index and the per-user sets. */
+  async allSessions(): Promise<{ tokenHash: string; session: Session }[]> {
+    const all: { tokenHash: string; session: Session }[] = [];
+    for (const userId of await this.store.sMembers(Keys.onlineUsers)) {
+      const live = await this.sessionsOf(userId);
+      if (!live.length) await this.store.sRem(Keys.onlineUsers, userId);
+      all.push(...live);
+    }
+    return all.sort((a, b) => b.session.loginTime - a.session.loginTime);
+  }
+
+  /** The live session behind a tokenId (the token's SHA-256, which cannot be used as a token). */
+  async byTokenId(tokenId: string): Promise<Session | null> {
+    if (!/^[0-9a-f]{64}$/.test(tokenId)) return null;
+    const raw = await this.store.get(Keys.token(tokenId));
+    const session = raw ? (JSON.parse(raw) as Session) : null;
+    return session && session.expireAt > this.clock.nowMs() ? session : null;
+  }
+
+  /** Ends one session; its token then answers NOT_LOGGED_IN. */
+  async end(tokenId: string, userId: string): Promise<void> {
+    await this.remove(tokenId, userId);
   }
 
   /** Replaces the cached permission codes of every live session of a user (after a role change). */

@@ -1,0 +1,80 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { AppException } from '../../common/app.exception';
+import { ErrorCode } from '../../common/error-code';
+import { Page } from '../../common/paging.dto';
+import { UserAccountService } from '../../user-account/user-account.service';
+import { CurrentAuth, RequirePermissions } from '../auth.decorators';
+import { KickoutDto, ListOnlineDto } from '../dto/online.dto';
+import { SessionService } from './session.service';
+import type { AuthContext, Session } from './session.types';
+
+export interface OnlineSessionRow {
+  tokenId: string;
+  userId: string;
+  username: string | null;
+  name: string | null;
+  ip: string;
+  browser: string | null;
+  os: string | null;
+  loginTime: number;
+  renewedAt: number | null;
+  expireAt: number;
+  temp: boolean;
+  current?: boolean;
+}
+
+/** Live sessions for administrators (all) and for each user (their own); a tokenId never reveals the token. */
+@ApiTags('online sessions')
+@ApiSecurity('Admin-Token')
+@Controller('sys')
+export class OnlineController {
+  constructor(private readonly sessions: SessionService, private readonly accounts: UserAccountService) {}
+
+  @Post('online/list') @HttpCode(200) @RequirePermissions('sys:online:list')
+  async list(@Body() dto: ListOnlineDto): Promise<Page<OnlineSessionRow>> {
+    const all = await this.sessions.allSessions();
+    const page = all.slice((dto.pageNum - 1) * dto.pageSize, dto.pageNum * dto.pageSize);
+    return { total: all.length, rows: await this.rows(page) };
+  }
+
+  @Post('online/kickout') @HttpCode(200) @RequirePermissions('sys:online:kickout')
+  async kickout(@Body() dto: KickoutDto) {
+    const session = await this.sessions.byTokenId(dto.tokenId);
+    if (!session) throw new AppException(ErrorCode.NOT_FOUND);
+    await this.sessions.end(dto.tokenId, session.userId);
+  }
+
+  @Post('me/sessions') @HttpCode(200)
+  async mine(@CurrentAuth() auth: AuthContext, @Body() dto: ListOnlineDto): Promise<Page<OnlineSessionRow>> {
+    const own = (await this.sessions.sessionsOf(auth.session.userId))
+      .sort((a, b) => b.session.loginTime - a.session.loginTime);
+    const page = own.slice((dto.pageNum - 1) * dto.pageSize, dto.pageNum * dto.pageSize);
+    const rows = await this.rows(page);
+    return { total: own.length, rows: rows.map((r) => ({ ...r, current: r.tokenId === auth.tokenHash })) };
+  }
+
+  @Post('me/sessions/kickout') @HttpCode(200)
+  async kickoutMine(@CurrentAuth() auth: AuthContext, @Body() dto: KickoutDto) {
+    const session = await this.sessions.byTokenId(dto.tokenId);
+    if (!session || session.userId !== auth.session.userId) throw new AppException(ErrorCode.NOT_FOUND);
+    await this.sessions.end(dto.tokenId, session.userId);
+  }
+
+  private async rows(page: { tokenHash: string; session: Session }[]): Promise<OnlineSessionRow[]> {
+    const users = await this.accounts.byIds(page.map((p) => p.session.userId));
+    return page.map(({ tokenHash, session }) => ({
+      tokenId: tokenHash,
+      userId: session.userId,
+      username: users.get(session.userId)?.username ?? null,
+      name: users.get(session.userId)?.name ?? null,
+      ip: session.ip,
+      browser: session.browser ?? null,
+      os: session.os ?? null,
+      loginTime: session.loginTime,
+      renewedAt: session.renewedAt ?? null,
+      expireAt: session.expireAt,
+      temp: session.temp === 1,
+    }));
+  }
+}

@@ -1,0 +1,28 @@
+import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { AppException } from '../common/app.exception';
+import { clientIp, userAgent } from '../common/client-info';
+import { ErrorCode } from '../common/error-code';
+import { CurrentAuth, Public } from '../auth/auth.decorators';
+import type { AuthContext } from '../auth/session/session.types';
+import { VerifyQrcodeDto } from './dto/qrcode.dto';
+import { QrcodeService } from './qrcode.service';
+
+@ApiTags('qrcode')
+@Controller('auth/qrcode')
+export class QrcodeController {
+  constructor(private readonly qrcodes: QrcodeService) {}
+
+  @Post('generate') @HttpCode(200) @ApiSecurity('Admin-Token')
+  generate(@CurrentAuth() auth: AuthContext) {
+    // A temporary token must change its password first, whatever TEMP_URIS says.
+    if (auth.session.temp === 1) throw new AppException(ErrorCode.TEMP_TOKEN_FORBIDDEN);
+    return this.qrcodes.generate(auth.session.userId);
+  }
+
+  @Post('verify') @HttpCode(200) @Public()
+  verify(@Body() dto: VerifyQrcodeDto, @Req() request: FastifyRequest) {
+    return this.qrcodes.verify(dto.code, clientIp(request), userAgent(request));
+  }
+}
