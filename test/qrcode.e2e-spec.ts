@@ -97,8 +97,8 @@ describe.each(BACKENDS)('QR-code login (spec 4.4) and online sessions on $name',
     try {
       const user = await createUser(app);
       const login = await app.login(user.username, user.password);
-      expect(login.body.data.tempUser).toBe(true);
-      const res = await app.post('/auth/qrcode/generate', {}, { token: login.body.data.accessToken });
+      expect(login.body.data!.tempUser).toBe(true);
+      const res = await app.post('/auth/qrcode/generate', {}, { token: login.body.data!.accessToken });
       expect(res.body.code).toBe('TEMP_TOKEN_FORBIDDEN');
     } finally {
       await app.saveUserStrategy({ forceUpdatePassword: false });

@@ -91,7 +91,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const plain: Record<string, string> = {};
   for (const key of known) {
     const value = env[key];
-    if (value !== undefined) plain[key] = value;
+    // An empty value counts as unset (an empty DEFAULT_PASSWORD must never become a password).
+    if (value !== undefined && value !== '') plain[key] = value;
   }
   const config = plainToInstance(AppConfig, plain);
   const errors = validateSync(config, { whitelist: false });

@@ -19,6 +19,7 @@ const DEFAULTS: Record<StrategyGroup, () => Shape> = {
   [StrategyGroup.USER]: () => new UserStrategy(),
 };
 const cacheKey = (group: StrategyGroup) => `strategy:${group}`;
+const CACHE_TTL_MS = 60_000;
 
 /**
  * The two setting groups (spec 2.1, 2.2): stored one row per field in sys_props,
@@ -100,7 +101,8 @@ export class StrategyService implements OnModuleInit {
       const fallback = (value as any)[row.key];
       (value as any)[row.key] = decode(row.value, typeof fallback) ?? fallback;
     }
-    await this.cache.set(cacheKey(group), value);
+    // The TTL is a safety net: a reload racing a save on another instance cannot keep stale values for long.
+    await this.cache.set(cacheKey(group), value, CACHE_TTL_MS);
     return value;
   }
 

@@ -24,7 +24,8 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
       if (created.password) {
         // Contract §1: the generated first password is printed once; it is an initial password
         // that must be changed at first login when forceUpdatePassword is on.
-        this.logger.log(`Created account "admin" with initial password: ${created.password}`);
+        // warn, so that it shows even with LOG_LEVEL=warn.
+        this.logger.warn(`Created account "admin" with initial password: ${created.password}`);
       } else {
         this.logger.log('Created account "admin" with the password of ADMIN_INITIAL_PASSWORD');
       }

@@ -10,6 +10,8 @@ import { AppConfig } from '../config/app-config';
 import { SessionService } from '../auth/session/session.service';
 import { StrategyService } from '../strategy/strategy.service';
 import { LoginTypes } from '../login-log/login-log.entity';
+import { KeyedMutex } from '../store/keyed-mutex';
+import { Keys } from '../store/keys';
 import { ListUsersDto } from './dto/user.dto';
 import { PasswordHasher } from './password-hasher';
 import { checkPasswordComplexity, generatePassword } from './password-policy';
@@ -53,6 +55,7 @@ export class UserAccountService {
     private readonly sessions: SessionService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly mutex: KeyedMutex,
   ) {}
 
   /** Contract §5: user name, then mobile, then e-mail; the matching field is the log's login type. */
@@ -118,9 +121,11 @@ export class UserAccountService {
   async list(query: ListUsersDto): Promise<Page<UserView>> {
     const qb = this.users.createQueryBuilder('u');
     if (query.keyword) {
-      const like = `%${query.keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      // '!' rather than a backslash as the LIKE escape: MySQL/MariaDB read '\' inside a string literal as an
+      // escaped quote (a syntax error), SQLite does not; '!' means the same on both.
+      const like = `%${query.keyword.replace(/[!%_]/g, (c) => `!${c}`)}%`;
       qb.where(new Brackets((w) => {
-        for (const f of ['username', 'name', 'mobile', 'email']) w.orWhere(`u.${f} LIKE :like ESCAPE '\\'`, { like });
+        for (const f of ['username', 'name', 'mobile', 'email']) w.orWhere(`u.${f} LIKE :like ESCAPE '!'`, { like });
       }));
     }
     const [rows, total] = await qb.orderBy('u.create_time', 'ASC').addOrderBy('u.id', 'ASC')
@@ -133,9 +138,7 @@ export class UserAccountService {
   /** Spec 4.5 lock(userId); contract §5 ends the user's sessions. */
   async lock(id: string): Promise<void> {
     await this.get(id);
-    const { lockMinutes } = await this.strategy.loginStrategy();
-    await this.users.update(id, { locked: true, unlockTime: new Date(this.clock.nowMs() + lockMinutes * 60_000) });
-    await this.sessions.endAll(id);
+    await this.mutex.run(Keys.loginMutex(id), () => this.lockForFailures(id));
   }
 
   /** Spec 4.5 unlock(userId); the failure count starts again (contract §5). */
@@ -146,8 +149,10 @@ export class UserAccountService {
 
   async disable(id: string): Promise<void> {
     await this.get(id);
-    await this.users.update(id, { disabled: true, unlockTime: null });
-    await this.sessions.endAll(id);
+    await this.mutex.run(Keys.loginMutex(id), async () => {
+      await this.users.update(id, { disabled: true, unlockTime: null });
+      await this.sessions.endAll(id);
+    });
   }
 
   async enable(id: string): Promise<void> {
@@ -158,10 +163,13 @@ export class UserAccountService {
   /** Spec 4.3 reset: the default password (or a generated one, returned once), password_update_time cleared. */
   async resetPassword(id: string): Promise<{ password: string } | null> {
     await this.get(id);
+    // An empty DEFAULT_PASSWORD counts as unset: never store the hash of '' (anyone could log in).
     const generated = this.config.DEFAULT_PASSWORD ? undefined : generatePassword(await this.strategy.passwordRules());
-    const hash = await this.hasher.hash(this.config.DEFAULT_PASSWORD ?? generated!);
-    await this.users.update(id, { password: hash, passwordUpdateTime: null, failureResetTime: this.clock.now() });
-    await this.sessions.endAll(id);
+    const hash = await this.hasher.hash(generated ?? this.config.DEFAULT_PASSWORD!);
+    await this.mutex.run(Keys.loginMutex(id), async () => {
+      await this.users.update(id, { password: hash, passwordUpdateTime: null, failureResetTime: this.clock.now() });
+      await this.sessions.endAll(id);
+    });
     return generated ? { password: generated } : null;
   }
 
@@ -187,6 +195,7 @@ export class UserAccountService {
     return false;
   }
 
+  /** Spec 3.1 / 4.5: locked = true, unlock_time = now + lockMinutes; the caller holds the account's login mutex. */
   async lockForFailures(id: string): Promise<void> {
     const { lockMinutes } = await this.strategy.loginStrategy();
     await this.users.update(id, { locked: true, unlockTime: new Date(this.clock.nowMs() + lockMinutes * 60_000) });

@@ -77,16 +77,18 @@ export class LoginService {
   async login(req: LoginRequest): Promise<LoginResult> {
     await this.checkCaptcha(req); // 1
     const attempt = await this.findUser(req); // 2
-    // Lock check, compare and failure count of one account never interleave, on any instance.
+    // Steps 4 to 9 of one account never interleave, on any instance: the failure count is
+    // exact under parallel attempts, and an administrator's lock, disable or reset (which take
+    // the same key) cannot end the sessions just before a login stores a new one.
     await this.mutex.run(Keys.loginMutex(attempt.user.id), async () => {
       await this.checkLock(attempt); // 4, before 3 (contract §5)
       await this.verifyPassword(attempt); // 3
+      await this.checkDisabled(attempt); // 5
+      await this.checkPasswordExpiry(attempt); // 6
+      this.checkFirstLogin(attempt); // 7
+      await this.applyMultiDevice(attempt); // 8
+      await this.storeToken(attempt); // 9
     });
-    await this.checkDisabled(attempt); // 5
-    await this.checkPasswordExpiry(attempt); // 6
-    this.checkFirstLogin(attempt); // 7
-    await this.applyMultiDevice(attempt); // 8
-    await this.storeToken(attempt); // 9
     await this.checkUnusualIp(attempt); // 10
     await this.writeLog(attempt, LoginStatus.SUCCESS); // 11
     return {
