@@ -14,6 +14,11 @@ export abstract class KvStore {
   abstract setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
   /** Overwrites the value but keeps the key's remaining lifetime; false when the key is gone. */
   abstract replaceKeepTtl(key: string, value: string): Promise<boolean>;
+  /**
+   * Compare-and-set: overwrites the value, keeping the lifetime, only while the key still holds
+   * `expected`; false otherwise. For read-modify-write of a value others may change meanwhile.
+   */
+  abstract replaceIfEquals(key: string, expected: string, value: string): Promise<boolean>;
   /** Atomic read-and-delete: of any number of concurrent calls exactly one gets the value. */
   abstract getDel(key: string): Promise<string | null>;
   /** Deletes the key only while it still holds value (releasing a lock one owns). */

@@ -68,6 +68,13 @@ export class MemoryKvStore extends KvStore {
     return true;
   }
 
+  async replaceIfEquals(key: string, expected: string, value: string) {
+    const entry = this.live(key);
+    if (!entry || entry.value !== expected) return false;
+    entry.value = value;
+    return true;
+  }
+
   async getDel(key: string) {
     const value = this.str(key);
     this.entries.delete(key);

@@ -3,6 +3,7 @@ import { createClient, RedisClientType } from 'redis';
 import { KvStore } from './kv.store';
 
 const DEL_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+const REPLACE_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 else return 0 end`;
 
 /** Redis store: what several instances share. Every key and channel gets REDIS_KEY_PREFIX. */
 export class RedisKvStore extends KvStore {
@@ -54,6 +55,11 @@ export class RedisKvStore extends KvStore {
   async replaceKeepTtl(key: string, value: string) {
     const r = await this.client.set(this.k(key), value, { condition: 'XX', expiration: 'KEEPTTL' });
     return r === 'OK';
+  }
+
+  async replaceIfEquals(key: string, expected: string, value: string) {
+    const r = await this.client.eval(REPLACE_IF_EQUALS, { keys: [this.k(key)], arguments: [expected, value] });
+    return Number(r) === 1;
   }
 
   async getDel(key: string) {

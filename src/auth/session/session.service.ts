@@ -85,9 +85,15 @@ export class SessionService {
     const validityMs = (await this.strategy.loginStrategy()).sessionExpireMinutes * 60_000;
     const now = this.clock.nowMs();
     if (session.expireAt - now >= validityMs / 2) return session;
-    const renewed: Session = { ...session, expireAt: now + validityMs, renewedAt: now };
-    // XX: never resurrect a session that was ended while this request ran.
-    if (!(await this.store.replaceKeepTtl(Keys.token(tokenHash), JSON.stringify(renewed)))) return session;
+    // Compare-and-set against the session as stored now, not as the guard read it: a kick-out or
+    // logout that landed in between must win (a stale write would revive a kicked-out token), and a
+    // session that is gone is never resurrected.
+    const raw = await this.store.get(Keys.token(tokenHash));
+    if (!raw) return session;
+    const current = JSON.parse(raw) as Session;
+    if (current.kickout === 1 || current.expireAt - now >= validityMs / 2) return current;
+    const renewed: Session = { ...current, expireAt: now + validityMs, renewedAt: now };
+    if (!(await this.store.replaceIfEquals(Keys.token(tokenHash), raw, JSON.stringify(renewed)))) return session;
     await this.store.expire(Keys.token(tokenHash), validityMs);
     await this.store.expire(Keys.perms(tokenHash), validityMs);
     return renewed;
