@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { clientIp, userAgent } from '../common/client-info';
+import { NoInputDto } from '../common/validation.pipe';
 import { localeOf } from '../common/error-code';
 import { CurrentAuth, Public } from './auth.decorators';
 import { CaptchaService } from './captcha/captcha.service';
@@ -36,17 +37,17 @@ export class LoginController {
   }
 
   @Post('logout') @HttpCode(200) @ApiSecurity('Admin-Token')
-  async logout(@CurrentAuth() auth: AuthContext) {
+  async logout(@CurrentAuth() auth: AuthContext, @Body() _body: NoInputDto) {
     await this.sessions.logout(auth.tokenHash, auth.session.userId);
   }
 
   @Post('publicKey') @HttpCode(200) @Public()
-  publicKey() {
+  publicKey(@Body() _body: NoInputDto) {
     return this.rsa.publicKey();
   }
 
   @Post('captcha') @HttpCode(200) @Public()
-  createCaptcha() {
+  createCaptcha(@Body() _body: NoInputDto) {
     return this.captcha.create();
   }
 }

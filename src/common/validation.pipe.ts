@@ -1,5 +1,5 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
-import { validationFailed } from './app.exception';
+import { AppException, validationFailed } from './app.exception';
 
 // When a value breaks several rules, name the most basic one ("must be a string" before "too long").
 const PRIORITY = ['whitelistValidation', 'isDefined', 'isString', 'isInt', 'isBoolean', 'isArray', 'isIn', 'isDateString'];
@@ -16,6 +16,39 @@ function firstProblem(errors: ValidationError[], parent = ''): { field: string; 
   }
   return { field: 'body', rule: 'the request body must be a JSON object' };
 }
+
+/** The body of an operation without input (contract §2: `{}`): every field in it is an unknown field. */
+export class NoInputDto {}
+
+// No DTO nests deeper than a few levels; class-transformer recurses and would overflow the stack on deeper input.
+const MAX_BODY_DEPTH = 32;
+// Half of a UTF-16 surrogate pair on its own: not Unicode text (storage would mangle it, validators throw on it).
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** What must be refused before class-transformer and the validators see the body; messages name the top-level field. */
+function structuralProblem(body: object): AppException | undefined {
+  const pending: [unknown, number, string][] = [[body, 1, 'body']];
+  while (pending.length) {
+    const [node, depth, field] = pending.pop()!;
+    if (typeof node === 'string') {
+      if (LONE_SURROGATE.test(node)) return illFormed(field);
+    } else if (node !== null && typeof node === 'object') {
+      if (depth > MAX_BODY_DEPTH) return validationFailed('请求体嵌套过深', 'The request body is nested too deeply');
+      for (const [key, child] of Object.entries(node)) {
+        const at = depth === 1 ? key : field;
+        if (LONE_SURROGATE.test(key)) return illFormed(at);
+        pending.push([child, depth + 1, at]);
+      }
+    }
+  }
+  return undefined;
+}
+
+const illFormed = (field: string) =>
+  validationFailed(`参数${field}不合法: 不是合法的Unicode文本`, `Invalid ${field}: it is not well-formed Unicode text`);
+
+const unknownField = (field: string) =>
+  validationFailed(`参数${field}不合法: ${field} is not an accepted field`, `Invalid ${field}: ${field} is not an accepted field`);
 
 /**
  * Strict body validation: unknown fields and wrong types are refused with
@@ -42,6 +75,17 @@ export class BodyValidationPipe extends ValidationPipe {
       if (value === undefined || value === null) value = {};
       if (typeof value !== 'object' || Array.isArray(value)) {
         throw validationFailed('请求体必须是JSON对象', 'The request body must be a JSON object');
+      }
+      const body = value as object;
+      // class-transformer silently drops these keys, so whitelisting would never see them.
+      const hidden = ['constructor', '__proto__'].find((key) => Object.prototype.hasOwnProperty.call(body, key));
+      if (hidden) throw unknownField(hidden);
+      const problem = structuralProblem(body);
+      if (problem) throw problem;
+      if (metadata.metatype === NoInputDto) {
+        const [field] = Object.keys(body);
+        if (field !== undefined) throw unknownField(field);
+        return body;
       }
     }
     return super.transform(value, metadata);

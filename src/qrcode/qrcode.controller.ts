@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { AppException } from '../common/app.exception';
 import { clientIp, userAgent } from '../common/client-info';
 import { ErrorCode } from '../common/error-code';
+import { NoInputDto } from '../common/validation.pipe';
 import { CurrentAuth, Public } from '../auth/auth.decorators';
 import type { AuthContext } from '../auth/session/session.types';
 import { VerifyQrcodeDto } from './dto/qrcode.dto';
@@ -15,7 +16,7 @@ export class QrcodeController {
   constructor(private readonly qrcodes: QrcodeService) {}
 
   @Post('generate') @HttpCode(200) @ApiSecurity('Admin-Token')
-  generate(@CurrentAuth() auth: AuthContext) {
+  generate(@CurrentAuth() auth: AuthContext, @Body() _body: NoInputDto) {
     // A temporary token must change its password first, whatever TEMP_URIS says.
     if (auth.session.temp === 1) throw new AppException(ErrorCode.TEMP_TOKEN_FORBIDDEN);
     return this.qrcodes.generate(auth.session.userId);

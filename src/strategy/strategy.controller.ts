@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { RequirePermissions } from '../auth/auth.decorators';
+import { NoInputDto } from '../common/validation.pipe';
 import { SaveLoginStrategyDto, SaveUserStrategyDto } from './dto/save-strategy.dto';
 import { StrategyService } from './strategy.service';
 
@@ -11,7 +12,7 @@ export class StrategyController {
   constructor(private readonly strategy: StrategyService) {}
 
   @Post('login/info') @HttpCode(200) @RequirePermissions('sys:strategy:login:info')
-  loginInfo() {
+  loginInfo(@Body() _body: NoInputDto) {
     return this.strategy.loginStrategy();
   }
 
@@ -21,7 +22,7 @@ export class StrategyController {
   }
 
   @Post('user/info') @HttpCode(200) @RequirePermissions('sys:strategy:user:info')
-  userInfo() {
+  userInfo(@Body() _body: NoInputDto) {
     return this.strategy.userStrategy();
   }
 
@@ -32,7 +33,7 @@ export class StrategyController {
 
   /** Contract §4: the complexity rules, for any logged-in user (temporary too) to show while typing. */
   @Post('user/rules') @HttpCode(200)
-  rules() {
+  rules(@Body() _body: NoInputDto) {
     return this.strategy.passwordRules();
   }
 }

@@ -4,6 +4,7 @@ import { CurrentAuth } from '../auth/auth.decorators';
 import { RsaKeyService } from '../auth/crypto/rsa-key.service';
 import { SessionService } from '../auth/session/session.service';
 import type { AuthContext } from '../auth/session/session.types';
+import { NoInputDto } from '../common/validation.pipe';
 import { ChangePasswordDto } from './dto/user.dto';
 import { UserAccountService } from './user-account.service';
 
@@ -19,7 +20,7 @@ export class MeController {
   ) {}
 
   @Post('info') @HttpCode(200)
-  async info(@CurrentAuth() auth: AuthContext) {
+  async info(@CurrentAuth() auth: AuthContext, @Body() _body: NoInputDto) {
     const user = await this.accounts.get(auth.session.userId);
     return {
       id: user.id,

@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { RequirePermissions } from '../auth/auth.decorators';
+import { NoInputDto } from '../common/validation.pipe';
 import { SaveRoleDto } from './dto/user.dto';
 import { RoleService } from './role.service';
 
@@ -16,7 +17,7 @@ export class RoleController {
   }
 
   @Post('list') @HttpCode(200) @RequirePermissions('sys:role:list')
-  list() {
+  list(@Body() _body: NoInputDto) {
     return this.roles.list();
   }
 }
