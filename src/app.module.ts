@@ -14,6 +14,7 @@ import { AppConfig } from './config/app-config';
 import { dataSourceOptions } from './database/data-source-options';
 import { HealthController } from './health/health.controller';
 import { LoginLogModule } from './login-log/login-log.module';
+import { NotificationModule } from './notification/notification.module';
 import { QrcodeModule } from './qrcode/qrcode.module';
 import { StoreModule } from './store/store.module';
 import { StrategyModule } from './strategy/strategy.module';
@@ -52,6 +53,7 @@ export class AppModule {
         UserAccountModule,
         AuthModule,
         QrcodeModule,
+        NotificationModule,
       ],
       controllers: [HealthController],
       providers: [

@@ -54,7 +54,7 @@ export class AppConfig {
   @Transform(int) @IsInt() @Min(4) @Max(15)
   BCRYPT_COST = 10;
 
-  @IsOptional() @IsString()
+  @IsOptional() @Matches(/^smtps?:\/\/.+/, { message: 'SMTP_URL must be smtp://[user:pass@]host:port or smtps://...' })
   SMTP_URL?: string;
 
   @IsOptional() @IsString()

@@ -138,7 +138,7 @@ export class LoginService {
     const since = new Date(Math.max(windowStart, a.user.failureResetTime?.getTime() ?? 0));
     const failures = await this.logs.countFailuresSince(a.user.id, since);
     if (failures >= a.login.maxFailureTimes) await this.accounts.lockForFailures(a.user.id);
-    this.events.emit(LoginFailedEvent.NAME, new LoginFailedEvent(a.user.id, a.req.account, a.loginType, a.req.ip, a.now));
+    await this.events.emitAsync(LoginFailedEvent.NAME, new LoginFailedEvent(a.user.id, a.req.account, a.loginType, a.req.ip, a.now));
     throw new AppException(ErrorCode.BAD_CREDENTIALS);
   }
 
@@ -210,7 +210,7 @@ export class LoginService {
   private async checkUnusualIp(a: Attempt): Promise<void> {
     const ips = await this.logs.recentSuccessIps(a.user.id, UNUSUAL_IP_SAMPLE);
     if (ips.length >= UNUSUAL_IP_SAMPLE && !ips.includes(a.req.ip)) {
-      this.events.emit(UnusualIpEvent.NAME, new UnusualIpEvent(a.user.id, a.req.account, a.req.ip, a.now));
+      await this.events.emitAsync(UnusualIpEvent.NAME, new UnusualIpEvent(a.user.id, a.req.account, a.req.ip, a.now));
     }
   }
 

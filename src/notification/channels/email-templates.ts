@@ -1,0 +1,91 @@
+import { Injectable } from '@nestjs/common';
+import Handlebars from 'handlebars';
+import type { Locale } from '../../common/error-code';
+import { NotificationContent } from '../notification-content';
+
+export interface RenderedMail {
+  subject: string;
+  html: string;
+  text: string;
+}
+
+/*
+ * The templates live in code rather than in .hbs files: the build (nest build,
+ * the Dockerfile) copies only compiled TypeScript into dist, and a template
+ * that is missing at run time would only show when the first mail is due.
+ */
+const HTML: Record<Locale, string> = {
+  zh: `<!doctype html>
+<html lang="zh-CN"><head><meta charset="utf-8"><title>{{title}}</title></head>
+<body style="font-family:-apple-system,'PingFang SC','Microsoft YaHei',sans-serif;color:#222;line-height:1.6">
+  <h2 style="margin:0 0 12px">{{title}}</h2>
+  <p>{{name}},您好:</p>
+  <p><strong>{{lead}}</strong></p>
+  <table cellpadding="6" style="border-collapse:collapse">
+    {{#each fields}}<tr><td style="color:#666">{{label}}</td><td>{{value}}</td></tr>{{/each}}
+  </table>
+  <p>{{advice}}</p>
+  <p style="color:#999;font-size:12px">此邮件由系统自动发送,请勿直接回复。</p>
+</body></html>`,
+  en: `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{{title}}</title></head>
+<body style="font-family:-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;color:#222;line-height:1.6">
+  <h2 style="margin:0 0 12px">{{title}}</h2>
+  <p>Hello {{name}},</p>
+  <p><strong>{{lead}}</strong></p>
+  <table cellpadding="6" style="border-collapse:collapse">
+    {{#each fields}}<tr><td style="color:#666">{{label}}</td><td>{{value}}</td></tr>{{/each}}
+  </table>
+  <p>{{advice}}</p>
+  <p style="color:#999;font-size:12px">This message was sent automatically; please do not reply.</p>
+</body></html>`,
+};
+
+const TEXT: Record<Locale, string> = {
+  zh: `{{name}},您好:
+
+{{lead}}
+{{#each fields}}
+{{label}}:{{value}}
+{{/each}}
+
+{{advice}}
+
+此邮件由系统自动发送,请勿直接回复。
+`,
+  en: `Hello {{name}},
+
+{{lead}}
+{{#each fields}}
+{{label}}: {{value}}
+{{/each}}
+
+{{advice}}
+
+This message was sent automatically; please do not reply.
+`,
+};
+
+type Template = Handlebars.TemplateDelegate<NotificationContent & { name: string }>;
+
+/** Handlebars templates of the e-mail channel, zh (default) and en, compiled once. */
+@Injectable()
+export class EmailTemplates {
+  private readonly hbs = Handlebars.create();
+  private readonly html: Record<Locale, Template>;
+  private readonly text: Record<Locale, Template>;
+
+  constructor() {
+    // strict: a field the template names but the content lacks is an error, not a blank.
+    this.html = { zh: this.hbs.compile(HTML.zh, { strict: true }), en: this.hbs.compile(HTML.en, { strict: true }) };
+    this.text = {
+      zh: this.hbs.compile(TEXT.zh, { strict: true, noEscape: true }),
+      en: this.hbs.compile(TEXT.en, { strict: true, noEscape: true }),
+    };
+  }
+
+  render(content: NotificationContent, recipientName: string, locale: Locale = 'zh'): RenderedMail {
+    const context = { ...content, name: recipientName };
+    return { subject: content.title, html: this.html[locale](context), text: this.text[locale](context) };
+  }
+}

@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import { contentAsText, notificationContent } from '../notification-content';
+import { NOTIFICATION_LOCALE } from '../notification.constants';
+import { NotificationRecipients } from '../notification-recipients';
+import {
+  ChannelNotConfiguredError, Delivery, NotificationChannel, PermanentDeliveryError,
+} from '../notification.types';
+import { SmsProvider } from './sms.provider';
+
+/** Spec 4.2 `sms`: to the user's mobile number through the configured SmsProvider. */
+@Injectable()
+export class SmsChannel extends NotificationChannel {
+  readonly name = 'sms' as const;
+
+  constructor(private readonly provider: SmsProvider, private readonly recipients: NotificationRecipients) {
+    super();
+  }
+
+  async deliver(delivery: Delivery): Promise<void> {
+    if (!this.provider.configured) throw new ChannelNotConfiguredError('SMS_WEBHOOK_URL is not set');
+    const user = await this.recipients.get(delivery.userId);
+    if (!user.mobile) throw new PermanentDeliveryError('the user has no mobile number');
+    const content = notificationContent(delivery.kind, delivery.payload, NOTIFICATION_LOCALE);
+    await this.provider.send({
+      id: delivery.id,
+      to: user.mobile,
+      text: `【${content.title}】${contentAsText(content, NOTIFICATION_LOCALE)}`,
+      kind: delivery.kind,
+    });
+  }
+}

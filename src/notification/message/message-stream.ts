@@ -1,0 +1,49 @@
+import type { ServerResponse } from 'node:http';
+import type { MessageView } from './message.types';
+
+/**
+ * One open Server-Sent-Events response of one session. Events are
+ * `event: message` with the message as JSON and its id as the event id.
+ */
+export class MessageStream {
+  private closed = false;
+
+  constructor(
+    readonly userId: string,
+    /** The session behind it: the stream ends when that session does. */
+    readonly tokenHash: string,
+    private readonly response: ServerResponse,
+  ) {
+    response.on('close', () => {
+      this.closed = true;
+    });
+  }
+
+  get isOpen(): boolean {
+    return !this.closed && !this.response.writableEnded;
+  }
+
+  /** The first bytes: how long a browser waits before reconnecting, and a comment that flushes the headers. */
+  open(): void {
+    this.write('retry: 3000\n: connected\n\n');
+  }
+
+  send(message: MessageView): void {
+    this.write(`id: ${message.id}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`);
+  }
+
+  /** A comment line: keeps proxies from closing an idle stream. */
+  ping(): void {
+    this.write(': ping\n\n');
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.response.end();
+  }
+
+  private write(chunk: string): void {
+    if (this.isOpen) this.response.write(chunk);
+  }
+}

@@ -1,0 +1,78 @@
+import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CurrentAuth, Public } from '../../auth/auth.decorators';
+import { tokenOf } from '../../auth/guards/token.guard';
+import { SessionService } from '../../auth/session/session.service';
+import type { AuthContext } from '../../auth/session/session.types';
+import { AppException } from '../../common/app.exception';
+import { clientIp } from '../../common/client-info';
+import { ErrorCode } from '../../common/error-code';
+import { StrategyService } from '../../strategy/strategy.service';
+import { ListMessagesDto, ReadMessagesDto } from '../dto/message.dto';
+import { MessagePushService } from './message-push.service';
+import { MessageStream } from './message-stream';
+import { MessageService } from './message.service';
+
+/** Contract §4 /sys/message/*: the caller's own site messages, and their real-time stream. */
+@ApiTags('messages')
+@ApiSecurity('Admin-Token')
+@Controller('sys/message')
+export class MessageController {
+  constructor(
+    private readonly messages: MessageService,
+    private readonly push: MessagePushService,
+    private readonly sessions: SessionService,
+    private readonly strategy: StrategyService,
+  ) {}
+
+  @Post('list') @HttpCode(200)
+  list(@CurrentAuth() auth: AuthContext, @Body() dto: ListMessagesDto) {
+    return this.messages.list(auth.session.userId, dto);
+  }
+
+  @Post('read') @HttpCode(200)
+  async read(@CurrentAuth() auth: AuthContext, @Body() dto: ReadMessagesDto) {
+    await this.messages.markRead(auth.session.userId, dto.ids);
+  }
+
+  /**
+   * Server-Sent Events: each new site message of the caller as `event: message`.
+   * GET, because that is what EventSource sends; and EventSource cannot set
+   * headers, so besides Admin-Token the token may come as `?token=`. The global
+   * token guard reads headers only, so the route is public and checks the token
+   * itself, with the same rules (live, not kicked out, not temporary, bindIp).
+   */
+  @Get('stream') @Public()
+  @ApiOperation({ summary: 'Server-Sent Events stream of new site messages' })
+  @ApiQuery({ name: 'token', required: false, description: 'the access token, for clients that cannot send Admin-Token' })
+  async stream(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const { userId, tokenHash } = await this.authenticate(request);
+    reply.hijack();
+    reply.raw.writeHead(200, {
+      ...(reply.getHeaders() as Record<string, string>),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      // nginx and similar proxies must not buffer the stream.
+      'x-accel-buffering': 'no',
+    });
+    const stream = new MessageStream(userId, tokenHash, reply.raw);
+    this.push.attach(stream);
+    reply.raw.on('close', () => this.push.detach(stream));
+    stream.open();
+  }
+
+  private async authenticate(request: FastifyRequest): Promise<{ userId: string; tokenHash: string }> {
+    const query = (request.query ?? {}) as Record<string, unknown>;
+    const token = tokenOf(request) ?? (typeof query.token === 'string' ? query.token.trim() : undefined);
+    if (!token || token.length > 256) throw new AppException(ErrorCode.NOT_LOGGED_IN);
+    const { tokenHash, session } = await this.sessions.resolve(token);
+    // A temporary token reaches only TEMP_URIS (spec 5.4); this path is not one of them.
+    if (session.temp === 1) throw new AppException(ErrorCode.TEMP_TOKEN_FORBIDDEN);
+    if ((await this.strategy.loginStrategy()).bindIp && session.ip !== clientIp(request)) {
+      throw new AppException(ErrorCode.IP_MISMATCH);
+    }
+    return { userId: session.userId, tokenHash };
+  }
+}

@@ -1,0 +1,23 @@
+import { Injectable } from '@nestjs/common';
+import { AppException } from '../common/app.exception';
+import { ErrorCode } from '../common/error-code';
+import { UserAccountService } from '../user-account/user-account.service';
+import { UserEntity } from '../user-account/user.entity';
+import { PermanentDeliveryError } from './notification.types';
+
+/** The addressee as it is at delivery time (a changed mailbox or mobile is used). */
+@Injectable()
+export class NotificationRecipients {
+  constructor(private readonly accounts: UserAccountService) {}
+
+  async get(userId: string): Promise<UserEntity> {
+    try {
+      return await this.accounts.get(userId);
+    } catch (err) {
+      if (err instanceof AppException && err.code === ErrorCode.NOT_FOUND) {
+        throw new PermanentDeliveryError('the user no longer exists');
+      }
+      throw err;
+    }
+  }
+}

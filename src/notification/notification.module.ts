@@ -1,0 +1,71 @@
+import { Module } from '@nestjs/common';
+import { MailerModule } from '@nestjs-modules/mailer';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig } from '../config/app-config';
+import { StrategyModule } from '../strategy/strategy.module';
+import { UserAccountModule } from '../user-account/user-account.module';
+import { UserEntity } from '../user-account/user.entity';
+import { EmailChannel, mailFrom, smtpTransportUrl } from './channels/email.channel';
+import { EmailTemplates } from './channels/email-templates';
+import { SiteChannel } from './channels/site.channel';
+import { SmsChannel } from './channels/sms.channel';
+import { SmsProvider, WebhookSmsProvider } from './channels/sms.provider';
+import { LoginNotificationListener } from './login-notification.listener';
+import { MessageController } from './message/message.controller';
+import { MessageEntity } from './message/message.entity';
+import { MessagePushService } from './message/message-push.service';
+import { MessageService } from './message/message.service';
+import { NotificationRecipients } from './notification-recipients';
+import { NotificationService } from './notification.service';
+import { NOTIFICATION_CHANNELS, NotificationChannel } from './notification.types';
+import { NotificationEntity } from './outbox/notification.entity';
+import { NotificationOutbox } from './outbox/notification-outbox';
+import { OutboxWorker } from './outbox/outbox.worker';
+import { PasswordExpiryReminderService } from './reminder/password-expiry-reminder.service';
+import { PasswordReminderEntity } from './reminder/password-reminder.entity';
+
+/**
+ * Spec 4.2: e-mail, SMS and site notifications of abnormal logins and unusual
+ * IPs, and password-expiry reminders, all through one outbox (sys_notification)
+ * that survives restarts and is delivered exactly once per row across instances.
+ */
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([NotificationEntity, MessageEntity, PasswordReminderEntity, UserEntity]),
+    MailerModule.forRootAsync({
+      imports: [],
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => ({
+        // Without SMTP_URL the e-mail channel records not_configured and never reaches the transport.
+        transport: config.SMTP_URL ? smtpTransportUrl(config.SMTP_URL) : { jsonTransport: true },
+        defaults: { from: mailFrom(config) },
+        sendTimeout: 60_000,
+      }),
+    }),
+    StrategyModule,
+    UserAccountModule,
+  ],
+  controllers: [MessageController],
+  providers: [
+    NotificationOutbox,
+    OutboxWorker,
+    NotificationService,
+    NotificationRecipients,
+    LoginNotificationListener,
+    PasswordExpiryReminderService,
+    MessageService,
+    MessagePushService,
+    EmailTemplates,
+    EmailChannel,
+    SmsChannel,
+    SiteChannel,
+    { provide: SmsProvider, useClass: WebhookSmsProvider },
+    {
+      provide: NOTIFICATION_CHANNELS,
+      inject: [EmailChannel, SmsChannel, SiteChannel],
+      useFactory: (...channels: NotificationChannel[]) => channels,
+    },
+  ],
+  exports: [NotificationService, MessageService],
+})
+export class NotificationModule {}

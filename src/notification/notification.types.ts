@@ -1,0 +1,73 @@
+import type { NotifyChannel } from '../strategy/strategy.types';
+
+/** What a notification is about; stored in sys_notification.kind and sys_message.kind. */
+export enum NotificationKind {
+  /** Spec 4.2: wrong password. */
+  LOGIN_FAILED = 'login-failed',
+  /** Spec 4.2: login from an uncommon IP. */
+  UNUSUAL_IP = 'unusual-ip',
+  /** Spec 2.2 expireNotifyDays: the password expires soon. */
+  PASSWORD_EXPIRY = 'password-expiry',
+}
+
+/** sys_notification.status. */
+export enum NotificationStatus {
+  PENDING = 'pending',
+  SENT = 'sent',
+  FAILED = 'failed',
+  /** Contract §1: SMTP_URL / SMS_WEBHOOK_URL unset; recorded as not sent, with the reason. */
+  NOT_CONFIGURED = 'not_configured',
+}
+
+export type Bilingual = { zh: string; en: string };
+
+/** Spec 4.2: login account, IP, time and the hint; the same shape for both login notifications. */
+export interface LoginAlertPayload {
+  account: string;
+  ip: string;
+  /** ISO 8601 */
+  time: string;
+  hint: Bilingual;
+}
+
+export interface PasswordExpiryPayload {
+  account: string;
+  /** ISO 8601 */
+  expireTime: string;
+  days: number;
+}
+
+export type NotificationPayload = LoginAlertPayload | PasswordExpiryPayload;
+
+/** One outbox row as a channel sees it. */
+export interface Delivery {
+  id: string;
+  userId: string;
+  channel: NotifyChannel;
+  kind: NotificationKind;
+  payload: NotificationPayload;
+  /** When the notification was raised (the event), not when it is delivered. */
+  createTime: Date;
+}
+
+/**
+ * One delivery channel of spec 4.2 (email, sms, site). A channel either
+ * resolves (delivered), or throws: ChannelNotConfiguredError and
+ * PermanentDeliveryError end the row, anything else is retried with backoff.
+ */
+export abstract class NotificationChannel {
+  abstract readonly name: NotifyChannel;
+  abstract deliver(delivery: Delivery): Promise<void>;
+}
+
+export const NOTIFICATION_CHANNELS = Symbol('NOTIFICATION_CHANNELS');
+
+/** The transport is not configured (contract §1): status not_configured, no retry. */
+export class ChannelNotConfiguredError extends Error {
+  override readonly name = 'ChannelNotConfiguredError';
+}
+
+/** Retrying cannot help (no mailbox, no mobile, a 5xx SMTP reply): status failed at once. */
+export class PermanentDeliveryError extends Error {
+  override readonly name = 'PermanentDeliveryError';
+}

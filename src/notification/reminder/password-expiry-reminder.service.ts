@@ -1,0 +1,125 @@
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Cron, CronExpression, Timeout } from '@nestjs/schedule';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { Clock } from '../../common/clock';
+import { StrategyService } from '../../strategy/strategy.service';
+import type { NotifyChannel } from '../../strategy/strategy.types';
+import { UserEntity } from '../../user-account/user.entity';
+import { isUniqueViolation, reasonOf } from '../notification.errors';
+import { NotificationService } from '../notification.service';
+import { NotificationKind, PasswordExpiryPayload } from '../notification.types';
+import { PasswordReminderEntity } from './password-reminder.entity';
+
+const DAY_MS = 86_400_000;
+const PAGE = 500;
+
+/**
+ * Spec 2.2 expireNotifyDays: once a day (and once shortly after start) every
+ * enabled user whose password expires within expireNotifyDays days is reminded
+ * through the site and, when the user has a mailbox, by e-mail. A row keyed by
+ * (user, expiry time) makes it once per expiry period, and in a cluster only
+ * the instance whose insert of that key succeeds sends. passwordExpireDays = 0
+ * (never expires) or expireNotifyDays = 0 sends nothing.
+ */
+@Injectable()
+export class PasswordExpiryReminderService implements OnModuleDestroy {
+  private readonly logger = new Logger('Notification');
+  private running: Promise<number> | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly strategy: StrategyService,
+    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    @InjectRepository(PasswordReminderEntity) private readonly reminders: Repository<PasswordReminderEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly notifications: NotificationService,
+    private readonly clock: Clock,
+  ) {}
+
+  @Cron(CronExpression.EVERY_DAY_AT_9AM, { name: 'password-expiry-reminder' })
+  daily(): void {
+    void this.runLogged();
+  }
+
+  @Timeout('password-expiry-reminder-on-start', 3_000)
+  onStart(): void {
+    void this.runLogged();
+  }
+
+  async onModuleDestroy() {
+    // Timers are cleared only after this hook: a tick in between must not start a sweep on a closing database.
+    this.stopped = true;
+    await this.running?.catch(() => undefined);
+  }
+
+  /** One sweep; resolves to the number of users reminded by this call. Overlapping calls share one sweep. */
+  run(): Promise<number> {
+    if (this.stopped) return Promise.resolve(0);
+    this.running ??= this.sweep().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async runLogged(): Promise<void> {
+    try {
+      const reminded = await this.run();
+      if (reminded) this.logger.log(`password expiry: reminded ${reminded} user(s)`);
+    } catch (err) {
+      this.logger.warn(`password expiry reminder failed: ${reasonOf(err)}`);
+    }
+  }
+
+  private async sweep(): Promise<number> {
+    const { passwordExpireDays: days, expireNotifyDays: notifyDays } = await this.strategy.userStrategy();
+    if (days <= 0 || notifyDays <= 0) return 0;
+    const now = this.clock.nowMs();
+    // Expiry = base + days lies in (now, now + notifyDays] exactly when base lies in (from, until].
+    const from = new Date(now - days * DAY_MS);
+    const until = new Date(now - days * DAY_MS + notifyDays * DAY_MS);
+    let reminded = 0;
+    let afterId = '';
+    for (;;) {
+      const batch = await this.users.createQueryBuilder('u')
+        .where('u.id > :afterId', { afterId })
+        .andWhere('COALESCE(u.password_update_time, u.create_time) > :from', { from })
+        .andWhere('COALESCE(u.password_update_time, u.create_time) <= :until', { until })
+        .andWhere('(u.disabled IS NULL OR u.disabled = :enabled)', { enabled: false })
+        .orderBy('u.id', 'ASC').take(PAGE).getMany();
+      for (const user of batch) {
+        if (await this.remind(user, days, now)) reminded += 1;
+      }
+      if (batch.length < PAGE) break;
+      afterId = batch[batch.length - 1].id;
+    }
+    if (reminded) this.notifications.kick();
+    return reminded;
+  }
+
+  /** True when this call reminded the user; false when the period was already reminded (here or elsewhere). */
+  private async remind(user: UserEntity, days: number, now: number): Promise<boolean> {
+    const base = (user.passwordUpdateTime ?? user.createTime).getTime();
+    const expireTime = new Date(base + days * DAY_MS);
+    // The usual case, checked without a transaction (on SQLite a rolled-back transaction
+    // would take concurrent writes on the same connection with it).
+    if (await this.reminders.existsBy({ userId: user.id, expireTime })) return false;
+    const channels: NotifyChannel[] = user.email ? ['site', 'email'] : ['site'];
+    const payload: PasswordExpiryPayload = {
+      account: user.username,
+      expireTime: expireTime.toISOString(),
+      days: Math.max(1, Math.ceil((expireTime.getTime() - now) / DAY_MS)),
+    };
+    try {
+      await this.dataSource.transaction(async (tx) => {
+        await tx.insert(PasswordReminderEntity, { userId: user.id, expireTime, createTime: this.clock.now() });
+        await this.notifications.enqueue(tx, user.id, NotificationKind.PASSWORD_EXPIRY, channels, payload);
+      });
+      return true;
+    } catch (err) {
+      // Another instance inserted the same key first: it sends, this one does not.
+      if (isUniqueViolation(err)) return false;
+      throw err;
+    }
+  }
+}
