@@ -1,17 +1,12 @@
-import { MigrationInterface, QueryRunner, Table, TableColumnOptions, TableIndex } from 'typeorm';
+import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
+import { columnsFor } from '../migration-columns';
 
 /** The whole schema of contract §6, written once for SQLite and MySQL/MariaDB alike. */
 export class InitSchema1763900000000 implements MigrationInterface {
   name = 'InitSchema1763900000000';
 
   async up(q: QueryRunner): Promise<void> {
-    const sqlite = q.connection.driver.options.type.includes('sqlite');
-    const bool = (name: string): TableColumnOptions =>
-      ({ name, type: sqlite ? 'boolean' : 'tinyint', isNullable: true, default: 0 });
-    const time = (name: string, isNullable = true): TableColumnOptions =>
-      ({ name, type: 'datetime', precision: sqlite ? undefined : 3, isNullable });
-    const str = (name: string, length: number, isNullable = false): TableColumnOptions =>
-      ({ name, type: 'varchar', length: String(length), isNullable });
+    const { sqlite, bool, time, str } = columnsFor(q);
 
     await q.createTable(new Table({
       name: 'sys_user',

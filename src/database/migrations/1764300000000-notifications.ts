@@ -1,15 +1,12 @@
-import { MigrationInterface, QueryRunner, Table, TableColumnOptions, TableIndex } from 'typeorm';
+import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
+import { columnsFor } from '../migration-columns';
 
 /** Issue 3: the notification outbox, the site message centre and the password-expiry reminder keys. */
 export class Notifications1764300000000 implements MigrationInterface {
   name = 'Notifications1764300000000';
 
   async up(q: QueryRunner): Promise<void> {
-    const sqlite = q.connection.driver.options.type.includes('sqlite');
-    const time = (name: string, isNullable = true): TableColumnOptions =>
-      ({ name, type: 'datetime', precision: sqlite ? undefined : 3, isNullable });
-    const str = (name: string, length: number, isNullable = false): TableColumnOptions =>
-      ({ name, type: 'varchar', length: String(length), isNullable });
+    const { time, str, sqlite } = columnsFor(q);
 
     await q.createTable(new Table({
       name: 'sys_notification',
