@@ -4,6 +4,7 @@ import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { CryptoModule } from './auth/crypto/crypto.module';
 import { SessionModule } from './auth/session/session.module';
@@ -16,6 +17,7 @@ import { HealthController } from './health/health.controller';
 import { LoginLogModule } from './login-log/login-log.module';
 import { NotificationModule } from './notification/notification.module';
 import { QrcodeModule } from './qrcode/qrcode.module';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { StoreModule } from './store/store.module';
 import { StrategyModule } from './strategy/strategy.module';
 import { UserAccountModule } from './user-account/user-account.module';
@@ -46,6 +48,7 @@ export class AppModule {
         EventEmitterModule.forRoot(),
         ScheduleModule.forRoot(),
         StoreModule,
+        RateLimitModule,
         StrategyModule,
         SessionModule,
         CryptoModule,
@@ -54,6 +57,7 @@ export class AppModule {
         AuthModule,
         QrcodeModule,
         NotificationModule,
+        AuditModule,
       ],
       controllers: [HealthController],
       providers: [

@@ -224,6 +224,9 @@ function unknownFieldCases(e: Endpoint, valid: Record<string, unknown>): Case[] 
     ...(first ? [{ label: `${first.toUpperCase()} (case differs)`, body: { ...omit(valid, first), [first.toUpperCase()]: valid[first] ?? 1 }, code: 'VALIDATION_FAILED' }] : []),
     { label: 'constructor', raw: withRawMember(valid, 'constructor', '{"name":"x"}'), code: 'VALIDATION_FAILED' },
     { label: '__proto__', raw: withRawMember(valid, '__proto__', '{"isAdmin":true}'), code: 'VALIDATION_FAILED' },
+    { label: 'valueOf: false', body: { ...valid, valueOf: false }, code: 'VALIDATION_FAILED', field: 'valueOf' },
+    { label: 'toString: "x"', body: { ...valid, toString: 'x' }, code: 'VALIDATION_FAILED', field: 'toString' },
+    { label: 'prototype: []', body: { ...valid, prototype: [] }, code: 'VALIDATION_FAILED', field: 'prototype' },
     { label: 'constructor.prototype', raw: withRawMember(valid, 'constructor', '{"prototype":{"isAdmin":true}}'), code: 'VALIDATION_FAILED' },
     { label: 'form bogus=1', raw: 'bogus=1', contentType: 'application/x-www-form-urlencoded', code: 'VALIDATION_FAILED', field: 'bogus' },
   ];

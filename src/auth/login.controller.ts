@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { clientIp, userAgent } from '../common/client-info';
 import { NoInputDto } from '../common/validation.pipe';
 import { localeOf } from '../common/error-code';
+import { RateLimit } from '../rate-limit/rate-limit.decorator';
 import { CurrentAuth, Public } from './auth.decorators';
 import { CaptchaService } from './captcha/captcha.service';
 import { RsaKeyService } from './crypto/rsa-key.service';
@@ -23,6 +24,7 @@ export class LoginController {
   ) {}
 
   @Post('login') @HttpCode(200) @Public()
+  @RateLimit('login')
   @ApiOkResponse({ type: LoginResultDto })
   login(@Body() dto: LoginDto, @Req() request: FastifyRequest) {
     return this.logins.login({
@@ -47,6 +49,7 @@ export class LoginController {
   }
 
   @Post('captcha') @HttpCode(200) @Public()
+  @RateLimit('captcha')
   createCaptcha(@Body() _body: NoInputDto) {
     return this.captcha.create();
   }

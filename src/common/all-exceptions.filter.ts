@@ -14,9 +14,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const reply = ctx.getResponse<FastifyReply>();
     const { status, body } = toEnvelope(exception, localeOf(request.headers['accept-language']));
     if (status >= 500) {
-      // Name and driver code only: messages of driver errors can quote SQL and values.
+      // Name and driver code only: messages of driver errors can quote SQL and values. The path
+      // without its query: the message stream takes its token as ?token=.
       const e = exception as any;
-      this.logger.error(`${request.method} ${request.url} -> ${body.code} (${e?.name ?? typeof e}${e?.code ? ` ${e.code}` : ''})`);
+      this.logger.error(`${request.method} ${request.url.split('?')[0]} -> ${body.code} (${e?.name ?? typeof e}${e?.code ? ` ${e.code}` : ''})`);
     }
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
   }

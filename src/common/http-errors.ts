@@ -12,9 +12,11 @@ const UNAVAILABLE_CODES = new Set([
 export function isUnavailable(err: unknown): boolean {
   for (let e: any = err, depth = 0; e && depth < 5; e = e.cause ?? e.driverError, depth++) {
     if (typeof e.code === 'string' && UNAVAILABLE_CODES.has(e.code)) return true;
-    const name = String(e.name ?? '');
-    if (name === 'ClientClosedError' || name === 'ConnectionTimeoutError' || name === 'SocketClosedUnexpectedlyError'
-      || name === 'StoreUnavailableError' || name === 'ClientOfflineError') return true;
+    // node-redis's error classes leave `name` as 'Error': their class name tells them apart.
+    for (const name of [String(e.name ?? ''), String(e.constructor?.name ?? '')]) {
+      if (name === 'ClientClosedError' || name === 'ConnectionTimeoutError' || name === 'SocketClosedUnexpectedlyError'
+        || name === 'StoreUnavailableError' || name === 'ClientOfflineError') return true;
+    }
   }
   return false;
 }

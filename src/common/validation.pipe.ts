@@ -17,6 +17,8 @@ function firstProblem(errors: ValidationError[], parent = ''): { field: string; 
   return { field: 'body', rule: 'the request body must be a JSON object' };
 }
 
+const INHERITED_KEYS = new Set([...Object.getOwnPropertyNames(Object.prototype), '__proto__']);
+
 /** The body of an operation without input (contract §2: `{}`): every field in it is an unknown field. */
 export class NoInputDto {}
 
@@ -77,8 +79,9 @@ export class BodyValidationPipe extends ValidationPipe {
         throw validationFailed('请求体必须是JSON对象', 'The request body must be a JSON object');
       }
       const body = value as object;
-      // class-transformer silently drops these keys, so whitelisting would never see them.
-      const hidden = ['constructor', '__proto__'].find((key) => Object.prototype.hasOwnProperty.call(body, key));
+      // class-transformer skips keys that name what every object inherits (constructor, __proto__,
+      // valueOf, toString, ...), so whitelisting would never see them. No DTO has such a field.
+      const hidden = Object.keys(body).find((key) => INHERITED_KEYS.has(key));
       if (hidden) throw unknownField(hidden);
       const problem = structuralProblem(body);
       if (problem) throw problem;
@@ -88,6 +91,14 @@ export class BodyValidationPipe extends ValidationPipe {
         return body;
       }
     }
-    return super.transform(value, metadata);
+    // Keys as sent: ValidationPipe deletes `prototype` and friends from the body, and class-transformer
+    // skips others, before the whitelist check could see them. Unknown all the same.
+    const sent = metadata.type === 'body' ? Object.keys(value as object) : [];
+    const result = await super.transform(value, metadata);
+    if (sent.length && result && typeof result === 'object') {
+      const dropped = sent.find((key) => !Object.prototype.hasOwnProperty.call(result, key));
+      if (dropped !== undefined) throw unknownField(dropped);
+    }
+    return result;
   }
 }

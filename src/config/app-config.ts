@@ -72,6 +72,29 @@ export class AppConfig {
   @IsIn(['text', 'json'])
   LOG_FORMAT = 'text';
 
+  /**
+   * Per-IP throttling of the public entry points (issue 5): at most this many requests per client IP
+   * and route in each window of THROTTLE_TTL_SECONDS, shared by all instances when REDIS_URL is set.
+   * Generous by default: a whole office behind one NAT address must not be locked out of logging in.
+   */
+  @Transform(int) @IsInt() @Min(1) @Max(86_400)
+  THROTTLE_TTL_SECONDS = 60;
+
+  @Transform(int) @IsInt() @Min(1) @Max(1_000_000)
+  THROTTLE_LOGIN_LIMIT = 600;
+
+  @Transform(int) @IsInt() @Min(1) @Max(1_000_000)
+  THROTTLE_QRCODE_VERIFY_LIMIT = 600;
+
+  @Transform(int) @IsInt() @Min(1) @Max(1_000_000)
+  THROTTLE_CAPTCHA_LIMIT = 600;
+
+  /** Origins allowed to call the API from a browser (CORS); unset: no CORS headers at all. */
+  @Transform(list) @Matches(/^(\*|https?:\/\/[^\s/]+)$/, {
+    each: true, message: 'CORS_ORIGINS must be a comma-separated list of origins like https://admin.example.com, or *',
+  })
+  CORS_ORIGINS: string[] = [];
+
   /** Schema sync is for throw-away test databases only; production runs migrations. */
   @Transform(bool) @IsBoolean()
   DB_DROP_SCHEMA = false;

@@ -1,6 +1,7 @@
 import type { DataSourceOptions } from 'typeorm';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { AuditLogEntity } from '../audit/audit-log.entity';
 import { LoginLogEntity } from '../login-log/login-log.entity';
 import { MessageEntity } from '../notification/message/message.entity';
 import { NotificationEntity } from '../notification/outbox/notification.entity';
@@ -10,12 +11,13 @@ import { RoleEntity, UserRoleEntity } from '../user-account/role.entity';
 import { UserEntity } from '../user-account/user.entity';
 import { InitSchema1763900000000 } from './migrations/1763900000000-init-schema';
 import { Notifications1764300000000 } from './migrations/1764300000000-notifications';
+import { AuditLog1764600000000 } from './migrations/1764600000000-audit-log';
 
 export const ENTITIES = [
   UserEntity, RoleEntity, UserRoleEntity, LoginLogEntity, SysPropEntity,
-  NotificationEntity, MessageEntity, PasswordReminderEntity,
+  NotificationEntity, MessageEntity, PasswordReminderEntity, AuditLogEntity,
 ];
-export const MIGRATIONS = [InitSchema1763900000000, Notifications1764300000000];
+export const MIGRATIONS = [InitSchema1763900000000, Notifications1764300000000, AuditLog1764600000000];
 
 /** Contract §1 DATABASE_URL → TypeORM options. Migrations run on start; never synchronize. */
 export function dataSourceOptions(databaseUrl: string, dropSchema = false): DataSourceOptions {

@@ -7,6 +7,7 @@ import { ErrorCode } from '../common/error-code';
 import { NoInputDto } from '../common/validation.pipe';
 import { CurrentAuth, Public } from '../auth/auth.decorators';
 import type { AuthContext } from '../auth/session/session.types';
+import { RateLimit } from '../rate-limit/rate-limit.decorator';
 import { VerifyQrcodeDto } from './dto/qrcode.dto';
 import { QrcodeService } from './qrcode.service';
 
@@ -23,6 +24,7 @@ export class QrcodeController {
   }
 
   @Post('verify') @HttpCode(200) @Public()
+  @RateLimit('qrcode-verify')
   verify(@Body() dto: VerifyQrcodeDto, @Req() request: FastifyRequest) {
     return this.qrcodes.verify(dto.code, clientIp(request), userAgent(request));
   }

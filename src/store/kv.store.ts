@@ -25,6 +25,12 @@ export abstract class KvStore {
   abstract delIfEquals(key: string, value: string): Promise<boolean>;
   abstract del(...keys: string[]): Promise<void>;
   abstract expire(key: string, ttlMs: number): Promise<void>;
+  /**
+   * Atomic counter in a fixed window: adds 1 and, when the key is new (or has no lifetime),
+   * gives it ttlMs. Returns the count and the window's remaining lifetime in ms. Every instance
+   * sharing the store counts into the same window (per-IP throttling).
+   */
+  abstract incrWithTtl(key: string, ttlMs: number): Promise<{ count: number; ttlMs: number }>;
   /** Remaining lifetime in ms; -1 no expiry, -2 no key. */
   abstract ttl(key: string): Promise<number>;
   abstract sAdd(key: string, member: string): Promise<void>;

@@ -96,6 +96,18 @@ export class MemoryKvStore extends KvStore {
     if (entry) entry.expireAt = this.clock.nowMs() + ttlMs;
   }
 
+  async incrWithTtl(key: string, ttlMs: number) {
+    let entry = this.live(key);
+    const current = entry && typeof entry.value === 'string' ? Number(entry.value) || 0 : 0;
+    if (!entry || typeof entry.value !== 'string') {
+      entry = { value: '0' };
+      this.entries.set(key, entry);
+    }
+    entry.value = String(current + 1);
+    if (entry.expireAt === undefined) entry.expireAt = this.clock.nowMs() + ttlMs;
+    return { count: current + 1, ttlMs: entry.expireAt - this.clock.nowMs() };
+  }
+
   async ttl(key: string) {
     const entry = this.live(key);
     if (!entry) return -2;

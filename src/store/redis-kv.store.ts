@@ -3,7 +3,43 @@ import { createClient, RedisClientType } from 'redis';
 import { KvStore } from './kv.store';
 
 const DEL_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+// INCR and the first PEXPIRE in one step: a crash between them must not leave a counter that never expires.
+const INCR_WITH_TTL = `local n = redis.call('INCR', KEYS[1])
+local t = redis.call('PTTL', KEYS[1])
+if t < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) t = tonumber(ARGV[1]) end
+return {n, t}`;
 const REPLACE_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 else return 0 end`;
+
+/** How long one Redis command may take before the request fails as unavailable (503) instead of waiting. */
+export const REDIS_COMMAND_DEADLINE_MS = 1500;
+
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+}
+
+/**
+ * The client, with a deadline on every command. node-redis fails fast while disconnected
+ * (disableOfflineQueue), but a server that hangs with the connection open (frozen host, network
+ * partition) would keep a written command waiting for ever: its own command timeout stops once
+ * the command is on the wire.
+ */
+function withDeadline(client: RedisClientType, ms: number): RedisClientType {
+  return new Proxy(client, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const result = value.apply(target, args);
+        if (!(result instanceof Promise)) return result;
+        let timer: NodeJS.Timeout | undefined;
+        const deadline = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new StoreUnavailableError(`redis did not answer within ${ms} ms`)), ms);
+        });
+        return Promise.race([result, deadline]).finally(() => clearTimeout(timer));
+      };
+    },
+  });
+}
 
 /** Redis store: what several instances share. Every key and channel gets REDIS_KEY_PREFIX. */
 export class RedisKvStore extends KvStore {
@@ -21,8 +57,8 @@ export class RedisKvStore extends KvStore {
       disableOfflineQueue: true,
       socket: { connectTimeout: 3000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 3000) },
     }) as RedisClientType;
-    const store = new RedisKvStore(client, prefix);
-    client.on('error', (err: Error) => store.logger.warn(`redis: ${err.name}: ${err.message}`));
+    const store = new RedisKvStore(withDeadline(client, REDIS_COMMAND_DEADLINE_MS), prefix);
+    client.on('error', (err: Error) => store.logger.warn(`redis: ${err.constructor.name}: ${err.message}`));
     await client.connect();
     return store;
   }
@@ -77,6 +113,13 @@ export class RedisKvStore extends KvStore {
 
   async expire(key: string, ttlMs: number) {
     await this.client.pExpire(this.k(key), Math.max(1, Math.ceil(ttlMs)));
+  }
+
+  async incrWithTtl(key: string, ttlMs: number) {
+    const [count, ttl] = (await this.client.eval(INCR_WITH_TTL, {
+      keys: [this.k(key)], arguments: [String(Math.max(1, Math.ceil(ttlMs)))],
+    })) as [number, number];
+    return { count: Number(count), ttlMs: Number(ttl) };
   }
 
   async ttl(key: string) {

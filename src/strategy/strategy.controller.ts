@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Audited } from '../audit/audited.decorator';
 import { RequirePermissions } from '../auth/auth.decorators';
 import { NoInputDto } from '../common/validation.pipe';
 import { SaveLoginStrategyDto, SaveUserStrategyDto } from './dto/save-strategy.dto';
@@ -17,6 +18,7 @@ export class StrategyController {
   }
 
   @Post('login/save') @HttpCode(200) @RequirePermissions('sys:strategy:login:save')
+  @Audited('strategy.login.save')
   async loginSave(@Body() dto: SaveLoginStrategyDto) {
     await this.strategy.saveLogin(dto);
   }
@@ -27,6 +29,7 @@ export class StrategyController {
   }
 
   @Post('user/save') @HttpCode(200) @RequirePermissions('sys:strategy:user:save')
+  @Audited('strategy.user.save')
   async userSave(@Body() dto: SaveUserStrategyDto) {
     await this.strategy.saveUser(dto);
   }

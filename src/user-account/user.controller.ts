@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Audited } from '../audit/audited.decorator';
 import { RequirePermissions } from '../auth/auth.decorators';
 import { RsaKeyService } from '../auth/crypto/rsa-key.service';
 import { CreateUserDto, ListUsersDto, UserIdDto } from './dto/user.dto';
@@ -25,26 +26,31 @@ export class UserController {
   }
 
   @Post('lock') @HttpCode(200) @RequirePermissions('sys:user:lock')
+  @Audited('user.lock')
   async lock(@Body() dto: UserIdDto) {
     await this.accounts.lock(dto.id);
   }
 
   @Post('unlock') @HttpCode(200) @RequirePermissions('sys:user:unlock')
+  @Audited('user.unlock')
   async unlock(@Body() dto: UserIdDto) {
     await this.accounts.unlock(dto.id);
   }
 
   @Post('disable') @HttpCode(200) @RequirePermissions('sys:user:disable')
+  @Audited('user.disable')
   async disable(@Body() dto: UserIdDto) {
     await this.accounts.disable(dto.id);
   }
 
   @Post('enable') @HttpCode(200) @RequirePermissions('sys:user:enable')
+  @Audited('user.enable')
   async enable(@Body() dto: UserIdDto) {
     await this.accounts.enable(dto.id);
   }
 
   @Post('resetPass') @HttpCode(200) @RequirePermissions('sys:user:resetPass')
+  @Audited('user.resetPass')
   resetPass(@Body() dto: UserIdDto) {
     return this.accounts.resetPassword(dto.id);
   }

@@ -52,6 +52,7 @@ interface Attempt {
   tip: TipKey | null;
   tipParams?: Record<string, number>;
   token?: string;
+  tokenHash?: string;
 }
 
 /**
@@ -77,20 +78,27 @@ export class LoginService {
   async login(req: LoginRequest): Promise<LoginResult> {
     await this.checkCaptcha(req); // 1
     const attempt = await this.findUser(req); // 2
-    // Steps 4 to 9 of one account never interleave, on any instance: the failure count is
-    // exact under parallel attempts, and an administrator's lock, disable or reset (which take
-    // the same key) cannot end the sessions just before a login stores a new one.
-    await this.mutex.run(Keys.loginMutex(attempt.user.id), async () => {
-      await this.checkLock(attempt); // 4, before 3 (contract §5)
-      await this.verifyPassword(attempt); // 3
-      await this.checkDisabled(attempt); // 5
-      await this.checkPasswordExpiry(attempt); // 6
-      this.checkFirstLogin(attempt); // 7
-      await this.applyMultiDevice(attempt); // 8
-      await this.storeToken(attempt); // 9
-    });
-    await this.checkUnusualIp(attempt); // 10
-    await this.writeLog(attempt, LoginStatus.SUCCESS); // 11
+    try {
+      // Steps 4 to 9 of one account never interleave, on any instance: the failure count is
+      // exact under parallel attempts, and an administrator's lock, disable or reset (which take
+      // the same key) cannot end the sessions just before a login stores a new one.
+      await this.mutex.run(Keys.loginMutex(attempt.user.id), async () => {
+        await this.checkLock(attempt); // 4, before 3 (contract §5)
+        await this.verifyPassword(attempt); // 3
+        await this.checkDisabled(attempt); // 5
+        await this.checkPasswordExpiry(attempt); // 6
+        this.checkFirstLogin(attempt); // 7
+        await this.applyMultiDevice(attempt); // 8
+        await this.storeToken(attempt); // 9
+      });
+      await this.checkUnusualIp(attempt); // 10
+      // The success row is written last, once the token is stored: a success in the log always
+      // means a token was issued.
+      await this.writeLog(attempt, LoginStatus.SUCCESS); // 11
+    } catch (err) {
+      await this.revokeUnsentToken(attempt);
+      throw err;
+    }
     return {
       accessToken: attempt.token!,
       tempUser: attempt.temp,
@@ -204,6 +212,17 @@ export class LoginService {
       os,
     });
     a.token = issued.token;
+    a.tokenHash = issued.tokenHash;
+  }
+
+  /**
+   * A failure after step 9 (the store or the database going away) means the client never
+   * receives the token: end it rather than leave a live session nobody holds. Best effort:
+   * when the store itself is down, the session is not reachable either.
+   */
+  private async revokeUnsentToken(a: Attempt): Promise<void> {
+    if (!a.tokenHash) return;
+    await this.sessions.logout(a.tokenHash, a.user.id).catch(() => undefined);
   }
 
   /** Step 10: at least 3 earlier successful logins and none from this IP. */

@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Audited } from '../../audit/audited.decorator';
 import { AppException } from '../../common/app.exception';
 import { ErrorCode } from '../../common/error-code';
 import { Page } from '../../common/paging.dto';
@@ -39,6 +40,7 @@ export class OnlineController {
   }
 
   @Post('online/kickout') @HttpCode(200) @RequirePermissions('sys:online:kickout')
+  @Audited('online.kickout')
   async kickout(@Body() dto: KickoutDto) {
     const session = await this.sessions.byTokenId(dto.tokenId);
     if (!session) throw new AppException(ErrorCode.NOT_FOUND);

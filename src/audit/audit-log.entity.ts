@@ -1,0 +1,33 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { DATETIME } from '../database/datetime';
+
+/** One administrative action (issue 5.6): who, when, from where, what, on whom, and the values it changed. */
+@Entity('sys_audit_log')
+@Index('idx_audit_log_time', ['createTime'])
+@Index('idx_audit_log_action_time', ['action', 'createTime'])
+export class AuditLogEntity {
+  @PrimaryGeneratedColumn({ type: 'bigint' })
+  id: string;
+
+  @Column({ name: 'user_id', type: 'varchar', length: 36 })
+  userId: string;
+
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  username: string | null;
+
+  @Column({ type: 'varchar', length: 64 })
+  action: string;
+
+  @Column({ type: 'varchar', length: 128, nullable: true })
+  target: string | null;
+
+  /** JSON: e.g. { old, new } for a strategy save; never a password, token or hash. */
+  @Column({ type: 'text', nullable: true })
+  detail: string | null;
+
+  @Column({ type: 'varchar', length: 64 })
+  ip: string;
+
+  @Column({ ...DATETIME, name: 'create_time' })
+  createTime: Date;
+}

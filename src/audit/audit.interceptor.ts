@@ -1,0 +1,110 @@
+import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { concatMap, from, Observable, switchMap } from 'rxjs';
+import { SessionService } from '../auth/session/session.service';
+import { clientIp } from '../common/client-info';
+import { StrategyService } from '../strategy/strategy.service';
+import { StrategyGroup } from '../strategy/strategy.types';
+import { UserAccountService } from '../user-account/user-account.service';
+import { AuditLogService } from './audit-log.service';
+import { AuditAction, AUDITED } from './audited.decorator';
+
+/** What must be read before the action runs: the settings it overwrites, the session it ends. */
+interface Before {
+  settings?: Record<string, unknown>;
+  sessionUserId?: string;
+}
+
+/**
+ * Writes one sys_audit_log row for every successful call of a handler marked @Audited: the
+ * administrator (id and user name), the time (Clock), the IP, the action, its target and, for
+ * settings, the old and new values of the fields saved. Refused calls (validation, permission,
+ * unknown id) change nothing and are not recorded. Nothing from the response is recorded, so a
+ * generated password never reaches the audit log.
+ */
+@Injectable()
+export class AuditInterceptor implements NestInterceptor {
+  private readonly logger = new Logger('Audit');
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly audit: AuditLogService,
+    private readonly strategy: StrategyService,
+    private readonly sessions: SessionService,
+    private readonly accounts: UserAccountService,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const action = this.reflector.get<AuditAction | undefined>(AUDITED, context.getHandler());
+    if (!action) return next.handle();
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    return from(this.before(action, request)).pipe(
+      switchMap((before) => next.handle().pipe(
+        concatMap(async (result) => {
+          await this.record(action, request, before);
+          return result;
+        }),
+      )),
+    );
+  }
+
+  private async before(action: AuditAction, request: FastifyRequest): Promise<Before> {
+    const group = groupOf(action);
+    if (group) return { settings: { ...(await this.settings(group)) } };
+    if (action === 'online.kickout') {
+      const tokenId = bodyOf(request).tokenId;
+      const session = typeof tokenId === 'string' ? await this.sessions.byTokenId(tokenId) : null;
+      return { sessionUserId: session?.userId };
+    }
+    return {};
+  }
+
+  private async record(action: AuditAction, request: FastifyRequest, before: Before): Promise<void> {
+    try {
+      const userId = request.auth!.session.userId;
+      const body = bodyOf(request);
+      let target: string | null = null;
+      let detail: Record<string, unknown> | null = null;
+      const group = groupOf(action);
+      if (group) {
+        const after = await this.settings(group);
+        const keys = Object.keys(body).filter((k) => k in after);
+        target = group;
+        detail = {
+          old: Object.fromEntries(keys.map((k) => [k, before.settings?.[k]])),
+          new: Object.fromEntries(keys.map((k) => [k, after[k]])),
+        };
+      } else if (action === 'online.kickout') {
+        target = before.sessionUserId ?? null;
+        detail = { tokenId: body.tokenId };
+      } else {
+        target = typeof body.id === 'string' ? body.id : null;
+      }
+      const names = await this.accounts.byIds([userId, ...(target && !group ? [target] : [])]);
+      if (target && !group) detail = { ...detail, username: names.get(target)?.username ?? null };
+      await this.audit.record({
+        userId, username: names.get(userId)?.username ?? null, action, target, detail, ip: clientIp(request),
+      });
+    } catch (err) {
+      // The action itself has happened; answering an error would make the client repeat it.
+      this.logger.error(`could not write the audit record of ${action}: ${(err as Error)?.constructor?.name ?? typeof err}`);
+    }
+  }
+
+  private async settings(group: StrategyGroup): Promise<Record<string, unknown>> {
+    const value = group === StrategyGroup.LOGIN ? await this.strategy.loginStrategy() : await this.strategy.userStrategy();
+    return value as unknown as Record<string, unknown>;
+  }
+}
+
+function groupOf(action: AuditAction): StrategyGroup | null {
+  if (action === 'strategy.login.save') return StrategyGroup.LOGIN;
+  if (action === 'strategy.user.save') return StrategyGroup.USER;
+  return null;
+}
+
+function bodyOf(request: FastifyRequest): Record<string, unknown> {
+  const body = request.body;
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+}

@@ -1,0 +1,200 @@
+import { ConsoleLogger, LogLevel } from '@nestjs/common';
+import { SessionService } from '../../src/auth/session/session.service';
+import { ConfigError, loadConfig } from '../../src/config/app-config';
+import { BACKENDS, sqliteMemory } from '../support/backends';
+import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
+
+const ALL_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
+const BCRYPT_HASH = /\$2[aby]?\$\d{2}\$[./A-Za-z0-9]{53}/;
+
+/** Issue 5.2: security headers of @fastify/helmet on every answer, CORS off unless configured. */
+describe('security headers and CORS', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startApp(sqliteMemory);
+  });
+  afterAll(() => app.close());
+
+  const expectHelmet = (headers: Record<string, unknown>) => {
+    expect(headers).toMatchObject({
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'SAMEORIGIN',
+      'strict-transport-security': expect.stringMatching(/^max-age=\d+/),
+      'referrer-policy': 'no-referrer',
+      'x-dns-prefetch-control': 'off',
+      'x-download-options': 'noopen',
+      'x-permitted-cross-domain-policies': 'none',
+      'cross-origin-opener-policy': 'same-origin',
+      'cross-origin-resource-policy': 'same-origin',
+      'origin-agent-cluster': '?1',
+      'x-xss-protection': '0',
+    });
+    expect(headers['x-powered-by']).toBeUndefined();
+    expect(headers['server']).toBeUndefined();
+  };
+
+  it('sends helmet\'s headers on successes, refusals, unknown paths and the health check, and no X-Powered-By', async () => {
+    expectHelmet((await app.post('/sys/publicKey')).headers);
+    expectHelmet((await app.post('/sys/login', { account: 1 })).headers);
+    expectHelmet((await app.post('/sys/me/info')).headers);
+    expectHelmet((await app.post('/no/such/path')).headers);
+    expectHelmet((await app.app.inject({ method: 'GET', url: '/health' })).headers);
+    expectHelmet((await app.post('/sys/login', '{bad json', { raw: '{bad json' })).headers);
+  });
+
+  it('answers cross-origin requests without any CORS header when CORS_ORIGINS is unset', async () => {
+    const origin = 'https://evil.example';
+    const simple = await app.post('/sys/publicKey', {}, { headers: { origin } });
+    expect(simple.status).toBe(200);
+    expect(Object.keys(simple.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
+    const preflight = await app.app.inject({
+      method: 'OPTIONS', url: '/sys/login',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
+    expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+    expect(preflight.statusCode).toBe(404);
+    expect(preflight.json()).toMatchObject({ success: false, code: 'NOT_FOUND' });
+  });
+
+  it('allows exactly the listed origins when CORS_ORIGINS is set', async () => {
+    const cors = await startApp(sqliteMemory, { env: { CORS_ORIGINS: 'https://admin.example.com, https://ops.example.com' } });
+    try {
+      const allowed = await cors.app.inject({
+        method: 'OPTIONS', url: '/sys/login',
+        headers: { origin: 'https://admin.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,admin-token' },
+      });
+      expect(allowed.statusCode).toBe(204);
+      expect(allowed.headers['access-control-allow-origin']).toBe('https://admin.example.com');
+      expect(String(allowed.headers['access-control-allow-headers']).toLowerCase()).toContain('admin-token');
+      const simple = await cors.post('/sys/publicKey', {}, { headers: { origin: 'https://ops.example.com' } });
+      expect(simple.headers['access-control-allow-origin']).toBe('https://ops.example.com');
+      expectHelmet(simple.headers);
+      const other = await cors.post('/sys/publicKey', {}, { headers: { origin: 'https://evil.example' } });
+      expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    } finally {
+      await cors.close();
+    }
+  });
+
+  it('refuses a CORS_ORIGINS value that is not a list of origins, naming the variable', () => {
+    expect(() => loadConfig({ CORS_ORIGINS: 'admin.example.com' })).toThrow(ConfigError);
+    expect(() => loadConfig({ CORS_ORIGINS: 'https://a.example/path' })).toThrow(/CORS_ORIGINS/);
+    expect(loadConfig({ CORS_ORIGINS: '*' }).CORS_ORIGINS).toEqual(['*']);
+    expect(loadConfig({}).CORS_ORIGINS).toEqual([]);
+    expect(() => loadConfig({ THROTTLE_LOGIN_LIMIT: '0' })).toThrow(/THROTTLE_LOGIN_LIMIT/);
+    expect(() => loadConfig({ THROTTLE_TTL_SECONDS: 'soon' })).toThrow(/THROTTLE_TTL_SECONDS/);
+  });
+});
+
+/**
+ * Issue 5.2 / STYLE.md: no password, token, captcha text or hash in any log line, at every log
+ * level, through a whole cycle: logins right and wrong, a QR login, a password change, an
+ * administrator's reset, logout, and a server error on a URL that carries a token.
+ */
+describe.each(BACKENDS)('log output carries no secrets on $name', (backend) => {
+  it('never writes a password, a token, a captcha text, a QR code or a BCrypt hash', async () => {
+    const output: string[] = [];
+    const capture = (chunk: unknown) => {
+      output.push(typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk));
+      return true;
+    };
+    const spies = [
+      jest.spyOn(process.stdout, 'write').mockImplementation(capture as any),
+      jest.spyOn(process.stderr, 'write').mockImplementation(capture as any),
+      ...(['log', 'info', 'warn', 'error', 'debug', 'trace'] as const).map((m) =>
+        jest.spyOn(console, m).mockImplementation((...args: unknown[]) => { capture(args.map(String).join(' ')); })),
+    ];
+    const secrets: string[] = [ADMIN_PASSWORD];
+    const captchaTexts: string[] = [];
+    let app: TestApp | undefined;
+    try {
+      app = await startApp(backend, { env: { CAPTCHA_ENABLED: 'true' } });
+      app.app.useLogger(new ConsoleLogger({ logLevels: ALL_LEVELS }));
+      const a = app;
+
+      const captcha = async () => {
+        const { imgId } = (await a.post('/sys/captcha')).body.data;
+        const text = (await a.store.get(`CAPTCHA:${imgId}`))!;
+        captchaTexts.push(text);
+        return { imgId, imgCode: text };
+      };
+      const encrypt = async (plain: string) => {
+        const cipher = await a.encrypt(plain);
+        secrets.push(plain, cipher);
+        return cipher;
+      };
+      const login = async (account: string, password: string) => {
+        const res = await a.post('/sys/login', { account, password: await encrypt(password), ...(await captcha()) });
+        if (res.body.success) secrets.push(res.body.data.accessToken);
+        return res;
+      };
+
+      const adminLogin = await login('admin', ADMIN_PASSWORD);
+      expect(adminLogin.body.success).toBe(true);
+      const adminToken = adminLogin.body.data.accessToken;
+      const admin = (path: string, body: unknown = {}) => a.post(path, body, { token: adminToken });
+      await admin('/sys/strategy/login/save', { sendMsgWhenErrorLogin: 'email,sms,site', sendMsgWhenErrorIp: 'site' });
+
+      const first = 'First#pass1';
+      const created = await admin('/sys/user/create', { username: 'secretive', name: 'S', email: 's@example.com', mobile: '13912345678', password: await encrypt(first) });
+      expect(created.body.success).toBe(true);
+      const userId = created.body.data.id;
+      const generatedUser = await admin('/sys/user/create', { username: 'generated', name: 'G' });
+      secrets.push(generatedUser.body.data.password);
+
+      expect((await login('secretive', 'Wrong#pass9')).body.code).toBe('BAD_CREDENTIALS');
+      expect((await login('nobody', 'Unknown#pass9')).body.code).toBe('BAD_CREDENTIALS');
+      expect((await a.post('/sys/login', { account: 'secretive', password: await encrypt(first), imgId: 'x', imgCode: 'zz' })).body.code).toBe('CAPTCHA_INVALID');
+      const userLogin = await login('secretive', first);
+      expect(userLogin.body.success).toBe(true);
+      const userToken = userLogin.body.data.accessToken;
+
+      const second = 'Second#pass2';
+      expect((await a.post('/sys/me/pass/update', { oldPass: await encrypt('Wrong#old1'), newPass: await encrypt(second) }, { token: userToken })).body.code).toBe('OLD_PASSWORD_WRONG');
+      expect((await a.post('/sys/me/pass/update', { oldPass: await encrypt(first), newPass: await encrypt('short') }, { token: userToken })).body.code).toBe('PASSWORD_TOO_SHORT');
+      expect((await a.post('/sys/me/pass/update', { oldPass: await encrypt(first), newPass: await encrypt(second) }, { token: userToken })).body.success).toBe(true);
+
+      const qr = await a.post('/auth/qrcode/generate', {}, { token: userToken });
+      secrets.push(qr.body.data.code);
+      const qrLogin = await a.post('/auth/qrcode/verify', { code: qr.body.data.code });
+      secrets.push(qrLogin.body.data.accessToken);
+
+      const reset = await admin('/sys/user/resetPass', { id: userId });
+      const third = reset.body.data.password as string;
+      secrets.push(third);
+      const afterReset = await login('secretive', third);
+      expect(afterReset.body.success).toBe(true);
+      expect((await a.post('/sys/logout', {}, { token: afterReset.body.data.accessToken })).body.success).toBe(true);
+
+      // A server error on the message stream, whose token may travel in the query string.
+      const sessions = a.app.get(SessionService);
+      const streamToken = (await login('secretive', third)).body.data.accessToken;
+      const failing = jest.spyOn(sessions, 'resolve').mockRejectedValueOnce(new Error('boom'));
+      const broken = await a.app.inject({ method: 'GET', url: `/sys/message/stream?token=${encodeURIComponent(streamToken)}` });
+      failing.mockRestore();
+      expect(broken.statusCode).toBe(500);
+      expect(broken.json()).toMatchObject({ code: 'INTERNAL' });
+
+      const hashes = await a.db.query('SELECT password FROM sys_user');
+      secrets.push(...hashes.map((r: any) => r.password));
+      // Let the notification worker and the listeners have their say too.
+      await new Promise((r) => setTimeout(r, 300));
+    } finally {
+      await app?.close();
+      for (const spy of spies) spy.mockRestore();
+    }
+
+    const log = output.join('');
+    // The cycle did log something (an error line at least), so the capture works.
+    expect(log).toContain('GET /sys/message/stream -> INTERNAL');
+    for (const secret of secrets.filter((s) => s && s.length >= 6)) {
+      expect({ secret, found: log.includes(secret) }).toEqual({ secret, found: false });
+    }
+    expect(log).not.toMatch(BCRYPT_HASH);
+    // Captcha texts are 4 characters: look for them as words, not inside other words.
+    for (const text of captchaTexts) {
+      const asWord = new RegExp(`(^|[^A-Za-z0-9])${text}([^A-Za-z0-9]|$)`);
+      expect({ text, found: asWord.test(log) }).toEqual({ text, found: false });
+    }
+  });
+});
