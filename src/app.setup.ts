@@ -4,7 +4,9 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyInstance } from 'fastify';
 import { BodyValidationPipe } from './common/validation.pipe';
+import { AppConfig } from './config/app-config';
 import { parseFormBody } from './common/form-body';
+import { registerStaticConsole } from './common/static-console';
 
 /**
  * Everything the HTTP layer needs besides the modules: body parsers (JSON with
@@ -23,11 +25,23 @@ export async function setupApp(app: NestFastifyApplication): Promise<void> {
   });
   await app.register(formBody as any, { parser: parseFormBody });
   await app.register(helmet as any, { contentSecurityPolicy: false });
+  // CORS only for the origins an operator lists (issue 5): unset, browsers on other origins get no CORS headers.
+  const { CORS_ORIGINS } = app.get(AppConfig);
+  if (CORS_ORIGINS.length) {
+    app.enableCors({
+      origin: CORS_ORIGINS.includes('*') ? '*' : CORS_ORIGINS,
+      methods: ['GET', 'POST'],
+      allowedHeaders: ['Content-Type', 'Admin-Token', 'Authorization', 'Accept-Language'],
+      maxAge: 600,
+    });
+  }
 
   // Errors raised before a handler runs (bad JSON, body too large, unknown media type, unknown
   // path) reach Nest's error and not-found handlers, which hand them to AllExceptionsFilter.
   app.useGlobalPipes(new BodyValidationPipe());
   app.enableShutdownHooks();
+  // The admin console (web/dist) at /, when built; the API keeps its paths.
+  await registerStaticConsole(app);
 
   const document = SwaggerModule.createDocument(app, new DocumentBuilder()
     .setTitle('Login policy service')
