@@ -399,10 +399,34 @@ describe.each(BACKENDS)('notifications of spec 4.2 on $name', (backend: Backend)
       await app.post('/sys/logout', {}, { token });
       await app.app.get(MessagePushService).heartbeat();
       await waitFor(() => byQuery.ended && byHeader.ended, 'the streams of the logged-out session to end');
+      expect(byQuery.events.at(-1)).toMatchObject({ event: 'end', data: { code: 'NOT_LOGGED_IN', message: '未登录或登录已过期' } });
       await waitFor(() => stranger.raw.includes(': ping'), 'the heartbeat on the live stream');
       expect(stranger.ended).toBe(false);
     } finally {
       for (const c of [byQuery, byHeader, stranger]) c.disconnect();
+    }
+  });
+
+  it('a kicked-out session\'s stream ends with KICKED_OUT and leaves the one KICKED_OUT answer to the next call', async () => {
+    const user = await createActiveUser(app);
+    const token = await app.token(user.username, user.password);
+    await app.saveLoginStrategy({ multiOnline: false });
+    try {
+      const client = await SseClient.open(`${baseUrl}/sys/message/stream?token=${encodeURIComponent(token)}`, { 'accept-language': 'en' });
+      try {
+        await waitFor(() => client.raw.includes(': connected'), 'the stream preamble');
+        await app.token(user.username, user.password, { ip: '10.44.0.9' });
+        await app.app.get(MessagePushService).heartbeat();
+        await waitFor(() => client.ended, 'the stream of the kicked-out session to end');
+        expect(client.events.at(-1)).toMatchObject({
+          event: 'end', data: { code: 'KICKED_OUT', message: 'The account has logged in elsewhere' },
+        });
+      } finally {
+        client.disconnect();
+      }
+      expect((await app.post('/sys/me/info', {}, { token })).body.code).toBe('KICKED_OUT');
+    } finally {
+      await app.saveLoginStrategy({ multiOnline: true });
     }
   });
 

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { SessionService } from '../../auth/session/session.service';
+import { ErrorCode } from '../../common/error-code';
 import { KvStore } from '../../store/kv.store';
 import { MESSAGE_PUSH_CHANNEL } from '../notification.constants';
 import { reasonOf } from '../notification.errors';
@@ -66,7 +67,7 @@ export class MessagePushService implements OnModuleInit, OnModuleDestroy {
         try {
           const session = await this.sessions.byTokenId(stream.tokenHash);
           if (!session || session.kickout === 1 || !stream.isOpen) {
-            stream.close();
+            stream.end(session?.kickout === 1 ? ErrorCode.KICKED_OUT : ErrorCode.NOT_LOGGED_IN);
             this.detach(stream);
           } else {
             stream.ping();

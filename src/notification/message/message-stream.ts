@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { ErrorCode, Locale, messageOf } from '../../common/error-code';
 import type { MessageView } from './message.types';
 
 /**
@@ -13,6 +14,8 @@ export class MessageStream {
     /** The session behind it: the stream ends when that session does. */
     readonly tokenHash: string,
     private readonly response: ServerResponse,
+    /** Language of the closing event's message (the stream request's Accept-Language). */
+    private readonly locale: Locale = 'zh',
   ) {
     response.on('close', () => {
       this.closed = true;
@@ -35,6 +38,17 @@ export class MessageStream {
   /** A comment line: keeps proxies from closing an idle stream. */
   ping(): void {
     this.write(': ping\n\n');
+  }
+
+  /**
+   * The session behind the stream has ended: say why, as `event: end` with the code and message an
+   * API call would get (KICKED_OUT, NOT_LOGGED_IN), then close. A client must stop on it: an
+   * EventSource that reconnects would spend the one KICKED_OUT answer of its token on a request
+   * whose answer it cannot read.
+   */
+  end(code: ErrorCode.KICKED_OUT | ErrorCode.NOT_LOGGED_IN): void {
+    this.write(`event: end\ndata: ${JSON.stringify({ code, message: messageOf(code, this.locale) })}\n\n`);
+    this.close();
   }
 
   close(): void {

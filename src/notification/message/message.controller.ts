@@ -7,7 +7,7 @@ import { SessionService } from '../../auth/session/session.service';
 import type { AuthContext } from '../../auth/session/session.types';
 import { AppException } from '../../common/app.exception';
 import { clientIp } from '../../common/client-info';
-import { ErrorCode } from '../../common/error-code';
+import { ErrorCode, localeOf } from '../../common/error-code';
 import { StrategyService } from '../../strategy/strategy.service';
 import { ListMessagesDto, ReadMessagesDto } from '../dto/message.dto';
 import { MessagePushService } from './message-push.service';
@@ -46,6 +46,7 @@ export class MessageController {
   @Get('stream') @Public()
   @ApiOperation({ summary: 'Server-Sent Events stream of new site messages' })
   @ApiQuery({ name: 'token', required: false, description: 'the access token, for clients that cannot send Admin-Token' })
+  @ApiQuery({ name: 'lang', required: false, description: 'language of the closing event (zh, en); default Accept-Language' })
   async stream(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const { userId, tokenHash } = await this.authenticate(request);
     reply.hijack();
@@ -57,7 +58,10 @@ export class MessageController {
       // nginx and similar proxies must not buffer the stream.
       'x-accel-buffering': 'no',
     });
-    const stream = new MessageStream(userId, tokenHash, reply.raw);
+    // EventSource sends the browser's Accept-Language, not the console's choice: ?lang= wins.
+    const lang = (request.query as Record<string, unknown> | undefined)?.lang;
+    const locale = localeOf(typeof lang === 'string' ? lang : request.headers['accept-language']);
+    const stream = new MessageStream(userId, tokenHash, reply.raw, locale);
     this.push.attach(stream);
     reply.raw.on('close', () => this.push.detach(stream));
     stream.open();
