@@ -10,12 +10,21 @@ COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
+# Console stage: the admin console (web/) as static files.
+FROM node:20-bookworm-slim AS web
+WORKDIR /web
+COPY web/package.json web/package-lock.json ./
+RUN npm install --no-audit --no-fund
+COPY web ./
+RUN npm run build
+
 # Runtime stage: only what runs, as an unprivileged user.
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production PORT=3000 HOST=0.0.0.0 DATABASE_URL=sqlite:/data/auth.sqlite
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=web /web/dist ./web/dist
 COPY package.json ./
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -1,0 +1,494 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Locator, Page, Response } from 'playwright-core';
+import { Envelope } from '../../src/common/envelope';
+import { MessagePushService } from '../../src/notification/message/message-push.service';
+import { createActiveUser, TestUser } from '../factories';
+import { sqliteMemory } from '../support/backends';
+import { browserSuiteMissing, launchChromium, listenOnLocalPort } from '../support/console-browser';
+import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
+
+/*
+ * Issue 7: the admin console (web/, served by the service at /) driven in a real browser against
+ * the real service on a real port: Nest app from startApp (SQLite + memory, fake clock that stands
+ * still), Debian's Chromium through playwright-core. Selectors and routes are the console's
+ * data-test contract. Setup that is not the point of a test (users, strategy values) goes through
+ * the API; every test makes its own users and browser contexts.
+ *
+ * Screenshots of every page land in test-results/ (git-ignored).
+ */
+
+jest.setTimeout(60_000);
+
+// Without Chromium or a built console there is nothing to drive, and the suite is skipped, as the
+// static-console suite is. .ci/run installs Debian's chromium and runs `npm run build:web` first,
+// so in CI it always runs.
+const missing = browserSuiteMissing();
+const whenRunnable = missing ? describe.skip : describe;
+
+const RESULTS = join(__dirname, '..', '..', 'test-results');
+const WRONG = 'Wrong#pass1';
+const MSG = {
+  badCredentials: '用户名或密码错误',
+  locked: '用户已被锁定',
+  kickedOut: '账号已在其他地方登录',
+  notLoggedIn: '未登录或登录已过期',
+};
+/** The primary button of an ElMessageBox confirmation. */
+const CONFIRM = '.el-message-box__btns .el-button--primary';
+
+const sel = (name: string) => `[data-test="${name}"]`;
+
+/** The text box of a data-test input, whether the attribute sits on the <input> or on its wrapper. */
+function textBox(scope: Page | Locator, name: string): Locator {
+  const s = sel(name);
+  return scope.locator(`input${s}, textarea${s}, ${s} input, ${s} textarea`).first();
+}
+
+const isCall = (path: string) => (res: Response) =>
+  res.request().method() === 'POST' && new URL(res.url()).pathname === path;
+
+async function clean(locator: Locator): Promise<string> {
+  return ((await locator.textContent()) ?? '').replace(/\s+/g, ' ').trim();
+}
+
+/** Polls a condition (DOM state, API state) until it holds; never a fixed sleep. */
+async function until<T>(probe: () => Promise<T | false | null | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value) return value;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (${String(lastError)})` : ''}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function waitForText(locator: Locator, expected: string | RegExp, what: string): Promise<string> {
+  let seen = '';
+  try {
+    return await until(async () => {
+      seen = await clean(locator);
+      return (typeof expected === 'string' ? seen.includes(expected) : expected.test(seen)) && seen;
+    }, what);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; last text: "${seen}"`);
+  }
+}
+
+/** The number the header badge shows; 0 when it is hidden or empty. */
+async function unreadCount(page: Page): Promise<number> {
+  const badge = page.locator(sel('header-unread'));
+  if (!(await badge.count())) return 0;
+  const content = badge.locator('.el-badge__content');
+  const target = (await content.count()) ? content.first() : badge.first();
+  if (!(await target.isVisible())) return 0;
+  const n = Number.parseInt(await clean(target), 10);
+  return Number.isNaN(n) ? 0 : n;
+}
+
+/** The browser contexts of one test; closed at its end, photographed when it fails. */
+class Scene {
+  private readonly contexts: BrowserContext[] = [];
+  private readonly pages: { label: string; page: Page; errors: string[] }[] = [];
+
+  constructor(private readonly browser: Browser, readonly base: string, private readonly slug: string) {}
+
+  /** A fresh browser context (its own localStorage, so its own session) with one page. */
+  async page(label: string): Promise<Page> {
+    const context = await this.browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'zh-CN' });
+    context.setDefaultTimeout(15_000);
+    this.contexts.push(context);
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+    page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
+    this.pages.push({ label, page, errors });
+    return page;
+  }
+
+  async goto(page: Page, path: string): Promise<void> {
+    await page.goto(`${this.base}${path}`);
+  }
+
+  async shot(page: Page, name: string): Promise<void> {
+    // A picture of the page at rest: no button or table still loading.
+    await until(async () => (await page.locator('.el-button.is-loading, .el-loading-mask').filter({ visible: true }).count()) === 0,
+      `${name}: loading to finish`, 5_000);
+    await page.screenshot({ path: join(RESULTS, `${name}.png`), fullPage: true, animations: 'disabled' });
+  }
+
+  async onFailure(): Promise<void> {
+    const notes: string[] = [];
+    for (const [i, { label, page, errors }] of this.pages.entries()) {
+      notes.push(`[${label}] ${page.url()}`, ...errors.map((e) => `  ${e}`));
+      await page.screenshot({ path: join(RESULTS, `failure-${this.slug}-${i}-${label}.png`), fullPage: true }).catch(() => undefined);
+    }
+    writeFileSync(join(RESULTS, `failure-${this.slug}.log`), `${notes.join('\n')}\n`);
+  }
+
+  async close(): Promise<void> {
+    for (const context of this.contexts) await context.close().catch(() => undefined);
+  }
+}
+
+interface Acted<T> {
+  body: Envelope<T>;
+  sent: any;
+}
+
+/** Clicks (and confirms, when asked) and returns the envelope of the API call it causes. */
+async function act<T = any>(page: Page, target: Locator, path: string, opts: { confirm?: boolean } = {}): Promise<Acted<T>> {
+  const response = page.waitForResponse(isCall(path));
+  await target.click();
+  if (opts.confirm) await page.locator(CONFIRM).click();
+  const res = await response;
+  return { body: (await res.json()) as Envelope<T>, sent: res.request().postDataJSON() };
+}
+
+whenRunnable(`admin console in Chromium against the running service${missing ? ` (skipped: ${missing})` : ''}`, () => {
+  let app: TestApp;
+  let base: string;
+  let browser: Browser;
+  let scene: Scene;
+  let failed = false;
+
+  beforeAll(async () => {
+    mkdirSync(RESULTS, { recursive: true });
+    app = await startApp(sqliteMemory);
+    base = await listenOnLocalPort(app);
+    // The API helpers keep this normal admin token, so they still work while a test has made
+    // initial passwords (the admin's included) give temporary tokens.
+    await app.adminToken();
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  // Every test starts from the same strategy, whatever the one before it saved.
+  beforeEach(async () => {
+    await app.saveLoginStrategy({
+      maxFailureTimes: 5, maxFailureInterval: 24, lockMinutes: 1440, multiOnline: true, bindIp: false,
+      sendMsgWhenErrorLogin: '', sendMsgWhenErrorIp: '',
+    });
+    await app.saveUserStrategy({ forceUpdatePassword: false, minPasswordLength: 6, maxPasswordLength: 20 });
+  });
+
+  function scenario(name: string, slug: string, body: () => Promise<void>): void {
+    it(name, async () => {
+      scene = new Scene(browser, base, slug);
+      failed = true;
+      try {
+        await body();
+        failed = false;
+      } finally {
+        if (failed) await scene.onFailure();
+        await scene.close();
+      }
+    });
+  }
+
+  // ------------------------------------------------------------------ console steps
+
+  /** Fills the password tab of the login page and submits; the envelope of /sys/login. */
+  async function submitLogin(page: Page, account: string, password: string): Promise<Envelope<any>> {
+    if (new URL(page.url()).pathname !== '/login') await scene.goto(page, '/login');
+    await textBox(page, 'login-account').fill(account);
+    await textBox(page, 'login-password').fill(password);
+    return (await act(page, page.locator(sel('login-submit')), '/sys/login')).body;
+  }
+
+  async function expectLoggedIn(page: Page, username: string): Promise<void> {
+    await page.waitForURL((url) => url.pathname !== '/login' && url.pathname !== '/password');
+    await waitForText(page.locator(sel('header-user')), username, `header-user to show ${username}`);
+  }
+
+  async function loginAs(page: Page, username: string, password: string): Promise<void> {
+    const res = await submitLogin(page, username, password);
+    expect(res).toMatchObject({ success: true, data: { tempUser: false } });
+    await expectLoggedIn(page, username);
+  }
+
+  async function adminPage(): Promise<Page> {
+    const page = await scene.page('admin');
+    await loginAs(page, 'admin', ADMIN_PASSWORD);
+    return page;
+  }
+
+  /** The Users page filtered to one user; the user's row. */
+  async function userRow(page: Page, username: string): Promise<Locator> {
+    if (new URL(page.url()).pathname !== '/system/users') await scene.goto(page, '/system/users');
+    await textBox(page, 'users-search').fill(username);
+    await act(page, page.locator(sel('users-search-btn')), '/sys/user/list');
+    const row = page.locator(sel(`user-row-${username}`));
+    await row.first().waitFor();
+    return row.first();
+  }
+
+  /** Another page of the console, reached through the menu (client-side, no reload). */
+  async function nextAction(page: Page): Promise<void> {
+    const here = new URL(page.url()).pathname;
+    await page.locator(sel(here === '/me/devices' ? 'nav-messages' : 'nav-devices')).click();
+  }
+
+  async function expectBackOnLogin(page: Page, message: string): Promise<void> {
+    await page.waitForURL((url) => url.pathname === '/login');
+    await waitForText(page.locator(sel('login-message')), message, `login-message "${message}"`);
+    expect(await page.evaluate('localStorage.getItem("Admin-Token")')).toBeNull();
+  }
+
+  // ------------------------------------------------------------------ scenarios
+
+  scenario('1. an administrator changes the strategy on the System strategy page and the next login follows it', 'strategy', async () => {
+    const user = await createActiveUser(app);
+    const page = await adminPage();
+
+    await scene.goto(page, '/system/strategy');
+    await page.locator(sel('strategy-tab-login')).click();
+    const maxFailures = textBox(page, 'field-maxFailureTimes');
+    await until(async () => (await maxFailures.inputValue()) === '5', 'maxFailureTimes to load as 5');
+    await scene.shot(page, 'strategy-login');
+
+    // A value the service refuses: its message appears at the field, and nothing is saved.
+    await maxFailures.fill('0');
+    await maxFailures.press('Tab');
+    const refused = await act(page, page.locator(sel('strategy-save-login')), '/sys/strategy/login/save');
+    expect(refused.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED' });
+    await waitForText(page.locator(sel('error-maxFailureTimes')), refused.body.message, 'the field error');
+    expect((await app.admin('/sys/strategy/login/info')).body.data).toMatchObject({ maxFailureTimes: 5 });
+
+    await maxFailures.fill('2');
+    await maxFailures.press('Tab');
+    const saved = await act(page, page.locator(sel('strategy-save-login')), '/sys/strategy/login/save');
+    expect(saved.body).toMatchObject({ success: true, code: 'OK' });
+    expect(saved.sent).toMatchObject({ maxFailureTimes: 2 });
+    expect((await app.admin('/sys/strategy/login/info')).body.data).toMatchObject({ maxFailureTimes: 2 });
+
+    // The next logins: two wrong passwords now lock the account, and the right one is refused.
+    expect((await app.login(user.username, WRONG, { ip: '10.1.0.1' })).body.code).toBe('BAD_CREDENTIALS');
+    expect((await app.login(user.username, WRONG, { ip: '10.1.0.1' })).body.code).toBe('BAD_CREDENTIALS');
+    expect((await app.login(user.username, user.password, { ip: '10.1.0.1' })).body).toMatchObject({ code: 'ACCOUNT_LOCKED', message: MSG.locked });
+
+    // The account strategy tab saves on its own and reaches the rules every client reads.
+    await page.locator(sel('strategy-tab-user')).click();
+    const minLength = textBox(page, 'field-minPasswordLength');
+    await minLength.waitFor();
+    await until(async () => (await minLength.inputValue()) === '6', 'minPasswordLength to load as 6');
+    await minLength.fill('8');
+    await minLength.press('Tab');
+    const savedUser = await act(page, page.locator(sel('strategy-save-user')), '/sys/strategy/user/save');
+    expect(savedUser.body).toMatchObject({ success: true });
+    expect(savedUser.sent).toMatchObject({ minPasswordLength: 8 });
+    expect((await app.admin('/sys/strategy/user/rules')).body.data).toMatchObject({ minPasswordLength: 8 });
+    await scene.shot(page, 'strategy-user');
+
+    // Both saves are in the audit log.
+    await page.locator(sel('nav-auditlog')).click();
+    await page.waitForURL((url) => url.pathname === '/system/auditlog');
+    await page.locator(`${sel('audit-row')}[data-action="strategy.login.save"]`).first().waitFor();
+    await page.locator(`${sel('audit-row')}[data-action="strategy.user.save"]`).first().waitFor();
+    // Each action under its label, not only its code.
+    expect(await page.locator(`${sel('audit-row')}[data-action="strategy.login.save"]`).first().innerText()).toContain('保存登录策略');
+    await scene.shot(page, 'auditlog');
+  });
+
+  scenario('2. three wrong passwords lock the account on the login page; the administrator unlocks it in Users; the user logs in', 'lockout', async () => {
+    await app.saveLoginStrategy({ maxFailureTimes: 3 });
+    const user = await createActiveUser(app);
+    const page = await scene.page('user');
+    await scene.goto(page, '/login');
+
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      const res = await submitLogin(page, user.username, WRONG);
+      expect(res).toMatchObject({ success: false, code: 'BAD_CREDENTIALS' });
+      await waitForText(page.locator(sel('login-message')), MSG.badCredentials, `the wrong-password message (attempt ${attempt})`);
+    }
+    const locked = await submitLogin(page, user.username, user.password);
+    expect(locked).toMatchObject({ success: false, code: 'ACCOUNT_LOCKED' });
+    await waitForText(page.locator(sel('login-message')), MSG.locked, 'the locked message');
+    expect(new URL(page.url()).pathname).toBe('/login');
+    await scene.shot(page, 'login');
+
+    const admin = await adminPage();
+    const row = await userRow(admin, user.username);
+    await waitForText(row.locator(sel('user-state')), /锁定|locked/i, 'the locked badge');
+    await scene.shot(admin, 'users');
+
+    const unlocked = await act(admin, row.locator(sel('user-unlock')), '/sys/user/unlock', { confirm: true });
+    expect(unlocked.body).toMatchObject({ success: true });
+    await until(async () => !/锁定|locked/i.test(await clean(row.locator(sel('user-state')))), 'the locked badge to go');
+
+    await loginAs(page, user.username, user.password);
+
+    // Every attempt is in the login log.
+    await scene.goto(admin, '/system/loginlog');
+    await textBox(admin, 'log-account').fill(user.username);
+    await act(admin, admin.locator(sel('log-search')), '/sys/loginLog/list');
+    await until(async () => (await admin.locator(sel('log-row')).count()) >= 5, 'five log rows (3 wrong, 1 locked, 1 success)');
+    await scene.shot(admin, 'loginlog');
+  });
+
+  scenario('3. a user created by the administrator must change the initial password at first login, then logs in with the new one', 'first-login', async () => {
+    const admin = await adminPage();
+    const username = `first_${Date.now().toString(36)}`;
+    await scene.goto(admin, '/system/users');
+    await admin.locator(sel('users-create')).click();
+    await textBox(admin, 'create-username').fill(username);
+    await textBox(admin, 'create-mobile').fill(`137${String(Date.now() % 1e8).padStart(8, '0')}`);
+    await textBox(admin, 'create-email').fill(`${username}@example.com`);
+    const created = await act<{ id: string; password?: string }>(admin, admin.locator(sel('create-submit')), '/sys/user/create');
+    expect(created.body).toMatchObject({ success: true, data: { id: expect.any(String), password: expect.any(String) } });
+    const initial = created.body.data!.password!;
+    await waitForText(admin.locator(sel('create-password')), initial, 'the generated password, shown once');
+
+    await app.saveUserStrategy({ forceUpdatePassword: true });
+
+    const page = await scene.page('user');
+    const login = await submitLogin(page, username, initial);
+    expect(login).toMatchObject({ success: true, data: { tempUser: true, forceUpdatePassword: true } });
+    await page.waitForURL((url) => url.pathname === '/password');
+    await waitForText(page.locator(sel('login-tip')), login.data.tip, 'the login tip on the password page');
+
+    await textBox(page, 'pass-old').fill(initial);
+    const newPass = textBox(page, 'pass-new');
+    const rules = page.locator(sel('pass-rule'));
+    await newPass.fill('abc');
+    await until(async () => (await rules.count()) > 0 && (await page.locator(`${sel('pass-rule')}[data-ok="false"]`).count()) > 0,
+      'a rule not met by "abc"');
+    await newPass.fill('Fresh#pass9');
+    await textBox(page, 'pass-confirm').fill('Fresh#pass9');
+    await until(async () => (await page.locator(`${sel('pass-rule')}[data-ok="false"]`).count()) === 0
+      && (await page.locator(`${sel('pass-rule')}[data-ok="true"]`).count()) === (await rules.count()), 'every rule met');
+    await scene.shot(page, 'password');
+
+    const changed = await act(page, page.locator(sel('pass-submit')), '/sys/me/pass/update');
+    expect(changed.body).toMatchObject({ success: true });
+    await page.waitForURL((url) => url.pathname === '/login');
+
+    expect(await submitLogin(page, username, initial)).toMatchObject({ success: false, code: 'BAD_CREDENTIALS' });
+    await loginAs(page, username, 'Fresh#pass9');
+    expect(new URL(page.url()).pathname).not.toBe('/password');
+  });
+
+  scenario('4. QR login: a code generated in My devices of one browser logs the same user in on another', 'qrcode', async () => {
+    const user = await createActiveUser(app);
+    const phone = await scene.page('logged-in');
+    await loginAs(phone, user.username, user.password);
+    await phone.locator(sel('nav-devices')).click();
+    await phone.waitForURL((url) => url.pathname === '/me/devices');
+    await phone.locator(sel('device-row')).first().waitFor();
+
+    const generated = await act<{ code: string; expiresIn: number }>(phone, phone.locator(sel('qrcode-generate')), '/auth/qrcode/generate');
+    expect(generated.body).toMatchObject({ success: true, data: { code: expect.any(String) } });
+    const code = generated.body.data!.code;
+    await waitForText(phone.locator(sel('qrcode-code')), code, 'the code shown');
+    await phone.locator(sel('qrcode-canvas')).waitFor();
+    await scene.shot(phone, 'devices');
+
+    const desk = await scene.page('new-device');
+    await scene.goto(desk, '/login');
+    await desk.locator(sel('tab-qrcode')).click();
+    await textBox(desk, 'qrcode-input').fill(code);
+    await scene.shot(desk, 'login-qrcode');
+    const verified = await act(desk, desk.locator(sel('qrcode-submit')), '/auth/qrcode/verify');
+    expect(verified.body).toMatchObject({ success: true, data: { accessToken: expect.any(String), tempUser: false } });
+    await expectLoggedIn(desk, user.username);
+
+    // The first browser now lists both sessions of the user.
+    await phone.reload();
+    await until(async () => (await phone.locator(sel('device-row')).count()) === 2, 'two device rows');
+  });
+
+  scenario('5. a site message reaches the logged-in browser live: unread badge and message list update without a reload', 'site-message', async () => {
+    const user = await createActiveUser(app);
+    await app.saveLoginStrategy({ sendMsgWhenErrorLogin: 'site' });
+
+    const page = await scene.page('user');
+    await scene.goto(page, '/login');
+    const streamOpen = page.waitForResponse((res) => new URL(res.url()).pathname === '/sys/message/stream', { timeout: 15_000 });
+    await loginAs(page, user.username, user.password);
+    await page.locator(sel('nav-messages')).click();
+    await page.waitForURL((url) => url.pathname === '/messages');
+    expect((await streamOpen).status()).toBe(200);
+    expect(await unreadCount(page)).toBe(0);
+    expect(await page.locator(sel('message-row')).count()).toBe(0);
+    await page.evaluate('window.__sameDocument = true');
+
+    // Someone else tries the user's account with a wrong password, in another browser.
+    const intruder = await scene.page('intruder');
+    expect(await submitLogin(intruder, user.username, WRONG)).toMatchObject({ code: 'BAD_CREDENTIALS' });
+
+    await until(async () => (await unreadCount(page)) === 1, 'the header badge to show 1 unread');
+    const row = page.locator(sel('message-row'));
+    await until(async () => (await row.count()) === 1, 'the message in the list');
+    expect(await row.first().getAttribute('data-read')).toBe('false');
+    expect(await page.evaluate('window.__sameDocument')).toBe(true);
+    await scene.shot(page, 'messages');
+
+    const read = await act(page, row.first().locator(sel('message-read')), '/sys/message/read');
+    expect(read.body).toMatchObject({ success: true });
+    await until(async () => (await row.first().getAttribute('data-read')) === 'true', 'the message marked read');
+    await until(async () => (await unreadCount(page)) === 0, 'the badge to clear');
+  });
+
+  scenario('6a. with multiOnline = false a second login kicks the first browser out: its next action lands on /login with the message', 'kicked-by-login', async () => {
+    await app.saveLoginStrategy({ multiOnline: false });
+    const user = await createActiveUser(app);
+    const page = await scene.page('first');
+    await loginAs(page, user.username, user.password);
+
+    const second = await scene.page('second');
+    await loginAs(second, user.username, user.password);
+
+    await nextAction(page);
+    await expectBackOnLogin(page, MSG.kickedOut);
+    await expectLoggedIn(second, user.username);
+  });
+
+  scenario('6c. a kicked-out browser left idle lands on /login with the message once the service ends its message stream', 'kicked-idle', async () => {
+    await app.saveLoginStrategy({ multiOnline: false });
+    const user = await createActiveUser(app);
+    const page = await scene.page('first');
+    const streamOpen = page.waitForResponse((res) => new URL(res.url()).pathname === '/sys/message/stream');
+    await loginAs(page, user.username, user.password);
+    expect((await streamOpen).status()).toBe(200);
+
+    await app.token(user.username, user.password, { ip: '10.6.0.1' });
+    // The 25 s heartbeat, now: it closes the streams of sessions that were kicked out.
+    await app.app.get(MessagePushService).heartbeat();
+
+    await expectBackOnLogin(page, MSG.kickedOut);
+  });
+
+  scenario('6b. an administrator kicks a session out in Online sessions: that browser\'s next action lands on /login with the message', 'kicked-by-admin', async () => {
+    const user = await createActiveUser(app);
+    const page = await scene.page('user');
+    await loginAs(page, user.username, user.password);
+
+    const admin = await adminPage();
+    await admin.locator(sel('nav-online')).click();
+    await admin.waitForURL((url) => url.pathname === '/system/online');
+    const row = admin.locator(sel('online-row')).filter({ hasText: user.username });
+    await row.first().waitFor();
+    expect(await row.count()).toBe(1);
+    await scene.shot(admin, 'online');
+    const kicked = await act(admin, row.first().locator(sel('online-kickout')), '/sys/online/kickout', { confirm: true });
+    expect(kicked.body).toMatchObject({ success: true });
+    await until(async () => (await row.count()) === 0, 'the session to leave the list');
+
+    const refused = page.waitForResponse((res) => res.status() === 401);
+    await nextAction(page);
+    const serverMessage = ((await (await refused).json()) as Envelope).message;
+    expect(serverMessage).toBe(MSG.notLoggedIn);
+    await expectBackOnLogin(page, serverMessage);
+  });
+});

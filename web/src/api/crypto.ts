@@ -1,0 +1,49 @@
+import { post } from './request';
+
+/**
+ * Password transport (contract §3): every password field is the base64 of
+ * RSA-OAEP/SHA-256 ciphertext under the SPKI PEM key from /sys/publicKey.
+ */
+interface PublicKeyInfo {
+  keyId: string;
+  algorithm: string;
+  publicKey: string;
+}
+
+type Encrypt = (plain: Uint8Array<ArrayBuffer>) => Promise<Uint8Array>;
+
+let cached: Promise<Encrypt> | null = null;
+
+async function loadKey(): Promise<Encrypt> {
+  const info = await post<PublicKeyInfo>('/sys/publicKey');
+  const base64 = info.publicKey.replace(/-----(BEGIN|END) PUBLIC KEY-----/g, '').replace(/\s+/g, '');
+  const spki = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  // WebCrypto exists only in secure contexts (https, or http on localhost); elsewhere the same
+  // algorithm runs in script, with node-forge (loaded only then).
+  if (!globalThis.crypto?.subtle) {
+    const { default: forge } = await import('node-forge');
+    const key = forge.pki.publicKeyFromPem(info.publicKey);
+    return async (plain) => {
+      const options = { md: forge.md.sha256.create(), mgf1: { md: forge.md.sha256.create() } };
+      const binary = key.encrypt(forge.util.binary.raw.encode(plain), 'RSA-OAEP', options);
+      return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+    };
+  }
+  const key = await crypto.subtle.importKey('spki', spki, { name: 'RSA-OAEP', hash: 'SHA-256' }, false, ['encrypt']);
+  return async (plain) => new Uint8Array(await crypto.subtle.encrypt({ name: 'RSA-OAEP' }, key, plain));
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+export async function encryptPassword(plain: string): Promise<string> {
+  cached ??= loadKey().catch((error: unknown) => {
+    cached = null;
+    throw error;
+  });
+  const encrypt = await cached;
+  return toBase64(await encrypt(new TextEncoder().encode(plain)));
+}

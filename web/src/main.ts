@@ -1,0 +1,30 @@
+import { createApp } from 'vue';
+import { createPinia } from 'pinia';
+import ElementPlus from 'element-plus';
+import * as Icons from '@element-plus/icons-vue';
+import 'element-plus/dist/index.css';
+import App from './App.vue';
+import { onSessionEnd, onTempTokenForbidden } from './api/request';
+import { i18n } from './i18n';
+import { router } from './router';
+import { useAuthStore } from './stores/auth';
+import './styles.css';
+
+const app = createApp(App);
+const pinia = createPinia();
+app.use(pinia).use(router).use(i18n).use(ElementPlus);
+for (const [name, component] of Object.entries(Icons)) app.component(name, component);
+
+// A session that expired, was kicked out or lost its IP: back to the login page with the server's message.
+onSessionEnd((error) => {
+  const auth = useAuthStore(pinia);
+  auth.setSessionEndMessage(error.message);
+  auth.clear();
+  if (router.currentRoute.value.name !== 'login') void router.replace({ name: 'login' });
+});
+// A temporary token outside its paths: the password must be changed first.
+onTempTokenForbidden(() => {
+  if (router.currentRoute.value.name !== 'password') void router.replace({ name: 'password' });
+});
+
+app.mount('#app');

@@ -1,0 +1,66 @@
+import { defineStore } from 'pinia';
+import { computed, ref } from 'vue';
+import * as authApi from '@/api/auth';
+import type { LoginResult, MeInfo } from '@/api/auth';
+import { getToken, removeToken, setToken } from '@/api/request';
+import { useMessageStore } from './messages';
+
+const END_MESSAGE_KEY = 'sessionEndMessage';
+
+/** The signed-in user: token, who they are, what they may do. */
+export const useAuthStore = defineStore('auth', () => {
+  const token = ref<string | null>(getToken());
+  const me = ref<MeInfo | null>(null);
+  /** The login's tip (spec 2.3), shown once on the next page. */
+  const loginTip = ref('');
+  /** The server's message that ended the session, shown on the login page (survives the reload). */
+  const sessionEndMessage = ref(sessionStorage.getItem(END_MESSAGE_KEY) ?? '');
+
+  const tempUser = computed(() => !!me.value?.tempUser);
+  const permissions = computed(() => new Set(me.value?.permissions ?? []));
+
+  /** '*' holds every permission; several codes: any of them. */
+  function can(...codes: string[]): boolean {
+    if (permissions.value.has('*')) return true;
+    return codes.length === 0 || codes.some((c) => permissions.value.has(c));
+  }
+
+  async function signIn(result: LoginResult): Promise<void> {
+    setToken(result.accessToken);
+    token.value = result.accessToken;
+    loginTip.value = result.tip ?? '';
+    setSessionEndMessage('');
+    await fetchMe();
+  }
+
+  async function fetchMe(): Promise<MeInfo> {
+    me.value = await authApi.getMeInfo();
+    return me.value;
+  }
+
+  function setSessionEndMessage(message: string): void {
+    sessionEndMessage.value = message;
+    if (message) sessionStorage.setItem(END_MESSAGE_KEY, message);
+    else sessionStorage.removeItem(END_MESSAGE_KEY);
+  }
+
+  /** Forget the session locally (the server already ended it, or will). */
+  function clear(): void {
+    useMessageStore().stop();
+    removeToken();
+    token.value = null;
+    me.value = null;
+    loginTip.value = '';
+  }
+
+  async function signOut(): Promise<void> {
+    try {
+      await authApi.logout();
+    } catch {
+      // Already gone on the server: nothing more to end.
+    }
+    clear();
+  }
+
+  return { token, me, loginTip, sessionEndMessage, tempUser, can, signIn, fetchMe, setSessionEndMessage, clear, signOut };
+});

@@ -1,0 +1,91 @@
+import { defineStore } from 'pinia';
+import { ref } from 'vue';
+import { getMeInfo } from '@/api/auth';
+import { listMessages, markRead, openMessageStream, type SiteMessage } from '@/api/message';
+import { ApiError, getToken, SESSION_END_CODES, sessionEnded } from '@/api/request';
+
+const RETRY_MS = 3000;
+
+/** Site messages: the unread count of the header, and new ones arriving live over SSE. */
+export const useMessageStore = defineStore('messages', () => {
+  const unread = ref(0);
+  /** Bumped for every message that arrives live, so that an open list reloads. */
+  const arrivals = ref(0);
+  const listeners = new Set<(m: SiteMessage) => void>();
+  let source: EventSource | null = null;
+  let running = false;
+  let retry: number | undefined;
+
+  async function refreshUnread(): Promise<void> {
+    unread.value = (await listMessages({ pageNum: 1, pageSize: 1, unreadOnly: true })).total;
+  }
+
+  async function read(ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    await markRead(ids);
+    await refreshUnread();
+  }
+
+  function onArrival(listener: (m: SiteMessage) => void): () => void {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  }
+
+  function connect(): void {
+    source = openMessageStream();
+    if (!source) return;
+    // (Re)connected: whatever arrived while the stream was down is in the count.
+    source.addEventListener('open', () => void refreshUnread().catch(() => {}));
+    source.addEventListener('message', (event) => {
+      const message = JSON.parse((event as MessageEvent<string>).data) as SiteMessage;
+      if (!message.read) unread.value += 1;
+      arrivals.value += 1;
+      listeners.forEach((l) => l(message));
+    });
+    // The service ends the stream of a session that ended (kicked out, expired, locked) with an
+    // `end` event saying why: that is the end of this session, with the server's message.
+    const token = getToken();
+    source.addEventListener('end', (event) => {
+      source?.close();
+      source = null;
+      const { code, message } = JSON.parse((event as MessageEvent<string>).data) as { code: string; message: string };
+      if (token) sessionEnded(token, new ApiError(code, message, 401));
+    });
+    // Otherwise (the service restarts, the network drops): EventSource would reconnect on its own,
+    // and that request could use up the one-time KICKED_OUT answer without anyone seeing it; ask
+    // through the API instead, and reconnect only while the session lives.
+    source.addEventListener('error', () => {
+      source?.close();
+      source = null;
+      window.clearTimeout(retry);
+      retry = window.setTimeout(probe, RETRY_MS);
+    });
+  }
+
+  async function probe(): Promise<void> {
+    if (!running) return;
+    try {
+      await getMeInfo();
+      if (running && !source) connect();
+    } catch (e) {
+      if (e instanceof ApiError && (SESSION_END_CODES.has(e.code) || e.code === 'TEMP_TOKEN_FORBIDDEN')) return;
+      retry = window.setTimeout(probe, RETRY_MS * 2);
+    }
+  }
+
+  function start(): void {
+    if (running) return;
+    running = true;
+    connect();
+  }
+
+  function stop(): void {
+    running = false;
+    window.clearTimeout(retry);
+    source?.close();
+    source = null;
+    unread.value = 0;
+  }
+
+  return { unread, arrivals, refreshUnread, read, onArrival, start, stop };
+});
