@@ -197,6 +197,18 @@ describe.each(BACKENDS)('sessions and tokens of spec 3.4 and 5 on $name', (backe
       expect((await me(second, '10.2.0.2')).body).toMatchObject({ success: true, data: { id: user.id } });
     });
 
+    it('KICKED_OUT once also under parallel requests of the kicked token: exactly one gets it', async () => {
+      await app.saveLoginStrategy({ multiOnline: false });
+      const user = await createActiveUser(app);
+      const first = await app.token(user.username, user.password, { ip: '10.2.3.1' });
+      await app.token(user.username, user.password, { ip: '10.2.3.2' });
+      const answers = await Promise.all(Array.from({ length: 10 }, () => me(first, '10.2.3.1')));
+      expect(answers.map((r) => r.status)).toEqual(Array(10).fill(401));
+      const codes = answers.map((r) => r.body.code);
+      expect(codes.filter((c) => c === 'KICKED_OUT')).toHaveLength(1);
+      expect(codes.filter((c) => c === 'NOT_LOGGED_IN')).toHaveLength(9);
+    });
+
     it('a renewal that races with the kick-out does not revive the kicked token', async () => {
       const user = await createActiveUser(app);
       const first = await app.token(user.username, user.password, { ip: '10.2.1.1' });

@@ -64,8 +64,11 @@ export class SessionService {
     if (!raw) throw new AppException(ErrorCode.NOT_LOGGED_IN);
     const session = JSON.parse(raw) as Session;
     if (session.kickout === 1) {
+      // Once, even under parallel requests: only the request that deletes the marked session
+      // (atomically, against the value it read) answers KICKED_OUT; the others find it gone.
+      const mine = await this.store.delIfEquals(Keys.token(tokenHash), raw);
       await this.remove(tokenHash, session.userId);
-      throw new AppException(ErrorCode.KICKED_OUT);
+      throw new AppException(mine ? ErrorCode.KICKED_OUT : ErrorCode.NOT_LOGGED_IN);
     }
     if (session.expireAt <= this.clock.nowMs()) {
       await this.remove(tokenHash, session.userId);
