@@ -1,0 +1,479 @@
+// npm run bench: the built service on MariaDB + Redis, measured against what bounds it.
+//
+//   (1) the BCrypt limit: compares per second at BCRYPT_COST, two at a time (both cores)
+//   (2) login throughput, its ratio to (1), p50 / p99
+//   (3) /sys/me/info with a token, its ratio to a bare Fastify route doing one Redis GET
+//   (4) login p50 / p99 with an empty sys_login_log and with 1 000 000 rows in it (+ EXPLAIN)
+//   (5) the service's resident memory (VmRSS) under that load
+//
+// Environment (all optional): MARIADB_URL (mysql://root@127.0.0.1:3306), REDIS_URL
+// (redis://127.0.0.1:6379), BCRYPT_COST (10), BENCH_SECONDS (15, per load phase),
+// BENCH_CONNECTIONS_LOGIN (8), BENCH_CONNECTIONS_API (16), BENCH_USERS (64),
+// BENCH_LOG_ROWS (1000000), BENCH_PROFILE=1 (node --cpu-prof on the service, written to
+// bench/profiles/), BENCH_KEEP_DB=1 (leave the lps_bench database for inspection).
+import autocannon from 'autocannon';
+import bcrypt from 'bcrypt';
+import { execFileSync, fork, spawn } from 'node:child_process';
+import { constants, privateDecrypt, publicEncrypt, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createConnection } from 'mysql2/promise';
+import { createClient } from 'redis';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const BUILD_DIR = join(ROOT, 'node_modules', '.cache', 'lps-bench');
+let MAIN = '';
+const MARIADB = process.env.MARIADB_URL ?? 'mysql://root@127.0.0.1:3306';
+const REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const COST = Number(process.env.BCRYPT_COST ?? 10);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const LOGIN_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS_LOGIN ?? 8);
+const API_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS_API ?? 16);
+const USERS = Number(process.env.BENCH_USERS ?? 64);
+const LOG_ROWS = Number(process.env.BENCH_LOG_ROWS ?? 1_000_000);
+const PROFILE = process.env.BENCH_PROFILE === '1';
+const DATABASE = 'lps_bench';
+const PREFIX = `lpsbench:${randomBytes(3).toString('hex')}:`;
+const ADMIN_PASSWORD = 'Admin@12345';
+const USER_PASSWORD = 'Bench#pass1';
+const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+
+const log = (...args) => console.error('[bench]', ...args);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------- build, processes
+
+/**
+ * Compiles src with tsconfig.build.json (what `npm run build` runs) into a build of the bench's
+ * own, inside node_modules so that it resolves the project's packages: dist/ may be in use by
+ * a running instance or by someone else's build. Incremental, a few seconds when src is unchanged.
+ */
+function build() {
+  const main = join(BUILD_DIR, 'dist', 'src', 'main.js');
+  if (!existsSync(main)) rmSync(join(BUILD_DIR, 'tsbuildinfo'), { force: true });
+  log('compiling src (tsc -p tsconfig.build.json)');
+  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json'),
+    '--outDir', join(BUILD_DIR, 'dist'), '--tsBuildInfoFile', join(BUILD_DIR, 'tsbuildinfo')], { cwd: ROOT, stdio: 'inherit' });
+  return main;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const children = new Set();
+process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
+
+function stopChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      children.delete(child);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+async function startService(port) {
+  const args = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'bench', 'profiles')}`, MAIN] : [MAIN];
+  if (PROFILE) mkdirSync(join(ROOT, 'bench', 'profiles'), { recursive: true });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH, HOME: process.env.HOME,
+      NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port),
+      DATABASE_URL: `${MARIADB}/${DATABASE}`, REDIS_URL: REDIS, REDIS_KEY_PREFIX: PREFIX,
+      ADMIN_INITIAL_PASSWORD: ADMIN_PASSWORD, BCRYPT_COST: String(COST), CAPTCHA_ENABLED: 'false',
+      THROTTLE_LOGIN_LIMIT: '1000000', THROTTLE_QRCODE_VERIFY_LIMIT: '1000000', THROTTLE_CAPTCHA_LIMIT: '1000000',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  children.add(child);
+  const url = `http://127.0.0.1:${port}`;
+  const giveUpAt = Date.now() + 60_000;
+  while (Date.now() < giveUpAt) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode} during start`);
+    try {
+      if ((await fetch(`${url}/health`)).ok) return { child, url };
+    } catch {
+      // not listening yet
+    }
+    await sleep(200);
+  }
+  throw new Error('the service did not become healthy within 60 s');
+}
+
+async function startBare(port, key) {
+  const child = fork(join(ROOT, 'bench', 'bare-route.mjs'), [String(port), REDIS, key], { stdio: 'inherit' });
+  children.add(child);
+  await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`bare route exited with ${code}`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/** VmRSS of a process in MiB, sampled every 250 ms while `during` runs; returns the peak. */
+async function peakRss(pid, during) {
+  let peak = 0;
+  const sample = () => {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+    peak = Math.max(peak, Number(line.split(/\s+/)[1]) / 1024);
+  };
+  sample();
+  const timer = setInterval(sample, 250);
+  try {
+    const result = await during();
+    sample();
+    return { result, rssMiB: peak };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** CPU seconds so far of the service (main thread and the rest: libuv pool, V8 helpers), MariaDB, Redis and this process. */
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+function ticksOf(statPath) {
+  try {
+    const fields = readFileSync(statPath, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK; // utime + stime
+  } catch {
+    return 0;
+  }
+}
+function pidsNamed(name) {
+  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
+    try {
+      return readFileSync(`/proc/${d}/comm`, 'utf8').trim() === name;
+    } catch {
+      return false;
+    }
+  });
+}
+/** Busy CPU seconds of the whole machine (all cores), from /proc/stat. */
+function machineBusy() {
+  const [, ...jiffies] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = jiffies;
+  return (user + nice + system + irq + softirq + steal) / CLK_TCK;
+}
+function cpuSnapshot(pid) {
+  const self = process.cpuUsage();
+  return {
+    at: performance.now() / 1000,
+    machine: machineBusy(),
+    main: ticksOf(`/proc/${pid}/task/${pid}/stat`),
+    service: ticksOf(`/proc/${pid}/stat`),
+    mariadb: pidsNamed('mariadbd').reduce((t, p) => t + ticksOf(`/proc/${p}/stat`), 0),
+    redis: pidsNamed('redis-server').reduce((t, p) => t + ticksOf(`/proc/${p}/stat`), 0),
+    bench: (self.user + self.system) / 1e6,
+  };
+}
+async function cpuPerRequest(pid, during) {
+  const before = cpuSnapshot(pid);
+  const result = await during();
+  const after = cpuSnapshot(pid);
+  const per = (k) => ((after[k] - before[k]) * 1000) / Math.max(1, result.result?.ok ?? result.ok);
+  const d = (k) => after[k] - before[k];
+  // Cores kept busy by everything that is not this bench (other jobs on the machine).
+  const otherCores = (d('machine') - d('service') - d('mariadb') - d('redis') - d('bench')) / d('at');
+  return {
+    result,
+    cpuMs: {
+      main: per('main'), pool: per('service') - per('main'), mariadb: per('mariadb'), redis: per('redis'), bench: per('bench'),
+      otherCores: Math.max(0, otherCores),
+    },
+  };
+}
+
+// ---------------------------------------------------------------- HTTP helpers
+
+async function post(url, path, body = {}, token) {
+  const headers = { 'content-type': 'application/json', 'user-agent': UA };
+  if (token) headers['admin-token'] = token;
+  const res = await fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  const json = await res.json();
+  if (!json.success) throw new Error(`${path}: ${res.status} ${json.code} ${json.message}`);
+  return json.data;
+}
+
+/** autocannon run; every request must answer 2xx, or the bench says so. */
+async function load(label, opts) {
+  const result = await autocannon({ duration: SECONDS, ...opts });
+  const errors = result.errors + result.timeouts + result.non2xx;
+  if (errors) log(`${label}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
+  return {
+    label,
+    rps: result.requests.total / (result.duration || SECONDS),
+    ok: result['2xx'],
+    errors,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+  };
+}
+
+// ---------------------------------------------------------------- the measurements
+
+/** (1) BCrypt compares per second with two in flight: bcrypt's async API runs them on two libuv threads. */
+async function bcryptLimit(seconds) {
+  const hash = await bcrypt.hash(USER_PASSWORD, COST);
+  let count = 0;
+  const endAt = Date.now() + seconds * 1000;
+  const started = process.hrtime.bigint();
+  const worker = async () => {
+    while (Date.now() < endAt) {
+      await bcrypt.compare(USER_PASSWORD, hash);
+      count += 1;
+    }
+  };
+  const machine0 = machineBusy();
+  const self0 = process.cpuUsage();
+  await Promise.all([worker(), worker()]);
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+  const self = process.cpuUsage(self0);
+  const otherCores = Math.max(0, (machineBusy() - machine0 - (self.user + self.system) / 1e6) / elapsed);
+  return { rate: count / elapsed, otherCores };
+}
+
+function loginLoad(url, accounts, password, duration = SECONDS) {
+  let i = 0;
+  return load('login', {
+    url, connections: LOGIN_CONNECTIONS, duration,
+    requests: [{
+      method: 'POST', path: '/sys/login',
+      headers: { 'content-type': 'application/json', 'user-agent': UA },
+      // Different accounts in turn: one account's logins are serialised by its lock mutex (by design).
+      setupRequest: (req) => ({ ...req, body: JSON.stringify({ account: accounts[i++ % accounts.length], password }) }),
+    }],
+  });
+}
+
+const FAILURE_COUNT_SQL = "SELECT COUNT(1) AS cnt FROM sys_login_log WHERE user_id = ? AND status = 'passwrong' AND login_time >= ?";
+const RECENT_IPS_SQL = "SELECT ip FROM sys_login_log WHERE user_id = ? AND status = 'success' ORDER BY login_time DESC, id DESC LIMIT 3";
+
+async function explain(db, userId) {
+  const since = new Date(Date.now() - 24 * 3_600_000);
+  const out = [];
+  for (const [name, sql, params] of [['failure count', FAILURE_COUNT_SQL, [userId, since]], ['recent IPs', RECENT_IPS_SQL, [userId]]]) {
+    const [rows] = await db.query(`EXPLAIN ${sql}`, params);
+    for (const r of rows) out.push(`  ${name.padEnd(13)} type=${r.type} key=${r.key} rows=${r.rows} extra=${r.Extra ?? ''}`);
+  }
+  return out.join('\n');
+}
+
+/** Mean time of the failure-count query, straight on the database. */
+async function failureCountMs(db, userIds) {
+  const since = new Date(Date.now() - 24 * 3_600_000);
+  const started = process.hrtime.bigint();
+  const n = 200;
+  for (let i = 0; i < n; i += 1) await db.query(FAILURE_COUNT_SQL, [userIds[i % userIds.length], since]);
+  return Number(process.hrtime.bigint() - started) / 1e6 / n;
+}
+
+/**
+ * 1 000 000 login-log rows in one INSERT … SELECT from MariaDB's sequence engine: a fifth of
+ * them for the bench users (about 3 000 each), the rest for 20 000 other ids, spread over 90
+ * days, a third of them wrong passwords — so the failure count and the recent-IP lookup have
+ * real ranges to walk.
+ */
+async function fillLoginLog(db, userIds, rows) {
+  await db.query('CREATE TEMPORARY TABLE bench_user (n INT PRIMARY KEY, id VARCHAR(36))');
+  await db.query('INSERT INTO bench_user (n, id) VALUES ?', [userIds.map((id, n) => [n, id])]);
+  const chunk = 200_000;
+  for (let from = 1; from <= rows; from += chunk) {
+    const to = Math.min(rows, from + chunk - 1);
+    await db.query(`
+      INSERT INTO sys_login_log (user_id, account, user_name, login_type, status, ip, browser, os, login_time, failure_reason)
+      SELECT IF(s.seq % 5 = 0, u.id, CONCAT('00000000-0000-4000-8000-', LPAD(s.seq % 20000, 12, '0'))),
+             CONCAT('acct', s.seq % 20000), 'Bench', 'account',
+             IF(s.seq % 3 = 0, 'passwrong', 'success'),
+             CONCAT('10.', s.seq % 251, '.', s.seq % 241, '.', s.seq % 239), 'Chrome 120', 'Linux',
+             UTC_TIMESTAMP(3) - INTERVAL (60 + s.seq % 7776000) SECOND,
+             IF(s.seq % 3 = 0, '用户名或密码错误', NULL)
+      FROM seq_${from}_to_${to} s JOIN bench_user u ON u.n = s.seq % ${userIds.length}`);
+  }
+  await db.query('ANALYZE TABLE sys_login_log');
+}
+
+// ---------------------------------------------------------------- main
+
+async function main() {
+  MAIN = build();
+  const admin = await createConnection(MARIADB);
+  await admin.query(`DROP DATABASE IF EXISTS \`${DATABASE}\``);
+  await admin.query(`CREATE DATABASE \`${DATABASE}\` CHARACTER SET utf8mb4`);
+  await admin.end();
+  const redis = createClient({ url: REDIS });
+  await redis.connect();
+
+  const out = { cpus: cpus().length, cpu: cpus()[0]?.model ?? '?', memGiB: totalmem() / 2 ** 30 };
+  try {
+    // (1) is measured twice, before and right after the login run, so that other load on the
+    // machine during the bench shows as a difference instead of skewing the ratio silently.
+    const bcryptSeconds = Math.min(SECONDS, 8);
+    log(`(1) bcrypt limit at cost ${COST}, ${bcryptSeconds} s`);
+    out.bcryptBefore = await bcryptLimit(bcryptSeconds);
+
+    const service = await startService(await freePort());
+    const { url } = service;
+    const pid = service.child.pid;
+    const db = await createConnection(`${MARIADB}/${DATABASE}`);
+    out.rssIdle = (await peakRss(pid, async () => sleep(500))).rssMiB;
+
+    // Users: created through the API (their hashes at BCRYPT_COST), with a changed password so
+    // that a login is the plain success path (no first-login tip).
+    const { publicKey } = await post(url, '/sys/publicKey');
+    const encrypt = (plain) => publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+      Buffer.from(plain)).toString('base64');
+    const adminToken = (await post(url, '/sys/login', { account: 'admin', password: encrypt(ADMIN_PASSWORD) })).accessToken;
+    const userPassword = encrypt(USER_PASSWORD);
+    log(`creating ${USERS} users`);
+    const accounts = Array.from({ length: USERS }, (_, i) => `bench${String(i).padStart(4, '0')}`);
+    const ids = [];
+    for (let i = 0; i < accounts.length; i += 4) {
+      ids.push(...(await Promise.all(accounts.slice(i, i + 4).map((username) =>
+        post(url, '/sys/user/create', { username, name: username, password: userPassword, roles: [] }, adminToken)))).map((r) => r.id));
+    }
+    await db.query('UPDATE sys_user SET password_update_time = UTC_TIMESTAMP(3) WHERE username LIKE ?', ['bench%']);
+
+    log('warm-up: logins and /sys/me/info, 3 s each');
+    await loginLoad(url, accounts, userPassword, 3);
+    const token = (await post(url, '/sys/login', { account: accounts[0], password: userPassword })).accessToken;
+    const apiOpts = (target, path, headers = {}) => ({
+      url: target, connections: API_CONNECTIONS,
+      requests: [{ method: 'POST', path, headers: { 'content-type': 'application/json', 'user-agent': UA, ...headers }, body: '{}' }],
+    });
+    await load('warm-up', { ...apiOpts(url, '/sys/me/info', { 'admin-token': token }), duration: 3 });
+
+    await db.query('TRUNCATE TABLE sys_login_log');
+    log(`(2)(4) logins, empty sys_login_log, ${SECONDS} s, ${LOGIN_CONNECTIONS} connections`);
+    const measured = await cpuPerRequest(pid, () => peakRss(pid, () => loginLoad(url, accounts, userPassword)));
+    const loginEmpty = measured.result;
+    out.loginCpu = measured.cpuMs;
+    out.loginEmpty = loginEmpty.result;
+    out.rssLogin = loginEmpty.rssMiB;
+    log(`(1) bcrypt limit again, ${bcryptSeconds} s`);
+    out.bcryptAfter = await bcryptLimit(bcryptSeconds);
+    out.bcrypt = (out.bcryptBefore.rate + out.bcryptAfter.rate) / 2;
+    const [[{ n: emptyRows }]] = await db.query('SELECT COUNT(*) AS n FROM sys_login_log');
+    out.emptyRows = Number(emptyRows);
+    out.failureCountEmptyMs = await failureCountMs(db, ids);
+    // What one login's password transport costs the service's main thread (contract §3).
+    const [[keyRow]] = await db.query("SELECT prop_value AS pem FROM sys_props WHERE prop_group = 'sys_security' AND prop_key = 'rsa_private_key'");
+    if (keyRow) {
+      const started = process.hrtime.bigint();
+      for (let i = 0; i < 100; i += 1) {
+        privateDecrypt({ key: keyRow.pem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(userPassword, 'base64'));
+      }
+      out.rsaMs = Number(process.hrtime.bigint() - started) / 1e6 / 100;
+    }
+
+    log(`(3) /sys/me/info, ${SECONDS} s, ${API_CONNECTIONS} connections`);
+    const infoMeasured = await cpuPerRequest(pid, () => peakRss(pid, () => load('/sys/me/info', apiOpts(url, '/sys/me/info', { 'admin-token': token }))));
+    const info = infoMeasured.result;
+    out.infoCpu = infoMeasured.cpuMs;
+    out.info = info.result;
+    out.rssInfo = info.rssMiB;
+
+    // The same key shape as the service reads first: the session JSON of that token.
+    const sessionKey = (await redis.scanIterator({ MATCH: `${PREFIX}AUTH_TOKEN:*`, COUNT: 1000 }).next()).value?.[0];
+    const bare = await startBare(await freePort(), sessionKey);
+    await load('warm-up', { ...apiOpts(bare.url, '/bare'), duration: 3 });
+    log(`(3) bare Fastify + one Redis GET, ${SECONDS} s, ${API_CONNECTIONS} connections`);
+    out.bare = await load('bare', apiOpts(bare.url, '/bare'));
+    await stopChild(bare.child);
+
+    log(`(4) inserting ${LOG_ROWS} rows into sys_login_log`);
+    const fillStarted = Date.now();
+    await fillLoginLog(db, ids, LOG_ROWS);
+    out.fillSeconds = (Date.now() - fillStarted) / 1000;
+    const [[{ n: fullRows }]] = await db.query('SELECT COUNT(*) AS n FROM sys_login_log');
+    out.fullRows = Number(fullRows);
+    out.explain = await explain(db, ids[0]);
+    out.failureCountFullMs = await failureCountMs(db, ids);
+    log(`(4) logins, ${out.fullRows} rows, ${SECONDS} s`);
+    const loginFull = await peakRss(pid, () => loginLoad(url, accounts, userPassword));
+    out.loginFull = loginFull.result;
+    out.rssLoginFull = loginFull.rssMiB;
+
+    await db.end();
+    await stopChild(service.child);
+  } finally {
+    const keys = [];
+    for await (const batch of redis.scanIterator({ MATCH: `${PREFIX}*`, COUNT: 1000 })) keys.push(...batch);
+    for (let i = 0; i < keys.length; i += 1000) await redis.del(keys.slice(i, i + 1000));
+    await redis.close();
+    if (process.env.BENCH_KEEP_DB !== '1') {
+      const conn = await createConnection(MARIADB);
+      await conn.query(`DROP DATABASE IF EXISTS \`${DATABASE}\``);
+      await conn.end();
+    }
+  }
+  report(out);
+}
+
+function report(o) {
+  const pct = (x) => `${(x * 100).toFixed(0)} %`;
+  const ms = (x) => `${x.toFixed(0)} ms`;
+  const verdict = (ok) => (ok ? 'met' : 'MISSED');
+  const errors = o.loginEmpty.errors + o.info.errors + o.loginFull.errors + o.bare.errors;
+  const loginRatio = o.loginEmpty.rps / o.bcrypt;
+  const infoRatio = o.info.rps / o.bare.rps;
+  const p99Ratio = o.loginFull.p99 / o.loginEmpty.p99;
+  const rows = [
+    ['(1) BCrypt limit, cost ' + COST + ', 2 in parallel', `${o.bcrypt.toFixed(1)} compares/s`, '', '',
+      `mean of ${o.bcryptBefore.rate.toFixed(1)} before and ${o.bcryptAfter.rate.toFixed(1)} after (2)`],
+    [`(2) login, ${LOGIN_CONNECTIONS} conn., ${USERS} accounts`, `${o.loginEmpty.rps.toFixed(1)} req/s`, ms(o.loginEmpty.p50), ms(o.loginEmpty.p99),
+      `${pct(loginRatio)} of (1) — target ≥ 90 %: ${verdict(loginRatio >= 0.9)}`],
+    [`(3) /sys/me/info, ${API_CONNECTIONS} conn.`, `${o.info.rps.toFixed(0)} req/s`, ms(o.info.p50), ms(o.info.p99),
+      `${pct(infoRatio)} of bare — target ≥ 60 %: ${verdict(infoRatio >= 0.6)}`],
+    [`    bare Fastify + 1 Redis GET`, `${o.bare.rps.toFixed(0)} req/s`, ms(o.bare.p50), ms(o.bare.p99), ''],
+    [`(4) login, sys_login_log ${o.emptyRows} rows`, `${o.loginEmpty.rps.toFixed(1)} req/s`, ms(o.loginEmpty.p50), ms(o.loginEmpty.p99), ''],
+    [`    login, sys_login_log ${o.fullRows} rows`, `${o.loginFull.rps.toFixed(1)} req/s`, ms(o.loginFull.p50), ms(o.loginFull.p99),
+      `p99 ${p99Ratio.toFixed(2)}× — target ≤ 1.2×: ${verdict(p99Ratio <= 1.2)}`],
+    [`(5) service RSS (VmRSS), peak`, `idle ${o.rssIdle.toFixed(0)} MiB`, `login ${o.rssLogin.toFixed(0)} MiB`, `info ${o.rssInfo.toFixed(0)} MiB`,
+      `login at 1M rows ${o.rssLoginFull.toFixed(0)} MiB`],
+    ['errors (non-2xx, socket errors, timeouts)', String(errors), '', '', `target 0: ${verdict(errors === 0)}`],
+  ];
+  const head = ['measure', 'throughput', 'p50', 'p99', 'against target'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  console.log(`\nMachine: ${o.cpus} × ${o.cpu}, ${o.memGiB.toFixed(1)} GiB, Node ${process.version}; `
+    + `${SECONDS} s per phase; load generator (autocannon) on the same machine\n`);
+  console.log(line(head));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  rows.forEach((r) => console.log(line(r)));
+  console.log(`\nFailure-count query straight on MariaDB: ${o.failureCountEmptyMs.toFixed(2)} ms with ${o.emptyRows} rows, `
+    + `${o.failureCountFullMs.toFixed(2)} ms with ${o.fullRows} rows (filled in ${o.fillSeconds.toFixed(0)} s)`);
+  console.log(`EXPLAIN at ${o.fullRows} rows:\n${o.explain}`);
+  const cpu = (c) => `service main thread ${c.main.toFixed(2)}, service pool/helper threads ${c.pool.toFixed(2)}, `
+    + `mariadbd ${c.mariadb.toFixed(2)}, redis-server ${c.redis.toFixed(2)}, load generator ${c.bench.toFixed(2)}; `
+    + `other processes kept ${c.otherCores.toFixed(2)} of ${o.cpus} cores busy meanwhile`;
+  console.log(`Other processes kept ${o.bcryptBefore.otherCores.toFixed(2)} / ${o.bcryptAfter.otherCores.toFixed(2)} cores busy during (1) before / after`);
+  console.log(`CPU ms per login (2): ${cpu(o.loginCpu)}`);
+  const c = o.loginCpu;
+  console.log(`  BCrypt's share of the CPU one login costs on this machine: ${pct(c.pool / (c.main + c.pool + c.mariadb + c.redis + c.bench))} `
+    + '(the ceiling of (2) ÷ (1) when both cores are busy)');
+  if (o.rsaMs) console.log(`  of the main thread's: one RSA-OAEP private decrypt ${o.rsaMs.toFixed(2)} ms`);
+  console.log(`CPU ms per /sys/me/info (3): ${cpu(o.infoCpu)}`);
+  console.log('(mariadbd and redis-server figures include whatever else uses them on the machine)');
+}
+
+main().then(() => process.exit(0), (err) => {
+  console.error(err);
+  process.exit(1);
+});

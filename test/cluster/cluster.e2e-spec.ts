@@ -1,0 +1,303 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Connection, createConnection } from 'mysql2/promise';
+import { createClient, RedisClientType } from 'redis';
+import {
+  ADMIN_PASSWORD, buildService, ClusterBackend, provisionCluster, ServiceNode, sha256hex,
+} from './cluster-node';
+
+/**
+ * Scale-out (issue 6): two instances of the built service, started together as separate
+ * processes on ONE fresh MariaDB database and ONE Redis namespace, behave as one service.
+ * Everything goes over real HTTP; Redis and the database are read only to check the
+ * contract's storage (§6).
+ */
+jest.setTimeout(120_000);
+
+const WRONG = 'Wrong#pass1';
+const PASSWORD = 'Passw0rd!x';
+
+/** Stands in for the SMS provider of both instances: records every request, answers `status`. */
+class SmsSink {
+  readonly requests: { key: string; id: string; status: number }[] = [];
+  status = 200;
+  private server?: Server;
+  url = '';
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        const status = this.status;
+        this.requests.push({ key: String(req.headers['idempotency-key']), id: body.id, status });
+        // A slow provider widens the window in which a second instance could deliver the same row.
+        setTimeout(() => res.writeHead(status, { 'content-type': 'application/json' }).end('{}'), 30);
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', () => resolve()));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/sms`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    if (this.server) await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+  }
+}
+
+async function waitUntil(check: () => Promise<boolean>, what: string, limitMs: number): Promise<void> {
+  const giveUpAt = Date.now() + limitMs;
+  while (!(await check())) {
+    if (Date.now() > giveUpAt) throw new Error(`timed out after ${limitMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('two instances on one MariaDB + Redis (scale-out)', () => {
+  let backend: ClusterBackend;
+  let a: ServiceNode;
+  let b: ServiceNode;
+  let db: Connection;
+  let redis: RedisClientType;
+  let adminToken: string;
+  let sms: SmsSink;
+  let seq = 0;
+
+  beforeAll(async () => {
+    const main = await buildService();
+    backend = await provisionCluster();
+    sms = await new SmsSink().start();
+    const env = {
+      DATABASE_URL: backend.databaseUrl,
+      REDIS_URL: backend.redisUrl,
+      REDIS_KEY_PREFIX: backend.prefix,
+      CAPTCHA_ENABLED: 'false',
+      ADMIN_INITIAL_PASSWORD: ADMIN_PASSWORD,
+      BCRYPT_COST: '4',
+      TRUST_PROXY: 'true',
+      LOG_LEVEL: 'warn',
+      SMS_WEBHOOK_URL: sms.url,
+    };
+    // Started at the same moment, as an orchestrator starts replicas: both see an empty database.
+    [a, b] = await Promise.all([ServiceNode.start('A', main, env), ServiceNode.start('B', main, env)]);
+    await Promise.all([a.waitHealthy(), b.waitHealthy()]);
+    db = await createConnection(backend.databaseUrl);
+    redis = createClient({ url: backend.redisUrl }) as RedisClientType;
+    await redis.connect();
+    adminToken = await a.token('admin', ADMIN_PASSWORD, '10.9.9.9');
+  });
+
+  afterAll(async () => {
+    await Promise.allSettled([a?.stop(), b?.stop()]);
+    await db?.end().catch(() => undefined);
+    if (redis?.isOpen) {
+      // SCAN, never KEYS (STYLE.md): only this run's namespace.
+      const keys: string[] = [];
+      for await (const batch of redis.scanIterator({ MATCH: `${backend.prefix}*`, COUNT: 500 })) keys.push(...batch);
+      if (keys.length) await redis.del(keys);
+      await redis.close();
+    }
+    await backend?.dispose();
+    await sms?.stop();
+  });
+
+  const admin = <T = any>(node: ServiceNode, path: string, body: unknown = {}) =>
+    node.post<T>(path, body, { token: adminToken, ip: '10.9.9.9' });
+
+  async function saveLoginStrategy(node: ServiceNode, fields: Record<string, unknown>) {
+    const res = await admin(node, '/sys/strategy/login/save', fields);
+    expect(res.body).toMatchObject({ success: true, code: 'OK' });
+  }
+
+  /** Polls an instance's login strategy until it shows the fields; returns how long that took. */
+  async function waitForStrategy(node: ServiceNode, fields: Record<string, unknown>, limitMs = 1000): Promise<number> {
+    const started = Date.now();
+    for (;;) {
+      const res = await admin(node, '/sys/strategy/login/info');
+      expect(res.body.success).toBe(true);
+      if (Object.entries(fields).every(([k, v]) => res.body.data[k] === v)) return Date.now() - started;
+      if (Date.now() - started > limitMs) {
+        throw new Error(`${node.name} still shows ${JSON.stringify(res.body.data)} after ${limitMs} ms`);
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  async function createUser(node: ServiceNode): Promise<{ id: string; username: string }> {
+    seq += 1;
+    const username = `cl_${randomBytes(3).toString('hex')}${seq}`;
+    const res = await admin(node, '/sys/user/create', {
+      username, name: `Cluster ${seq}`, mobile: `1390000${String(seq).padStart(4, '0')}`,
+      password: await node.encrypt(PASSWORD), roles: [],
+    });
+    expect(res.body).toMatchObject({ success: true });
+    return { id: res.body.data.id, username };
+  }
+
+  it('both instances share one schema, one RSA key and one admin', async () => {
+    const [keyA, keyB] = await Promise.all([a.post('/sys/publicKey'), b.post('/sys/publicKey')]);
+    expect(keyA.body.data.keyId).toBe(keyB.body.data.keyId);
+    const [admins] = await db.query<any[]>("SELECT COUNT(*) AS n FROM sys_user WHERE username = 'admin'");
+    expect(Number(admins[0].n)).toBe(1);
+    // A token from A works on B: sessions live in Redis.
+    const me = await admin(b, '/sys/me/info');
+    expect(me.body).toMatchObject({ success: true, data: { username: 'admin' } });
+  });
+
+  it('a login-strategy save on A is applied by B within one second', async () => {
+    // B has the current values cached: the save must invalidate that cache, not a first load.
+    const before = await admin(b, '/sys/strategy/login/info');
+    const next = before.body.data.sessionExpireMinutes === 45 ? 46 : 45;
+    await saveLoginStrategy(a, { sessionExpireMinutes: next, lockMinutes: 77 });
+    const appliedIn = await waitForStrategy(b, { sessionExpireMinutes: next, lockMinutes: 77 }, 1000);
+    expect(appliedIn).toBeLessThan(1000);
+    await saveLoginStrategy(b, { sessionExpireMinutes: 30, lockMinutes: 1440 });
+    await waitForStrategy(a, { sessionExpireMinutes: 30, lockMinutes: 1440 }, 1000);
+  });
+
+  it('multiOnline=false: a login on B kicks out the token issued by A', async () => {
+    await saveLoginStrategy(a, { multiOnline: false });
+    await waitForStrategy(b, { multiOnline: false });
+    try {
+      const user = await createUser(a);
+      const fromA = await a.token(user.username, PASSWORD, '10.1.0.1');
+      expect((await a.post('/sys/me/info', {}, { token: fromA })).body.success).toBe(true);
+
+      const fromB = await b.token(user.username, PASSWORD, '10.1.0.2');
+
+      const old = await a.post('/sys/me/info', {}, { token: fromA });
+      expect(old.status).toBe(401);
+      expect(old.body).toMatchObject({ success: false, code: 'KICKED_OUT' });
+      // Contract §5: KICKED_OUT once, then the session is gone — on either instance.
+      expect((await b.post('/sys/me/info', {}, { token: fromA })).body.code).toBe('NOT_LOGGED_IN');
+      expect((await a.post('/sys/me/info', {}, { token: fromB })).body).toMatchObject({ success: true });
+    } finally {
+      await saveLoginStrategy(a, { multiOnline: true });
+      await waitForStrategy(b, { multiOnline: true });
+    }
+  });
+
+  it('lockout is exact with 20 parallel wrong passwords split across A and B', async () => {
+    await saveLoginStrategy(a, { maxFailureTimes: 5, maxFailureInterval: 24, lockMinutes: 60 });
+    await waitForStrategy(b, { maxFailureTimes: 5, maxFailureInterval: 24, lockMinutes: 60 });
+    const user = await createUser(a);
+    const ciphertexts = await Promise.all(Array.from({ length: 20 }, () => a.encrypt(WRONG)));
+
+    const replies = await Promise.all(ciphertexts.map((password, i) =>
+      (i % 2 === 0 ? a : b).post('/sys/login', { account: user.username, password }, { ip: `10.2.0.${i + 1}` })));
+
+    expect(replies.filter((r) => r.status >= 500)).toEqual([]);
+    const codes = replies.map((r) => r.body.code);
+    expect(codes.filter((c) => c === 'BAD_CREDENTIALS')).toHaveLength(5);
+    expect(codes.filter((c) => c === 'ACCOUNT_LOCKED')).toHaveLength(15);
+
+    const [rows] = await db.query<any[]>(
+      'SELECT status, COUNT(*) AS n FROM sys_login_log WHERE user_id = ? GROUP BY status', [user.id]);
+    const byStatus = Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+    expect(byStatus).toEqual({ passwrong: 5, locked: 15 });
+    const [[row]] = await db.query<any[]>('SELECT locked, unlock_time FROM sys_user WHERE id = ?', [user.id]);
+    expect(Number(row.locked)).toBe(1);
+    expect(row.unlock_time).not.toBeNull();
+
+    // Locked on both instances, even for the right password.
+    expect((await b.login(user.username, PASSWORD)).body.code).toBe('ACCOUNT_LOCKED');
+    expect((await a.login(user.username, PASSWORD)).body.code).toBe('ACCOUNT_LOCKED');
+  });
+
+  it('a QR code generated on A is verified on B, once', async () => {
+    const user = await createUser(a);
+    const token = await a.token(user.username, PASSWORD, '10.3.0.1');
+    const generated = await a.post<{ code: string; expiresIn: number }>('/auth/qrcode/generate', {}, { token });
+    expect(generated.body).toMatchObject({ success: true, data: { expiresIn: 300 } });
+    const { code } = generated.body.data;
+
+    const verified = await b.post('/auth/qrcode/verify', { code }, { ip: '10.3.0.2' });
+    expect(verified.body).toMatchObject({ success: true, data: { tempUser: false } });
+    const scanned = verified.body.data.accessToken as string;
+    expect((await a.post('/sys/me/info', {}, { token: scanned })).body).toMatchObject({
+      success: true, data: { username: user.username },
+    });
+
+    const again = await a.post('/auth/qrcode/verify', { code }, { ip: '10.3.0.2' });
+    expect(again.body).toMatchObject({ success: false, code: 'QRCODE_INVALID' });
+  });
+
+  it('a token renewed on A is renewed for B too', async () => {
+    const { sessionExpireMinutes } = (await admin(a, '/sys/strategy/login/info')).body.data;
+    const validityMs = sessionExpireMinutes * 60_000;
+    const user = await createUser(a);
+    const token = await a.token(user.username, PASSWORD, '10.4.0.1');
+    const key = `${backend.prefix}AUTH_TOKEN:${sha256hex(token)}`;
+    const permsKey = `${backend.prefix}AUTH_PERMS:${sha256hex(token)}`;
+
+    // Make renewal due without waiting: 20 s left of a 30-minute validity (< 50%).
+    const stored = JSON.parse((await redis.get(key))!);
+    const nearEnd = Date.now() + 20_000;
+    await redis.set(key, JSON.stringify({ ...stored, expireAt: nearEnd }), { expiration: { type: 'PX', value: 20_000 } });
+    await redis.pExpire(permsKey, 20_000);
+
+    const before = Date.now();
+    expect((await a.post('/sys/me/info', {}, { token })).body.success).toBe(true);
+
+    const renewed = JSON.parse((await redis.get(key))!);
+    expect(renewed.expireAt).toBeGreaterThanOrEqual(before + validityMs - 1000);
+    expect(renewed.expireAt).toBeLessThanOrEqual(Date.now() + validityMs + 1000);
+    // Contract §6: both TTLs reset with it.
+    expect(Number(await redis.pTTL(key))).toBeGreaterThan(validityMs - 60_000);
+    expect(Number(await redis.pTTL(permsKey))).toBeGreaterThan(validityMs - 60_000);
+
+    // B sees the moved expireAt and accepts the token.
+    const onB = await b.post('/sys/me/sessions', { pageNum: 1, pageSize: 10 }, { token });
+    expect(onB.body.success).toBe(true);
+    const current = onB.body.data.rows.find((r: any) => r.current);
+    expect(current.expireAt).toBe(renewed.expireAt);
+    expect(current.expireAt).toBeGreaterThan(nearEnd + 60_000);
+    expect((await b.post('/sys/me/info', {}, { token })).body).toMatchObject({
+      success: true, data: { username: user.username },
+    });
+  });
+
+  it('each notification is delivered once, also when both instances retry the same rows', async () => {
+    await saveLoginStrategy(a, { sendMsgWhenErrorLogin: 'sms,site', maxFailureTimes: 100 });
+    await waitForStrategy(b, { sendMsgWhenErrorLogin: 'sms,site', maxFailureTimes: 100 });
+    try {
+      const users = [await createUser(a), await createUser(b), await createUser(a)];
+      const ids = users.map((u) => u.id);
+      const rowsOf = async () => (await db.query<any[]>(
+        'SELECT id, channel, status, attempts, claimed_by FROM sys_notification WHERE user_id IN (?)', [ids]))[0];
+
+      // The provider is down at first: every SMS row stays pending for a retry (5 s later),
+      // which both instances' pollers then find due at about the same time.
+      sms.status = 503;
+      const attempts = users.flatMap((user, u) => [0, 1, 2, 3].map((k) => ({ user, node: (u + k) % 2 ? b : a, ip: `10.5.${u}.${k}` })));
+      const replies = await Promise.all(attempts.map(({ user, node, ip }) => node.login(user.username, WRONG, ip)));
+      expect(replies.map((r) => r.body.code)).toEqual(attempts.map(() => 'BAD_CREDENTIALS'));
+
+      await waitUntil(async () => {
+        const rows = await rowsOf();
+        return rows.length === attempts.length * 2
+          && rows.filter((r) => r.channel === 'site').every((r) => r.status === 'sent')
+          && rows.filter((r) => r.channel === 'sms').every((r) => Number(r.attempts) === 1 && r.claimed_by === null);
+      }, 'site messages sent and one failed SMS attempt per row', 10_000);
+      sms.status = 200;
+      await waitUntil(async () => (await rowsOf()).every((r) => r.status === 'sent'), 'every SMS sent on retry', 20_000);
+
+      const rows = await rowsOf();
+      const smsIds = rows.filter((r) => r.channel === 'sms').map((r) => r.id).sort();
+      const mine = sms.requests.filter((r) => smsIds.includes(r.id));
+      // Exactly two requests per SMS: the refused first attempt and one accepted retry.
+      expect(mine.filter((r) => r.status === 200).map((r) => r.id).sort()).toEqual(smsIds);
+      expect(mine.filter((r) => r.status === 503).map((r) => r.id).sort()).toEqual(smsIds);
+      expect(mine.every((r) => r.key === r.id)).toBe(true);
+      // One site message per site row, across both instances.
+      const siteIds = rows.filter((r) => r.channel === 'site').map((r) => r.id).sort();
+      const [messages] = await db.query<any[]>('SELECT id FROM sys_message WHERE user_id IN (?)', [ids]);
+      expect(messages.map((m) => m.id).sort()).toEqual(siteIds);
+    } finally {
+      sms.status = 200;
+      await saveLoginStrategy(a, { sendMsgWhenErrorLogin: '', maxFailureTimes: 5 });
+    }
+  });
+});
