@@ -1,4 +1,4 @@
-import { createServer, get, IncomingHttpHeaders, Server } from 'node:http';
+import { get, IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { FakeClock } from '../src/common/clock';
@@ -9,6 +9,7 @@ import { NotificationOutbox } from '../src/notification/outbox/notification-outb
 import { PasswordExpiryReminderService } from '../src/notification/reminder/password-expiry-reminder.service';
 import { createActiveUser, createUser, TestUser } from './factories';
 import { Backend, BACKENDS, mariadbRedis, Provisioned } from './support/backends';
+import { WebhookSink } from './support/webhook-sink';
 import { startApp, TestApp } from './support/test-app';
 
 const DAY = 86_400_000;
@@ -65,45 +66,6 @@ class SmtpSink {
 
   to(address: string): ReceivedMail[] {
     return this.mails.filter((m) => m.to.includes(address));
-  }
-}
-
-/** A tiny HTTP server standing in for the SMS provider; `status` decides the answer. */
-class WebhookSink {
-  /** Every request, whatever the answer. */
-  readonly requests: { headers: IncomingHttpHeaders; body: any }[] = [];
-  /** Only the requests answered 2xx: what the provider accepted. */
-  readonly accepted: any[] = [];
-  status = 200;
-  delayMs = 0;
-  private server?: Server;
-  port = 0;
-
-  async start(): Promise<this> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        this.requests.push({ headers: req.headers, body });
-        const status = this.status;
-        setTimeout(() => {
-          if (status < 300) this.accepted.push(body);
-          res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
-        }, this.delayMs);
-      });
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', () => resolve()));
-    this.port = (this.server.address() as AddressInfo).port;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${this.port}/sms`;
   }
 }
 

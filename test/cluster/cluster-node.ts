@@ -1,10 +1,11 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { constants, createHash, publicEncrypt, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createConnection } from 'mysql2/promise';
+import { encryptPassword } from '../support/password-transport';
 
 /**
  * Instances of the BUILT service (node <build>/src/main.js) as child processes, for the
@@ -172,10 +173,7 @@ export class ServiceNode {
   /** Contract §3: RSA-OAEP/SHA-256 under the public key this instance serves. */
   async encrypt(plain: string): Promise<string> {
     if (!this.publicKeyPem) this.publicKeyPem = (await this.post('/sys/publicKey')).body.data.publicKey;
-    return publicEncrypt(
-      { key: this.publicKeyPem!, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
-      Buffer.from(plain, 'utf8'),
-    ).toString('base64');
+    return encryptPassword(this.publicKeyPem!, plain);
   }
 
   async login(account: string, password: string, ip?: string) {

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Connection, createConnection } from 'mysql2/promise';
 import { createClient, RedisClientType } from 'redis';
 import {
   ADMIN_PASSWORD, buildService, ClusterBackend, provisionCluster, ServiceNode, sha256hex,
 } from './cluster-node';
+import { WebhookSink } from '../support/webhook-sink';
 
 /**
  * Scale-out (issue 6): two instances of the built service, started together as separate
@@ -17,35 +16,6 @@ jest.setTimeout(120_000);
 
 const WRONG = 'Wrong#pass1';
 const PASSWORD = 'Passw0rd!x';
-
-/** Stands in for the SMS provider of both instances: records every request, answers `status`. */
-class SmsSink {
-  readonly requests: { key: string; id: string; status: number }[] = [];
-  status = 200;
-  private server?: Server;
-  url = '';
-
-  async start(): Promise<this> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        const status = this.status;
-        this.requests.push({ key: String(req.headers['idempotency-key']), id: body.id, status });
-        // A slow provider widens the window in which a second instance could deliver the same row.
-        setTimeout(() => res.writeHead(status, { 'content-type': 'application/json' }).end('{}'), 30);
-      });
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', () => resolve()));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/sms`;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    if (this.server) await new Promise<void>((resolve) => this.server!.close(() => resolve()));
-  }
-}
 
 async function waitUntil(check: () => Promise<boolean>, what: string, limitMs: number): Promise<void> {
   const giveUpAt = Date.now() + limitMs;
@@ -62,13 +32,14 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
   let db: Connection;
   let redis: RedisClientType;
   let adminToken: string;
-  let sms: SmsSink;
+  let sms: WebhookSink;
   let seq = 0;
 
   beforeAll(async () => {
     const main = await buildService();
     backend = await provisionCluster();
-    sms = await new SmsSink().start();
+    sms = await new WebhookSink().start();
+    sms.delayMs = 30;
     const env = {
       DATABASE_URL: backend.databaseUrl,
       REDIS_URL: backend.redisUrl,
@@ -286,7 +257,8 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
 
       const rows = await rowsOf();
       const smsIds = rows.filter((r) => r.channel === 'sms').map((r) => r.id).sort();
-      const mine = sms.requests.filter((r) => smsIds.includes(r.id));
+      const mine = sms.requests.map((r) => ({ id: r.body.id, key: r.headers['idempotency-key'], status: r.status }))
+        .filter((r) => smsIds.includes(r.id));
       // Exactly two requests per SMS: the refused first attempt and one accepted retry.
       expect(mine.filter((r) => r.status === 200).map((r) => r.id).sort()).toEqual(smsIds);
       expect(mine.filter((r) => r.status === 503).map((r) => r.id).sort()).toEqual(smsIds);

@@ -1,6 +1,5 @@
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
-import { constants, publicEncrypt } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
 import { setupApp } from '../../src/app.setup';
@@ -9,6 +8,7 @@ import { Envelope } from '../../src/common/envelope';
 import { loadConfig } from '../../src/config/app-config';
 import { KvStore } from '../../src/store/kv.store';
 import { Backend, Provisioned } from './backends';
+import { encryptPassword } from './password-transport';
 
 export const ADMIN_PASSWORD = 'Admin@12345';
 
@@ -63,10 +63,7 @@ export class TestApp {
   /** RSA-OAEP-256 under the service's public key, as a browser's WebCrypto does it. */
   async encrypt(plain: string): Promise<string> {
     if (!this.publicKeyPem) this.publicKeyPem = (await this.post('/sys/publicKey')).body.data.publicKey;
-    return publicEncrypt(
-      { key: this.publicKeyPem!, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
-      Buffer.from(plain, 'utf8'),
-    ).toString('base64');
+    return encryptPassword(this.publicKeyPem!, plain);
   }
 
   async login(account: string, password: string, opts: CallOptions = {}) {
