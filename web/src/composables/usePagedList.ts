@@ -1,0 +1,38 @@
+import { onMounted, reactive, ref, shallowRef } from 'vue';
+import type { Page, PageQuery } from '@/api/request';
+import { showError } from '@/utils/errors';
+
+/**
+ * The state of a paged list page: rows, total, paging and loading, and the calls the
+ * toolbar and pager make. The fetcher gets the paging and adds the page's own filters.
+ * Loads once when the component mounts.
+ */
+export function usePagedList<T>(fetcher: (query: PageQuery) => Promise<Page<T>>, { pageSize = 20 } = {}) {
+  const paging = reactive<PageQuery>({ pageNum: 1, pageSize });
+  const rows = shallowRef<T[]>([]);
+  const total = ref(0);
+  const loading = ref(false);
+
+  async function load() {
+    loading.value = true;
+    try {
+      const page = await fetcher({ pageNum: paging.pageNum, pageSize: paging.pageSize });
+      rows.value = page.rows;
+      total.value = page.total;
+    } catch (e) {
+      showError(e);
+    } finally {
+      loading.value = false;
+    }
+  }
+
+  /** New filters: back to the first page. */
+  function search() {
+    paging.pageNum = 1;
+    void load();
+  }
+
+  onMounted(load);
+
+  return { paging, rows, total, loading, load, search };
+}
