@@ -427,7 +427,7 @@ async function main() {
 }
 
 function report(o) {
-  const pct = (x) => `${(x * 100).toFixed(0)} %`;
+  const pct = (x) => `${(x * 100).toFixed(1)} %`;
   const ms = (x) => `${x.toFixed(0)} ms`;
   const verdict = (ok) => (ok ? 'met' : 'MISSED');
   const errors = o.loginEmpty.errors + o.info.errors + o.loginFull.errors + o.bare.errors;
