@@ -20,8 +20,13 @@ export class HealthController {
 
   @Get() @Post() @HttpCode(200) @Public()
   async check() {
-    const timeout = <T>(p: Promise<T>) =>
-      Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000))]);
+    // A probe that does not answer within 2 s counts as down; the timer is cleared either way, so
+    // frequent probes leave nothing pending.
+    const timeout = <T>(p: Promise<T>) => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('timeout')), 2000); });
+      return Promise.race([p, late]).finally(() => clearTimeout(timer));
+    };
     const database = await timeout(this.dataSource.query('SELECT 1')).then(() => 'up', () => 'down');
     const redis = this.config.REDIS_URL
       ? await timeout(this.store.ping()).then((ok) => (ok ? 'up' : 'down'), () => 'down')
