@@ -38,7 +38,8 @@ function structuralProblem(body: object): AppException | undefined {
       if (depth > MAX_BODY_DEPTH) return validationFailed('请求体嵌套过深', 'The request body is nested too deeply');
       for (const [key, child] of Object.entries(node)) {
         const at = depth === 1 ? key : field;
-        if (LONE_SURROGATE.test(key)) return illFormed(at);
+        // The key itself is not echoed: it is the ill-formed text.
+        if (LONE_SURROGATE.test(key)) return illFormed(field);
         pending.push([child, depth + 1, at]);
       }
     }

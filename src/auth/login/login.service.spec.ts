@@ -1,0 +1,412 @@
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { Test } from '@nestjs/testing';
+import { getDataSourceToken, getRepositoryToken } from '@nestjs/typeorm';
+import { AppException } from '../../common/app.exception';
+import { Clock, FakeClock } from '../../common/clock';
+import { ErrorCode } from '../../common/error-code';
+import { AppConfig } from '../../config/app-config';
+import { LoginStatus, LoginTypes } from '../../login-log/login-log.entity';
+import { LoginAttempt, LoginLogService } from '../../login-log/login-log.service';
+import { KeyedMutex } from '../../store/keyed-mutex';
+import { Keys } from '../../store/keys';
+import { KvStore } from '../../store/kv.store';
+import { MemoryKvStore } from '../../store/memory-kv.store';
+import { StrategyService } from '../../strategy/strategy.service';
+import { LoginStrategy, UserStrategy } from '../../strategy/strategy.types';
+import { PasswordHasher } from '../../user-account/password-hasher';
+import { RoleService } from '../../user-account/role.service';
+import { UserAccountService } from '../../user-account/user-account.service';
+import { UserEntity } from '../../user-account/user.entity';
+import { CaptchaService } from '../captcha/captcha.service';
+import { SessionService } from '../session/session.service';
+import { LoginFailedEvent, UnusualIpEvent } from './login.events';
+import { LoginRequest, LoginService } from './login.service';
+
+const DAY = 86_400_000;
+const MINUTE = 60_000;
+const PASSWORD = 'Right-pass1';
+
+/**
+ * The few TypeORM calls UserAccountService makes on the login path (lookup by a column through the
+ * query builder, update by id), over an in-memory table. Rows come back as copies, as from a database.
+ */
+class FakeUserRepository {
+  readonly rows = new Map<string, UserEntity>();
+
+  createQueryBuilder() {
+    let match: (u: UserEntity) => boolean = () => false;
+    const qb = {
+      addSelect: () => qb,
+      where: (sql: string, params: Record<string, unknown>) => {
+        const [, field, param] = /^u\.(\w+) = :(\w+)$/.exec(sql)!;
+        match = (u) => (u as unknown as Record<string, unknown>)[field] === params[param];
+        return qb;
+      },
+      getOne: async () => {
+        const row = [...this.rows.values()].find(match);
+        return row ? { ...row } : null;
+      },
+    };
+    return qb;
+  }
+
+  async update(id: string, changes: Partial<UserEntity>) {
+    const row = this.rows.get(id);
+    if (row) Object.assign(row, changes);
+  }
+}
+
+/** The login log as LoginLogService keeps it: rows stamped with the clock, failures counted since a time. */
+class FakeLoginLog {
+  readonly rows: (LoginAttempt & { loginTime: Date })[] = [];
+  constructor(private readonly clock: Clock) {}
+
+  async record(attempt: LoginAttempt) {
+    this.rows.push({ ...attempt, loginTime: this.clock.now() });
+  }
+
+  async countFailuresSince(userId: string, since: Date) {
+    return this.rows.filter((r) => r.userId === userId && r.status === LoginStatus.PASSWRONG
+      && r.loginTime.getTime() >= since.getTime()).length;
+  }
+
+  async recentSuccessIps(userId: string, count: number) {
+    return this.rows.filter((r) => r.userId === userId && r.status === LoginStatus.SUCCESS)
+      .reverse().slice(0, count).map((r) => r.ip);
+  }
+
+  statuses() {
+    return this.rows.map((r) => r.status);
+  }
+}
+
+/** Plain-text "hashes"; records which passwords were compared and how often a dummy compare ran. */
+class FakeHasher extends PasswordHasher {
+  compared: string[] = [];
+  burns = 0;
+  async hash(plain: string) {
+    return `hash:${plain}`;
+  }
+  async matches(plain: string, hash: string) {
+    this.compared.push(plain);
+    await new Promise((r) => setImmediate(r)); // a compare takes time: let parallel attempts interleave
+    return hash === `hash:${plain}`;
+  }
+  async burn() {
+    this.burns++;
+  }
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<ErrorCode | 'ok'> {
+  try {
+    await promise;
+    return 'ok';
+  } catch (err) {
+    if (err instanceof AppException) return err.code;
+    throw err;
+  }
+}
+
+describe('LoginService (spec 4.1, contract §5)', () => {
+  let clock: FakeClock;
+  let store: MemoryKvStore;
+  let users: FakeUserRepository;
+  let log: FakeLoginLog;
+  let hasher: FakeHasher;
+  let events: EventEmitter2;
+  let loginSettings: LoginStrategy;
+  let userSettings: UserStrategy;
+  let config: { CAPTCHA_ENABLED: boolean };
+  let service: LoginService;
+  let sessions: SessionService;
+
+  const addUser = (over: Partial<UserEntity> = {}): UserEntity => {
+    const user: UserEntity = {
+      id: 'u1', username: 'zhangsan', name: '张三', mobile: '13800138000', email: 'zs@example.com',
+      password: `hash:${PASSWORD}`, passwordUpdateTime: new Date(clock.nowMs() - DAY), createTime: new Date(clock.nowMs() - 2 * DAY),
+      locked: false, unlockTime: null, disabled: false, failureResetTime: null, ...over,
+    };
+    users.rows.set(user.id, user);
+    return user;
+  };
+  const row = (id = 'u1') => users.rows.get(id)!;
+  const req = (over: Partial<LoginRequest> = {}): LoginRequest => ({
+    account: 'zhangsan', password: PASSWORD, ip: '10.0.0.1', userAgent: 'jest', locale: 'en', ...over,
+  });
+  const attempt = (over: Partial<LoginRequest> = {}) => codeOf(service.login(req(over)));
+
+  beforeEach(async () => {
+    clock = new FakeClock(new Date('2025-06-01T00:00:00Z'));
+    store = new MemoryKvStore(clock);
+    users = new FakeUserRepository();
+    log = new FakeLoginLog(clock);
+    hasher = new FakeHasher();
+    events = new EventEmitter2();
+    loginSettings = Object.assign(new LoginStrategy(), { maxFailureTimes: 3, maxFailureInterval: 24, lockMinutes: 60 });
+    userSettings = Object.assign(new UserStrategy(), { passwordExpireDays: 90, expireNotifyDays: 10, forceUpdatePassword: false });
+    config = { CAPTCHA_ENABLED: false };
+    const strategy = {
+      loginStrategy: async () => ({ ...loginSettings }),
+      userStrategy: async () => ({ ...userSettings }),
+    };
+    const moduleRef = await Test.createTestingModule({
+      providers: [
+        LoginService, UserAccountService, SessionService, KeyedMutex, CaptchaService,
+        { provide: getRepositoryToken(UserEntity), useValue: users },
+        { provide: getDataSourceToken(), useValue: {} },
+        { provide: LoginLogService, useValue: log },
+        { provide: PasswordHasher, useValue: hasher },
+        { provide: RoleService, useValue: { permissionsOf: async () => ['sys:user:list'] } },
+        { provide: StrategyService, useValue: strategy },
+        { provide: AppConfig, useValue: config },
+        { provide: KvStore, useValue: store },
+        { provide: Clock, useValue: clock },
+        { provide: EventEmitter2, useValue: events },
+      ],
+    }).compile();
+    service = moduleRef.get(LoginService);
+    sessions = moduleRef.get(SessionService);
+  });
+
+  afterEach(() => store.close());
+
+  describe('a successful login', () => {
+    it('issues a normal token that resolves, and logs success with the matched login type', async () => {
+      addUser();
+      const result = await service.login(req());
+      expect(result).toEqual({ accessToken: expect.any(String), tempUser: false, forceUpdatePassword: false, tip: '' });
+      const { session } = await sessions.resolve(result.accessToken);
+      expect(session).toMatchObject({ userId: 'u1', temp: 0, ip: '10.0.0.1' });
+      expect(log.rows).toEqual([expect.objectContaining({ userId: 'u1', status: LoginStatus.SUCCESS, loginType: LoginTypes.ACCOUNT })]);
+    });
+
+    it('finds the account by mobile and by e-mail too', async () => {
+      addUser();
+      await service.login(req({ account: '13800138000' }));
+      await service.login(req({ account: 'zs@example.com' }));
+      expect(log.rows.map((r) => r.loginType)).toEqual([LoginTypes.MOBILE, LoginTypes.EMAIL]);
+    });
+
+    it('with multiOnline = false the earlier session is kicked out', async () => {
+      addUser();
+      loginSettings.multiOnline = false;
+      const first = await service.login(req());
+      const second = await service.login(req());
+      expect(await codeOf(sessions.resolve(first.accessToken))).toBe(ErrorCode.KICKED_OUT);
+      expect(await codeOf(sessions.resolve(second.accessToken))).toBe('ok');
+    });
+  });
+
+  describe('step 1 and 2', () => {
+    it('a wrong captcha is refused before anything is looked up or logged', async () => {
+      addUser();
+      config.CAPTCHA_ENABLED = true;
+      await store.set(Keys.captcha('c1'), 'abcd', MINUTE);
+      expect(await attempt({ imgId: 'c1', imgCode: 'zzzz' })).toBe(ErrorCode.CAPTCHA_INVALID);
+      expect(await attempt({ imgId: 'c1', imgCode: 'abcd' })).toBe(ErrorCode.CAPTCHA_INVALID); // single use
+      expect(log.rows).toEqual([]);
+      expect(hasher.compared).toEqual([]);
+      await store.set(Keys.captcha('c2'), 'abcd', MINUTE);
+      expect(await attempt({ imgId: 'c2', imgCode: ' ABCD ' })).toBe('ok');
+    });
+
+    it('an unknown account answers BAD_CREDENTIALS after a dummy compare, logged without user id', async () => {
+      expect(await attempt({ account: 'nobody' })).toBe(ErrorCode.BAD_CREDENTIALS);
+      expect(hasher.burns).toBe(1);
+      expect(log.rows).toEqual([expect.objectContaining({ userId: null, account: 'nobody', status: LoginStatus.PASSWRONG })]);
+    });
+  });
+
+  describe('lock (spec 3.1, contract §5)', () => {
+    it('a locked account is refused before its password is compared, and the attempt is not a failure', async () => {
+      addUser({ locked: true, unlockTime: new Date(clock.nowMs() + 10 * MINUTE) });
+      expect(await attempt({ password: 'wrong' })).toBe(ErrorCode.ACCOUNT_LOCKED);
+      expect(await attempt()).toBe(ErrorCode.ACCOUNT_LOCKED);
+      expect(hasher.compared).toEqual([]);
+      expect(hasher.burns).toBe(2);
+      expect(log.statuses()).toEqual([LoginStatus.LOCKED, LoginStatus.LOCKED]);
+      expect(await log.countFailuresSince('u1', new Date(0))).toBe(0);
+    });
+
+    it('a lock without unlock time holds for ever', async () => {
+      addUser({ locked: true, unlockTime: null });
+      clock.advanceDays(365);
+      expect(await attempt()).toBe(ErrorCode.ACCOUNT_LOCKED);
+    });
+
+    it('a lock is still on at its unlock time and ends by itself once that has passed', async () => {
+      const unlockTime = new Date(clock.nowMs() + 10 * MINUTE);
+      addUser({ locked: true, unlockTime });
+      clock.set(unlockTime);
+      expect(await attempt()).toBe(ErrorCode.ACCOUNT_LOCKED);
+      clock.advance(1);
+      expect(await attempt()).toBe('ok');
+      expect(row()).toMatchObject({ locked: false, unlockTime: null, failureResetTime: clock.now() });
+    });
+
+    it('failures before an automatic unlock are not counted again', async () => {
+      addUser();
+      for (let i = 0; i < 3; i++) expect(await attempt({ password: 'wrong' })).toBe(ErrorCode.BAD_CREDENTIALS);
+      expect(row().locked).toBe(true);
+      clock.advanceMinutes(61);
+      // Still inside maxFailureInterval, but the unlock reset the count: one more failure does not lock.
+      expect(await attempt({ password: 'wrong' })).toBe(ErrorCode.BAD_CREDENTIALS);
+      expect(row().locked).toBe(false);
+      expect(await attempt()).toBe('ok');
+    });
+
+    it('maxFailureTimes wrong passwords lock the account for lockMinutes and end its sessions', async () => {
+      addUser();
+      const before = await service.login(req());
+      expect(await attempt({ password: 'wrong' })).toBe(ErrorCode.BAD_CREDENTIALS);
+      expect(await attempt({ password: 'wrong' })).toBe(ErrorCode.BAD_CREDENTIALS);
+      expect(row().locked).toBe(false);
+      expect(await codeOf(sessions.resolve(before.accessToken))).toBe('ok');
+
+      expect(await attempt({ password: 'wrong' })).toBe(ErrorCode.BAD_CREDENTIALS);
+      expect(row()).toMatchObject({ locked: true, unlockTime: new Date(clock.nowMs() + 60 * MINUTE) });
+      expect(await codeOf(sessions.resolve(before.accessToken))).toBe(ErrorCode.NOT_LOGGED_IN);
+      expect(await attempt()).toBe(ErrorCode.ACCOUNT_LOCKED);
+    });
+
+    it('only failures within maxFailureInterval hours count', async () => {
+      addUser();
+      await attempt({ password: 'wrong' });
+      await attempt({ password: 'wrong' });
+      clock.advance(24 * 3_600_000 + 1);
+      expect(await attempt({ password: 'wrong' })).toBe(ErrorCode.BAD_CREDENTIALS);
+      expect(row().locked).toBe(false);
+      expect(await attempt({ password: 'wrong' })).toBe(ErrorCode.BAD_CREDENTIALS);
+      expect(row().locked).toBe(false);
+      expect(await attempt({ password: 'wrong' })).toBe(ErrorCode.BAD_CREDENTIALS);
+      expect(row().locked).toBe(true);
+    });
+
+    it('a correct password does not reset the count', async () => {
+      addUser();
+      await attempt({ password: 'wrong' });
+      await attempt({ password: 'wrong' });
+      expect(await attempt()).toBe('ok');
+      await attempt({ password: 'wrong' });
+      expect(row().locked).toBe(true);
+    });
+
+    it('10 parallel wrong passwords: exactly maxFailureTimes compared, the rest refused as locked', async () => {
+      addUser();
+      const codes = await Promise.all(Array.from({ length: 10 }, () => attempt({ password: 'wrong' })));
+      expect(hasher.compared).toHaveLength(3);
+      expect(codes.filter((c) => c === ErrorCode.BAD_CREDENTIALS)).toHaveLength(3);
+      expect(codes.filter((c) => c === ErrorCode.ACCOUNT_LOCKED)).toHaveLength(7);
+      expect(log.statuses().filter((s) => s === LoginStatus.PASSWRONG)).toHaveLength(3);
+      expect(row().locked).toBe(true);
+    });
+
+    it('a wrong password emits the login-failed event with account, IP and time', async () => {
+      addUser();
+      const seen: LoginFailedEvent[] = [];
+      events.on(LoginFailedEvent.NAME, (e: LoginFailedEvent) => seen.push(e));
+      await attempt({ password: 'wrong', ip: '10.9.9.9' });
+      expect(seen).toEqual([expect.objectContaining({ userId: 'u1', account: 'zhangsan', ip: '10.9.9.9', time: clock.now() })]);
+    });
+  });
+
+  describe('disabled (step 5, after the password)', () => {
+    it('a wrong password answers BAD_CREDENTIALS and counts; the right one answers ACCOUNT_DISABLED', async () => {
+      addUser({ disabled: true });
+      expect(await attempt({ password: 'wrong' })).toBe(ErrorCode.BAD_CREDENTIALS);
+      expect(await attempt()).toBe(ErrorCode.ACCOUNT_DISABLED);
+      expect(log.statuses()).toEqual([LoginStatus.PASSWRONG, LoginStatus.DISABLED]);
+      expect(await sessions.sessionsOf('u1')).toEqual([]);
+    });
+  });
+
+  describe('password expiry (step 6, spec 3.3)', () => {
+    const expired = () => addUser({ passwordUpdateTime: new Date(clock.nowMs() - 90 * DAY - 1) });
+
+    it('loginStrategyWhenExpire = 3: refused with ACCOUNT_EXPIRED, logged expired, no session', async () => {
+      expired();
+      loginSettings.loginStrategyWhenExpire = 3;
+      expect(await attempt()).toBe(ErrorCode.ACCOUNT_EXPIRED);
+      expect(log.statuses()).toEqual([LoginStatus.EXPIRED]);
+      expect(await sessions.sessionsOf('u1')).toEqual([]);
+    });
+
+    it('loginStrategyWhenExpire = 2: a temporary token that must change the password', async () => {
+      expired();
+      loginSettings.loginStrategyWhenExpire = 2;
+      const result = await service.login(req());
+      expect(result).toMatchObject({ tempUser: true, forceUpdatePassword: true, tip: 'Your password has expired, change it before logging in' });
+      expect((await sessions.resolve(result.accessToken)).session.temp).toBe(1);
+      expect(log.statuses()).toEqual([LoginStatus.SUCCESS]);
+    });
+
+    it('loginStrategyWhenExpire = 1: a normal token with a tip', async () => {
+      expired();
+      loginSettings.loginStrategyWhenExpire = 1;
+      const result = await service.login(req({ locale: 'zh' }));
+      expect(result).toMatchObject({ tempUser: false, forceUpdatePassword: false, tip: '您的密码已过期,请尽快修改密码' });
+      expect((await sessions.resolve(result.accessToken)).session.temp).toBe(0);
+    });
+
+    it('exactly at the expiry time the password is not yet expired', async () => {
+      addUser({ passwordUpdateTime: new Date(clock.nowMs() - 90 * DAY) });
+      loginSettings.loginStrategyWhenExpire = 3;
+      expect(await attempt()).toBe('ok');
+    });
+
+    it('an initial password ages from the creation time', async () => {
+      addUser({ passwordUpdateTime: null, createTime: new Date(clock.nowMs() - 91 * DAY) });
+      loginSettings.loginStrategyWhenExpire = 3;
+      expect(await attempt()).toBe(ErrorCode.ACCOUNT_EXPIRED);
+    });
+
+    it('passwordExpireDays = 0: never expires', async () => {
+      addUser({ passwordUpdateTime: new Date(clock.nowMs() - 1000 * DAY) });
+      userSettings.passwordExpireDays = 0;
+      loginSettings.loginStrategyWhenExpire = 3;
+      expect(await service.login(req())).toMatchObject({ tip: '' });
+    });
+
+    it('within expireNotifyDays the tip names the days left, rounded up', async () => {
+      addUser({ passwordUpdateTime: new Date(clock.nowMs() - 85 * DAY) });
+      expect((await service.login(req())).tip).toBe('Your password expires in 5 days, please change it soon');
+      clock.advance(20 * 3_600_000); // 4 days 4 hours left
+      expect((await service.login(req())).tip).toBe('Your password expires in 5 days, please change it soon');
+    });
+
+    it('no tip while more than expireNotifyDays are left', async () => {
+      addUser({ passwordUpdateTime: new Date(clock.nowMs() - 80 * DAY + MINUTE) });
+      expect((await service.login(req())).tip).toBe('');
+    });
+  });
+
+  describe('initial password (step 7)', () => {
+    it('forceUpdatePassword: a temporary token', async () => {
+      addUser({ passwordUpdateTime: null });
+      userSettings.forceUpdatePassword = true;
+      const result = await service.login(req());
+      expect(result).toMatchObject({ tempUser: true, forceUpdatePassword: true });
+      expect(result.tip).toBe('You are using an initial password, change it before logging in');
+    });
+
+    it('otherwise a normal token with a tip', async () => {
+      addUser({ passwordUpdateTime: null });
+      const result = await service.login(req());
+      expect(result).toMatchObject({ tempUser: false, tip: 'You are using an initial password, please change it soon' });
+    });
+  });
+
+  describe('unusual IP (step 10)', () => {
+    it('emitted after 3 earlier successes from other IPs, not before', async () => {
+      addUser();
+      const seen: UnusualIpEvent[] = [];
+      events.on(UnusualIpEvent.NAME, (e: UnusualIpEvent) => seen.push(e));
+      for (const ip of ['1.1.1.1', '2.2.2.2', '3.3.3.3']) await service.login(req({ ip }));
+      expect(seen).toEqual([]);
+      await service.login(req({ ip: '2.2.2.2' }));
+      expect(seen).toEqual([]);
+      await service.login(req({ ip: '9.9.9.9' }));
+      expect(seen).toEqual([expect.objectContaining({ userId: 'u1', ip: '9.9.9.9' })]);
+    });
+  });
+});

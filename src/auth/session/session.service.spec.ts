@@ -1,0 +1,290 @@
+import { Test } from '@nestjs/testing';
+import { AppException } from '../../common/app.exception';
+import { Clock, FakeClock } from '../../common/clock';
+import { ErrorCode } from '../../common/error-code';
+import { KvStore } from '../../store/kv.store';
+import { Keys } from '../../store/keys';
+import { MemoryKvStore } from '../../store/memory-kv.store';
+import { StrategyService } from '../../strategy/strategy.service';
+import { LoginStrategy } from '../../strategy/strategy.types';
+import { hashToken, IssueOptions, SessionService } from './session.service';
+
+const MINUTE = 60_000;
+
+/** A MemoryKvStore that runs a hook just before a compare-and-set, to land a write in between. */
+class RacingKvStore extends MemoryKvStore {
+  beforeReplace?: () => Promise<void>;
+  override async replaceIfEquals(key: string, expected: string, value: string) {
+    const hook = this.beforeReplace;
+    this.beforeReplace = undefined;
+    if (hook) await hook();
+    return super.replaceIfEquals(key, expected, value);
+  }
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<ErrorCode | 'ok'> {
+  try {
+    await promise;
+    return 'ok';
+  } catch (err) {
+    if (err instanceof AppException) return err.code;
+    throw err;
+  }
+}
+
+describe('SessionService (spec 3.4, contract §5/§6)', () => {
+  let clock: FakeClock;
+  let store: RacingKvStore;
+  let settings: LoginStrategy;
+  let sessions: SessionService;
+
+  const options = (over: Partial<IssueOptions> = {}): IssueOptions => ({
+    userId: 'u1', temp: false, ip: '10.0.0.1', permissions: ['sys:user:list'], ...over,
+  });
+
+  beforeEach(async () => {
+    clock = new FakeClock(new Date('2025-01-01T00:00:00Z'));
+    store = new RacingKvStore(clock);
+    settings = Object.assign(new LoginStrategy(), { sessionExpireMinutes: 30, tempSessionExpireMinutes: 5 });
+    const moduleRef = await Test.createTestingModule({
+      providers: [
+        SessionService,
+        { provide: KvStore, useValue: store },
+        { provide: Clock, useValue: clock },
+        { provide: StrategyService, useValue: { loginStrategy: async () => settings } },
+      ],
+    }).compile();
+    sessions = moduleRef.get(SessionService);
+  });
+
+  afterEach(() => store.close());
+
+  describe('issue / resolve', () => {
+    it('issues an opaque ≥256-bit token whose session resolves, storing only its SHA-256', async () => {
+      const { token, tokenHash, session } = await sessions.issue(options({ browser: 'Chrome', os: 'Linux' }));
+      expect(Buffer.from(token, 'base64url').length).toBeGreaterThanOrEqual(32);
+      expect(tokenHash).toBe(hashToken(token));
+      expect(tokenHash).toMatch(/^[0-9a-f]{64}$/);
+      expect(session).toMatchObject({
+        userId: 'u1', temp: 0, kickout: 0, ip: '10.0.0.1', loginTime: clock.nowMs(), expireAt: clock.nowMs() + 30 * MINUTE,
+      });
+      expect(await store.get(Keys.token(token))).toBeNull();
+      expect(JSON.parse((await store.get(Keys.token(tokenHash)))!)).toEqual(session);
+      expect(await store.ttl(Keys.token(tokenHash))).toBe(30 * MINUTE);
+
+      const resolved = await sessions.resolve(token);
+      expect(resolved).toEqual({ tokenHash, session });
+      expect(await sessions.permissions(tokenHash)).toEqual(['sys:user:list']);
+    });
+
+    it('two logins get different tokens', async () => {
+      const a = await sessions.issue(options());
+      const b = await sessions.issue(options());
+      expect(a.token).not.toBe(b.token);
+    });
+
+    it('a temporary token lives tempSessionExpireMinutes', async () => {
+      const { session } = await sessions.issue(options({ temp: true }));
+      expect(session.temp).toBe(1);
+      expect(session.expireAt).toBe(clock.nowMs() + 5 * MINUTE);
+    });
+
+    it('an unknown token answers NOT_LOGGED_IN', async () => {
+      expect(await codeOf(sessions.resolve('no-such-token'))).toBe(ErrorCode.NOT_LOGGED_IN);
+    });
+
+    it('a token answers until its validity ends, then NOT_LOGGED_IN', async () => {
+      const { token } = await sessions.issue(options());
+      clock.advance(30 * MINUTE - 1);
+      expect(await codeOf(sessions.resolve(token))).toBe('ok');
+      clock.advance(1);
+      expect(await codeOf(sessions.resolve(token))).toBe(ErrorCode.NOT_LOGGED_IN);
+    });
+
+    it('a stored session past expireAt is refused even when the store still holds it', async () => {
+      const { token, tokenHash, session } = await sessions.issue(options());
+      // The store's TTL and the session's expireAt disagree (e.g. a TTL reset by hand): expireAt decides.
+      await store.set(Keys.token(tokenHash), JSON.stringify({ ...session, expireAt: clock.nowMs() - 1 }));
+      expect(await codeOf(sessions.resolve(token))).toBe(ErrorCode.NOT_LOGGED_IN);
+      expect(await store.get(Keys.token(tokenHash))).toBeNull();
+      expect(await sessions.sessionsOf('u1')).toEqual([]);
+    });
+  });
+
+  describe('kick-out', () => {
+    it('a kicked-out token answers KICKED_OUT exactly once, then NOT_LOGGED_IN', async () => {
+      const old = await sessions.issue(options());
+      const current = await sessions.issue(options());
+      await sessions.kickOutOthers('u1', current.tokenHash);
+
+      expect(await codeOf(sessions.resolve(old.token))).toBe(ErrorCode.KICKED_OUT);
+      expect(await codeOf(sessions.resolve(old.token))).toBe(ErrorCode.NOT_LOGGED_IN);
+      expect(await sessions.permissions(old.tokenHash)).toEqual([]);
+      expect(await codeOf(sessions.resolve(current.token))).toBe('ok');
+      expect((await sessions.sessionsOf('u1')).map((s) => s.tokenHash)).toEqual([current.tokenHash]);
+    });
+
+    it('with 10 parallel requests on a kicked-out token exactly one answers KICKED_OUT', async () => {
+      const { token } = await sessions.issue(options());
+      await sessions.kickOutOthers('u1', null);
+      const codes = await Promise.all(Array.from({ length: 10 }, () => codeOf(sessions.resolve(token))));
+      expect(codes.filter((c) => c === ErrorCode.KICKED_OUT)).toHaveLength(1);
+      expect(codes.filter((c) => c === ErrorCode.NOT_LOGGED_IN)).toHaveLength(9);
+    });
+
+    it('a kick-out keeps the session’s remaining validity', async () => {
+      const { tokenHash } = await sessions.issue(options());
+      clock.advance(10 * MINUTE);
+      await sessions.kickOutOthers('u1', null);
+      expect(await store.ttl(Keys.token(tokenHash))).toBe(20 * MINUTE);
+    });
+  });
+
+  describe('renewal', () => {
+    it('is not due while half the validity or more is left', async () => {
+      const { token } = await sessions.issue(options());
+      clock.advance(15 * MINUTE); // exactly 50% left
+      const { tokenHash, session } = await sessions.resolve(token);
+      const after = await sessions.renewIfDue(tokenHash, session);
+      expect(after.expireAt).toBe(session.expireAt);
+      expect(after.renewedAt).toBeNull();
+      expect(await store.ttl(Keys.token(tokenHash))).toBe(15 * MINUTE);
+    });
+
+    it('under half left: renewed to the full validity, with both TTLs reset', async () => {
+      const { token } = await sessions.issue(options());
+      clock.advance(15 * MINUTE + 1);
+      const { tokenHash, session } = await sessions.resolve(token);
+      const renewed = await sessions.renewIfDue(tokenHash, session);
+      expect(renewed.expireAt).toBe(clock.nowMs() + 30 * MINUTE);
+      expect(renewed.renewedAt).toBe(clock.nowMs());
+      expect(await store.ttl(Keys.token(tokenHash))).toBe(30 * MINUTE);
+      expect(await store.ttl(Keys.perms(tokenHash))).toBe(30 * MINUTE);
+
+      // Without the renewal it would have expired 15 minutes from the first login + 30.
+      clock.advance(30 * MINUTE - 1);
+      expect(await codeOf(sessions.resolve(token))).toBe('ok');
+      expect(await sessions.permissions(tokenHash)).toEqual(['sys:user:list']);
+      clock.advance(1);
+      expect(await codeOf(sessions.resolve(token))).toBe(ErrorCode.NOT_LOGGED_IN);
+    });
+
+    it('follows the validity configured now', async () => {
+      const { token } = await sessions.issue(options());
+      settings.sessionExpireMinutes = 60;
+      clock.advance(10 * MINUTE); // 20 of 60 minutes left
+      const { tokenHash, session } = await sessions.resolve(token);
+      const renewed = await sessions.renewIfDue(tokenHash, session);
+      expect(renewed.expireAt).toBe(clock.nowMs() + 60 * MINUTE);
+    });
+
+    it('never renews a temporary token', async () => {
+      const { token } = await sessions.issue(options({ temp: true }));
+      clock.advance(4 * MINUTE);
+      const { tokenHash, session } = await sessions.resolve(token);
+      const after = await sessions.renewIfDue(tokenHash, session);
+      expect(after.expireAt).toBe(session.expireAt);
+      expect(await store.ttl(Keys.token(tokenHash))).toBe(1 * MINUTE);
+      clock.advance(1 * MINUTE);
+      expect(await codeOf(sessions.resolve(token))).toBe(ErrorCode.NOT_LOGGED_IN);
+    });
+
+    it('does not revive a session kicked out after the request resolved it', async () => {
+      const { token } = await sessions.issue(options());
+      clock.advance(20 * MINUTE);
+      const { tokenHash, session } = await sessions.resolve(token);
+      await sessions.kickOutOthers('u1', null);
+      const after = await sessions.renewIfDue(tokenHash, session);
+      expect(after.kickout).toBe(1);
+      expect(await codeOf(sessions.resolve(token))).toBe(ErrorCode.KICKED_OUT);
+    });
+
+    it('does not revive a session kicked out between its read and its write', async () => {
+      const { token } = await sessions.issue(options());
+      clock.advance(20 * MINUTE);
+      const { tokenHash, session } = await sessions.resolve(token);
+      store.beforeReplace = () => sessions.kickOutOthers('u1', null);
+      await sessions.renewIfDue(tokenHash, session);
+      expect(JSON.parse((await store.get(Keys.token(tokenHash)))!).kickout).toBe(1);
+      expect(await codeOf(sessions.resolve(token))).toBe(ErrorCode.KICKED_OUT);
+    });
+
+    it('does not resurrect a session ended after the request resolved it', async () => {
+      const { token } = await sessions.issue(options());
+      clock.advance(20 * MINUTE);
+      const { tokenHash, session } = await sessions.resolve(token);
+      await sessions.end(tokenHash, 'u1');
+      await sessions.renewIfDue(tokenHash, session);
+      expect(await store.get(Keys.token(tokenHash))).toBeNull();
+      expect(await store.get(Keys.perms(tokenHash))).toBeNull();
+      expect(await codeOf(sessions.resolve(token))).toBe(ErrorCode.NOT_LOGGED_IN);
+    });
+
+    it('does not resurrect a session ended between its read and its write', async () => {
+      const { token } = await sessions.issue(options());
+      clock.advance(20 * MINUTE);
+      const { tokenHash, session } = await sessions.resolve(token);
+      store.beforeReplace = () => sessions.end(tokenHash, 'u1');
+      await sessions.renewIfDue(tokenHash, session);
+      expect(await store.get(Keys.token(tokenHash))).toBeNull();
+      expect(await codeOf(sessions.resolve(token))).toBe(ErrorCode.NOT_LOGGED_IN);
+    });
+  });
+
+  describe('sessionsOf / end / endAll', () => {
+    it('lists the live sessions of one user only', async () => {
+      const a = await sessions.issue(options({ ip: '10.0.0.1' }));
+      const b = await sessions.issue(options({ ip: '10.0.0.2' }));
+      await sessions.issue(options({ userId: 'u2' }));
+      const listed = await sessions.sessionsOf('u1');
+      expect(listed.map((s) => s.tokenHash).sort()).toEqual([a.tokenHash, b.tokenHash].sort());
+      expect(listed.map((s) => s.session.ip).sort()).toEqual(['10.0.0.1', '10.0.0.2']);
+      expect(await sessions.sessionsOf('nobody')).toEqual([]);
+    });
+
+    it('drops expired sessions from the list and from the user’s token set', async () => {
+      const temp = await sessions.issue(options({ temp: true }));
+      const normal = await sessions.issue(options());
+      clock.advance(5 * MINUTE);
+      expect((await sessions.sessionsOf('u1')).map((s) => s.tokenHash)).toEqual([normal.tokenHash]);
+      expect(await store.sMembers(Keys.userTokens('u1'))).toEqual([normal.tokenHash]);
+      expect(temp.tokenHash).not.toBe(normal.tokenHash);
+    });
+
+    it('end(tokenId) ends exactly that session: its token answers NOT_LOGGED_IN, the others live', async () => {
+      const a = await sessions.issue(options());
+      const b = await sessions.issue(options());
+      await sessions.end(a.tokenHash, 'u1');
+      expect(await codeOf(sessions.resolve(a.token))).toBe(ErrorCode.NOT_LOGGED_IN);
+      expect(await sessions.permissions(a.tokenHash)).toEqual([]);
+      expect(await codeOf(sessions.resolve(b.token))).toBe('ok');
+      expect((await sessions.sessionsOf('u1')).map((s) => s.tokenHash)).toEqual([b.tokenHash]);
+      expect(await sessions.byTokenId(a.tokenHash)).toBeNull();
+      expect(await sessions.byTokenId(b.tokenHash)).toMatchObject({ userId: 'u1' });
+    });
+
+    it('byTokenId does not accept the token itself', async () => {
+      const { token } = await sessions.issue(options());
+      expect(await sessions.byTokenId(token)).toBeNull();
+    });
+
+    it('endAll ends every session of the user except the one kept', async () => {
+      const a = await sessions.issue(options());
+      const b = await sessions.issue(options());
+      const other = await sessions.issue(options({ userId: 'u2' }));
+      await sessions.endAll('u1', b.tokenHash);
+      expect(await codeOf(sessions.resolve(a.token))).toBe(ErrorCode.NOT_LOGGED_IN);
+      expect(await codeOf(sessions.resolve(b.token))).toBe('ok');
+      await sessions.endAll('u1');
+      expect(await codeOf(sessions.resolve(b.token))).toBe(ErrorCode.NOT_LOGGED_IN);
+      expect(await codeOf(sessions.resolve(other.token))).toBe('ok');
+    });
+
+    it('allSessions lists every user’s live sessions, newest first', async () => {
+      const first = await sessions.issue(options());
+      clock.advance(1000);
+      const second = await sessions.issue(options({ userId: 'u2' }));
+      expect((await sessions.allSessions()).map((s) => s.tokenHash)).toEqual([second.tokenHash, first.tokenHash]);
+    });
+  });
+});

@@ -1,0 +1,160 @@
+import { ArgumentMetadata } from '@nestjs/common';
+import { LoginDto } from '../auth/dto/login.dto';
+import { ListUsersDto } from '../user-account/dto/user.dto';
+import { AppException } from './app.exception';
+import { ErrorCode } from './error-code';
+import { parseFormBody } from './form-body';
+import { BodyValidationPipe, NoInputDto } from './validation.pipe';
+
+const pipe = new BodyValidationPipe();
+const body = (metatype: ArgumentMetadata['metatype']): ArgumentMetadata => ({ type: 'body', metatype });
+
+/** The VALIDATION_FAILED detail the pipe refuses with (fails the test when the body is accepted). */
+async function refusal(value: unknown, metatype: ArgumentMetadata['metatype']): Promise<{ zh: string; en: string }> {
+  let accepted: unknown;
+  try {
+    accepted = await pipe.transform(value, body(metatype));
+  } catch (err) {
+    expect(err).toBeInstanceOf(AppException);
+    expect((err as AppException).code).toBe(ErrorCode.VALIDATION_FAILED);
+    return (err as AppException).detail!;
+  }
+  throw new Error(`accepted: ${JSON.stringify(accepted)}`);
+}
+
+const login = { account: 'admin', password: 'Y2lwaGVy' };
+const NOT_OBJECT = 'The request body must be a JSON object';
+
+describe('BodyValidationPipe (contract §2: strict bodies)', () => {
+  describe('accepted bodies', () => {
+    it('a valid body comes out as the DTO with its values', async () => {
+      const out = await pipe.transform({ ...login, imgId: 'c1', imgCode: 'ab12' }, body(LoginDto));
+      expect(out).toBeInstanceOf(LoginDto);
+      expect(out).toEqual({ ...login, imgId: 'c1', imgCode: 'ab12' });
+    });
+
+    it('an absent or null body counts as {} (defaults apply)', async () => {
+      for (const value of [undefined, null, {}]) {
+        const out = await pipe.transform(value, body(ListUsersDto));
+        expect(out).toBeInstanceOf(ListUsersDto);
+        expect(out).toEqual({ pageNum: 1, pageSize: 10 });
+      }
+      expect((await refusal(null, LoginDto)).en).toBe('Invalid account: account must be a string');
+    });
+
+    it('a form-encoded body may carry numbers as text; a JSON body may not', async () => {
+      expect(await pipe.transform(parseFormBody('pageSize=20&keyword=x'), body(ListUsersDto)))
+        .toEqual({ pageNum: 1, pageSize: 20, keyword: 'x' });
+      expect((await refusal({ pageSize: '20' }, ListUsersDto)).en).toBe('Invalid pageSize: pageSize must be an integer number');
+    });
+
+    it('keeps well-formed non-ASCII text, surrogate pairs included', async () => {
+      expect(await pipe.transform({ keyword: '张三 😀' }, body(ListUsersDto))).toMatchObject({ keyword: '张三 😀' });
+    });
+  });
+
+  describe('unknown fields', () => {
+    it('are refused, naming the field, in zh and en', async () => {
+      expect(await refusal({ ...login, role: 'admin' }, LoginDto)).toEqual({
+        zh: '参数role不合法: role is not an accepted field',
+        en: 'Invalid role: role is not an accepted field',
+      });
+    });
+
+    it.each(['valueOf', 'prototype', 'constructor', 'toString', 'hasOwnProperty', 'isPrototypeOf'])(
+      'the inherited name %s is an unknown field too',
+      async (key) => {
+        const detail = await refusal({ ...login, [key]: 'x' }, LoginDto);
+        expect(detail.en).toBe(`Invalid ${key}: ${key} is not an accepted field`);
+        expect((await refusal({ [key]: 1 }, ListUsersDto)).en).toBe(`Invalid ${key}: ${key} is not an accepted field`);
+      },
+    );
+
+    it('an own __proto__ key (as JSON.parse makes it) is an unknown field and pollutes nothing', async () => {
+      const parsed = JSON.parse('{"account":"admin","password":"x","__proto__":{"polluted":true}}');
+      expect((await refusal(parsed, LoginDto)).en).toBe('Invalid __proto__: __proto__ is not an accepted field');
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      expect((await refusal(JSON.parse('{"__proto__":1}'), ListUsersDto)).en).toContain('__proto__ is not an accepted field');
+    });
+
+    it('an operation without input refuses any field, also on an otherwise empty body', async () => {
+      expect(await pipe.transform({}, body(NoInputDto))).toEqual({});
+      expect(await pipe.transform(null, body(NoInputDto))).toEqual({});
+      expect(await pipe.transform(undefined, body(NoInputDto))).toEqual({});
+      expect((await refusal({ a: 1 }, NoInputDto)).en).toBe('Invalid a: a is not an accepted field');
+      expect((await refusal({ pageSize: 10 }, NoInputDto)).en).toBe('Invalid pageSize: pageSize is not an accepted field');
+      expect((await refusal({ constructor: 1 }, NoInputDto)).en).toContain('constructor is not an accepted field');
+    });
+  });
+
+  describe('bodies that are not objects', () => {
+    it.each([['a string', 'text'], ['a number', 42], ['true', true], ['an array', [login]], ['an empty array', []]])(
+      '%s is refused',
+      async (_name, value) => {
+        expect(await refusal(value, LoginDto)).toEqual({ zh: '请求体必须是JSON对象', en: NOT_OBJECT });
+        expect((await refusal(value, NoInputDto)).en).toBe(NOT_OBJECT);
+      },
+    );
+  });
+
+  describe('structure', () => {
+    const nested = (depth: number) => {
+      let node: Record<string, unknown> = {};
+      for (let i = 0; i < depth; i++) node = { a: node };
+      return node;
+    };
+
+    it('refuses nesting deeper than the limit without overflowing the stack', async () => {
+      expect((await refusal({ ...login, imgId: nested(40) }, LoginDto)).en).toBe('The request body is nested too deeply');
+      expect((await refusal(nested(100_000), ListUsersDto)).en).toBe('The request body is nested too deeply');
+    });
+
+    it('nesting within the limit is judged by the DTO’s rules instead', async () => {
+      expect((await refusal({ ...login, imgId: nested(5) }, LoginDto)).en).toBe('Invalid imgId: imgId must be a string');
+    });
+
+    it('refuses a lone surrogate in a value, naming the top-level field', async () => {
+      expect(await refusal({ account: 'ad\ud800min', password: 'x' }, LoginDto)).toEqual({
+        zh: '参数account不合法: 不是合法的Unicode文本',
+        en: 'Invalid account: it is not well-formed Unicode text',
+      });
+      expect((await refusal({ ...login, imgCode: 'x\udc00' }, LoginDto)).en).toBe('Invalid imgCode: it is not well-formed Unicode text');
+      expect((await refusal({ keyword: ['ok', { deep: '\udfff' }] }, ListUsersDto)).en)
+        .toBe('Invalid keyword: it is not well-formed Unicode text');
+    });
+
+    it('refuses a lone surrogate in a key without echoing the ill-formed key', async () => {
+      expect((await refusal({ ...login, ['k\ud83d']: 1 }, LoginDto)).en).toBe('Invalid body: it is not well-formed Unicode text');
+    });
+  });
+
+  describe('the message names the first, most basic rule broken', () => {
+    it('a missing field: “must be a string”, not a length rule', async () => {
+      expect(await refusal({ password: 'x' }, LoginDto)).toEqual({
+        zh: '参数account不合法: account must be a string',
+        en: 'Invalid account: account must be a string',
+      });
+    });
+
+    it('a wrong type: the type rule before the length or range rules', async () => {
+      expect((await refusal({ account: 5, password: 'x' }, LoginDto)).en).toBe('Invalid account: account must be a string');
+      expect((await refusal({ account: null, password: 'x' }, LoginDto)).en).toBe('Invalid account: account must be a string');
+      expect((await refusal({ pageSize: 1.5 }, ListUsersDto)).en).toBe('Invalid pageSize: pageSize must be an integer number');
+      expect((await refusal({ pageSize: null }, ListUsersDto)).en).toBe('Invalid pageSize: pageSize must be an integer number');
+      expect((await refusal({ keyword: { a: 1 } }, ListUsersDto)).en).toBe('Invalid keyword: keyword must be a string');
+    });
+
+    it('the right type out of range: the range rule', async () => {
+      expect((await refusal({ pageSize: 500 }, ListUsersDto)).en).toBe('Invalid pageSize: pageSize must not be greater than 200');
+      expect((await refusal({ pageNum: 0 }, ListUsersDto)).en).toBe('Invalid pageNum: pageNum must not be less than 1');
+      expect((await refusal({ account: '', password: 'x' }, LoginDto)).en)
+        .toBe('Invalid account: account must be longer than or equal to 1 characters');
+      expect((await refusal({ account: 'a'.repeat(129), password: 'x' }, LoginDto)).en)
+        .toBe('Invalid account: account must be shorter than or equal to 128 characters');
+    });
+
+    it('an unknown field is named before a wrong value of a known field', async () => {
+      expect((await refusal({ account: 5, password: 'x', extra: 1 }, LoginDto)).en).toBe('Invalid extra: extra is not an accepted field');
+    });
+  });
+});
