@@ -34,6 +34,12 @@ describe('notification content (spec 4.2)', () => {
     expect(content.title).toBe('非常用IP登录提醒');
     expect(content.fields.map((f) => f.label)).toEqual(['登录账号', '登录IP', '登录时间']);
     expect(contentAsText(content)).toContain('您的账号在不常用的IP登录');
+    const en = notificationContent(NotificationKind.UNUSUAL_IP, { ...alert, hint: { zh: '', en: 'Login from an uncommon IP address' } }, 'en');
+    expect(en.title).toBe('Login from an uncommon IP');
+    expect(en.fields).toEqual([
+      { label: 'Account', value: 'zhangsan' }, { label: 'Login IP', value: '10.1.2.3' }, { label: 'Login time', value: formatNotificationTime(at) },
+    ]);
+    expect(contentAsText(en, 'en')).toMatch(/^Login from an uncommon IP address\. /);
   });
 
   it('renders the e-mail templates in zh (default) and en, escaping HTML in the values', () => {

@@ -48,34 +48,12 @@ export function notificationContent(kind: NotificationKind, payload: Notificatio
   const l = LABELS[locale];
   const zh = locale === 'zh';
   switch (kind) {
-    case NotificationKind.LOGIN_FAILED: {
+    case NotificationKind.LOGIN_FAILED:
       // Spec 4.2: login account, attempted IP, attempted time, and the abnormal-login hint.
-      const p = payload as LoginAlertPayload;
-      return {
-        title: zh ? '异常登录提醒' : 'Abnormal login alert',
-        lead: p.hint[locale],
-        fields: [
-          { label: l.account, value: p.account },
-          { label: l.attemptIp, value: p.ip },
-          { label: l.attemptTime, value: formatNotificationTime(p.time) },
-        ],
-        advice: zh ? '如非本人操作,请立即修改密码并联系管理员。' : 'If this was not you, change your password now and tell your administrator.',
-      };
-    }
-    case NotificationKind.UNUSUAL_IP: {
+      return loginAlert(payload as LoginAlertPayload, locale, zh ? '异常登录提醒' : 'Abnormal login alert', l.attemptIp, l.attemptTime);
+    case NotificationKind.UNUSUAL_IP:
       // Spec 4.2: login account, login IP, login time, and the uncommon-IP hint.
-      const p = payload as LoginAlertPayload;
-      return {
-        title: zh ? '非常用IP登录提醒' : 'Login from an uncommon IP',
-        lead: p.hint[locale],
-        fields: [
-          { label: l.account, value: p.account },
-          { label: l.loginIp, value: p.ip },
-          { label: l.loginTime, value: formatNotificationTime(p.time) },
-        ],
-        advice: zh ? '如非本人操作,请立即修改密码并联系管理员。' : 'If this was not you, change your password now and tell your administrator.',
-      };
-    }
+      return loginAlert(payload as LoginAlertPayload, locale, zh ? '非常用IP登录提醒' : 'Login from an uncommon IP', l.loginIp, l.loginTime);
     case NotificationKind.PASSWORD_EXPIRY: {
       const p = payload as PasswordExpiryPayload;
       return {
@@ -89,6 +67,20 @@ export function notificationContent(kind: NotificationKind, payload: Notificatio
       };
     }
   }
+}
+
+/** The two login alerts of spec 4.2 differ only in title and in how they name the IP and the time. */
+function loginAlert(p: LoginAlertPayload, locale: Locale, title: string, ipLabel: string, timeLabel: string): NotificationContent {
+  return {
+    title,
+    lead: p.hint[locale],
+    fields: [
+      { label: LABELS[locale].account, value: p.account },
+      { label: ipLabel, value: p.ip },
+      { label: timeLabel, value: formatNotificationTime(p.time) },
+    ],
+    advice: locale === 'zh' ? '如非本人操作,请立即修改密码并联系管理员。' : 'If this was not you, change your password now and tell your administrator.',
+  };
 }
 
 /** The content as one paragraph (site messages, SMS). */
