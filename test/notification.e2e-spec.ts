@@ -1,12 +1,15 @@
 import { get, IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { getRepositoryToken } from '@nestjs/typeorm';
 import { SMTPServer } from 'smtp-server';
+import type { Repository } from 'typeorm';
 import { FakeClock } from '../src/common/clock';
 import { formatNotificationTime } from '../src/notification/notification-content';
 import { MessagePushService } from '../src/notification/message/message-push.service';
 import { NotificationService } from '../src/notification/notification.service';
 import { NotificationOutbox } from '../src/notification/outbox/notification-outbox';
 import { PasswordExpiryReminderService } from '../src/notification/reminder/password-expiry-reminder.service';
+import { PasswordReminderEntity } from '../src/notification/reminder/password-reminder.entity';
 import { createActiveUser, createUser, TestUser } from './factories';
 import { Backend, BACKENDS, mariadbRedis, Provisioned } from './support/backends';
 import { WebhookSink } from './support/webhook-sink';
@@ -281,7 +284,7 @@ describe.each(BACKENDS)('notifications of spec 4.2 on $name', (backend: Backend)
 
     const sent = await waitFor(() => sms.accepted.find((b) => b.to === user.mobile), 'the SMS webhook');
     expect(sent).toEqual({ id: expect.any(String), to: user.mobile, kind: 'login-failed', text: expect.any(String) });
-    for (const fact of [user.username, '10.20.30.40', time, '异常登录']) expect(sent.text).toContain(fact);
+    for (const fact of [user.username, '10.20.30.40', time, '异常登录:密码错误']) expect(sent.text).toContain(fact);
     const request = sms.requests.find((r) => r.body.id === sent.id)!;
     expect(request.headers['content-type']).toBe('application/json');
     expect(request.headers['idempotency-key']).toBe(sent.id);
@@ -292,6 +295,8 @@ describe.each(BACKENDS)('notifications of spec 4.2 on $name', (backend: Backend)
       id: expect.any(String), kind: 'login-failed', title: '异常登录提醒', content: expect.any(String), read: false, createTime: expect.any(String),
     });
     for (const fact of [user.username, '10.20.30.40', time, '异常登录:密码错误']) expect(list.rows[0].content).toContain(fact);
+    // Spec 4.2 gives the two alerts different contents: this one is not the unusual-IP text.
+    expect(list.rows[0].content).not.toContain('不常用的IP');
 
     const done = await waitForRows(app, user.id, (rows) => rows.every((r) => r.status === 'sent'), 'all rows sent');
     expect(done.map((r) => Number(r.attempts))).toEqual([1, 1, 1]);
@@ -313,8 +318,12 @@ describe.each(BACKENDS)('notifications of spec 4.2 on $name', (backend: Backend)
     for (const fact of [user.username, '登录IP', '172.16.8.8', '登录时间', formatNotificationTime(at), '不常用的IP']) {
       expect(list.rows[0].content).toContain(fact);
     }
+    // '登录IP' is also inside the wrong-password label '尝试登录IP': spec 4.2 names a login here, not an attempt.
+    expect(list.rows[0].content).not.toContain('尝试登录');
+    expect(list.rows[0].content).not.toContain('密码错误');
     const sent = await waitFor(() => sms.accepted.find((b) => b.to === user.mobile), 'the SMS webhook');
     expect(sent.text).toContain('172.16.8.8');
+    for (const fact of [user.username, formatNotificationTime(at), '不常用的IP']) expect(sent.text).toContain(fact);
     // The e-mail channel belongs to sendMsgWhenErrorLogin only.
     expect(smtp.to(user.email)).toEqual([]);
   });
@@ -676,10 +685,24 @@ describe('two instances on one MariaDB + Redis', () => {
     await a.saveUserStrategy({ passwordExpireDays: 90, expireNotifyDays: 10 });
     const user = await createActiveUser(a);
     clock.advanceDays(85);
-    const [ra, rb] = await Promise.all([
-      a.app.get(PasswordExpiryReminderService).run(), b.app.get(PasswordExpiryReminderService).run(),
-    ]);
+    // The worst interleaving: both instances look before either has written, so neither sees the
+    // other's key and both try to insert it. Only the key itself can keep it to one reminder.
+    const lookAheads = [a, b].map((app) =>
+      jest.spyOn(app.app.get<Repository<PasswordReminderEntity>>(getRepositoryToken(PasswordReminderEntity)), 'existsBy').mockResolvedValue(false));
+    let ra: number;
+    let rb: number;
+    try {
+      [ra, rb] = await Promise.all([
+        a.app.get(PasswordExpiryReminderService).run(), b.app.get(PasswordExpiryReminderService).run(),
+      ]);
+      expect(lookAheads.every((spy) => spy.mock.calls.length > 0)).toBe(true);
+    } finally {
+      lookAheads.forEach((spy) => spy.mockRestore());
+    }
     expect(ra + rb).toBeGreaterThanOrEqual(1);
+    // Each due user was reminded by exactly one of the two.
+    const [{ n: allKeys }] = await a.db.query('SELECT COUNT(*) AS n FROM sys_password_reminder');
+    expect(ra + rb).toBe(Number(allKeys));
     const keys = await a.db.query('SELECT * FROM sys_password_reminder WHERE user_id = ?', [user.id]);
     expect(keys).toHaveLength(1);
     const rows = await a.db.query('SELECT channel FROM sys_notification WHERE user_id = ? AND kind = ? ORDER BY channel', [user.id, 'password-expiry']);
