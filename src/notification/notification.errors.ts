@@ -1,10 +1,3 @@
-/** A primary-key or unique-key clash, on MySQL/MariaDB and SQLite alike. */
-export function isUniqueViolation(err: unknown): boolean {
-  const e = err as any;
-  const code = e?.code ?? e?.driverError?.code;
-  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-}
-
 /** A short reason for last_error and logs: the error's name and message, never a stack. */
 export function reasonOf(err: unknown, max = 500): string {
   const e = err as any;

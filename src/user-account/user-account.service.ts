@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Brackets, DataSource, In, Repository } from 'typeorm';
 import { AppException, validationFailed } from '../common/app.exception';
 import { Clock } from '../common/clock';
+import { isUniqueViolation } from '../common/db-errors';
 import { ErrorCode } from '../common/error-code';
 import { Page } from '../common/paging.dto';
 import { AppConfig } from '../config/app-config';
@@ -14,6 +15,7 @@ import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
 import { ListUsersDto } from './dto/user.dto';
 import { PasswordHasher } from './password-hasher';
+import { passwordExpiresAt } from './password-expiry';
 import { checkPasswordComplexity, generatePassword } from './password-policy';
 import { UserRoleEntity } from './role.entity';
 import { RoleService } from './role.service';
@@ -215,7 +217,6 @@ export class UserAccountService {
   }
 
   view(u: UserEntity, roles: string[], passwordExpireDays: number): UserView {
-    const base = u.passwordUpdateTime ?? u.createTime;
     return {
       id: u.id,
       username: u.username,
@@ -226,7 +227,7 @@ export class UserAccountService {
       unlockTime: u.unlockTime,
       disabled: !!u.disabled,
       passwordUpdateTime: u.passwordUpdateTime,
-      passwordExpireTime: passwordExpireDays > 0 ? new Date(base.getTime() + passwordExpireDays * 86_400_000) : null,
+      passwordExpireTime: passwordExpiresAt(u, passwordExpireDays),
       createTime: u.createTime,
       roles,
     };
@@ -244,10 +245,4 @@ export class UserAccountService {
   private duplicate() {
     return validationFailed('用户名、手机号或邮箱已存在', 'The user name, mobile or e-mail is already taken');
   }
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as any;
-  const code = e?.code ?? e?.driverError?.code;
-  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }

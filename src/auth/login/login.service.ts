@@ -12,6 +12,7 @@ import { StrategyService } from '../../strategy/strategy.service';
 import {
   LOGIN_STRATEGY_WHEN_EXPIRE_DISABLE, LOGIN_STRATEGY_WHEN_EXPIRE_FORCE, LoginStrategy, UserStrategy,
 } from '../../strategy/strategy.types';
+import { DAY_MS, passwordExpiresAt } from '../../user-account/password-expiry';
 import { PasswordHasher } from '../../user-account/password-hasher';
 import { RoleService } from '../../user-account/role.service';
 import { UserAccountService } from '../../user-account/user-account.service';
@@ -20,7 +21,6 @@ import { CaptchaService } from '../captcha/captcha.service';
 import { SessionService } from '../session/session.service';
 import { LoginFailedEvent, UnusualIpEvent } from './login.events';
 
-const DAY_MS = 86_400_000;
 const UNUSUAL_IP_SAMPLE = 3;
 
 export interface LoginRequest {
@@ -157,10 +157,9 @@ export class LoginService {
 
   /** Step 6 / spec 3.3: expired when now is later than (last change or creation) + passwordExpireDays. */
   private async checkPasswordExpiry(a: Attempt): Promise<void> {
-    const days = a.account.passwordExpireDays;
-    if (days === 0) return;
-    const base = (a.user.passwordUpdateTime ?? a.user.createTime).getTime();
-    const expiresAt = base + days * DAY_MS;
+    const expiry = passwordExpiresAt(a.user, a.account.passwordExpireDays);
+    if (!expiry) return;
+    const expiresAt = expiry.getTime();
     const now = a.now.getTime();
     if (now > expiresAt) {
       switch (a.login.loginStrategyWhenExpire) {

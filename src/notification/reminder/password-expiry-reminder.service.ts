@@ -6,12 +6,13 @@ import { Clock } from '../../common/clock';
 import { StrategyService } from '../../strategy/strategy.service';
 import type { NotifyChannel } from '../../strategy/strategy.types';
 import { UserEntity } from '../../user-account/user.entity';
-import { isUniqueViolation, reasonOf } from '../notification.errors';
+import { DAY_MS, passwordExpiresAt } from '../../user-account/password-expiry';
+import { isUniqueViolation } from '../../common/db-errors';
+import { reasonOf } from '../notification.errors';
 import { NotificationService } from '../notification.service';
 import { NotificationKind, PasswordExpiryPayload } from '../notification.types';
 import { PasswordReminderEntity } from './password-reminder.entity';
 
-const DAY_MS = 86_400_000;
 const PAGE = 500;
 
 /**
@@ -99,8 +100,7 @@ export class PasswordExpiryReminderService implements OnModuleDestroy {
 
   /** True when this call reminded the user; false when the period was already reminded (here or elsewhere). */
   private async remind(user: UserEntity, days: number, now: number): Promise<boolean> {
-    const base = (user.passwordUpdateTime ?? user.createTime).getTime();
-    const expireTime = new Date(base + days * DAY_MS);
+    const expireTime = passwordExpiresAt(user, days)!;
     // The usual case, checked without a transaction (on SQLite a rolled-back transaction
     // would take concurrent writes on the same connection with it).
     if (await this.reminders.existsBy({ userId: user.id, expireTime })) return false;
