@@ -13,16 +13,20 @@ export function usePagedList<T>(fetcher: (query: PageQuery) => Promise<Page<T>>,
   const total = ref(0);
   const loading = ref(false);
 
+  /** Loads overlap (a search while a live update reloads, quick paging): only the newest one writes. */
+  let latest = 0;
   async function load() {
+    const mine = ++latest;
     loading.value = true;
     try {
       const page = await fetcher({ pageNum: paging.pageNum, pageSize: paging.pageSize });
+      if (mine !== latest) return;
       rows.value = page.rows;
       total.value = page.total;
     } catch (e) {
-      showError(e);
+      if (mine === latest) showError(e);
     } finally {
-      loading.value = false;
+      if (mine === latest) loading.value = false;
     }
   }
 

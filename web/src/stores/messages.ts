@@ -16,8 +16,19 @@ export const useMessageStore = defineStore('messages', () => {
   let running = false;
   let retry: number | undefined;
 
+  /**
+   * Counts are read from the service, never patched on top of a read in flight: each refresh
+   * takes a ticket, only the newest one writes, and a message that arrives while it is in flight
+   * (the service may have counted before or after inserting it) makes it ask again.
+   */
+  let ticket = 0;
   async function refreshUnread(): Promise<void> {
-    unread.value = (await listMessages({ pageNum: 1, pageSize: 1, unreadOnly: true })).total;
+    const mine = ++ticket;
+    const arrivedBefore = arrivals.value;
+    const { total } = await listMessages({ pageNum: 1, pageSize: 1, unreadOnly: true });
+    if (mine !== ticket) return;
+    if (arrivals.value !== arrivedBefore) return refreshUnread();
+    unread.value = total;
   }
 
   async function read(ids: string[]): Promise<void> {
@@ -81,6 +92,7 @@ export const useMessageStore = defineStore('messages', () => {
 
   function stop(): void {
     running = false;
+    ticket += 1; // a refresh still in flight belongs to the ended session
     window.clearTimeout(retry);
     source?.close();
     source = null;
