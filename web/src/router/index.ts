@@ -68,13 +68,13 @@ export const router = createRouter({ history: createWebHistory(import.meta.env.B
 router.beforeEach(async (to) => {
   const auth = useAuthStore();
   if (to.meta.public) return true;
-  if (!auth.token) return { name: 'login' };
+  if (!auth.hasToken()) return { name: 'login' };
   if (!auth.me) {
     try {
       await auth.fetchMe();
     } catch {
       // A session that ended was handled by the request wrapper; any other failure: log in again.
-      if (!auth.token) return { name: 'login' };
+      if (!auth.hasToken()) return { name: 'login' };
       auth.clear();
       return { name: 'login' };
     }

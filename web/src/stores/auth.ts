@@ -7,9 +7,12 @@ import { useMessageStore } from './messages';
 
 const END_MESSAGE_KEY = 'sessionEndMessage';
 
-/** The signed-in user: token, who they are, what they may do. */
+/**
+ * The signed-in user: who they are, what they may do. The token itself lives in one place only,
+ * localStorage (request.ts reads it there for every call); `hasToken` asks it, so a session ended
+ * by the request wrapper or another tab is never contradicted by a copy here.
+ */
 export const useAuthStore = defineStore('auth', () => {
-  const token = ref<string | null>(getToken());
   const me = ref<MeInfo | null>(null);
   /** The login's tip (spec 2.3), shown once on the next page. */
   const loginTip = ref('');
@@ -27,7 +30,6 @@ export const useAuthStore = defineStore('auth', () => {
 
   async function signIn(result: LoginResult): Promise<void> {
     setToken(result.accessToken);
-    token.value = result.accessToken;
     loginTip.value = result.tip ?? '';
     setSessionEndMessage('');
     await fetchMe();
@@ -48,7 +50,6 @@ export const useAuthStore = defineStore('auth', () => {
   function clear(): void {
     useMessageStore().stop();
     removeToken();
-    token.value = null;
     me.value = null;
     loginTip.value = '';
   }
@@ -62,5 +63,7 @@ export const useAuthStore = defineStore('auth', () => {
     clear();
   }
 
-  return { token, me, loginTip, sessionEndMessage, tempUser, can, signIn, fetchMe, setSessionEndMessage, clear, signOut };
+  const hasToken = (): boolean => getToken() !== null;
+
+  return { hasToken, me, loginTip, sessionEndMessage, tempUser, can, signIn, fetchMe, setSessionEndMessage, clear, signOut };
 });
