@@ -6,6 +6,7 @@ const en: typeof zh = {
     search: 'Search', reset: 'Reset', save: 'Save', cancel: 'Cancel', confirm: 'OK', close: 'Close', refresh: 'Refresh',
     operations: 'Actions', confirmTitle: 'Confirm', success: 'Done', copy: 'Copy', copied: 'Copied', yes: 'Yes', no: 'No',
     minutes: 'minutes', hours: 'hours', days: 'days', times: 'times', chars: 'characters', range: 'allowed {min} – {max}', none: 'none',
+    default: 'default {value}',
   },
   menu: {
     system: 'System management', strategy: 'System strategy', users: 'Users', loginlog: 'Login log', online: 'Online sessions',
@@ -43,7 +44,7 @@ const en: typeof zh = {
       loginStrategyWhenExpire: { label: 'When the password has expired', help: 'What a login with an expired password does' },
       bindIp: { label: 'Bind session to IP', help: 'A token works only from the IP that logged in' },
       multiOnline: { label: 'Several devices at once', help: 'Off: a new login kicks out the account\'s other sessions' },
-      passwordExpireDays: { label: 'Password validity', help: 'Days a password is valid after its last change; 0 never expires' },
+      passwordExpireDays: { label: 'Password validity', help: 'Days a password is valid after its last change (an initial password: after the account was created); 0 never expires' },
       expireNotifyDays: { label: 'Expiry reminder', help: 'Days before expiry at which the user is reminded' },
       minPasswordLength: { label: 'Minimum password length', help: '0: no minimum' },
       maxPasswordLength: { label: 'Maximum password length', help: '0: no maximum (still at most 72 bytes); not below the minimum' },
@@ -54,6 +55,7 @@ const en: typeof zh = {
       forceUpdatePassword: { label: 'Force change of initial passwords', help: 'A login with an initial password (new or reset) must change it first' },
     },
     channel: { email: 'E-mail', sms: 'SMS', site: 'Site message' },
+    expireShort: { 1: 'Tip', 2: 'Force', 3: 'Refuse' },
     expire: {
       1: 'Tip: log in, and ask for a change soon',
       2: 'Force: temporary token, password must be changed',

@@ -4,6 +4,7 @@ export default {
     search: '搜索', reset: '重置', save: '保存', cancel: '取消', confirm: '确定', close: '关闭', refresh: '刷新',
     operations: '操作', confirmTitle: '确认', success: '操作成功', copy: '复制', copied: '已复制', yes: '是', no: '否',
     minutes: '分钟', hours: '小时', days: '天', times: '次', chars: '个字符', range: '取值范围 {min} – {max}', none: '无',
+    default: '默认 {value}',
   },
   menu: {
     system: '系统管理', strategy: '系统策略', users: '用户管理', loginlog: '登录日志', online: '在线会话',
@@ -41,7 +42,7 @@ export default {
       loginStrategyWhenExpire: { label: '密码过期后的登录行为', help: '密码超过有效期后再次登录时的处理方式' },
       bindIp: { label: '绑定登录 IP', help: '开启后令牌只能从登录时的 IP 使用' },
       multiOnline: { label: '允许多端同时在线', help: '关闭后新登录会将该账号的其他会话踢下线' },
-      passwordExpireDays: { label: '密码有效期', help: '密码自上次修改起的有效天数；0 表示永不过期' },
+      passwordExpireDays: { label: '密码有效期', help: '密码自上次修改起（初始密码自账号创建起）的有效天数；0 表示永不过期' },
       expireNotifyDays: { label: '过期提醒提前天数', help: '密码到期前多少天开始提醒用户' },
       minPasswordLength: { label: '密码最小长度', help: '0 表示不限制' },
       maxPasswordLength: { label: '密码最大长度', help: '0 表示不限制（仍不超过 72 字节）；不能小于最小长度' },
@@ -52,6 +53,7 @@ export default {
       forceUpdatePassword: { label: '首次登录强制修改密码', help: '使用初始密码（新建或重置）登录时，须先修改密码' },
     },
     channel: { email: '邮件', sms: '短信', site: '站内信' },
+    expireShort: { 1: '提示', 2: '强制', 3: '禁止' },
     expire: {
       1: '提示：允许登录，提醒尽快修改密码',
       2: '强制：发放临时令牌，须修改密码',
