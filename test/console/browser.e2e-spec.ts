@@ -180,7 +180,10 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
       maxFailureTimes: 5, maxFailureInterval: 24, lockMinutes: 1440, multiOnline: true, bindIp: false,
       sendMsgWhenErrorLogin: '', sendMsgWhenErrorIp: '',
     });
-    await app.saveUserStrategy({ forceUpdatePassword: false, minPasswordLength: 6, maxPasswordLength: 20 });
+    await app.saveUserStrategy({
+      forceUpdatePassword: false, minPasswordLength: 6, maxPasswordLength: 20,
+      includeLowerCase: true, includeUpperCase: false, includeNumber: true, includeSymbol: true,
+    });
   });
 
   function scenario(name: string, slug: string, body: () => Promise<void>): void {
@@ -199,12 +202,35 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
 
   // ------------------------------------------------------------------ console steps
 
-  /** Fills the password tab of the login page and submits; the envelope of /sys/login. */
-  async function submitLogin(page: Page, account: string, password: string): Promise<Envelope<any>> {
+  /**
+   * Fills the password tab of the login page and submits (the button, or Enter in the password box);
+   * the envelope of /sys/login.
+   */
+  async function submitLogin(page: Page, account: string, password: string, via: 'click' | 'enter' = 'click'): Promise<Envelope<any>> {
     if (new URL(page.url()).pathname !== '/login') await scene.goto(page, '/login');
     await textBox(page, 'login-account').fill(account);
     await textBox(page, 'login-password').fill(password);
-    return (await act(page, page.locator(sel('login-submit')), '/sys/login')).body;
+    if (via === 'click') return (await act(page, page.locator(sel('login-submit')), '/sys/login')).body;
+    const response = page.waitForResponse(isCall('/sys/login'));
+    await textBox(page, 'login-password').press('Enter');
+    return (await (await response).json()) as Envelope<any>;
+  }
+
+  /** The live checklist of the password page: [data-rule, data-ok] in the order shown. */
+  async function checklist(page: Page): Promise<string[][]> {
+    return page.locator(sel('pass-rule')).evaluateAll((els) =>
+      els.map((el) => [el.getAttribute('data-rule') ?? '', el.getAttribute('data-ok') ?? '']));
+  }
+
+  async function expectChecklist(page: Page, password: string, expected: string[][]): Promise<void> {
+    await textBox(page, 'pass-new').fill(password);
+    let seen: string[][] = [];
+    await until(async () => {
+      seen = await checklist(page);
+      return JSON.stringify(seen) === JSON.stringify(expected);
+    }, `the checklist for ${JSON.stringify(password)}`).catch((err: Error) => {
+      throw new Error(`${err.message}; shown ${JSON.stringify(seen)}, expected ${JSON.stringify(expected)}`);
+    });
   }
 
   async function expectLoggedIn(page: Page, username: string): Promise<void> {
@@ -256,6 +282,12 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     await page.locator(sel('strategy-tab-login')).click();
     const maxFailures = textBox(page, 'field-maxFailureTimes');
     await until(async () => (await maxFailures.inputValue()) === '5', 'maxFailureTimes to load as 5');
+    // Meaning, unit, allowed range (the service's limits) and the spec's default, at the field.
+    const maxFailuresItem = page.locator('.el-form-item').filter({ has: page.locator(sel('field-maxFailureTimes')) });
+    await waitForText(maxFailuresItem, '取值范围 1 – 1000 次', 'the range of maxFailureTimes');
+    expect(await clean(page.locator(sel('default-maxFailureTimes')))).toBe('默认 5 次');
+    expect(await clean(page.locator(sel('default-loginStrategyWhenExpire')))).toBe('默认 禁止');
+    expect(await clean(page.locator(sel('default-multiOnline')))).toBe('默认 是');
     await scene.shot(page, 'strategy-login');
 
     // A value the service refuses: its message appears at the field, and nothing is saved.
@@ -272,17 +304,27 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     expect(saved.body).toMatchObject({ success: true, code: 'OK' });
     expect(saved.sent).toMatchObject({ maxFailureTimes: 2 });
     expect((await app.admin('/sys/strategy/login/info')).body.data).toMatchObject({ maxFailureTimes: 2 });
+    // What the page shows after a reload is what the service kept.
+    await page.reload();
+    await until(async () => (await textBox(page, 'field-maxFailureTimes').inputValue()) === '2', 'maxFailureTimes to reload as 2');
 
     // The next logins: two wrong passwords now lock the account, and the right one is refused.
     expect((await app.login(user.username, WRONG, { ip: '10.1.0.1' })).body.code).toBe('BAD_CREDENTIALS');
     expect((await app.login(user.username, WRONG, { ip: '10.1.0.1' })).body.code).toBe('BAD_CREDENTIALS');
     expect((await app.login(user.username, user.password, { ip: '10.1.0.1' })).body).toMatchObject({ code: 'ACCOUNT_LOCKED', message: MSG.locked });
+    // ...and the login page of another browser says so.
+    const userPage = await scene.page('user');
+    expect(await submitLogin(userPage, user.username, user.password)).toMatchObject({ success: false, code: 'ACCOUNT_LOCKED' });
+    await waitForText(userPage.locator(sel('login-message')), MSG.locked, 'the locked message on the login page');
 
     // The account strategy tab saves on its own and reaches the rules every client reads.
     await page.locator(sel('strategy-tab-user')).click();
     const minLength = textBox(page, 'field-minPasswordLength');
     await minLength.waitFor();
     await until(async () => (await minLength.inputValue()) === '6', 'minPasswordLength to load as 6');
+    const maxLengthItem = page.locator('.el-form-item').filter({ has: page.locator(sel('field-maxPasswordLength')) });
+    await waitForText(maxLengthItem, '取值范围 0 – 72 个字符', 'the range of maxPasswordLength (BCrypt: 72)');
+    expect(await clean(page.locator(sel('default-passwordExpireDays')))).toBe('默认 90 天');
     await minLength.fill('8');
     await minLength.press('Tab');
     const savedUser = await act(page, page.locator(sel('strategy-save-user')), '/sys/strategy/user/save');
@@ -308,7 +350,8 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     await scene.goto(page, '/login');
 
     for (let attempt = 1; attempt <= 3; attempt += 1) {
-      const res = await submitLogin(page, user.username, WRONG);
+      // The second one by Enter: it must count once, like a click.
+      const res = await submitLogin(page, user.username, WRONG, attempt === 2 ? 'enter' : 'click');
       expect(res).toMatchObject({ success: false, code: 'BAD_CREDENTIALS' });
       await waitForText(page.locator(sel('login-message')), MSG.badCredentials, `the wrong-password message (attempt ${attempt})`);
     }
@@ -326,6 +369,8 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     const unlocked = await act(admin, row.locator(sel('user-unlock')), '/sys/user/unlock', { confirm: true });
     expect(unlocked.body).toMatchObject({ success: true });
     await until(async () => !/锁定|locked/i.test(await clean(row.locator(sel('user-state')))), 'the locked badge to go');
+    await row.locator(sel('user-lock')).waitFor();
+    expect(await row.locator(sel('user-unlock')).count()).toBe(0);
 
     await loginAs(page, user.username, user.password);
 
@@ -334,6 +379,12 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     await textBox(admin, 'log-account').fill(user.username);
     await act(admin, admin.locator(sel('log-search')), '/sys/loginLog/list');
     await until(async () => (await admin.locator(sel('log-row')).count()) >= 5, 'five log rows (3 wrong, 1 locked, 1 success)');
+    // Exactly those (plus the setup login of createActiveUser), each with the status tag the page
+    // shows: an Enter that submitted twice would show a fourth passwrong.
+    expect(await admin.locator(sel('log-row')).count()).toBe(6);
+    const tagged = (status: string) => admin.locator(`${sel('log-row')} [data-status="${status}"]`).count();
+    expect([await tagged('passwrong'), await tagged('locked'), await tagged('success')]).toEqual([3, 1, 2]);
+    expect(await clean(admin.locator(`${sel('log-row')} [data-status="passwrong"]`).first())).toBe('密码错误');
     await scene.shot(admin, 'loginlog');
   });
 
@@ -357,6 +408,8 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     expect(login).toMatchObject({ success: true, data: { tempUser: true, forceUpdatePassword: true } });
     await page.waitForURL((url) => url.pathname === '/password');
     await waitForText(page.locator(sel('login-tip')), login.data.tip, 'the login tip on the password page');
+    // A temporary token has no menu: the password page is the only way on.
+    expect(await page.locator('[data-test^="nav-"]').count()).toBe(0);
 
     await textBox(page, 'pass-old').fill(initial);
     const newPass = textBox(page, 'pass-new');
@@ -364,6 +417,22 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     await newPass.fill('abc');
     await until(async () => (await rules.count()) > 0 && (await page.locator(`${sel('pass-rule')}[data-ok="false"]`).count()) > 0,
       'a rule not met by "abc"');
+    // Spec 4.3 in its order, only the rules the strategy requires (upper case is off), with the
+    // character classes of contract §2: length in code points, a symbol is neither letter, digit nor space.
+    await expectChecklist(page, 'abc', [['min', 'false'], ['max', 'true'], ['digit', 'false'], ['lower', 'true'], ['symbol', 'false']]);
+    await expectChecklist(page, 'abcdef1 ', [['min', 'true'], ['max', 'true'], ['digit', 'true'], ['lower', 'true'], ['symbol', 'false']]);
+    await expectChecklist(page, '密码abcd1', [['min', 'true'], ['max', 'true'], ['digit', 'true'], ['lower', 'true'], ['symbol', 'false']]);
+    await expectChecklist(page, '😀😀😀1a', [['min', 'false'], ['max', 'true'], ['digit', 'true'], ['lower', 'true'], ['symbol', 'true']]);
+    await expectChecklist(page, 'ABCDEF٣!', [['min', 'true'], ['max', 'true'], ['digit', 'false'], ['lower', 'false'], ['symbol', 'true']]);
+    await expectChecklist(page, 'a1!'.repeat(7), [['min', 'true'], ['max', 'false'], ['digit', 'true'], ['lower', 'true'], ['symbol', 'true']]);
+
+    // The first unmet rule of the checklist is the one the service names, shown verbatim.
+    await expectChecklist(page, 'abcdefg!', [['min', 'true'], ['max', 'true'], ['digit', 'false'], ['lower', 'true'], ['symbol', 'true']]);
+    await textBox(page, 'pass-confirm').fill('abcdefg!');
+    const weak = await act(page, page.locator(sel('pass-submit')), '/sys/me/pass/update');
+    expect(weak.body).toMatchObject({ success: false, code: 'PASSWORD_NEEDS_DIGIT', message: '密码应包含数字' });
+    await waitForText(page.locator(sel('pass-message')), weak.body.message, 'the service message on the password page');
+    expect(new URL(page.url()).pathname).toBe('/password');
     await newPass.fill('Fresh#pass9');
     await textBox(page, 'pass-confirm').fill('Fresh#pass9');
     await until(async () => (await page.locator(`${sel('pass-rule')}[data-ok="false"]`).count()) === 0
@@ -392,6 +461,26 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     const code = generated.body.data!.code;
     await waitForText(phone.locator(sel('qrcode-code')), code, 'the code shown');
     await phone.locator(sel('qrcode-canvas')).waitFor();
+    // The canvas is in the page before any code: it must hold a drawn QR code (dark modules on white).
+    const drawn = await phone.locator(sel('qrcode-canvas')).evaluate((el) => {
+      // Runs in the page; the test project has no DOM types, so the canvas's shape is spelled out.
+      const c = el as unknown as {
+        width: number; height: number;
+        getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } | null;
+      };
+      const { data } = c.getContext('2d')!.getImageData(0, 0, c.width, c.height);
+      let dark = 0;
+      let light = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        if (data[i + 3] > 200 && data[i] < 60) dark += 1;
+        else if (data[i + 3] > 200 && data[i] > 200) light += 1;
+      }
+      return { width: c.width, dark, light };
+    });
+    expect(drawn.width).toBeGreaterThanOrEqual(200);
+    expect(drawn.dark).toBeGreaterThan(drawn.width * 10);
+    expect(drawn.light).toBeGreaterThan(drawn.width * 10);
+    await waitForText(phone.locator(sel('qrcode-countdown')), /^[45]:\d{2} 后失效$/, 'the countdown from 5 minutes');
     await scene.shot(phone, 'devices');
 
     const desk = await scene.page('new-device');
@@ -406,6 +495,12 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     // The first browser now lists both sessions of the user.
     await phone.reload();
     await until(async () => (await phone.locator(sel('device-row')).count()) === 2, 'two device rows');
+    // Only the other device can be sent away from here.
+    const current = phone.locator(`${sel('device-row')}[data-current="true"]`);
+    const other = phone.locator(`${sel('device-row')}[data-current="false"]`);
+    expect([await current.count(), await other.count()]).toEqual([1, 1]);
+    expect(await current.locator(sel('device-kickout')).count()).toBe(0);
+    expect(await other.locator(sel('device-kickout')).count()).toBe(1);
   });
 
   scenario('5. a site message reaches the logged-in browser live: unread badge and message list update without a reload', 'site-message', async () => {
