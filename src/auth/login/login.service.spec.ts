@@ -1,7 +1,6 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
 import { getDataSourceToken, getRepositoryToken } from '@nestjs/typeorm';
-import { AppException } from '../../common/app.exception';
 import { Clock, FakeClock } from '../../common/clock';
 import { ErrorCode } from '../../common/error-code';
 import { AppConfig } from '../../config/app-config';
@@ -21,6 +20,7 @@ import { CaptchaService } from '../captcha/captcha.service';
 import { SessionService } from '../session/session.service';
 import { LoginFailedEvent, UnusualIpEvent } from './login.events';
 import { LoginRequest, LoginService } from './login.service';
+import { codeOf } from '../../../test/support/code-of';
 
 const DAY = 86_400_000;
 const MINUTE = 60_000;
@@ -94,16 +94,6 @@ class FakeHasher extends PasswordHasher {
   }
   async burn() {
     this.burns++;
-  }
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<ErrorCode | 'ok'> {
-  try {
-    await promise;
-    return 'ok';
-  } catch (err) {
-    if (err instanceof AppException) return err.code;
-    throw err;
   }
 }
 

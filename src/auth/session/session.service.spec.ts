@@ -1,5 +1,4 @@
 import { Test } from '@nestjs/testing';
-import { AppException } from '../../common/app.exception';
 import { Clock, FakeClock } from '../../common/clock';
 import { ErrorCode } from '../../common/error-code';
 import { KvStore } from '../../store/kv.store';
@@ -8,6 +7,7 @@ import { MemoryKvStore } from '../../store/memory-kv.store';
 import { StrategyService } from '../../strategy/strategy.service';
 import { LoginStrategy } from '../../strategy/strategy.types';
 import { hashToken, IssueOptions, SessionService } from './session.service';
+import { codeOf } from '../../../test/support/code-of';
 
 const MINUTE = 60_000;
 
@@ -19,16 +19,6 @@ class RacingKvStore extends MemoryKvStore {
     this.beforeReplace = undefined;
     if (hook) await hook();
     return super.replaceIfEquals(key, expected, value);
-  }
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<ErrorCode | 'ok'> {
-  try {
-    await promise;
-    return 'ok';
-  } catch (err) {
-    if (err instanceof AppException) return err.code;
-    throw err;
   }
 }
 
