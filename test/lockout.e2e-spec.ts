@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createActiveUser, createRole, createUser, TestUser } from './factories';
 import { BACKENDS } from './support/backends';
-import { Reply, startApp, TestApp } from './support/test-app';
+import { epochMs, Reply, startApp, TestApp } from './support/test-app';
 
 const LOCK_MINUTES = 10;
 const MINUTE = 60_000;
@@ -21,13 +21,6 @@ interface AccountState {
   disabled: boolean;
 }
 
-/** A DATETIME as epoch ms: mysql2 gives a Date, SQLite the UTC text TypeORM wrote. */
-function instant(value: unknown): number | null {
-  if (value === null || value === undefined) return null;
-  if (value instanceof Date) return value.getTime();
-  return Date.parse(`${String(value).replace(' ', 'T')}Z`);
-}
-
 describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name', (backend) => {
   let app: TestApp;
 
@@ -43,7 +36,7 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
   /** The sys_user columns of the lock and disable states, as stored. */
   async function state(user: TestUser): Promise<AccountState> {
     const row = await app.userRow(user.id);
-    return { locked: !!Number(row.locked), unlockTime: instant(row.unlock_time), disabled: !!Number(row.disabled) };
+    return { locked: !!Number(row.locked), unlockTime: epochMs(row.unlock_time), disabled: !!Number(row.disabled) };
   }
 
   /** Log rows written while a factory set the user up (createActiveUser logs in once). */
@@ -129,6 +122,28 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
       expect(res.status).toBe(423);
       expect(res.body).toEqual(LOCKED);
       expect(await state(user)).toEqual(lockedState);
+    });
+
+    it('spec 3.1 "unlock_time earlier than now": exactly at unlock_time the account is still locked; 1 ms later the login unlocks it', async () => {
+      const user = await activeUser();
+      await lockByFailures(user);
+      const lockedState = await state(user);
+      expect(lockedState.unlockTime).toBe(app.clock.nowMs() + LOCK_MINUTES * MINUTE);
+
+      // unlock_time == now: not earlier than now, so the lock holds.
+      app.clock.set(lockedState.unlockTime!);
+      const atUnlockTime = await app.login(user.username, user.password);
+      expect(atUnlockTime.status).toBe(423);
+      expect(atUnlockTime.body).toEqual(LOCKED);
+      expect(await state(user)).toEqual(lockedState);
+
+      // unlock_time is now 1 ms in the past: the lock ends and the login goes on to success.
+      app.clock.set(lockedState.unlockTime! + 1);
+      const justAfter = await app.login(user.username, user.password);
+      expect(justAfter.status).toBe(200);
+      expect(justAfter.body).toMatchObject({ success: true, code: 'OK', message: '操作成功' });
+      expect(await state(user)).toEqual(unlocked);
+      expect((await logStatuses(user)).slice(-2)).toEqual(['locked', 'success']);
     });
 
     it('once unlock_time has passed, the next login unlocks the account and continues to a successful login', async () => {
@@ -247,6 +262,44 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
       expect(await state(user)).toEqual(unlocked);
       await failTimes(user, 1);
       expect((await state(user)).locked).toBe(true);
+    });
+
+    it('maxFailureTimes 1: the very first wrong password reaches it (0 earlier + the current one) and locks', async () => {
+      await app.saveLoginStrategy({ maxFailureTimes: 1 });
+      const user = await activeUser();
+      const [first] = await failTimes(user, 1);
+      expect(first.status).toBe(401);
+      expect(first.body).toEqual(BAD_CREDENTIALS);
+      expect(await state(user)).toEqual({ locked: true, unlockTime: app.clock.nowMs() + LOCK_MINUTES * MINUTE, disabled: false });
+      expect((await app.login(user.username, user.password)).body).toEqual(LOCKED);
+    });
+
+    it('window edge, contract §5 "since now − maxFailureInterval hours": a failure exactly maxFailureInterval old still counts', async () => {
+      await app.saveLoginStrategy({ maxFailureInterval: 1 });
+      const user = await activeUser();
+      const firstFailures = app.clock.nowMs();
+      await failTimes(user, 2);
+      app.clock.set(firstFailures + 60 * MINUTE);
+
+      // The two failures sit exactly on the window start: 2 + the current failure reach 3.
+      const [third] = await failTimes(user, 1);
+      expect(third.body).toEqual(BAD_CREDENTIALS);
+      expect(await state(user)).toEqual({ locked: true, unlockTime: app.clock.nowMs() + LOCK_MINUTES * MINUTE, disabled: false });
+    });
+
+    it('window edge: a failure 1 ms older than maxFailureInterval hours is not counted', async () => {
+      await app.saveLoginStrategy({ maxFailureInterval: 1 });
+      const user = await activeUser();
+      const firstFailures = app.clock.nowMs();
+      await failTimes(user, 2);
+      app.clock.set(firstFailures + 60 * MINUTE + 1);
+
+      // Both fell out of the window: this is failure 1, then 2, of the window; the next one locks.
+      await failTimes(user, 2);
+      expect(await state(user)).toEqual(unlocked);
+      await failTimes(user, 1);
+      expect((await state(user)).locked).toBe(true);
+      expect(await countStatus(user, 'passwrong')).toBe(5);
     });
 
     it('failures inside maxFailureInterval hours are counted together', async () => {

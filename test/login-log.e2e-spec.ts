@@ -1,7 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { createRole, createUser, TestUser } from './factories';
 import { BACKENDS } from './support/backends';
-import { startApp, TestApp } from './support/test-app';
+import { epochMs, startApp, TestApp } from './support/test-app';
 
 const FIREFOX_LINUX = 'Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0';
 const SAFARI_IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1';
@@ -214,7 +214,7 @@ describe.each(BACKENDS)('login log of spec 2.6 and contract §4 on $name', (back
     const [listed] = await rowsOf({ account: user.username });
     expect(Date.parse(listed.loginTime)).toBe(at.getTime());
     const [raw] = await app.logRows(user.username);
-    const stored = raw.login_time instanceof Date ? raw.login_time.getTime() : Date.parse(`${String(raw.login_time).replace(' ', 'T')}Z`);
+    const stored = epochMs(raw.login_time);
     expect(stored).toBe(at.getTime());
   });
 
@@ -234,6 +234,7 @@ describe.each(BACKENDS)('login log of spec 2.6 and contract §4 on $name', (back
     const anonymous = await app.post('/sys/loginLog/list', { pageNum: 1, pageSize: 10 });
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.code).toBe('NOT_LOGGED_IN');
+    expect(anonymous.body).toEqual({ success: false, code: 'NOT_LOGGED_IN', message: '未登录或登录已过期', data: null });
   });
 
   it('defaults the paging when omitted', async () => {

@@ -67,7 +67,10 @@ describe.each(BACKENDS)('login pipeline of spec 4.1 on $name', (backend) => {
     const right = await app.login(user.username, user.password);
     expect(right.status).toBe(403);
     expect(right.body).toMatchObject({ code: 'ACCOUNT_DISABLED', message: '用户已被禁用' });
-    expect((await app.login(user.username, 'Wrong#pass1')).body.code).toBe('BAD_CREDENTIALS');
+    const wrongPassword = await app.login(user.username, 'Wrong#pass1');
+    expect(wrongPassword.body.code).toBe('BAD_CREDENTIALS');
+    expect(wrongPassword.status).toBe(401);
+    expect(wrongPassword.body).toEqual({ success: false, code: 'BAD_CREDENTIALS', message: '用户名或密码错误', data: null });
     expect((await app.logRows(user.username)).map((r) => r.status).slice(-2)).toEqual(['disabled', 'passwrong']);
     await app.admin('/sys/user/enable', { id: user.id });
     expect((await app.login(user.username, user.password)).body.success).toBe(true);
@@ -85,9 +88,29 @@ describe.each(BACKENDS)('login pipeline of spec 4.1 on $name', (backend) => {
     unusual.length = 0;
     await app.token(user.username, user.password, { ip: '10.5.0.2' });
     expect(unusual).toHaveLength(0);
+    const at = app.clock.now();
     await app.token(user.username, user.password, { ip: '172.16.0.9' });
     expect(unusual).toHaveLength(1);
     expect(unusual[0]).toMatchObject({ userId: user.id, account: user.username, ip: '172.16.0.9' });
+    // Spec 4.2: login account, login IP, login time and the uncommon-IP hint.
+    expect(unusual[0].time).toEqual(at);
+    expect(unusual[0].hint.zh).toContain('不常用');
+  });
+
+  it('step 10: only the latest 3 successful logins count — an IP 4 logins back is unusual, and a failed login from an IP does not make it known', async () => {
+    const user = await createActiveUser(app);
+    for (const ip of ['10.5.1.1', '10.5.1.2', '10.5.1.3', '10.5.1.4']) await app.token(user.username, user.password, { ip });
+    // A wrong password from 10.5.1.9 is not a successful login.
+    expect((await app.login(user.username, 'Wrong#pass1', { ip: '10.5.1.9' })).body.code).toBe('BAD_CREDENTIALS');
+    unusual.length = 0;
+    // 10.5.1.1 is the 4th most recent successful IP: outside the latest 3.
+    await app.token(user.username, user.password, { ip: '10.5.1.1' });
+    expect(unusual).toHaveLength(1);
+    expect(unusual[0]).toMatchObject({ userId: user.id, ip: '10.5.1.1' });
+    unusual.length = 0;
+    await app.token(user.username, user.password, { ip: '10.5.1.9' });
+    expect(unusual).toHaveLength(1);
+    expect(unusual[0]).toMatchObject({ userId: user.id, ip: '10.5.1.9' });
   });
 
   it('step 10: fewer than 3 earlier successful logins never count as unusual', async () => {
@@ -110,15 +133,23 @@ describe.each(BACKENDS)('login pipeline of spec 4.1 on $name', (backend) => {
       expect(captcha).toMatchObject({ enabled: true, imgId: expect.any(String), img: expect.stringMatching(/^data:image\/svg\+xml;base64,/) });
       const text = await captchaApp.store.get(`CAPTCHA:${captcha.imgId}`);
       expect(await captchaApp.store.ttl(`CAPTCHA:${captcha.imgId}`)).toBeGreaterThan(170_000);
+      // Spec 4.1 step 1 / contract §6: cached for 3 minutes.
+      expect(await captchaApp.store.ttl(`CAPTCHA:${captcha.imgId}`)).toBeLessThanOrEqual(180_000);
       const wrong = await captchaApp.post('/sys/login', { account: 'admin', password, imgId: captcha.imgId, imgCode: 'zzzz' });
       expect(wrong.body.code).toBe('CAPTCHA_INVALID');
+      expect(wrong.status).toBe(400);
+      expect(wrong.body).toEqual({ success: false, code: 'CAPTCHA_INVALID', message: '验证码错误或已失效', data: null });
       // The wrong guess consumed it: the right text no longer works either.
       const reused = await captchaApp.post('/sys/login', { account: 'admin', password, imgId: captcha.imgId, imgCode: text });
       expect(reused.body.code).toBe('CAPTCHA_INVALID');
+      expect(reused.body).toEqual({ success: false, code: 'CAPTCHA_INVALID', message: '验证码错误或已失效', data: null });
       const fresh = (await captchaApp.post('/sys/captcha')).body.data;
       const freshText = await captchaApp.store.get(`CAPTCHA:${fresh.imgId}`);
       const ok = await captchaApp.post('/sys/login', { account: 'admin', password, imgId: fresh.imgId, imgCode: freshText!.toUpperCase() });
       expect(ok.body.success).toBe(true);
+      // Used once: the same captcha does not open a second login.
+      const again = await captchaApp.post('/sys/login', { account: 'admin', password, imgId: fresh.imgId, imgCode: freshText });
+      expect(again.body).toEqual({ success: false, code: 'CAPTCHA_INVALID', message: '验证码错误或已失效', data: null });
     } finally {
       await captchaApp.close();
     }

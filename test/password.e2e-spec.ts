@@ -1,7 +1,8 @@
-import { constants, createHash, generateKeyPairSync, publicEncrypt } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { createActiveUser, createRole, createUser } from './factories';
 import { BACKENDS } from './support/backends';
-import { startApp, TestApp } from './support/test-app';
+import { encryptPassword } from './support/password-transport';
+import { epochMs, startApp, TestApp } from './support/test-app';
 
 /** Spec 2.2 defaults of the complexity fields (what /sys/strategy/user/rules answers on a fresh start). */
 const DEFAULT_RULES = {
@@ -17,6 +18,9 @@ const MINUTE = 60_000;
 const failure = (code: string, message: string) => ({ success: false, code, message, data: null });
 const OK_NO_DATA = { success: true, code: 'OK', message: '操作成功', data: null };
 const NOT_LOGGED_IN = failure('NOT_LOGGED_IN', '未登录或登录已过期');
+const BAD_CREDENTIALS = failure('BAD_CREDENTIALS', '用户名或密码错误');
+const OLD_PASSWORD_WRONG = failure('OLD_PASSWORD_WRONG', '旧密码不正确');
+const ACCOUNT_EXPIRED = failure('ACCOUNT_EXPIRED', '您的账户已过期,请联系管理员');
 const INITIAL_TIP = '您的密码为初始密码,请尽快修改密码';
 const INITIAL_FORCE_TIP = '您的密码为初始密码,请修改密码后再登录';
 
@@ -26,18 +30,7 @@ function changePassword(app: TestApp, token: string, oldPass: string, newPass: s
 }
 
 /** Contract §6: the session lives under AUTH_TOKEN:{sha256hex(token)} (the Redis store adds the prefix). */
-async function sessionOf(app: TestApp, token: string): Promise<any> {
-  const raw = await app.store.get(`AUTH_TOKEN:${createHash('sha256').update(token).digest('hex')}`);
-  return raw ? JSON.parse(raw) : null;
-}
-
-/** A DATETIME column as epoch ms: mysql2 gives a Date (timezone 'Z'), better-sqlite3 the UTC text TypeORM wrote. */
-function epochMs(value: unknown): number | null {
-  if (value === null || value === undefined) return null;
-  if (value instanceof Date) return value.getTime();
-  const text = String(value);
-  return new Date(/(Z|[+-]\d\d:?\d\d)$/.test(text) ? text : `${text.replace(' ', 'T')}Z`).getTime();
-}
+const sessionOf = (app: TestApp, token: string): Promise<any> => app.sessionOf(token);
 
 /** Contract §2 character classes. */
 function meetsRules(password: string, rules: typeof DEFAULT_RULES): boolean {
@@ -67,9 +60,14 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       expect(res.status).toBe(400);
       expect(res.body).toEqual(failure('OLD_PASSWORD_WRONG', '旧密码不正确'));
       // Spec 4.3: oldPass is verified first, so a new password that also breaks the rules still gets this answer.
-      expect((await changePassword(app, token, 'Wrong#old1', 'x')).body.code).toBe('OLD_PASSWORD_WRONG');
+      const bothWrong = await changePassword(app, token, 'Wrong#old1', 'x');
+      expect(bothWrong.body.code).toBe('OLD_PASSWORD_WRONG');
+      expect(bothWrong.status).toBe(400);
+      expect(bothWrong.body).toEqual(OLD_PASSWORD_WRONG);
       expect((await app.userRow(user.id)).password_update_time).toBeNull();
-      expect((await app.login(user.username, 'Brand#New1')).body.code).toBe('BAD_CREDENTIALS');
+      const notChanged = await app.login(user.username, 'Brand#New1');
+      expect(notChanged.body.code).toBe('BAD_CREDENTIALS');
+      expect(notChanged.body).toEqual(BAD_CREDENTIALS);
       expect((await app.login(user.username, user.password)).body.success).toBe(true);
       expect((await app.post('/sys/me/info', {}, { token })).body.success).toBe(true);
     });
@@ -92,7 +90,9 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
         expect({ candidate, status: res.status, body: res.body }).toEqual({ candidate, status: 400, body: failure(code, message) });
       }
       expect((await app.userRow(user.id)).password_update_time).toBeNull();
-      expect((await app.login(user.username, 'ABCDefg1')).body.code).toBe('BAD_CREDENTIALS');
+      const refusedCandidate = await app.login(user.username, 'ABCDefg1');
+      expect(refusedCandidate.body.code).toBe('BAD_CREDENTIALS');
+      expect(refusedCandidate.body).toEqual(BAD_CREDENTIALS);
       expect((await app.login(user.username, user.password)).body.success).toBe(true);
 
       expect((await changePassword(app, token, user.password, 'ABCDefg1!')).body).toEqual(OK_NO_DATA);
@@ -167,6 +167,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       const old = await app.login(user.username, user.password);
       expect(old.status).toBe(401);
       expect(old.body.code).toBe('BAD_CREDENTIALS');
+      expect(old.body).toEqual(BAD_CREDENTIALS);
     });
 
     it('contract §3: an oldPass or newPass that does not decrypt is VALIDATION_FAILED naming the field, and changes nothing', async () => {
@@ -174,9 +175,8 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       const token = await app.token(user.username, user.password);
       const good = await app.encrypt('Brand#New1');
       const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-      const underOtherKey = publicEncrypt(
-        { key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(user.password),
-      ).toString('base64');
+      // Well-formed RSA-OAEP-256, but under a key that is not the service's.
+      const underOtherKey = encryptPassword(publicKey.export({ type: 'spki', format: 'pem' }).toString(), user.password);
 
       const attempts: [Record<string, string>, string][] = [
         [{ oldPass: user.password, newPass: good }, 'oldPass'], // plain text is never accepted
@@ -222,7 +222,9 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       for (const token of [first, second]) {
         expect((await app.post('/sys/me/info', {}, { token })).body).toEqual(NOT_LOGGED_IN);
       }
-      expect((await app.login(user.username, user.password)).body.code).toBe('BAD_CREDENTIALS');
+      const oldRefused = await app.login(user.username, user.password);
+      expect(oldRefused.body.code).toBe('BAD_CREDENTIALS');
+      expect(oldRefused.body).toEqual(BAD_CREDENTIALS);
       const login = await app.login(user.username, generated);
       expect(login.body.data).toMatchObject({ tempUser: false, forceUpdatePassword: false, tip: INITIAL_TIP });
     });
@@ -265,7 +267,9 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       expect(res.body).toEqual(OK_NO_DATA);
       expect((await app.post('/sys/me/info', {}, { token })).body).toEqual(NOT_LOGGED_IN);
       expect((await app.userRow(user.id)).password_update_time).toBeNull();
-      expect((await app.login(user.username, user.password)).body.code).toBe('BAD_CREDENTIALS');
+      const oldRefused = await app.login(user.username, user.password);
+      expect(oldRefused.body.code).toBe('BAD_CREDENTIALS');
+      expect(oldRefused.body).toEqual(BAD_CREDENTIALS);
       const login = await app.login(user.username, 'Reset#123a');
       expect(login.body.data).toMatchObject({ tempUser: false, forceUpdatePassword: false, tip: INITIAL_TIP });
     } finally {
@@ -308,7 +312,10 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
         status: 'expired', user_id: user.id, failure_reason: '您的账户已过期,请联系管理员',
       });
       // A wrong password still answers BAD_CREDENTIALS: expiry is only told to the right password (step 3 before 6).
-      expect((await app.login(user.username, 'Wrong#pass1')).body.code).toBe('BAD_CREDENTIALS');
+      const wrong = await app.login(user.username, 'Wrong#pass1');
+      expect(wrong.body.code).toBe('BAD_CREDENTIALS');
+      expect(wrong.status).toBe(401);
+      expect(wrong.body).toEqual(BAD_CREDENTIALS);
     });
 
     it('spec 3.3: expired means later than passwordExpireDays: exactly at day 90 the login passes, a millisecond later it does not', async () => {
@@ -319,7 +326,10 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       expect(onTheDay.status).toBe(200);
       expect(onTheDay.body.data).toMatchObject({ tempUser: false, forceUpdatePassword: false });
       app.clock.advance(1);
-      expect((await app.login(user.username, user.password)).body.code).toBe('ACCOUNT_EXPIRED');
+      const justAfter = await app.login(user.username, user.password);
+      expect(justAfter.body.code).toBe('ACCOUNT_EXPIRED');
+      expect(justAfter.status).toBe(403);
+      expect(justAfter.body).toEqual(ACCOUNT_EXPIRED);
     });
 
     it('spec 3.3: the age counts from create_time while password_update_time is empty, and from the change afterwards', async () => {
@@ -332,7 +342,9 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       expect((await app.login(untouched.username, untouched.password)).body.data).toMatchObject({ tempUser: false, tip: INITIAL_TIP });
 
       app.clock.advanceDays(11); // day 91 after creation, day 11 after the change
-      expect((await app.login(untouched.username, untouched.password)).body.code).toBe('ACCOUNT_EXPIRED');
+      const expired = await app.login(untouched.username, untouched.password);
+      expect(expired.body.code).toBe('ACCOUNT_EXPIRED');
+      expect(expired.body).toEqual(ACCOUNT_EXPIRED);
       const changed = await app.login(changer.username, 'Later#Pass1');
       expect(changed.body.success).toBe(true);
       expect(changed.body.data).toMatchObject({ tempUser: false, forceUpdatePassword: false });

@@ -1,12 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createActiveUser, createRole, createUser } from './factories';
 import { BACKENDS } from './support/backends';
-import { startApp, TestApp } from './support/test-app';
+import { permsKey, sha256hex, startApp, TestApp, tokenKey } from './support/test-app';
 
 const MIN = 60_000;
-const sha256hex = (token: string) => createHash('sha256').update(token).digest('hex');
-const tokenKey = (token: string) => `AUTH_TOKEN:${sha256hex(token)}`;
-const permsKey = (token: string) => `AUTH_PERMS:${sha256hex(token)}`;
 const userTokensKey = (userId: string) => `AUTH_USER_TOKENS:${userId}`;
 const LIST_BODY = { pageNum: 1, pageSize: 10 };
 
@@ -29,10 +26,7 @@ describe.each(BACKENDS)('sessions and tokens of spec 3.4 and 5 on $name', (backe
     await app.saveUserStrategy({ forceUpdatePassword: false });
   });
 
-  async function sessionOf(token: string): Promise<any> {
-    const raw = await app.store.get(tokenKey(token));
-    return raw === null ? null : JSON.parse(raw);
-  }
+  const sessionOf = (token: string): Promise<any> => app.sessionOf(token);
 
   const me = (token: string, ip?: string) => app.post('/sys/me/info', {}, { token, ip });
 
@@ -59,6 +53,8 @@ describe.each(BACKENDS)('sessions and tokens of spec 3.4 and 5 on $name', (backe
       const verify = await app.post('/auth/qrcode/verify', { code: '00000000-0000-4000-8000-000000000000' });
       expect(verify.body.code).not.toBe('NOT_LOGGED_IN');
       expect(verify.body.code).toBe('QRCODE_INVALID');
+      expect(verify.status).toBe(400);
+      expect(verify.body).toEqual({ success: false, code: 'QRCODE_INVALID', message: '二维码无效或已过期', data: null });
     });
 
     it('a normal token lives sessionExpireMinutes (default 30) without requests, then answers NOT_LOGGED_IN', async () => {
@@ -145,6 +141,31 @@ describe.each(BACKENDS)('sessions and tokens of spec 3.4 and 5 on $name', (backe
       // And expires sessionExpireMinutes after its last renewal when left alone.
       app.clock.set((await sessionOf(token)).expireAt + 1000);
       expect((await me(token)).body).toEqual(NOT_LOGGED_IN);
+    });
+
+    it('spec 3.4 "below 50%": exactly half the validity left is not renewed; 1 ms less is renewed to full', async () => {
+      await app.saveLoginStrategy({ sessionExpireMinutes: 30 });
+      const user = await createActiveUser(app);
+      const loginAt = app.clock.nowMs();
+      const token = await app.token(user.username, user.password);
+      const original = await sessionOf(token);
+      expect(original.expireAt).toBe(loginAt + 30 * MIN);
+
+      // 15 of 30 minutes left: exactly 50 %, not below it. Nothing moves.
+      app.clock.set(loginAt + 15 * MIN);
+      await app.store.expire(tokenKey(token), 10 * MIN);
+      await app.store.expire(permsKey(token), 10 * MIN);
+      expect((await me(token)).body.success).toBe(true);
+      expect(await sessionOf(token)).toEqual(original);
+      expect(await app.store.ttl(tokenKey(token))).toBeLessThanOrEqual(10 * MIN);
+      expect(await app.store.ttl(permsKey(token))).toBeLessThanOrEqual(10 * MIN);
+
+      // 1 ms later less than half is left: expireAt moves to now + 30 min and both TTLs reset.
+      app.clock.set(loginAt + 15 * MIN + 1);
+      expect((await me(token)).body.success).toBe(true);
+      expect((await sessionOf(token)).expireAt).toBe(loginAt + 15 * MIN + 1 + 30 * MIN);
+      expect(await app.store.ttl(tokenKey(token))).toBeGreaterThan(29 * MIN);
+      expect(await app.store.ttl(permsKey(token))).toBeGreaterThan(29 * MIN);
     });
 
     it('renews the permission cache with the session: a permitted call still works after the original expiry', async () => {

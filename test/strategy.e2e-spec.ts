@@ -1,9 +1,8 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { createHash } from 'node:crypto';
 import { SysPropsChangedEvent } from '../src/strategy/strategy.types';
 import { createRole, createUser } from './factories';
 import { BACKENDS, mariadbRedis } from './support/backends';
-import { startApp, TestApp } from './support/test-app';
+import { startApp, TestApp, tokenKey } from './support/test-app';
 
 // Spec 2.1, setting group user_login_strategy.
 const LOGIN_DEFAULTS = {
@@ -35,7 +34,6 @@ const USER_DEFAULTS = {
 const LOGIN = { info: '/sys/strategy/login/info', save: '/sys/strategy/login/save', group: 'user_login_strategy' } as const;
 const USER = { info: '/sys/strategy/user/info', save: '/sys/strategy/user/save', group: 'user_strategy' } as const;
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend) => {
@@ -122,8 +120,13 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
       const saver = await createUser(app, { roles: ['login_saver'] });
       const token = await app.token(saver.username, saver.password);
       expect((await app.post(LOGIN.save, { lockMinutes: 60 }, { token })).body).toMatchObject({ success: true, code: 'OK' });
-      expect((await app.post(USER.save, { minPasswordLength: 7 }, { token })).body.code).toBe('FORBIDDEN');
-      expect((await app.post(LOGIN.info, {}, { token })).body.code).toBe('FORBIDDEN');
+      const otherGroup = await app.post(USER.save, { minPasswordLength: 7 }, { token });
+      expect(otherGroup.body.code).toBe('FORBIDDEN');
+      expect(otherGroup.status).toBe(403);
+      expect(otherGroup.body).toEqual({ success: false, code: 'FORBIDDEN', message: '没有权限', data: null });
+      const read = await app.post(LOGIN.info, {}, { token });
+      expect(read.body.code).toBe('FORBIDDEN');
+      expect(read.body).toEqual({ success: false, code: 'FORBIDDEN', message: '没有权限', data: null });
       expect((await info(LOGIN)).lockMinutes).toBe(60);
       expect((await info(USER)).minPasswordLength).toBe(6);
       await reset();
@@ -134,6 +137,7 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
         const res = await app.post(path, {});
         expect(res.status).toBe(401);
         expect(res.body.code).toBe('NOT_LOGGED_IN');
+        expect({ path, body: res.body }).toEqual({ path, body: { success: false, code: 'NOT_LOGGED_IN', message: '未登录或登录已过期', data: null } });
       }
     });
   });
@@ -304,7 +308,7 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
     beforeEach(reset);
     afterAll(reset);
 
-    const sessionOf = async (token: string) => JSON.parse((await app.store.get(`AUTH_TOKEN:${sha256(token)}`))!);
+    const sessionOf = (token: string): Promise<any> => app.sessionOf(token);
 
     it('sessionExpireMinutes sets the expireAt of the next login\'s session', async () => {
       const user = await createUser(app);
@@ -314,7 +318,7 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
       const now = app.clock.nowMs();
       const token = await app.token(user.username, user.password);
       expect(await sessionOf(token)).toMatchObject({ loginTime: now, expireAt: now + 45 * 60_000, temp: 0 });
-      expect(await app.store.ttl(`AUTH_TOKEN:${sha256(token)}`)).toBeGreaterThan(44 * 60_000);
+      expect(await app.store.ttl(tokenKey(token))).toBeGreaterThan(44 * 60_000);
     });
 
     it('tempSessionExpireMinutes and forceUpdatePassword shape the next first login', async () => {
@@ -334,6 +338,8 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
       await app.token(user.username, user.password);
       const res = await app.post('/sys/me/info', {}, { token: first });
       expect(res.body).toMatchObject({ success: false, code: 'KICKED_OUT' });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ success: false, code: 'KICKED_OUT', message: '账号已在其他地方登录', data: null });
     });
 
     it('the complexity rules of a user-strategy save apply to the next password change and show in the rules', async () => {
@@ -346,7 +352,9 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
         oldPass: await app.encrypt(user.password), newPass: await app.encrypt(newPass),
       }, { token });
       expect((await change('Short#1a')).body).toMatchObject({ code: 'PASSWORD_TOO_SHORT', message: '密码长度应大于12' });
-      expect((await change('lowercase#only1')).body.code).toBe('PASSWORD_NEEDS_UPPER');
+      const noUpper = await change('lowercase#only1');
+      expect(noUpper.body.code).toBe('PASSWORD_NEEDS_UPPER');
+      expect(noUpper.body).toEqual({ success: false, code: 'PASSWORD_NEEDS_UPPER', message: '密码应包含大写字符', data: null });
       expect((await change('Long#Enough1x')).body.success).toBe(true);
     });
   });
@@ -404,7 +412,7 @@ describe('strategy cache across two instances on mariadb+redis', () => {
       // The new values govern B's logins too, not only its info.
       const user = await createUser(b);
       const token = await b.token(user.username, user.password);
-      const session = JSON.parse((await b.store.get(`AUTH_TOKEN:${sha256(token)}`))!);
+      const session = await b.sessionOf(token);
       expect(session.expireAt - session.loginTime).toBe(77 * 60_000);
     } finally {
       await a.close();

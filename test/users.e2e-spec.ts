@@ -180,6 +180,9 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('VALIDATION_FAILED');
+      // Contract §2: the message names the field.
+      expect(res.body.message).toContain('roles');
+      expect(res.body.message).toContain('no_such_role');
       expect(await app.db.query('SELECT id FROM sys_user WHERE username = ?', [username])).toHaveLength(0);
     });
 
@@ -202,6 +205,8 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       try {
         const res = await app.admin('/sys/user/create', { username: `up_${tag()}`, name: 'Upper', password: await app.encrypt('abcdef1#') });
         expect(res.body).toMatchObject({ code: 'PASSWORD_NEEDS_UPPER', message: '密码应包含大写字符' });
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({ success: false, code: 'PASSWORD_NEEDS_UPPER', message: '密码应包含大写字符', data: null });
       } finally {
         await app.saveUserStrategy({ includeUpperCase: false });
       }
@@ -212,6 +217,8 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       const res = await app.admin('/sys/user/create', { username, name: 'Plain', password: 'Passw0rd!x' });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('VALIDATION_FAILED');
+      expect(res.body).toMatchObject({ success: false, data: null });
+      expect(res.body.message).toContain('password');
       expect(await app.db.query('SELECT id FROM sys_user WHERE username = ?', [username])).toHaveLength(0);
     });
 
@@ -219,6 +226,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       const res = await app.post('/sys/user/create', { username: `n_${tag()}`, name: 'No token' });
       expect(res.status).toBe(401);
       expect(res.body.code).toBe('NOT_LOGGED_IN');
+      expect(res.body).toEqual({ success: false, code: 'NOT_LOGGED_IN', message: '未登录或登录已过期', data: null });
     });
   });
 
@@ -356,6 +364,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       for (const path of ['/sys/role/save', '/sys/role/list', '/sys/user/lock', '/sys/loginLog/list']) {
         const res = await app.post(path, path === '/sys/role/save' ? { code: 'x', name: 'x', permissions: ['*'] } : path === '/sys/user/lock' ? { id: user.id } : {}, { token });
         expect({ path, code: res.body.code }).toEqual({ path, code: 'FORBIDDEN' });
+        expect({ path, status: res.status, message: res.body.message }).toEqual({ path, status: 403, message: '没有权限' });
       }
     });
 
@@ -365,6 +374,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       const res = await app.post('/sys/user/list', { pageNum: 1, pageSize: 10 }, { token });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('FORBIDDEN');
+      expect(res.body).toEqual({ success: false, code: 'FORBIDDEN', message: '没有权限', data: null });
     });
 
     it('the built-in role admin cannot lose *', async () => {
@@ -423,6 +433,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       const res = await app.post('/sys/me/info');
       expect(res.status).toBe(401);
       expect(res.body.code).toBe('NOT_LOGGED_IN');
+      expect(res.body).toEqual({ success: false, code: 'NOT_LOGGED_IN', message: '未登录或登录已过期', data: null });
     });
   });
 });

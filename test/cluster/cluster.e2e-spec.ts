@@ -16,6 +16,8 @@ jest.setTimeout(120_000);
 
 const WRONG = 'Wrong#pass1';
 const PASSWORD = 'Passw0rd!x';
+const LOCKED = { success: false, code: 'ACCOUNT_LOCKED', message: '用户已被锁定', data: null };
+const NOT_LOGGED_IN = { success: false, code: 'NOT_LOGGED_IN', message: '未登录或登录已过期', data: null };
 
 async function waitUntil(check: () => Promise<boolean>, what: string, limitMs: number): Promise<void> {
   const giveUpAt = Date.now() + limitMs;
@@ -141,8 +143,12 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
       const old = await a.post('/sys/me/info', {}, { token: fromA });
       expect(old.status).toBe(401);
       expect(old.body).toMatchObject({ success: false, code: 'KICKED_OUT' });
+      expect(old.body).toEqual({ success: false, code: 'KICKED_OUT', message: '账号已在其他地方登录', data: null });
       // Contract §5: KICKED_OUT once, then the session is gone — on either instance.
-      expect((await b.post('/sys/me/info', {}, { token: fromA })).body.code).toBe('NOT_LOGGED_IN');
+      const afterKick = await b.post('/sys/me/info', {}, { token: fromA });
+      expect(afterKick.body.code).toBe('NOT_LOGGED_IN');
+      expect(afterKick.status).toBe(401);
+      expect(afterKick.body).toEqual(NOT_LOGGED_IN);
       expect((await a.post('/sys/me/info', {}, { token: fromB })).body).toMatchObject({ success: true });
     } finally {
       await saveLoginStrategy(a, { multiOnline: true });
@@ -156,13 +162,19 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     const user = await createUser(a);
     const ciphertexts = await Promise.all(Array.from({ length: 20 }, () => a.encrypt(WRONG)));
 
+    const startedAt = Date.now();
     const replies = await Promise.all(ciphertexts.map((password, i) =>
       (i % 2 === 0 ? a : b).post('/sys/login', { account: user.username, password }, { ip: `10.2.0.${i + 1}` })));
+    const endedAt = Date.now();
 
     expect(replies.filter((r) => r.status >= 500)).toEqual([]);
     const codes = replies.map((r) => r.body.code);
     expect(codes.filter((c) => c === 'BAD_CREDENTIALS')).toHaveLength(5);
     expect(codes.filter((c) => c === 'ACCOUNT_LOCKED')).toHaveLength(15);
+    for (const r of replies) {
+      if (r.body.code === 'ACCOUNT_LOCKED') expect({ status: r.status, body: r.body }).toEqual({ status: 423, body: LOCKED });
+      else expect({ status: r.status, message: r.body.message }).toEqual({ status: 401, message: '用户名或密码错误' });
+    }
 
     const [rows] = await db.query<any[]>(
       'SELECT status, COUNT(*) AS n FROM sys_login_log WHERE user_id = ? GROUP BY status', [user.id]);
@@ -171,10 +183,20 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     const [[row]] = await db.query<any[]>('SELECT locked, unlock_time FROM sys_user WHERE id = ?', [user.id]);
     expect(Number(row.locked)).toBe(1);
     expect(row.unlock_time).not.toBeNull();
+    // Spec 3.1: unlock_time = now + lockMinutes (60), on the instances' real clock (UTC, contract §5).
+    // Read as text: DATETIME holds no zone, and this connection's driver would take it as local time.
+    const [[text]] = await db.query<any[]>('SELECT CAST(unlock_time AS CHAR) AS t FROM sys_user WHERE id = ?', [user.id]);
+    const unlockAt = Date.parse(`${String(text.t).replace(' ', 'T')}Z`);
+    expect(unlockAt).toBeGreaterThanOrEqual(startedAt + 60 * 60_000 - 1000);
+    expect(unlockAt).toBeLessThanOrEqual(endedAt + 60 * 60_000 + 1000);
 
     // Locked on both instances, even for the right password.
     expect((await b.login(user.username, PASSWORD)).body.code).toBe('ACCOUNT_LOCKED');
     expect((await a.login(user.username, PASSWORD)).body.code).toBe('ACCOUNT_LOCKED');
+    for (const node of [a, b]) {
+      const res = await node.login(user.username, PASSWORD);
+      expect({ node: node.name, status: res.status, body: res.body }).toEqual({ node: node.name, status: 423, body: LOCKED });
+    }
   });
 
   it('a QR code generated on A is verified on B, once', async () => {
@@ -193,6 +215,8 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
 
     const again = await a.post('/auth/qrcode/verify', { code }, { ip: '10.3.0.2' });
     expect(again.body).toMatchObject({ success: false, code: 'QRCODE_INVALID' });
+    expect(again.status).toBe(400);
+    expect(again.body).toEqual({ success: false, code: 'QRCODE_INVALID', message: '二维码无效或已过期', data: null });
   });
 
   it('a token renewed on A is renewed for B too', async () => {
@@ -223,6 +247,7 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     const onB = await b.post('/sys/me/sessions', { pageNum: 1, pageSize: 10 }, { token });
     expect(onB.body.success).toBe(true);
     const current = onB.body.data.rows.find((r: any) => r.current);
+    expect(current).toBeDefined();
     expect(current.expireAt).toBe(renewed.expireAt);
     expect(current.expireAt).toBeGreaterThan(nearEnd + 60_000);
     expect((await b.post('/sys/me/info', {}, { token })).body).toMatchObject({

@@ -38,12 +38,27 @@ describe('account enumeration through messages and timing (sqlite+memory)', () =
       expect(wrong.status).toBe(unknown.status);
       expect(wrong.body).toEqual(unknown.body);
       expect(unknown.body.code).toBe('BAD_CREDENTIALS');
+      // Spec 7 / contract §2: the exact text, in each language.
+      expect(unknown.body).toEqual({
+        success: false, code: 'BAD_CREDENTIALS', data: null,
+        message: headers['accept-language'] === 'en' ? 'Wrong user name or password' : '用户名或密码错误',
+      });
     }
     // Unknown mobile numbers and e-mail addresses too.
     expect((await app.login('13900000000', 'Wrong#pass1')).body).toEqual((await app.login(active.mobile, 'Wrong#pass1')).body);
     expect((await app.login('none@example.com', 'Wrong#pass1')).body).toEqual((await app.login(active.email, 'Wrong#pass1')).body);
     // A disabled account with a wrong password says nothing about being disabled (spec order, contract §5).
-    expect((await app.login(disabled.username, 'Wrong#pass1')).body.code).toBe('BAD_CREDENTIALS');
+    const disabledWrong = await app.login(disabled.username, 'Wrong#pass1');
+    expect(disabledWrong.body.code).toBe('BAD_CREDENTIALS');
+    expect(disabledWrong.status).toBe(401);
+    expect(disabledWrong.body).toEqual({ success: false, code: 'BAD_CREDENTIALS', message: '用户名或密码错误', data: null });
+    // A locked account gives the same locked answer to a wrong and to a right password (contract §5).
+    const lockedWrong = await app.login(locked.username, 'Wrong#pass1');
+    const lockedRight = await app.login(locked.username, locked.password);
+    expect(lockedWrong.status).toBe(423);
+    expect(lockedWrong.body).toEqual({ success: false, code: 'ACCOUNT_LOCKED', message: '用户已被锁定', data: null });
+    expect(lockedRight.status).toBe(lockedWrong.status);
+    expect(lockedRight.body).toEqual(lockedWrong.body);
   });
 
   it('answers unknown, wrong-password, locked and disabled logins in times within a factor 1.5 of each other', async () => {

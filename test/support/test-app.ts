@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
@@ -11,6 +12,19 @@ import { Backend, Provisioned } from './backends';
 import { encryptPassword } from './password-transport';
 
 export const ADMIN_PASSWORD = 'Admin@12345';
+
+/** Contract §6: sessions and permission caches are keyed by the SHA-256 of the token (the Redis store adds the prefix). */
+export const sha256hex = (token: string): string => createHash('sha256').update(token).digest('hex');
+export const tokenKey = (token: string): string => `AUTH_TOKEN:${sha256hex(token)}`;
+export const permsKey = (token: string): string => `AUTH_PERMS:${sha256hex(token)}`;
+
+/** A DATETIME column as epoch ms: mysql2 gives a Date (timezone 'Z'), better-sqlite3 the UTC text TypeORM wrote. */
+export function epochMs(value: unknown): number | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value.getTime();
+  const text = String(value);
+  return new Date(/(Z|[+-]\d\d:?\d\d)$/.test(text) ? text : `${text.replace(' ', 'T')}Z`).getTime();
+}
 
 export interface Reply<T = any> {
   status: number;
@@ -101,6 +115,12 @@ export class TestApp {
   async saveUserStrategy(fields: Record<string, unknown>) {
     const res = await this.admin('/sys/strategy/user/save', fields);
     if (!res.body.success) throw new Error(`user strategy save failed: ${res.body.message}`);
+  }
+
+  /** The stored session of a token (contract §6), or null when there is none. */
+  async sessionOf(token: string): Promise<any> {
+    const raw = await this.store.get(tokenKey(token));
+    return raw === null || raw === undefined ? null : JSON.parse(raw);
   }
 
   async userRow(id: string): Promise<any> {
