@@ -421,3 +421,40 @@ describe('strategy cache across two instances on mariadb+redis', () => {
     }
   });
 });
+
+/**
+ * maxPasswordLength ≥ minPasswordLength (unless 0) must hold for what is stored, not only for each
+ * save alone: a save of min = 30 on one instance and one of max = 20 on another, each valid against
+ * the values it started from, must not both land.
+ */
+describe('parallel account-strategy saves on two instances (MariaDB + Redis)', () => {
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    a = await startApp(mariadbRedis);
+    b = await startApp(mariadbRedis, { provisioned: a.provisioned });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it('never store a minPasswordLength above maxPasswordLength', async () => {
+    for (let round = 0; round < 5; round++) {
+      await a.saveUserStrategy({ minPasswordLength: 6, maxPasswordLength: 40 });
+      const [raise, lower] = await Promise.all([
+        a.admin('/sys/strategy/user/save', { minPasswordLength: 30 }),
+        b.admin('/sys/strategy/user/save', { maxPasswordLength: 20 }),
+      ]);
+      // Whichever came second was checked against the first: exactly one is refused.
+      expect([raise.body.success, lower.body.success].filter(Boolean)).toHaveLength(1);
+      const refused = raise.body.success ? lower : raise;
+      expect(refused.status).toBe(400);
+      expect(refused.body.code).toBe('VALIDATION_FAILED');
+      const rows: { prop_key: string; prop_value: string }[] = await a.db.query(
+        "SELECT prop_key, prop_value FROM sys_props WHERE prop_group = 'user_strategy'");
+      const stored = Object.fromEntries(rows.map((r) => [r.prop_key, Number(r.prop_value)]));
+      expect(stored.maxPasswordLength).toBeGreaterThanOrEqual(stored.minPasswordLength);
+    }
+  });
+});

@@ -8,5 +8,7 @@ export const Keys = {
   qrcode: (code: string) => `AUTH_QRCODE:${code}`,
   captcha: (imgId: string) => `CAPTCHA:${imgId}`,
   loginMutex: (userId: string) => `AUTH_LOGIN_MUTEX:${userId}`,
+  /** Saves of one setting group, whose fields are checked against each other, one at a time. */
+  strategyMutex: (group: string) => `STRATEGY_SAVE_MUTEX:${group}`,
   propsChannel: 'SYS_PROPS_CHANGED',
 } as const;

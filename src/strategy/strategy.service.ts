@@ -5,6 +5,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { Cache } from 'cache-manager';
 import { Repository } from 'typeorm';
 import { validationFailed } from '../common/app.exception';
+import { KeyedMutex } from '../store/keyed-mutex';
 import { KvStore } from '../store/kv.store';
 import { Keys } from '../store/keys';
 import { SaveLoginStrategyDto, SaveUserStrategyDto } from './dto/save-strategy.dto';
@@ -35,6 +36,7 @@ export class StrategyService implements OnModuleInit {
     @Inject(CACHE_MANAGER) private readonly cache: Cache,
     private readonly events: EventEmitter2,
     private readonly store: KvStore,
+    private readonly mutex: KeyedMutex,
   ) {}
 
   async onModuleInit() {
@@ -69,17 +71,25 @@ export class StrategyService implements OnModuleInit {
     return (await this.save(StrategyGroup.LOGIN, dto)) as LoginStrategy;
   }
 
+  /**
+   * maxPasswordLength ≥ minPasswordLength (unless 0) holds across saves too: the check and the
+   * write of one group run one at a time on every instance, against the stored values rather than
+   * this instance's cache (another instance's save may not have reached it yet). Otherwise a save
+   * of min = 30 and one of max = 20, each valid alone, could both pass.
+   */
   async saveUser(dto: SaveUserStrategyDto): Promise<UserStrategy> {
-    const current = await this.userStrategy();
-    const min = dto.minPasswordLength ?? current.minPasswordLength;
-    const max = dto.maxPasswordLength ?? current.maxPasswordLength;
-    if (max !== 0 && max < min) {
-      throw validationFailed(
-        `参数maxPasswordLength不合法: 不能小于minPasswordLength(${min})`,
-        `Invalid maxPasswordLength: must not be below minPasswordLength (${min})`,
-      );
-    }
-    return (await this.save(StrategyGroup.USER, dto)) as UserStrategy;
+    return this.mutex.run(Keys.strategyMutex(StrategyGroup.USER), async () => {
+      const current = (await this.read(StrategyGroup.USER)) as UserStrategy;
+      const min = dto.minPasswordLength ?? current.minPasswordLength;
+      const max = dto.maxPasswordLength ?? current.maxPasswordLength;
+      if (max !== 0 && max < min) {
+        throw validationFailed(
+          `参数maxPasswordLength不合法: 不能小于minPasswordLength(${min})`,
+          `Invalid maxPasswordLength: must not be below minPasswordLength (${min})`,
+        );
+      }
+      return (await this.save(StrategyGroup.USER, dto)) as UserStrategy;
+    });
   }
 
   @OnEvent(SysPropsChangedEvent.NAME)
@@ -94,6 +104,14 @@ export class StrategyService implements OnModuleInit {
   private async load(group: StrategyGroup): Promise<Shape> {
     const cached = await this.cache.get<Shape>(cacheKey(group));
     if (cached) return cached;
+    const value = await this.read(group);
+    // The TTL is a safety net: a reload racing a save on another instance cannot keep stale values for long.
+    await this.cache.set(cacheKey(group), value, CACHE_TTL_MS);
+    return value;
+  }
+
+  /** The group as stored in sys_props, defaults for the fields never saved. */
+  private async read(group: StrategyGroup): Promise<Shape> {
     const rows = await this.props.find({ where: { group } });
     const value = DEFAULTS[group]();
     for (const row of rows) {
@@ -101,8 +119,6 @@ export class StrategyService implements OnModuleInit {
       const fallback = (value as any)[row.key];
       (value as any)[row.key] = decode(row.value, typeof fallback) ?? fallback;
     }
-    // The TTL is a safety net: a reload racing a save on another instance cannot keep stale values for long.
-    await this.cache.set(cacheKey(group), value, CACHE_TTL_MS);
     return value;
   }
 
