@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createRole, createUser } from './factories';
 import { BACKENDS } from './support/backends';
 import { ADMIN_PASSWORD, startApp, TestApp } from './support/test-app';
+import { Keys } from '../src/store/keys';
 
 const tag = () => randomBytes(4).toString('hex');
 const mobileOf = () => `137${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
@@ -435,5 +436,40 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       expect(res.body.code).toBe('NOT_LOGGED_IN');
       expect(res.body).toEqual({ success: false, code: 'NOT_LOGGED_IN', message: '未登录或登录已过期', data: null });
     });
+  });
+});
+
+/**
+ * Unlock and enable start the failure count again (contract §5). A wrong password being counted
+ * at that moment (the login holds the account's mutex) must not lock the account again with the
+ * failures from before: unlock and enable wait for the login mutex, as lock, disable and reset do.
+ */
+describe.each(BACKENDS)('unlock and enable wait for a login of the same account on $name', (backend) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startApp(backend);
+  });
+  afterAll(() => app.close());
+
+  it.each(['unlock', 'enable'])('/sys/user/%s waits while the account\'s login mutex is held', async (op) => {
+    const user = await createUser(app);
+    await app.admin(op === 'unlock' ? '/sys/user/lock' : '/sys/user/disable', { id: user.id });
+    const mutexKey = Keys.loginMutex(user.id);
+    expect(await app.store.setIfAbsent(mutexKey, 'a login in progress', 10_000)).toBe(true);
+    let answered = false;
+    const pending = app.admin(`/sys/user/${op}`, { id: user.id }).then((res) => {
+      answered = true;
+      return res;
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(answered).toBe(false);
+    const row = await app.userRow(user.id);
+    expect(Boolean(op === 'unlock' ? row.locked : row.disabled)).toBe(true);
+
+    await app.store.del(mutexKey);
+    const res = await pending;
+    expect(res.body).toEqual({ success: true, code: 'OK', message: '操作成功', data: null });
+    const after = await app.userRow(user.id);
+    expect(Boolean(op === 'unlock' ? after.locked : after.disabled)).toBe(false);
   });
 });

@@ -143,10 +143,15 @@ export class UserAccountService {
     await this.mutex.run(Keys.loginMutex(id), () => this.lockForFailures(id));
   }
 
-  /** Spec 4.5 unlock(userId); the failure count starts again (contract §5). */
+  /**
+   * Spec 4.5 unlock(userId); the failure count starts again (contract §5). Under the account's
+   * login mutex like lock: a wrong password being counted right now must not lock the account
+   * again with the failures from before this unlock.
+   */
   async unlock(id: string): Promise<void> {
     await this.get(id);
-    await this.users.update(id, { locked: false, unlockTime: null, failureResetTime: this.clock.now() });
+    await this.mutex.run(Keys.loginMutex(id), () =>
+      this.users.update(id, { locked: false, unlockTime: null, failureResetTime: this.clock.now() }));
   }
 
   async disable(id: string): Promise<void> {
@@ -157,9 +162,11 @@ export class UserAccountService {
     });
   }
 
+  /** Spec 4.5 enable(userId); the failure count starts again (contract §5), under the login mutex as unlock. */
   async enable(id: string): Promise<void> {
     await this.get(id);
-    await this.users.update(id, { disabled: false, unlockTime: null, failureResetTime: this.clock.now() });
+    await this.mutex.run(Keys.loginMutex(id), () =>
+      this.users.update(id, { disabled: false, unlockTime: null, failureResetTime: this.clock.now() }));
   }
 
   /** Spec 4.3 reset: the default password (or a generated one, returned once), password_update_time cleared. */
