@@ -106,13 +106,19 @@ describe.each(BACKENDS)('sessions and tokens of spec 3.4 and 5 on $name', (backe
   });
 
   describe('renewal (spec 3.4, contract §6)', () => {
-    it('leaves a session with more than half its validity alone, renews one with less than half to full', async () => {
+    /** A fresh login with sessionExpireMinutes = 30, and its session as stored. */
+    async function thirtyMinuteSession() {
       await app.saveLoginStrategy({ sessionExpireMinutes: 30 });
       const user = await createActiveUser(app);
       const loginAt = app.clock.nowMs();
       const token = await app.token(user.username, user.password);
       const original = await sessionOf(token);
       expect(original.expireAt).toBe(loginAt + 30 * MIN);
+      return { user, loginAt, token, original };
+    }
+
+    it('leaves a session with more than half its validity alone, renews one with less than half to full', async () => {
+      const { user, loginAt, token, original } = await thirtyMinuteSession();
 
       // 14 minutes in: 16 of 30 left, more than half. Neither the session nor the TTLs move.
       app.clock.advance(14 * MIN);
@@ -144,12 +150,7 @@ describe.each(BACKENDS)('sessions and tokens of spec 3.4 and 5 on $name', (backe
     });
 
     it('spec 3.4 "below 50%": exactly half the validity left is not renewed; 1 ms less is renewed to full', async () => {
-      await app.saveLoginStrategy({ sessionExpireMinutes: 30 });
-      const user = await createActiveUser(app);
-      const loginAt = app.clock.nowMs();
-      const token = await app.token(user.username, user.password);
-      const original = await sessionOf(token);
-      expect(original.expireAt).toBe(loginAt + 30 * MIN);
+      const { loginAt, token, original } = await thirtyMinuteSession();
 
       // 15 of 30 minutes left: exactly 50 %, not below it. Nothing moves.
       app.clock.set(loginAt + 15 * MIN);
