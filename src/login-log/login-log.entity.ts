@@ -14,6 +14,8 @@ export enum LoginTypes {
   MOBILE = 'mobile',
   EMAIL = 'email',
   QRCODE = 'qrcode',
+  /** Contract §11: the old password of /sys/me/pass/update, proven like a login. */
+  PASSCHANGE = 'passchange',
 }
 
 /** Contract §6 `sys_login_log`: one row per login attempt (spec 2.6). */

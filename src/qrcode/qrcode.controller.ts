@@ -3,7 +3,7 @@ import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { AppException } from '../common/app.exception';
 import { clientIp, userAgent } from '../common/client-info';
-import { ErrorCode } from '../common/error-code';
+import { ErrorCode, localeOf } from '../common/error-code';
 import { NoInputDto } from '../common/validation.pipe';
 import { CurrentAuth, Public } from '../auth/auth.decorators';
 import type { AuthContext } from '../auth/session/session.types';
@@ -20,12 +20,12 @@ export class QrcodeController {
   generate(@CurrentAuth() auth: AuthContext, @Body() _body: NoInputDto) {
     // A temporary token must change its password first, whatever TEMP_URIS says.
     if (auth.session.temp === 1) throw new AppException(ErrorCode.TEMP_TOKEN_FORBIDDEN);
-    return this.qrcodes.generate(auth.session.userId);
+    return this.qrcodes.generate(auth.session.userId, auth.tokenHash);
   }
 
   @Post('verify') @HttpCode(200) @Public()
   @RateLimit('qrcode-verify')
   verify(@Body() dto: VerifyQrcodeDto, @Req() request: FastifyRequest) {
-    return this.qrcodes.verify(dto.code, clientIp(request), userAgent(request));
+    return this.qrcodes.verify(dto.code, clientIp(request), userAgent(request), localeOf(request.headers['accept-language']));
   }
 }

@@ -6,6 +6,8 @@ export const Keys = {
   /** Users that may have live sessions: the online list walks these, never the token key space. */
   onlineUsers: 'AUTH_ONLINE_USERS',
   qrcode: (code: string) => `AUTH_QRCODE:${code}`,
+  /** The session (token hash) and password a code was generated under (contract §11), same TTL. */
+  qrcodeOrigin: (code: string) => `AUTH_QRCODE_ORIGIN:${code}`,
   captcha: (imgId: string) => `CAPTCHA:${imgId}`,
   loginMutex: (userId: string) => `AUTH_LOGIN_MUTEX:${userId}`,
   /** Saves of one setting group, whose fields are checked against each other, one at a time. */

@@ -1,11 +1,14 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
 import { CurrentAuth } from '../auth/auth.decorators';
 import { RsaKeyService } from '../auth/crypto/rsa-key.service';
 import { SessionService } from '../auth/session/session.service';
 import type { AuthContext } from '../auth/session/session.types';
+import { clientIp, userAgent } from '../common/client-info';
 import { NoInputDto } from '../common/validation.pipe';
 import { ChangePasswordDto } from './dto/user.dto';
+import { PasswordChangeService } from './password-change.service';
 import { UserAccountService } from './user-account.service';
 
 /** The caller's own account; reachable with a temporary token too (TEMP_URIS). */
@@ -17,6 +20,7 @@ export class MeController {
     private readonly accounts: UserAccountService,
     private readonly sessions: SessionService,
     private readonly rsa: RsaKeyService,
+    private readonly passwords: PasswordChangeService,
   ) {}
 
   @Post('info') @HttpCode(200)
@@ -34,9 +38,14 @@ export class MeController {
   }
 
   @Post('pass/update') @HttpCode(200)
-  async updatePassword(@CurrentAuth() auth: AuthContext, @Body() dto: ChangePasswordDto) {
-    const oldPass = this.rsa.decrypt('oldPass', dto.oldPass);
-    const newPass = this.rsa.decrypt('newPass', dto.newPass);
-    await this.accounts.changeOwnPassword(auth.session.userId, auth.tokenHash, oldPass, newPass);
+  async updatePassword(@CurrentAuth() auth: AuthContext, @Body() dto: ChangePasswordDto, @Req() request: FastifyRequest) {
+    await this.passwords.changeOwn({
+      userId: auth.session.userId,
+      tokenHash: auth.tokenHash,
+      oldPass: this.rsa.decrypt('oldPass', dto.oldPass),
+      newPass: this.rsa.decrypt('newPass', dto.newPass),
+      ip: clientIp(request),
+      userAgent: userAgent(request),
+    });
   }
 }

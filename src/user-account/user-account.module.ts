@@ -1,8 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { LoginLogModule } from '../login-log/login-log.module';
 import { StrategyModule } from '../strategy/strategy.module';
 import { AdminBootstrapService } from './admin-bootstrap.service';
+import { LockoutService } from './lockout.service';
 import { MeController } from './me.controller';
+import { PasswordChangeService } from './password-change.service';
 import { BcryptPasswordHasher, PasswordHasher } from './password-hasher';
 import { RoleController } from './role.controller';
 import { RoleEntity, UserRoleEntity } from './role.entity';
@@ -12,14 +15,16 @@ import { UserController } from './user.controller';
 import { UserEntity } from './user.entity';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([UserEntity, RoleEntity, UserRoleEntity]), StrategyModule],
+  imports: [TypeOrmModule.forFeature([UserEntity, RoleEntity, UserRoleEntity]), StrategyModule, LoginLogModule],
   controllers: [UserController, RoleController, MeController],
   providers: [
     UserAccountService,
+    LockoutService,
+    PasswordChangeService,
     RoleService,
     AdminBootstrapService,
     { provide: PasswordHasher, useClass: BcryptPasswordHasher },
   ],
-  exports: [UserAccountService, RoleService, PasswordHasher],
+  exports: [UserAccountService, LockoutService, RoleService, PasswordHasher],
 })
 export class UserAccountModule {}

@@ -16,6 +16,7 @@ import { Keys } from '../store/keys';
 import { ListUsersDto } from './dto/user.dto';
 import { PasswordHasher } from './password-hasher';
 import { passwordExpiresAt } from './password-expiry';
+import { lockedUntil, unlockDue } from './lock-policy';
 import { checkPasswordComplexity, generatePassword } from './password-policy';
 import { UserRoleEntity } from './role.entity';
 import { RoleService } from './role.service';
@@ -137,10 +138,13 @@ export class UserAccountService {
     return { total, rows: rows.map((u) => this.view(u, roles.get(u.id) ?? [], passwordExpireDays)) };
   }
 
-  /** Spec 4.5 lock(userId); contract §5 ends the user's sessions. */
+  /** Spec 4.5 lock(userId); an administrator's lock ends the user's sessions (contract §5, §11). */
   async lock(id: string): Promise<void> {
     await this.get(id);
-    await this.mutex.run(Keys.loginMutex(id), () => this.lockForFailures(id));
+    await this.mutex.run(Keys.loginMutex(id), async () => {
+      await this.lockForFailures(id);
+      await this.sessions.endAll(id);
+    });
   }
 
   /**
@@ -182,10 +186,11 @@ export class UserAccountService {
     return generated ? { password: generated } : null;
   }
 
-  /** Spec 4.3 change: old password first, then the complexity check; other sessions end. */
-  async changeOwnPassword(userId: string, currentTokenHash: string, oldPass: string, newPass: string): Promise<void> {
-    const user = await this.withPassword(userId);
-    if (!(await this.hasher.matches(oldPass, user.password))) throw new AppException(ErrorCode.OLD_PASSWORD_WRONG);
+  /**
+   * Spec 4.3 change, once the old password is proven (PasswordChangeService): the complexity check,
+   * the new hash, and the user's other sessions end. The caller holds the account's login mutex.
+   */
+  async setOwnPassword(userId: string, currentTokenHash: string, newPass: string): Promise<void> {
     checkPasswordComplexity(newPass, await this.strategy.passwordRules());
     await this.users.update(userId, { password: await this.hasher.hash(newPass), passwordUpdateTime: this.clock.now() });
     await this.sessions.endAll(userId, currentTokenHash);
@@ -198,17 +203,20 @@ export class UserAccountService {
   async stillLocked(user: UserEntity): Promise<boolean> {
     if (!user.locked) return false;
     const now = this.clock.now();
-    if (!user.unlockTime || user.unlockTime.getTime() >= now.getTime()) return true;
+    if (!unlockDue({ locked: true, unlockTime: user.unlockTime }, now)) return true;
     await this.users.update(user.id, { locked: false, unlockTime: null, failureResetTime: now });
     Object.assign(user, { locked: false, unlockTime: null, failureResetTime: now });
     return false;
   }
 
-  /** Spec 3.1 / 4.5: locked = true, unlock_time = now + lockMinutes; the caller holds the account's login mutex. */
+  /**
+   * Spec 3.1 / 4.5: locked = true, unlock_time = now + lockMinutes; the caller holds the account's
+   * login mutex. Ends no session: a lock reached by wrong passwords only refuses new logins
+   * (contract §11), or anyone who knows an account name could log its owner out.
+   */
   async lockForFailures(id: string): Promise<void> {
     const { lockMinutes } = await this.strategy.loginStrategy();
-    await this.users.update(id, { locked: true, unlockTime: new Date(this.clock.nowMs() + lockMinutes * 60_000) });
-    await this.sessions.endAll(id);
+    await this.users.update(id, { locked: true, unlockTime: lockedUntil(this.clock.now(), lockMinutes) });
   }
 
   /** id → user, for lists that show who holds a session. */

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { AppException } from '../../common/app.exception';
 import { Clock } from '../../common/clock';
@@ -13,13 +14,14 @@ import {
   LOGIN_STRATEGY_WHEN_EXPIRE_DISABLE, LOGIN_STRATEGY_WHEN_EXPIRE_FORCE, LoginStrategy, UserStrategy,
 } from '../../strategy/strategy.types';
 import { DAY_MS, passwordExpiresAt } from '../../user-account/password-expiry';
+import { LockoutService } from '../../user-account/lockout.service';
 import { PasswordHasher } from '../../user-account/password-hasher';
 import { RoleService } from '../../user-account/role.service';
 import { UserAccountService } from '../../user-account/user-account.service';
 import { UserEntity } from '../../user-account/user.entity';
 import { CaptchaService } from '../captcha/captcha.service';
 import { SessionService } from '../session/session.service';
-import { LoginFailedEvent, UnusualIpEvent } from './login.events';
+import { UnusualIpEvent } from './login.events';
 
 const UNUSUAL_IP_SAMPLE = 3;
 
@@ -40,9 +42,22 @@ export interface LoginResult {
   tip: string;
 }
 
+/** A login proven by a code from a logged-in device (spec 4.4), as QrcodeService read it. */
+export interface QrcodeGrant {
+  userId: string;
+  /** The session that generated the code (contract §11: the code dies with it). */
+  tokenHash: string;
+  /** Fingerprint of the password hash at generation: any password change since voids the code. */
+  credentialStamp: string;
+  ip: string;
+  userAgent: string;
+  locale: Locale;
+}
+
 /** What the steps know about one attempt. */
 interface Attempt {
-  req: LoginRequest;
+  /** For a QR login: the user name, and no password. */
+  req: Omit<LoginRequest, 'password'> & { password?: string };
   user: UserEntity;
   loginType: LoginTypes;
   now: Date;
@@ -51,6 +66,8 @@ interface Attempt {
   temp: boolean;
   tip: TipKey | null;
   tipParams?: Record<string, number>;
+  /** Spec 4.1 step 10 runs for password logins; a code from a known device raises no IP alert. */
+  unusualIpCheck: boolean;
   token?: string;
   tokenHash?: string;
 }
@@ -71,6 +88,7 @@ export class LoginService {
     private readonly strategy: StrategyService,
     private readonly logs: LoginLogService,
     private readonly mutex: KeyedMutex,
+    private readonly lockout: LockoutService,
     private readonly events: EventEmitter2,
     private readonly clock: Clock,
   ) {}
@@ -78,20 +96,51 @@ export class LoginService {
   async login(req: LoginRequest): Promise<LoginResult> {
     await this.checkCaptcha(req); // 1
     const attempt = await this.findUser(req); // 2
+    return this.complete(attempt, async () => {
+      await this.checkLock(attempt); // 4, before 3 (contract §5)
+      await this.verifyPassword(attempt); // 3
+      await this.checkDisabled(attempt); // 5
+    });
+  }
+
+  /**
+   * Spec 4.4 verify, once the code was taken (single use): the account's disabled and locked
+   * status (in the spec's order), then the same tail as a password login — password expiry
+   * (step 6) and first login (step 7) included (contract §11), multi-device, token, log.
+   */
+  async loginByQrcode(grant: QrcodeGrant): Promise<LoginResult> {
+    const user = await this.accounts.get(grant.userId).catch((err: unknown) => {
+      // A user deleted since the code was made; a database that is away stays SERVICE_UNAVAILABLE.
+      throw err instanceof AppException && err.code === ErrorCode.NOT_FOUND ? new AppException(ErrorCode.QRCODE_INVALID) : err;
+    });
+    const [login, account] = await Promise.all([this.strategy.loginStrategy(), this.strategy.userStrategy()]);
+    const attempt: Attempt = {
+      req: { account: user.username, ip: grant.ip, userAgent: grant.userAgent, locale: grant.locale },
+      user, loginType: LoginTypes.QRCODE, now: this.clock.now(), login, account, temp: false, tip: null, unusualIpCheck: false,
+    };
+    return this.complete(attempt, async () => {
+      await this.checkGrantAlive(attempt, grant);
+      await this.checkDisabled(attempt); // spec 4.4: disabled, then locked
+      await this.checkLock(attempt);
+    });
+  }
+
+  /**
+   * The tail every way in shares, once `prove` has run its own checks: steps 6 to 9 under the
+   * account's login mutex, then 10 and 11. Steps of one account never interleave, on any instance:
+   * the failure count is exact under parallel attempts, and an administrator's lock, disable or
+   * reset (which take the same key) cannot end the sessions just before a login stores a new one.
+   */
+  private async complete(attempt: Attempt, prove: () => Promise<void>): Promise<LoginResult> {
     try {
-      // Steps 4 to 9 of one account never interleave, on any instance: the failure count is
-      // exact under parallel attempts, and an administrator's lock, disable or reset (which take
-      // the same key) cannot end the sessions just before a login stores a new one.
       await this.mutex.run(Keys.loginMutex(attempt.user.id), async () => {
-        await this.checkLock(attempt); // 4, before 3 (contract §5)
-        await this.verifyPassword(attempt); // 3
-        await this.checkDisabled(attempt); // 5
+        await prove();
         await this.checkPasswordExpiry(attempt); // 6
         this.checkFirstLogin(attempt); // 7
         await this.applyMultiDevice(attempt); // 8
         await this.storeToken(attempt); // 9
       });
-      await this.checkUnusualIp(attempt); // 10
+      if (attempt.unusualIpCheck) await this.checkUnusualIp(attempt); // 10
       // The success row is written last, once the token is stored: a success in the log always
       // means a token was issued.
       await this.writeLog(attempt, LoginStatus.SUCCESS); // 11
@@ -103,8 +152,21 @@ export class LoginService {
       accessToken: attempt.token!,
       tempUser: attempt.temp,
       forceUpdatePassword: attempt.temp,
-      tip: attempt.tip ? tipText(attempt.tip, req.locale, attempt.tipParams) : '',
+      tip: attempt.tip ? tipText(attempt.tip, attempt.req.locale, attempt.tipParams) : '',
     };
+  }
+
+  /**
+   * Contract §11: a code is void once the session that generated it has ended (logout, kick-out,
+   * expiry, reset, lock, disable) or the password has changed since; it is then simply invalid.
+   */
+  private async checkGrantAlive(a: Attempt, grant: QrcodeGrant): Promise<void> {
+    const origin = await this.sessions.byTokenId(grant.tokenHash);
+    const alive = origin !== null && origin.kickout === 0 && origin.userId === a.user.id;
+    a.user = await this.accounts.withPassword(a.user.id);
+    if (!alive || credentialStamp(a.user.password) !== grant.credentialStamp) {
+      throw new AppException(ErrorCode.QRCODE_INVALID);
+    }
   }
 
   /** Step 1: only when enabled; a captcha is single use. */
@@ -125,7 +187,9 @@ export class LoginService {
       throw new AppException(ErrorCode.BAD_CREDENTIALS);
     }
     const [login, account] = await Promise.all([this.strategy.loginStrategy(), this.strategy.userStrategy()]);
-    return { req, user: found.user, loginType: found.loginType, now: this.clock.now(), login, account, temp: false, tip: null };
+    return {
+      req, user: found.user, loginType: found.loginType, now: this.clock.now(), login, account, temp: false, tip: null, unusualIpCheck: true,
+    };
   }
 
   /** Step 4 / spec 3.1: refuse while locked; a lock whose unlock time has passed ends here. */
@@ -134,19 +198,17 @@ export class LoginService {
     a.user = await this.accounts.withPassword(a.user.id);
     a.now = this.clock.now();
     if (!(await this.accounts.stillLocked(a.user))) return;
-    await this.hasher.burn(a.req.password);
+    if (a.req.password !== undefined) await this.hasher.burn(a.req.password);
     await this.fail(a, LoginStatus.LOCKED, ErrorCode.ACCOUNT_LOCKED);
   }
 
   /** Step 3 / spec 3.1: a wrong password is logged, counted in the window, may lock, and is notified. */
   private async verifyPassword(a: Attempt): Promise<void> {
-    if (await this.hasher.matches(a.req.password, a.user.password)) return;
-    await this.writeLog(a, LoginStatus.PASSWRONG, ErrorCode.BAD_CREDENTIALS);
-    const windowStart = a.now.getTime() - a.login.maxFailureInterval * 3_600_000;
-    const since = new Date(Math.max(windowStart, a.user.failureResetTime?.getTime() ?? 0));
-    const failures = await this.logs.countFailuresSince(a.user.id, since);
-    if (failures >= a.login.maxFailureTimes) await this.accounts.lockForFailures(a.user.id);
-    await this.events.emitAsync(LoginFailedEvent.NAME, new LoginFailedEvent(a.user.id, a.req.account, a.loginType, a.req.ip, a.now));
+    if (await this.hasher.matches(a.req.password!, a.user.password)) return;
+    await this.lockout.recordWrongPassword({
+      user: a.user, account: a.req.account, loginType: a.loginType, ip: a.req.ip, userAgent: a.req.userAgent,
+      reason: ErrorCode.BAD_CREDENTIALS,
+    });
     throw new AppException(ErrorCode.BAD_CREDENTIALS);
   }
 
@@ -244,6 +306,11 @@ export class LoginService {
     await this.writeLog(a, status, code);
     throw new AppException(code);
   }
+}
+
+/** What a QR code remembers of the password it was made under: enough to notice a change, not to attack it. */
+export function credentialStamp(passwordHash: string): string {
+  return createHash('sha256').update(passwordHash).digest('hex').slice(0, 32);
 }
 
 function guessLoginType(account: string): LoginTypes {

@@ -1,7 +1,7 @@
 import { post, type Page, type PageQuery } from './request';
 
 export type LoginStatus = 'success' | 'passwrong' | 'locked' | 'disabled' | 'expired';
-export type LoginType = 'account' | 'mobile' | 'email' | 'qrcode';
+export type LoginType = 'account' | 'mobile' | 'email' | 'qrcode' | 'passchange';
 
 export interface LoginLogRow {
   id: string;

@@ -82,7 +82,7 @@ const en: typeof zh = {
     account: 'Account', userName: 'Name', status: 'Status', type: 'Login type', ip: 'IP address', browser: 'Browser',
     os: 'OS', time: 'Login time', reason: 'Failure reason', range: 'Login time range', start: 'From', end: 'To',
     statusName: { success: 'Success', passwrong: 'Wrong password', locked: 'Locked', disabled: 'Disabled', expired: 'Expired' },
-    typeName: { account: 'Account', mobile: 'Mobile', email: 'E-mail', qrcode: 'Code' },
+    typeName: { account: 'Account', mobile: 'Mobile', email: 'E-mail', qrcode: 'Code', passchange: 'Password change' },
   },
   online: {
     user: 'User', ip: 'IP address', browser: 'Browser', os: 'OS', loginTime: 'Logged in', expireAt: 'Expires',

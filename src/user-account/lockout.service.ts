@@ -1,0 +1,55 @@
+import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { LoginFailedEvent } from '../auth/login/login.events';
+import { Clock } from '../common/clock';
+import { ErrorCode, messageOf } from '../common/error-code';
+import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
+import { LoginLogService } from '../login-log/login-log.service';
+import { StrategyService } from '../strategy/strategy.service';
+import { failuresLock, failureWindowStart } from './lock-policy';
+import { UserAccountService } from './user-account.service';
+import { UserEntity } from './user.entity';
+
+export interface WrongPassword {
+  /** The account row as read inside the account's login mutex. */
+  user: UserEntity;
+  /** What the client typed to name the account (the user name for a password change). */
+  account: string;
+  loginType: LoginTypes;
+  ip: string;
+  userAgent: string;
+  /** The answer the client gets, recorded as the failure reason. */
+  reason: ErrorCode;
+}
+
+/**
+ * Spec 3.1 for every place a password is proven: the login (step 3) and the old password of a
+ * password change (contract §11: a stolen token must not be a free password oracle). One wrong
+ * password is logged `passwrong`, counted in the window and may lock the account; the owner is
+ * notified (spec 4.2). The caller holds the account's login mutex, so the count is exact.
+ */
+@Injectable()
+export class LockoutService {
+  constructor(
+    private readonly logs: LoginLogService,
+    private readonly accounts: UserAccountService,
+    private readonly strategy: StrategyService,
+    private readonly events: EventEmitter2,
+    private readonly clock: Clock,
+  ) {}
+
+  /** True when this failure locked the account. An automatic lock ends no session (contract §11). */
+  async recordWrongPassword(w: WrongPassword): Promise<boolean> {
+    const now = this.clock.now();
+    await this.logs.record({
+      userId: w.user.id, account: w.account, userName: w.user.name, loginType: w.loginType,
+      status: LoginStatus.PASSWRONG, ip: w.ip, userAgent: w.userAgent, failureReason: messageOf(w.reason, 'zh'),
+    });
+    const { maxFailureInterval, maxFailureTimes } = await this.strategy.loginStrategy();
+    const failures = await this.logs.countFailuresSince(w.user.id, failureWindowStart(now, maxFailureInterval, w.user.failureResetTime));
+    const locks = failuresLock(failures, maxFailureTimes);
+    if (locks) await this.accounts.lockForFailures(w.user.id);
+    await this.events.emitAsync(LoginFailedEvent.NAME, new LoginFailedEvent(w.user.id, w.account, w.loginType, w.ip, now));
+    return locks;
+  }
+}

@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import { SessionService } from '../auth/session/session.service';
+import { AppException } from '../common/app.exception';
+import { ErrorCode, messageOf } from '../common/error-code';
+import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
+import { LoginLogService } from '../login-log/login-log.service';
+import { KeyedMutex } from '../store/keyed-mutex';
+import { Keys } from '../store/keys';
+import { LockoutService } from './lockout.service';
+import { PasswordHasher } from './password-hasher';
+import { UserAccountService } from './user-account.service';
+
+export interface OwnPasswordChange {
+  userId: string;
+  /** The session asking; it survives the change, the user's others end. */
+  tokenHash: string;
+  oldPass: string;
+  newPass: string;
+  ip: string;
+  userAgent: string;
+}
+
+/**
+ * Spec 4.3 change, with the old password proven as a login proves it (contract §11): under the
+ * account's login mutex, refused without a compare while the account is locked, and a wrong old
+ * password logged (`passwrong`, login type `passchange`), counted toward the lock of spec 3.1 and,
+ * when it locks the account, the end of the session that tried. A stolen token gets at most
+ * maxFailureTimes guesses, as a stranger at the login page does.
+ */
+@Injectable()
+export class PasswordChangeService {
+  constructor(
+    private readonly accounts: UserAccountService,
+    private readonly lockout: LockoutService,
+    private readonly hasher: PasswordHasher,
+    private readonly sessions: SessionService,
+    private readonly logs: LoginLogService,
+    private readonly mutex: KeyedMutex,
+  ) {}
+
+  async changeOwn(c: OwnPasswordChange): Promise<void> {
+    await this.mutex.run(Keys.loginMutex(c.userId), async () => {
+      const user = await this.accounts.withPassword(c.userId);
+      const attempt = { account: user.username, loginType: LoginTypes.PASSCHANGE, ip: c.ip, userAgent: c.userAgent };
+      if (await this.accounts.stillLocked(user)) {
+        await this.hasher.burn(c.oldPass);
+        await this.logs.record({
+          ...attempt, userId: user.id, userName: user.name, status: LoginStatus.LOCKED,
+          failureReason: messageOf(ErrorCode.ACCOUNT_LOCKED, 'zh'),
+        });
+        throw new AppException(ErrorCode.ACCOUNT_LOCKED);
+      }
+      if (!(await this.hasher.matches(c.oldPass, user.password))) {
+        const locked = await this.lockout.recordWrongPassword({ ...attempt, user, reason: ErrorCode.OLD_PASSWORD_WRONG });
+        if (locked) await this.sessions.logout(c.tokenHash, user.id);
+        throw new AppException(ErrorCode.OLD_PASSWORD_WRONG);
+      }
+      await this.accounts.setOwnPassword(c.userId, c.tokenHash, c.newPass);
+    });
+  }
+}
