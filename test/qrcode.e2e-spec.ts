@@ -65,36 +65,56 @@ describe.each(BACKENDS)('QR-code login (spec 4.4) and online sessions on $name',
     });
   }
 
-  it('a code of a user disabled or locked since is refused with the matching error', async () => {
+  it('a code dies with its session when an administrator disables or locks the user (contract §11)', async () => {
     const user = await createActiveUser(app);
     const token = await app.token(user.username, user.password);
     const forDisabled = (await generate(token)).data.code;
-    const forLocked = (await generate(token)).data.code;
     await app.admin('/sys/user/disable', { id: user.id });
     const disabled = await app.post('/auth/qrcode/verify', { code: forDisabled });
-    expect(disabled.body).toMatchObject({ code: 'ACCOUNT_DISABLED', message: '用户已被禁用' });
+    expect(disabled.body).toMatchObject({ code: 'QRCODE_INVALID', message: '二维码无效或已过期' });
     await app.admin('/sys/user/enable', { id: user.id });
+    const forLocked = (await generate(await app.token(user.username, user.password))).data.code;
     await app.admin('/sys/user/lock', { id: user.id });
     const locked = await app.post('/auth/qrcode/verify', { code: forLocked });
-    expect(locked.status).toBe(423);
-    expect(locked.body).toMatchObject({ code: 'ACCOUNT_LOCKED', message: '用户已被锁定' });
-    expect((await app.logRows(user.username)).slice(-2).map((r) => [r.login_type, r.status])).toEqual([['qrcode', 'disabled'], ['qrcode', 'locked']]);
+    expect(locked.body).toMatchObject({ code: 'QRCODE_INVALID', message: '二维码无效或已过期' });
+  });
+
+  /** Locks the account the way a stranger can: wrong passwords (its sessions and codes stay, contract §11). */
+  const lockByWrongPasswords = async (username: string) => {
+    for (let i = 0; i < 3; i++) await app.login(username, 'Wrong#pass1');
+  };
+
+  it('a code of a user locked by wrong passwords since is refused with ACCOUNT_LOCKED, logged qrcode / locked', async () => {
+    const user = await createActiveUser(app);
+    const token = await app.token(user.username, user.password);
+    const code = (await generate(token)).data.code;
+    await app.saveLoginStrategy({ maxFailureTimes: 3 });
+    try {
+      await lockByWrongPasswords(user.username);
+      const locked = await app.post('/auth/qrcode/verify', { code });
+      expect(locked.status).toBe(423);
+      expect(locked.body).toMatchObject({ code: 'ACCOUNT_LOCKED', message: '用户已被锁定' });
+      expect((await app.logRows(user.username)).slice(-1).map((r) => [r.login_type, r.status])).toEqual([['qrcode', 'locked']]);
+    } finally {
+      await app.saveLoginStrategy({ maxFailureTimes: 5 });
+    }
   });
 
   it('a lock that has run out ends at QR verify, as at login', async () => {
     const user = await createActiveUser(app);
     const token = await app.token(user.username, user.password);
-    await app.saveLoginStrategy({ lockMinutes: 1 });
+    await app.saveLoginStrategy({ lockMinutes: 1, maxFailureTimes: 3 });
     try {
       const code = (await generate(token)).data.code;
-      await app.admin('/sys/user/lock', { id: user.id });
-      app.clock.advanceMinutes(2); // past the lock, within the code's 5 minutes
+      await lockByWrongPasswords(user.username);
+      expect(Boolean((await app.userRow(user.id)).locked)).toBe(true);
+      app.clock.advanceMinutes(2); // past the lock, within the code's 5 minutes and the session's 30
       const res = await app.post('/auth/qrcode/verify', { code });
       expect(res.body.success).toBe(true);
       expect(await app.userRow(user.id)).toMatchObject({ unlock_time: null });
       expect(Boolean((await app.userRow(user.id)).locked)).toBe(false);
     } finally {
-      await app.saveLoginStrategy({ lockMinutes: 1440 });
+      await app.saveLoginStrategy({ lockMinutes: 1440, maxFailureTimes: 5 });
     }
   });
 
