@@ -5,7 +5,7 @@ export const CAPTCHA_WIDTH = 120;
 export const CAPTCHA_HEIGHT = 40;
 export const CAPTCHA_SIZE = 4;
 
-/** Letters and digits without the ones a person confuses (0/o/O, 1/i/I/l/L), as svg-captcha's ignoreChars had it. */
+/** Letters and digits without the ones a person confuses (0/o/O, 1/i/I/l/L), as the former svg-captcha's ignoreChars had it. */
 export const CAPTCHA_CHARS = 'ABCDEFGHJKMNPQRSTUVWXYZabcdefghjkmnpqrstuvwxyz23456789';
 
 /**
