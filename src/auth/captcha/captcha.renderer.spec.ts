@@ -1,11 +1,10 @@
-import { loadImage } from '@napi-rs/canvas';
+import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { CAPTCHA_CHARS, CAPTCHA_HEIGHT, CAPTCHA_WIDTH, captchaText, renderCaptcha } from './captcha.renderer';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** RGBA pixels of a PNG, decoded by an independent path (Skia's decoder drawing onto a fresh canvas). */
 async function pixels(png: Buffer): Promise<{ width: number; height: number; data: Uint8ClampedArray }> {
-  const { createCanvas } = await import('@napi-rs/canvas');
   const image = await loadImage(png);
   const ctx = createCanvas(image.width, image.height).getContext('2d');
   ctx.drawImage(image, 0, 0);
@@ -21,7 +20,7 @@ describe('captcha renderer (contract §11)', () => {
   });
 
   it('renders a PNG of 120x40 pixels with no SVG structure and no text in its bytes', async () => {
-    const png = renderCaptcha('Ab3x');
+    const png = await renderCaptcha('Ab3x');
     expect(png.subarray(0, 8)).toEqual(PNG_SIGNATURE);
     const { width, height } = await pixels(png);
     expect({ width, height }).toEqual({ width: CAPTCHA_WIDTH, height: CAPTCHA_HEIGHT });
@@ -31,7 +30,7 @@ describe('captcha renderer (contract §11)', () => {
 
   it('puts the glyphs in dark ink on a light background, for a person to read', async () => {
     const shares = async (text: string) => {
-      const { data } = await pixels(renderCaptcha(text));
+      const { data } = await pixels(await renderCaptcha(text));
       let dark = 0, light = 0;
       for (let i = 0; i < data.length; i += 4) {
         const luma = 0.299 * data[i] + 0.587 * data[i + 1] + 0.114 * data[i + 2];
@@ -52,8 +51,8 @@ describe('captcha renderer (contract §11)', () => {
   });
 
   it('draws the same text differently every time', async () => {
-    const first = renderCaptcha('Kp7w');
-    const second = renderCaptcha('Kp7w');
+    const first = await renderCaptcha('Kp7w');
+    const second = await renderCaptcha('Kp7w');
     expect(first.equals(second)).toBe(false);
     const [a, b] = [(await pixels(first)).data, (await pixels(second)).data];
     let differing = 0;

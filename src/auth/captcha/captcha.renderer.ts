@@ -31,8 +31,9 @@ export function captchaText(size = CAPTCHA_SIZE): string {
  * The glyphs are drawn one by one with their own size, slant, rotation and colour, crossed
  * by curves, then the whole picture is warped along two random waves and speckled, so
  * neither the PNG's bytes nor a clean glyph template tell the characters.
+ * The PNG encoding, the costly part, runs on the libuv pool, off the event loop.
  */
-export function renderCaptcha(text: string): Buffer {
+export function renderCaptcha(text: string): Promise<Buffer> {
   const canvas = createCanvas(CAPTCHA_WIDTH, CAPTCHA_HEIGHT);
   const ctx = canvas.getContext('2d');
   drawBackground(ctx);
@@ -43,7 +44,7 @@ export function renderCaptcha(text: string): Buffer {
   warp(image.data, warped.data);
   speckle(warped.data);
   ctx.putImageData(warped, 0, 0);
-  return canvas.toBuffer('image/png');
+  return canvas.encode('png');
 }
 
 const rand = (min: number, max: number) => min + Math.random() * (max - min);

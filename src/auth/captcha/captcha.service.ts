@@ -24,7 +24,7 @@ export class CaptchaService {
   async create(): Promise<{ enabled: boolean; imgId: string | null; img: string | null }> {
     if (!this.enabled) return { enabled: false, imgId: null, img: null };
     const text = captchaText();
-    const img = `data:image/png;base64,${renderCaptcha(text).toString('base64')}`;
+    const img = `data:image/png;base64,${(await renderCaptcha(text)).toString('base64')}`;
     const imgId = randomUUID();
     await this.store.set(Keys.captcha(imgId), text, CAPTCHA_TTL_MS);
     return { enabled: true, imgId, img };
