@@ -50,8 +50,10 @@ whenRunnable(`login page captcha in Chromium${missing ? ` (skipped: ${missing})`
       expect(await img.getAttribute('src')).toBe(data!.img);
       expect(data!.img.startsWith('data:image/png;base64,')).toBe(true);
       // The browser decoded it: a broken or unsupported image has natural size 0.
-      await page.waitForFunction((el) => (el as HTMLImageElement).complete, await img.elementHandle());
-      const size = await img.evaluate((el) => [(el as HTMLImageElement).naturalWidth, (el as HTMLImageElement).naturalHeight]);
+      // Runs in the page; the test project has no DOM types, so the image's shape is spelled out.
+      type Img = { complete: boolean; naturalWidth: number; naturalHeight: number };
+      await page.waitForFunction((el) => (el as unknown as Img).complete, await img.elementHandle());
+      const size = await img.evaluate((el) => [(el as unknown as Img).naturalWidth, (el as unknown as Img).naturalHeight]);
       expect(size).toEqual([120, 40]);
       await page.screenshot({ path: join(RESULTS, 'login-captcha.png'), clip: { x: 0, y: 0, width: 1366, height: 900 } });
 
