@@ -1,8 +1,11 @@
 import { LoginFailedEvent, UnusualIpEvent } from '../src/auth/login/login.events';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { loadImage } from '@napi-rs/canvas';
 import { createActiveUser, createUser } from './factories';
 import { BACKENDS } from './support/backends';
 import { startApp, TestApp } from './support/test-app';
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 describe.each(BACKENDS)('login pipeline of spec 4.1 on $name', (backend) => {
   let app: TestApp;
@@ -130,7 +133,7 @@ describe.each(BACKENDS)('login pipeline of spec 4.1 on $name', (backend) => {
       expect(missing.status).toBe(400);
       expect(missing.body).toMatchObject({ code: 'CAPTCHA_INVALID', message: '验证码错误或已失效' });
       const captcha = (await captchaApp.post('/sys/captcha')).body.data;
-      expect(captcha).toMatchObject({ enabled: true, imgId: expect.any(String), img: expect.stringMatching(/^data:image\/svg\+xml;base64,/) });
+      expect(captcha).toMatchObject({ enabled: true, imgId: expect.any(String), img: expect.stringMatching(/^data:image\/png;base64,/) });
       const text = await captchaApp.store.get(`CAPTCHA:${captcha.imgId}`);
       expect(await captchaApp.store.ttl(`CAPTCHA:${captcha.imgId}`)).toBeGreaterThan(170_000);
       // Spec 4.1 step 1 / contract §6: cached for 3 minutes.
@@ -150,6 +153,31 @@ describe.each(BACKENDS)('login pipeline of spec 4.1 on $name', (backend) => {
       // Used once: the same captcha does not open a second login.
       const again = await captchaApp.post('/sys/login', { account: 'admin', password, imgId: fresh.imgId, imgCode: freshText });
       expect(again.body).toEqual({ success: false, code: 'CAPTCHA_INVALID', message: '验证码错误或已失效', data: null });
+    } finally {
+      await captchaApp.close();
+    }
+  });
+
+  it('§11: /sys/captcha serves a 120x40 PNG data URL with no SVG structure and no text in its bytes', async () => {
+    const captchaApp = await startApp(backend, { env: { CAPTCHA_ENABLED: 'true' } });
+    try {
+      const images: Buffer[] = [];
+      for (let i = 0; i < 2; i++) {
+        const { imgId, img } = (await captchaApp.post('/sys/captcha')).body.data;
+        expect(img).toMatch(/^data:image\/png;base64,[A-Za-z0-9+/]+=*$/);
+        const png = Buffer.from(img.slice('data:image/png;base64,'.length), 'base64');
+        expect(png.subarray(0, 8)).toEqual(PNG_SIGNATURE);
+        const decoded = await loadImage(png);
+        expect({ width: decoded.width, height: decoded.height }).toEqual({ width: 120, height: 40 });
+        // The old SVG captcha drew each glyph as one <path> that named its character.
+        const bytes = png.toString('latin1');
+        for (const structure of ['<svg', '<path', '<text', 'xmlns']) expect(bytes).not.toContain(structure);
+        const text = (await captchaApp.store.get(`CAPTCHA:${imgId}`))!;
+        expect(text).toMatch(/^[A-Za-z2-9]{4}$/);
+        expect(bytes).not.toContain(text);
+        images.push(png);
+      }
+      expect(images[0].equals(images[1])).toBe(false);
     } finally {
       await captchaApp.close();
     }

@@ -8,7 +8,7 @@ import { RateLimit } from '../rate-limit/rate-limit.decorator';
 import { CurrentAuth, Public } from './auth.decorators';
 import { CaptchaService } from './captcha/captcha.service';
 import { RsaKeyService } from './crypto/rsa-key.service';
-import { LoginDto, LoginResultDto } from './dto/login.dto';
+import { CaptchaResultDto, LoginDto, LoginResultDto } from './dto/login.dto';
 import { LoginService } from './login/login.service';
 import { SessionService } from './session/session.service';
 import type { AuthContext } from './session/session.types';
@@ -50,6 +50,7 @@ export class LoginController {
 
   @Post('captcha') @HttpCode(200) @Public()
   @RateLimit('captcha')
+  @ApiOkResponse({ type: CaptchaResultDto })
   createCaptcha(@Body() _body: NoInputDto) {
     return this.captcha.create();
   }

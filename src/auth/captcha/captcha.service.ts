@@ -1,15 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import svgCaptcha from 'svg-captcha';
 import { AppException } from '../../common/app.exception';
 import { ErrorCode } from '../../common/error-code';
 import { AppConfig } from '../../config/app-config';
 import { KvStore } from '../../store/kv.store';
 import { Keys } from '../../store/keys';
+import { captchaText, renderCaptcha } from './captcha.renderer';
 
 export const CAPTCHA_TTL_MS = 3 * 60_000;
 
-/** Spec 4.1 step 1 / 8: a captcha lives 3 minutes and is deleted by its first use. */
+/**
+ * Spec 4.1 step 1 / 8: a captcha lives 3 minutes and is deleted by its first use.
+ * Contract §11: `img` is a PNG data URL (see captcha.renderer.ts); the text is compared case-insensitively.
+ */
 @Injectable()
 export class CaptchaService {
   constructor(private readonly config: AppConfig, private readonly store: KvStore) {}
@@ -20,10 +23,11 @@ export class CaptchaService {
 
   async create(): Promise<{ enabled: boolean; imgId: string | null; img: string | null }> {
     if (!this.enabled) return { enabled: false, imgId: null, img: null };
-    const { text, data } = svgCaptcha.create({ size: 4, noise: 2, ignoreChars: '0oO1iIlL', color: true });
+    const text = captchaText();
+    const img = `data:image/png;base64,${(await renderCaptcha(text)).toString('base64')}`;
     const imgId = randomUUID();
     await this.store.set(Keys.captcha(imgId), text, CAPTCHA_TTL_MS);
-    return { enabled: true, imgId, img: `data:image/svg+xml;base64,${Buffer.from(data).toString('base64')}` };
+    return { enabled: true, imgId, img };
   }
 
   /** Consumes the captcha whatever the outcome, so a text can be tried once only. */

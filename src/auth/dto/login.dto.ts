@@ -15,7 +15,7 @@ export class LoginDto {
   @Optional() @IsString() @MaxLength(64)
   imgId?: string;
 
-  @ApiPropertyOptional({ description: 'captcha text' })
+  @ApiPropertyOptional({ description: 'the text shown in the captcha image (case-insensitive)' })
   @Optional() @IsString() @MaxLength(16)
   imgCode?: string;
 }
@@ -25,4 +25,12 @@ export class LoginResultDto {
   @ApiProperty() tempUser: boolean;
   @ApiProperty() forceUpdatePassword: boolean;
   @ApiProperty() tip: string;
+}
+
+export class CaptchaResultDto {
+  @ApiProperty({ description: 'CAPTCHA_ENABLED; when false the login needs no imgId/imgCode' }) enabled: boolean;
+  @ApiProperty({ type: String, nullable: true, description: 'id to send back as imgId; valid 180 s, for one login attempt' })
+  imgId: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'the captcha as a PNG data URL (data:image/png;base64,...), 120x40 pixels' })
+  img: string | null;
 }
