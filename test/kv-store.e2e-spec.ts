@@ -457,6 +457,21 @@ describe.each(SUBJECTS)('KvStore contract on $name', (subject) => {
       await expect(waiting).resolves.toBe('after-lease');
     });
 
+    it('a holder running past its lease keeps the key: the lease is renewed while it runs', async () => {
+      const k = key('mutex-renew');
+      const order: string[] = [];
+      const first = mutex.run(k, async () => {
+        order.push('first in');
+        await sleep(400);
+        order.push('first out');
+      }, 100, 5_000);
+      await sleep(20);
+      const second = mutex.run(k, async () => { order.push('second in'); }, 100, 5_000);
+      await Promise.all([first, second]);
+      expect(order).toEqual(['first in', 'first out', 'second in']);
+      await expect(store.get(k)).resolves.toBeNull();
+    });
+
     it('gives up with SERVICE_UNAVAILABLE when the key stays taken past the wait', async () => {
       const k = key('mutex-wait');
       await store.set(k, 'someone-else', 60_000);
