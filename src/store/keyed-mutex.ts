@@ -1,7 +1,8 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AppException } from '../common/app.exception';
 import { ErrorCode } from '../common/error-code';
+import { AppConfig } from '../config/app-config';
 import { KvStore } from './kv.store';
 
 /**
@@ -20,10 +21,19 @@ import { KvStore } from './kv.store';
 @Injectable()
 export class KeyedMutex {
   private readonly logger = new Logger('KeyedMutex');
+  /**
+   * How long a taker waits before answering SERVICE_UNAVAILABLE. The sections are database work:
+   * a holder stuck on a stalled table fails after DB_STATEMENT_TIMEOUT_MS, so waiting more than
+   * two deadlines only queues requests behind a stall (issue 11.10); a healthy section of one
+   * account takes milliseconds plus one password compare.
+   */
+  private readonly defaultWaitMs: number;
 
-  constructor(private readonly store: KvStore) {}
+  constructor(private readonly store: KvStore, @Optional() config?: AppConfig) {
+    this.defaultWaitMs = config ? Math.max(2 * config.DB_STATEMENT_TIMEOUT_MS, 2_000) : 20_000;
+  }
 
-  async run<T>(key: string, fn: () => Promise<T>, leaseMs = 15_000, waitMs = 20_000): Promise<T> {
+  async run<T>(key: string, fn: () => Promise<T>, leaseMs = 15_000, waitMs = this.defaultWaitMs): Promise<T> {
     const owner = randomUUID();
     const giveUpAt = Date.now() + waitMs;
     let delay = 2;
