@@ -45,17 +45,17 @@ export function sessionLimitsSql(deadlineMs: number): string {
 function mysql2WithSessionLimits(deadlineMs: number): typeof mysql2 {
   const sql = sessionLimitsSql(deadlineMs);
   const logger = new Logger('Database');
-  return Object.assign(Object.create(mysql2), {
-    createPool(config: mysql2.PoolOptions) {
-      const pool = mysql2.createPool(config);
-      pool.on('connection', (connection) => {
-        connection.query(sql, (err) => {
-          if (err) logger.warn(`statement deadline not set on a new connection: ${err.code ?? err.name}`);
-        });
+  const createPool = (config: mysql2.PoolOptions) => {
+    const pool = mysql2.createPool(config);
+    pool.on('connection', (connection) => {
+      connection.query(sql, (err) => {
+        if (err) logger.warn(`statement deadline not set on a new connection: ${err.code ?? err.errno ?? err.name}`);
       });
-      return pool;
-    },
-  });
+    });
+    return pool;
+  };
+  // defineProperty, not assignment: compiled by tsc, the module namespace has getter-only members.
+  return Object.create(mysql2, { createPool: { value: createPool, enumerable: true } });
 }
 
 /** Contract §1 DATABASE_URL → TypeORM options. Migrations run on start; never synchronize. */
