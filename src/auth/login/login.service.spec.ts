@@ -291,6 +291,23 @@ describe('LoginService (spec 4.1, contract §5)', () => {
       expect(row().locked).toBe(true);
     });
 
+    it('a count at maxFailureTimes whose lock was not written gets no further compare: refused as locked, and locked', async () => {
+      addUser();
+      await attempt({ password: 'wrong' });
+      await attempt({ password: 'wrong' });
+      // The third failure is logged, but writing its lock fails (the database stalls on sys_user).
+      const update = users.update.bind(users);
+      jest.spyOn(users, 'update').mockImplementationOnce(() => Promise.reject(new Error('lock wait timeout')));
+      await expect(service.login(req({ password: 'wrong' }))).rejects.toThrow('lock wait timeout');
+      expect(row().locked).toBe(false);
+      jest.spyOn(users, 'update').mockImplementation(update);
+
+      expect(await attempt()).toBe(ErrorCode.ACCOUNT_LOCKED);
+      expect(hasher.compared).toHaveLength(3);
+      expect(row()).toMatchObject({ locked: true, unlockTime: new Date(clock.nowMs() + 60 * MINUTE) });
+      expect(log.statuses()).toEqual([LoginStatus.PASSWRONG, LoginStatus.PASSWRONG, LoginStatus.PASSWRONG, LoginStatus.LOCKED]);
+    });
+
     it('a wrong password emits the login-failed event with account, IP and time', async () => {
       addUser();
       const seen: LoginFailedEvent[] = [];

@@ -133,7 +133,14 @@ export class LoginService {
     // Re-read inside the mutex: a parallel attempt may have just locked the account.
     a.user = await this.accounts.withPassword(a.user.id);
     a.now = this.clock.now();
-    if (!(await this.accounts.stillLocked(a.user))) return;
+    if (!(await this.accounts.stillLocked(a.user))) {
+      // Contract §5, no compare past maxFailureTimes (issue 11.10): the count is read before the
+      // compare, so a count that reached the limit without its lock being written (the write
+      // failed) gets no further guess, and a login log that cannot be read (a stalled table)
+      // answers 503 before any compare whose failure could not be counted.
+      if ((await this.failuresInWindow(a)) < a.login.maxFailureTimes) return;
+      await this.accounts.lockForFailures(a.user.id);
+    }
     await this.hasher.burn(a.req.password);
     await this.fail(a, LoginStatus.LOCKED, ErrorCode.ACCOUNT_LOCKED);
   }
@@ -142,12 +149,16 @@ export class LoginService {
   private async verifyPassword(a: Attempt): Promise<void> {
     if (await this.hasher.matches(a.req.password, a.user.password)) return;
     await this.writeLog(a, LoginStatus.PASSWRONG, ErrorCode.BAD_CREDENTIALS);
-    const windowStart = a.now.getTime() - a.login.maxFailureInterval * 3_600_000;
-    const since = new Date(Math.max(windowStart, a.user.failureResetTime?.getTime() ?? 0));
-    const failures = await this.logs.countFailuresSince(a.user.id, since);
-    if (failures >= a.login.maxFailureTimes) await this.accounts.lockForFailures(a.user.id);
+    if ((await this.failuresInWindow(a)) >= a.login.maxFailureTimes) await this.accounts.lockForFailures(a.user.id);
     await this.events.emitAsync(LoginFailedEvent.NAME, new LoginFailedEvent(a.user.id, a.req.account, a.loginType, a.req.ip, a.now));
     throw new AppException(ErrorCode.BAD_CREDENTIALS);
+  }
+
+  /** Contract §5: passwrong records since the later of the window's start and the last unlock, enable or reset. */
+  private failuresInWindow(a: Attempt): Promise<number> {
+    const windowStart = a.now.getTime() - a.login.maxFailureInterval * 3_600_000;
+    const since = new Date(Math.max(windowStart, a.user.failureResetTime?.getTime() ?? 0));
+    return this.logs.countFailuresSince(a.user.id, since);
   }
 
   /** Step 5. */
