@@ -30,7 +30,8 @@ export class KeyedMutex {
   private readonly defaultWaitMs: number;
 
   constructor(private readonly store: KvStore, @Optional() config?: AppConfig) {
-    this.defaultWaitMs = config ? Math.max(2 * config.DB_STATEMENT_TIMEOUT_MS, 2_000) : 20_000;
+    const deadlineMs = config?.DB_STATEMENT_TIMEOUT_MS;
+    this.defaultWaitMs = deadlineMs ? Math.max(2 * deadlineMs, 2_000) : 20_000;
   }
 
   async run<T>(key: string, fn: () => Promise<T>, leaseMs = 15_000, waitMs = this.defaultWaitMs): Promise<T> {
