@@ -41,7 +41,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forRoot(config),
-        TypeOrmModule.forRoot(dataSourceOptions(config.DATABASE_URL, config.DB_DROP_SCHEMA)),
+        TypeOrmModule.forRoot(dataSourceOptions(config.DATABASE_URL, config.DB_DROP_SCHEMA, config.DB_STATEMENT_TIMEOUT_MS)),
         // Settings are read on every login, so they stay in process memory; other instances
         // learn of a change through SYS_PROPS_CHANGED (see README: why not a Redis cache).
         CacheModule.register({ isGlobal: true }),

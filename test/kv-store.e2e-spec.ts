@@ -283,6 +283,37 @@ describe.each(SUBJECTS)('KvStore contract on $name', (subject) => {
     });
   });
 
+  describe('expireIfEquals', () => {
+    it('renews the lifetime only while the key holds the given value', async () => {
+      const k = key('pex');
+      await store.set(k, 'mine', short);
+      await expect(store.expireIfEquals(k, 'theirs', 120_000)).resolves.toBe(false);
+      expect(await store.ttl(k)).toBeLessThanOrEqual(short);
+      await expect(store.expireIfEquals(k, 'mine', 120_000)).resolves.toBe(true);
+      expect(await store.ttl(k)).toBeGreaterThan(119_000);
+      await expect(store.get(k)).resolves.toBe('mine');
+      // Renewing again shortens as well as lengthens: the lease is now + ttlMs.
+      await expect(store.expireIfEquals(k, 'mine', short)).resolves.toBe(true);
+      await opened.elapse(short + 30);
+      await expect(store.get(k)).resolves.toBeNull();
+    });
+
+    it('is false and creates nothing when the key is absent or expired, and never outlives a new owner', async () => {
+      const absent = key('pex-absent');
+      await expect(store.expireIfEquals(absent, 'mine', 60_000)).resolves.toBe(false);
+      await expect(store.ttl(absent)).resolves.toBe(-2);
+      const expired = key('pex-expired');
+      await store.set(expired, 'mine', short);
+      await opened.elapse(short + 30);
+      await expect(store.expireIfEquals(expired, 'mine', 60_000)).resolves.toBe(false);
+      await expect(store.get(expired)).resolves.toBeNull();
+      // Someone else took the key after the lease ended: the old owner's renewal leaves it alone.
+      await store.setIfAbsent(expired, 'next-owner', short);
+      await expect(store.expireIfEquals(expired, 'mine', 120_000)).resolves.toBe(false);
+      expect(await store.ttl(expired)).toBeLessThanOrEqual(short);
+    });
+  });
+
   describe('sets', () => {
     it('sAdd / sRem / sMembers, members unique, the key gone with its last member', async () => {
       const k = key('set');
@@ -424,6 +455,21 @@ describe.each(SUBJECTS)('KvStore contract on $name', (subject) => {
       expect(ran).toBe(false);
       await opened.elapse(short + 30);
       await expect(waiting).resolves.toBe('after-lease');
+    });
+
+    it('a holder running past its lease keeps the key: the lease is renewed while it runs', async () => {
+      const k = key('mutex-renew');
+      const order: string[] = [];
+      const first = mutex.run(k, async () => {
+        order.push('first in');
+        await sleep(400);
+        order.push('first out');
+      }, 100, 5_000);
+      await sleep(20);
+      const second = mutex.run(k, async () => { order.push('second in'); }, 100, 5_000);
+      await Promise.all([first, second]);
+      expect(order).toEqual(['first in', 'first out', 'second in']);
+      await expect(store.get(k)).resolves.toBeNull();
     });
 
     it('gives up with SERVICE_UNAVAILABLE when the key stays taken past the wait', async () => {

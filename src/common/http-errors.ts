@@ -6,12 +6,17 @@ import { Envelope } from './envelope';
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND',
   'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', 'SQLITE_BUSY', 'SQLITE_CANTOPEN',
+  // A statement that hit the deadline (issue 11.10): a lock wait (1205), MariaDB's
+  // max_statement_time (1969, which mysql2 has no name for) or MySQL's max_execution_time (3024).
+  'ER_LOCK_WAIT_TIMEOUT', 'ER_STATEMENT_TIMEOUT', 'ER_QUERY_TIMEOUT',
 ]);
+const UNAVAILABLE_ERRNOS = new Set([1205, 1969, 3024]);
 
 /** Database or Redis out of reach: the client may retry, so 503 rather than 500. */
 export function isUnavailable(err: unknown): boolean {
   for (let e: any = err, depth = 0; e && depth < 5; e = e.cause ?? e.driverError, depth++) {
     if (typeof e.code === 'string' && UNAVAILABLE_CODES.has(e.code)) return true;
+    if (typeof e.errno === 'number' && UNAVAILABLE_ERRNOS.has(e.errno) && typeof e.sqlState === 'string') return true;
     // node-redis's error classes leave `name` as 'Error': their class name tells them apart.
     for (const name of [String(e.name ?? ''), String(e.constructor?.name ?? '')]) {
       if (name === 'ClientClosedError' || name === 'ConnectionTimeoutError' || name === 'SocketClosedUnexpectedlyError'

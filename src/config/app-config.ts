@@ -95,6 +95,15 @@ export class AppConfig {
   })
   CORS_ORIGINS: string[] = [];
 
+  /**
+   * Deadline of every database statement (issue 11.10): a statement that waits on a lock or runs
+   * longer fails, and the request answers SERVICE_UNAVAILABLE 503 instead of keeping a login
+   * waiting for as long as another connection holds a table. Far below a human's patience and
+   * far above a healthy statement. Migrations at start run under it too.
+   */
+  @Transform(int) @IsInt() @Min(100) @Max(600_000)
+  DB_STATEMENT_TIMEOUT_MS = 3_000;
+
   /** Schema sync is for throw-away test databases only; production runs migrations. */
   @Transform(bool) @IsBoolean()
   DB_DROP_SCHEMA = false;

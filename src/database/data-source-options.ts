@@ -1,3 +1,5 @@
+import { Logger } from '@nestjs/common';
+import * as mysql2 from 'mysql2';
 import type { DataSourceOptions } from 'typeorm';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -19,8 +21,45 @@ export const ENTITIES = [
 ];
 export const MIGRATIONS = [InitSchema1763900000000, Notifications1764300000000, AuditLog1764600000000];
 
+/**
+ * The session limits every MariaDB/MySQL connection gets (issue 11.10): a statement waiting on
+ * a table, metadata or row lock, or running longer than the deadline, fails instead of keeping
+ * the request waiting. Both servers take the lock waits in whole seconds. The run-time limit is
+ * named differently: MariaDB's max_statement_time (seconds, every statement) sits in a /*M!
+ * comment that only MariaDB executes; MySQL's max_execution_time (ms, SELECT only) in a /*!50708
+ * comment that MySQL executes and MariaDB ignores. One statement, so it needs no round trip to
+ * learn the server first.
+ */
+export function sessionLimitsSql(deadlineMs: number): string {
+  const seconds = Math.max(1, Math.ceil(deadlineMs / 1000));
+  return `SET SESSION lock_wait_timeout = ${seconds}, innodb_lock_wait_timeout = ${seconds}`
+    + ` /*M!100101 , max_statement_time = ${(deadlineMs / 1000).toFixed(3)} */`
+    + ` /*!50708 , max_execution_time = ${Math.ceil(deadlineMs)} */`;
+}
+
+/**
+ * mysql2 as TypeORM's driver, with the session limits applied to every connection its pools
+ * open. The pool emits 'connection' before it hands a new connection out, so the SET is queued
+ * ahead of the first query of the app (TypeORM's own start-up check included).
+ */
+function mysql2WithSessionLimits(deadlineMs: number): typeof mysql2 {
+  const sql = sessionLimitsSql(deadlineMs);
+  const logger = new Logger('Database');
+  const createPool = (config: mysql2.PoolOptions) => {
+    const pool = mysql2.createPool(config);
+    pool.on('connection', (connection) => {
+      connection.query(sql, (err) => {
+        if (err) logger.warn(`statement deadline not set on a new connection: ${err.code ?? err.errno ?? err.name}`);
+      });
+    });
+    return pool;
+  };
+  // defineProperty, not assignment: compiled by tsc, the module namespace has getter-only members.
+  return Object.create(mysql2, { createPool: { value: createPool, enumerable: true } });
+}
+
 /** Contract §1 DATABASE_URL → TypeORM options. Migrations run on start; never synchronize. */
-export function dataSourceOptions(databaseUrl: string, dropSchema = false): DataSourceOptions {
+export function dataSourceOptions(databaseUrl: string, dropSchema = false, statementTimeoutMs = 3_000): DataSourceOptions {
   const common = { entities: ENTITIES, migrations: MIGRATIONS, migrationsRun: true, synchronize: false, dropSchema, logging: false };
   if (databaseUrl.startsWith('sqlite:')) {
     const database = databaseUrl.slice('sqlite:'.length);
@@ -29,10 +68,11 @@ export function dataSourceOptions(databaseUrl: string, dropSchema = false): Data
       ...common,
       type: 'better-sqlite3',
       database,
-      // WAL lets readers go on while one writer commits; busy_timeout waits instead of failing.
+      // WAL lets readers go on while one writer commits; busy_timeout waits for the write lock,
+      // up to the statement deadline, then fails as SQLITE_BUSY (503).
       prepareDatabase: (db: any) => {
         db.pragma('journal_mode = WAL');
-        db.pragma('busy_timeout = 5000');
+        db.pragma(`busy_timeout = ${Math.ceil(statementTimeoutMs)}`);
       },
     } as DataSourceOptions;
   }
@@ -41,6 +81,7 @@ export function dataSourceOptions(databaseUrl: string, dropSchema = false): Data
     ...common,
     // 'mariadb' and 'mysql' share the mysql2 driver; the type only steers SQL dialect details.
     type: url.protocol === 'mariadb:' ? 'mariadb' : 'mysql',
+    driver: mysql2WithSessionLimits(statementTimeoutMs),
     host: url.hostname,
     port: Number(url.port || 3306),
     username: decodeURIComponent(url.username),

@@ -8,6 +8,9 @@ import { AppConfig } from '../config/app-config';
 import { Public } from '../auth/auth.decorators';
 import { KvStore } from '../store/kv.store';
 
+/** The tables every login reads and writes: a cheap read on each, under the statement deadline. */
+const LOGIN_TABLES = ['sys_user', 'sys_login_log'];
+
 /** Liveness for load balancers: whether the database and the shared store answer. */
 @ApiTags('health')
 @Controller('health')
@@ -27,7 +30,10 @@ export class HealthController {
       const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('timeout')), 2000); });
       return Promise.race([p, late]).finally(() => clearTimeout(timer));
     };
-    const database = await timeout(this.dataSource.query('SELECT 1')).then(() => 'up', () => 'down');
+    // A read on the login tables, not SELECT 1: a table stalled by another connection's lock
+    // keeps logins from answering while the server itself still answers (issue 11.10).
+    const database = await timeout(Promise.all(LOGIN_TABLES.map((table) => this.dataSource.query(`SELECT 1 FROM ${table} LIMIT 1`))))
+      .then(() => 'up', () => 'down');
     const redis = this.config.REDIS_URL
       ? await timeout(this.store.ping()).then((ok) => (ok ? 'up' : 'down'), () => 'down')
       : 'not configured';

@@ -1,23 +1,40 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AppException } from '../common/app.exception';
 import { ErrorCode } from '../common/error-code';
+import { AppConfig } from '../config/app-config';
 import { KvStore } from './kv.store';
 
 /**
  * A mutual-exclusion section per key across every instance that shares the
- * store: SET NX PX to take it, compare-and-delete to release it, the lease
- * bounding how long a crashed holder can block others. The login pipeline
+ * store: SET NX PX to take it, compare-and-delete to release it. The login pipeline
  * uses it so that the lock check, the password compare and the failure count
  * of one account are never interleaved (contract §5: exactly maxFailureTimes
  * evaluated). No maintained package offers this on node-redis (redlock needs
  * ioredis), and it is a handful of lines on the store port.
+ *
+ * The lease bounds how long a crashed holder blocks others; a living holder renews it
+ * (compare-and-pexpire) for as long as its section runs, so a slow section (a stalled
+ * database) never loses the key to a second taker (issue 11.10). The renewal timer lives in
+ * the holder's process: when the process dies, renewal stops and the lease runs out.
  */
 @Injectable()
 export class KeyedMutex {
-  constructor(private readonly store: KvStore) {}
+  private readonly logger = new Logger('KeyedMutex');
+  /**
+   * How long a taker waits before answering SERVICE_UNAVAILABLE. The sections are database work:
+   * a holder stuck on a stalled table fails after DB_STATEMENT_TIMEOUT_MS, so waiting more than
+   * two deadlines only queues requests behind a stall (issue 11.10); a healthy section of one
+   * account takes milliseconds plus one password compare.
+   */
+  private readonly defaultWaitMs: number;
 
-  async run<T>(key: string, fn: () => Promise<T>, leaseMs = 15_000, waitMs = 20_000): Promise<T> {
+  constructor(private readonly store: KvStore, @Optional() config?: AppConfig) {
+    const deadlineMs = config?.DB_STATEMENT_TIMEOUT_MS;
+    this.defaultWaitMs = deadlineMs ? Math.max(2 * deadlineMs, 2_000) : 20_000;
+  }
+
+  async run<T>(key: string, fn: () => Promise<T>, leaseMs = 15_000, waitMs = this.defaultWaitMs): Promise<T> {
     const owner = randomUUID();
     const giveUpAt = Date.now() + waitMs;
     let delay = 2;
@@ -26,10 +43,42 @@ export class KeyedMutex {
       await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
       delay = Math.min(delay * 2, 25);
     }
+    const stopRenewing = this.renewWhileHeld(key, owner, leaseMs);
     try {
       return await fn();
     } finally {
+      stopRenewing();
       await this.store.delIfEquals(key, owner);
     }
+  }
+
+  /**
+   * Extends the lease every third of it, only while the key still holds this owner's value:
+   * two renewals may fail (a slow store) before the lease runs out. Returns the stop function.
+   */
+  private renewWhileHeld(key: string, owner: string, leaseMs: number): () => void {
+    let stopped = false;
+    let timer: NodeJS.Timeout | undefined;
+    const schedule = () => {
+      timer = setTimeout(async () => {
+        try {
+          if (!(await this.store.expireIfEquals(key, owner, leaseMs))) {
+            // Only when the store lost the key or renewals failed for a whole lease.
+            if (!stopped) this.logger.warn(`lease of ${key} was lost while its holder still ran`);
+            return;
+          }
+        } catch (err) {
+          this.logger.warn(`lease of ${key} not renewed: ${(err as Error)?.name}`);
+        }
+        if (!stopped) schedule();
+      }, Math.max(1, Math.floor(leaseMs / 3)));
+      // A pending renewal must not keep a process alive that is shutting down.
+      timer.unref();
+    };
+    schedule();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
   }
 }

@@ -26,6 +26,12 @@ export abstract class KvStore {
   abstract del(...keys: string[]): Promise<void>;
   abstract expire(key: string, ttlMs: number): Promise<void>;
   /**
+   * Compare-and-expire: gives the key a new lifetime of ttlMs only while it still holds `value`;
+   * false otherwise (gone, or taken by someone else). Renews a lock's lease without ever
+   * extending a lease another owner took meanwhile.
+   */
+  abstract expireIfEquals(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /**
    * Atomic counter in a fixed window: adds 1 and, when the key is new (or has no lifetime),
    * gives it ttlMs. Returns the count and the window's remaining lifetime in ms. Every instance
    * sharing the store counts into the same window (per-IP throttling).

@@ -96,6 +96,13 @@ export class MemoryKvStore extends KvStore {
     if (entry) entry.expireAt = this.clock.nowMs() + ttlMs;
   }
 
+  async expireIfEquals(key: string, value: string, ttlMs: number) {
+    const entry = this.live(key);
+    if (!entry || entry.value !== value) return false;
+    entry.expireAt = this.clock.nowMs() + ttlMs;
+    return true;
+  }
+
   async incrWithTtl(key: string, ttlMs: number) {
     let entry = this.live(key);
     const current = entry && typeof entry.value === 'string' ? Number(entry.value) || 0 : 0;

@@ -3,6 +3,7 @@ import { createClient, RedisClientType } from 'redis';
 import { KvStore } from './kv.store';
 
 const DEL_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+const PEXPIRE_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
 // INCR and the first PEXPIRE in one step: a crash between them must not leave a counter that never expires.
 const INCR_WITH_TTL = `local n = redis.call('INCR', KEYS[1])
 local t = redis.call('PTTL', KEYS[1])
@@ -113,6 +114,13 @@ export class RedisKvStore extends KvStore {
 
   async expire(key: string, ttlMs: number) {
     await this.client.pExpire(this.k(key), Math.max(1, Math.ceil(ttlMs)));
+  }
+
+  async expireIfEquals(key: string, value: string, ttlMs: number) {
+    const r = await this.client.eval(PEXPIRE_IF_EQUALS, {
+      keys: [this.k(key)], arguments: [value, String(Math.max(1, Math.ceil(ttlMs)))],
+    });
+    return Number(r) === 1;
   }
 
   async incrWithTtl(key: string, ttlMs: number) {

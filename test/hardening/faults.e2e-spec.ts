@@ -1,9 +1,11 @@
+import { createConnection } from 'mysql2/promise';
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer, Socket } from 'node:net';
 import { SessionService } from '../../src/auth/session/session.service';
 import { LoginStatus } from '../../src/login-log/login-log.entity';
 import { LoginLogService } from '../../src/login-log/login-log.service';
 import { KvStore } from '../../src/store/kv.store';
+import { PasswordHasher } from '../../src/user-account/password-hasher';
 import { createActiveUser, TestUser } from '../factories';
 import { BACKENDS, mariadbRedis, Provisioned } from '../support/backends';
 import { Reply, startApp, TestApp } from '../support/test-app';
@@ -341,6 +343,81 @@ describe('database outage under a running app (MariaDB behind a cuttable proxy +
     expect(rows.slice(0, rowsBefore.length)).toEqual(rowsBefore);
     expect(rows.slice(rowsBefore.length).map((r) => r.status)).toEqual(['success']);
     expect((await app.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+  });
+});
+
+/**
+ * Issue 11.10: a table stalled by another connection's lock (LOCK TABLES ... WRITE, as a long
+ * migration or a runaway batch job would hold it). Every statement of the login path has a
+ * deadline (DB_STATEMENT_TIMEOUT_MS), so parallel logins answer SERVICE_UNAVAILABLE 503 within
+ * about the deadline instead of hanging until the lock ends; no password is compared while the
+ * failure it would add cannot be counted, so the count stays exact (contract §5: no more than
+ * maxFailureTimes compares evaluated); /health reports the stalled table as down.
+ */
+describe('a stalled login log table (MariaDB + Redis, DB_STATEMENT_TIMEOUT_MS = 1000)', () => {
+  const DEADLINE_MS = 1_000;
+  /** Longer than the deadline, long enough for everything below to run while it holds. */
+  const STALL_MS = 8_000;
+  let app: TestApp;
+  let user: TestUser;
+
+  beforeAll(async () => {
+    app = await startApp(mariadbRedis, { env: { DB_STATEMENT_TIMEOUT_MS: String(DEADLINE_MS) } });
+    app.app.useLogger(['fatal']);
+    await app.saveLoginStrategy({ maxFailureTimes: 3, maxFailureInterval: 24, lockMinutes: 60 });
+    user = await createActiveUser(app);
+  });
+  afterAll(() => app?.close());
+  afterEach(() => jest.restoreAllMocks());
+
+  const statusesOf = async () => (await app.logRows(user.username)).map((r) => r.status as string);
+
+  it('parallel wrong passwords answer 503 within about the deadline, none is answered or counted, and the count stays exact', async () => {
+    expect((await app.login(user.username, 'Wrong#0001')).body.code).toBe('BAD_CREDENTIALS');
+    expect((await app.login(user.username, 'Wrong#0002')).body.code).toBe('BAD_CREDENTIALS');
+    const hasher = app.app.get(PasswordHasher);
+    const compares = jest.spyOn(hasher, 'matches');
+    const before = await statusesOf();
+    expect(before.filter((s) => s === 'passwrong')).toHaveLength(2);
+
+    const locker = await createConnection(app.provisioned.env.DATABASE_URL);
+    let unlocked: Promise<unknown> | undefined;
+    try {
+      await locker.query('LOCK TABLES sys_login_log WRITE');
+      unlocked = sleep(STALL_MS).then(() => locker.query('UNLOCK TABLES'));
+
+      const stalled = await Promise.all(Array.from({ length: 8 }, (_, i) =>
+        timed(app.login(user.username, `Wrong#1${i}`, { ip: `10.84.0.${i}` }))));
+      for (const { res } of stalled) expect({ status: res.status, body: res.body }).toEqual({ status: 503, body: UNAVAILABLE });
+      expect(Math.max(...stalled.map((s) => s.ms))).toBeLessThan(3 * DEADLINE_MS + 1_000);
+
+      const health = await timed(app.app.inject({ method: 'GET', url: '/health' }));
+      expect(health.res.statusCode).toBe(503);
+      expect(health.res.json()).toEqual(UNAVAILABLE);
+      expect(health.ms).toBeLessThan(2_500);
+    } finally {
+      await unlocked;
+      await locker.end();
+    }
+
+    // After the stall: nothing of it was counted, and the account is where it was. A compare may have
+    // run under the mutex (one at a time, the lease renewed), but its failure could not be written, so
+    // its answer was 503: no stalled attempt learnt anything about the password.
+    expect(await statusesOf()).toEqual(before);
+    compares.mockClear();
+    expect((await app.userRow(user.id)).locked).toBeFalsy();
+    const health = await app.app.inject({ method: 'GET', url: '/health' });
+    expect(health.statusCode).toBe(200);
+    expect(health.json().data).toEqual({ status: 'up', database: 'up', redis: 'up' });
+
+    // The third failure locks, exactly as without the stall, and the right password is refused unchecked.
+    expect((await app.login(user.username, 'Wrong#0003')).body.code).toBe('BAD_CREDENTIALS');
+    expect((await app.userRow(user.id)).locked).toBeTruthy();
+    expect((await app.login(user.username, user.password)).body.code).toBe('ACCOUNT_LOCKED');
+    expect(compares).toHaveBeenCalledTimes(1);
+    const after = await statusesOf();
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(after.slice(before.length)).toEqual(['passwrong', 'locked']);
   });
 });
 

@@ -1,0 +1,55 @@
+import { SystemClock } from '../common/clock';
+import { KeyedMutex } from './keyed-mutex';
+import { MemoryKvStore } from './memory-kv.store';
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Issue 11.10: the lease bounds how long a crashed holder blocks others, but it must never run
+ * out under a holder that is still running (a database stall longer than the lease let a second
+ * attempt in, and one compare past maxFailureTimes was evaluated). Real time, short leases.
+ */
+describe('KeyedMutex lease', () => {
+  let store: MemoryKvStore;
+  let mutex: KeyedMutex;
+
+  beforeEach(() => {
+    store = new MemoryKvStore(new SystemClock());
+    mutex = new KeyedMutex(store);
+  });
+  afterEach(() => store.close());
+
+  it('a holder running five times its lease keeps the key: a second taker waits until it ends', async () => {
+    const order: string[] = [];
+    const first = mutex.run('k', async () => {
+      order.push('first in');
+      await sleep(1_000);
+      order.push('first out');
+    }, 200, 5_000);
+    await sleep(20);
+    const second = mutex.run('k', async () => { order.push('second in'); }, 200, 5_000);
+    await Promise.all([first, second]);
+    expect(order).toEqual(['first in', 'first out', 'second in']);
+    await expect(store.get('k')).resolves.toBeNull();
+  });
+
+  it('stops renewing when the section ends, also when it throws', async () => {
+    const renew = jest.spyOn(store, 'expireIfEquals');
+    await mutex.run('k', () => sleep(300), 90);
+    await expect(mutex.run('k', async () => { await sleep(300); throw new Error('boom'); }, 90)).rejects.toThrow('boom');
+    const renewals = renew.mock.calls.length;
+    expect(renewals).toBeGreaterThan(0);
+    await sleep(300);
+    expect(renew.mock.calls.length).toBe(renewals);
+    await expect(store.get('k')).resolves.toBeNull();
+  });
+
+  it('a lease nobody renews (a crashed holder) still ends after leaseMs', async () => {
+    await store.setIfAbsent('k', 'crashed-holder', 200);
+    const started = Date.now();
+    await expect(mutex.run('k', async () => 'after-lease', 200, 5_000)).resolves.toBe('after-lease');
+    const waited = Date.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(150);
+    expect(waited).toBeLessThan(1_000);
+  });
+});
