@@ -7,6 +7,8 @@ export const Keys = {
   onlineUsers: 'AUTH_ONLINE_USERS',
   qrcode: (code: string) => `AUTH_QRCODE:${code}`,
   captcha: (imgId: string) => `CAPTCHA:${imgId}`,
+  /** A one-time ticket of GET /sys/message/stream, by the SHA-256 of the ticket (contract §11). */
+  streamTicket: (ticketHash: string) => `STREAM_TICKET:${ticketHash}`,
   loginMutex: (userId: string) => `AUTH_LOGIN_MUTEX:${userId}`,
   /** Saves of one setting group, whose fields are checked against each other, one at a time. */
   strategyMutex: (group: string) => `STRATEGY_SAVE_MUTEX:${group}`,

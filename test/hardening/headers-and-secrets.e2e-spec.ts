@@ -228,11 +228,13 @@ describe.each(BACKENDS)('log output carries no secrets on $name', (backend) => {
       expect(afterReset.body.success).toBe(true);
       expect((await a.post('/sys/logout', {}, { token: afterReset.body.data.accessToken })).body.success).toBe(true);
 
-      // A server error on the message stream, whose token may travel in the query string.
+      // A server error on the message stream, whose one-time ticket travels in the query string.
       const sessions = a.app.get(SessionService);
       const streamToken = (await login('secretive', third)).body.data.accessToken;
-      const failing = jest.spyOn(sessions, 'resolve').mockRejectedValueOnce(new Error('boom'));
-      const broken = await a.app.inject({ method: 'GET', url: `/sys/message/stream?token=${encodeURIComponent(streamToken)}` });
+      const ticket = (await a.post('/sys/message/streamTicket', {}, { token: streamToken })).body.data.ticket;
+      secrets.push(ticket);
+      const failing = jest.spyOn(sessions, 'byTokenId').mockRejectedValueOnce(new Error('boom'));
+      const broken = await a.app.inject({ method: 'GET', url: `/sys/message/stream?ticket=${ticket}` });
       failing.mockRestore();
       expect(broken.statusCode).toBe(500);
       expect(broken.json()).toMatchObject({ code: 'INTERNAL' });
