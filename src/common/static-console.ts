@@ -8,13 +8,15 @@ import { dirname, join } from 'node:path';
 /**
  * Contract §11: the console's pages allow scripts from the service's own origin only, so that text
  * that reaches the page (a user name, a log row) can never run as script, nor load script from elsewhere.
- * Styles may be inline: Element Plus writes style attributes into markup it builds (and Vue binds
- * `:style`); images may be data: URLs (the captcha PNG, the QR code canvas export).
+ * Styles come from the service too: Vue and Element Plus set inline styles through the CSSOM, which
+ * style-src does not govern, and the browser suite reports no violation on any page. (Element Plus's
+ * cascader writes style attributes as markup; a view that adds one needs 'unsafe-inline' for styles.)
+ * Images may be data: URLs (the captcha PNG, the QR code).
  */
 export const CONSOLE_CSP = [
   "default-src 'self'",
   "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
+  "style-src 'self'",
   "img-src 'self' data:",
   "font-src 'self' data:",
   "connect-src 'self'",
