@@ -25,6 +25,13 @@ export async function setupApp(app: NestFastifyApplication): Promise<void> {
   });
   await app.register(formBody as any, { parser: parseFormBody });
   await app.register(helmet as any, { contentSecurityPolicy: false });
+  // Contract §11: no API answer (envelopes, errors, 404s) is kept by a browser or a shared cache; it
+  // may carry a token, a generated password or personal data. Only what set its own policy keeps it:
+  // the console's files (static-console.ts).
+  fastify.addHook('onSend', async (_request, reply, payload) => {
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    return payload;
+  });
   // CORS only for the origins an operator lists (issue 5): unset, browsers on other origins get no CORS headers.
   const { CORS_ORIGINS } = app.get(AppConfig);
   if (CORS_ORIGINS.length) {

@@ -5,6 +5,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { AppModule } from './app.module';
 import { setupApp } from './app.setup';
 import { ConfigError, loadConfig } from './config/app-config';
+import { fastifyTrustProxy } from './config/trust-proxy';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
@@ -22,7 +23,7 @@ async function bootstrap() {
   const logger = new ConsoleLogger({ json: config.LOG_FORMAT === 'json', logLevels: LEVELS.slice(0, LEVELS.indexOf(config.LOG_LEVEL as LogLevel) + 1) });
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(config),
-    new FastifyAdapter({ bodyLimit: config.BODY_LIMIT_BYTES, trustProxy: config.TRUST_PROXY }),
+    new FastifyAdapter({ bodyLimit: config.BODY_LIMIT_BYTES, trustProxy: fastifyTrustProxy(config.TRUST_PROXY) }),
     // Body parsers are ours (setupApp): an empty JSON body is {}, and form bodies are marked for typed fields.
     { logger, bodyParser: false },
   );

@@ -1,4 +1,3 @@
-import { get, IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRepositoryToken } from '@nestjs/typeorm';
 import { SMTPServer } from 'smtp-server';
@@ -12,6 +11,7 @@ import { PasswordExpiryReminderService } from '../src/notification/reminder/pass
 import { PasswordReminderEntity } from '../src/notification/reminder/password-reminder.entity';
 import { createActiveUser, createUser, TestUser } from './factories';
 import { Backend, BACKENDS, mariadbRedis, Provisioned } from './support/backends';
+import { SseClient } from './support/sse-client';
 import { WebhookSink } from './support/webhook-sink';
 import { startApp, TestApp } from './support/test-app';
 
@@ -72,77 +72,6 @@ class SmtpSink {
   }
 }
 
-interface SseEvent {
-  event: string;
-  id?: string;
-  data: any;
-}
-
-/** An EventSource-like client on a real socket (http.get), collecting parsed events. */
-class SseClient {
-  readonly events: SseEvent[] = [];
-  raw = '';
-  /** The server ended the response. */
-  ended = false;
-  private buffer = '';
-  private waiters: (() => void)[] = [];
-
-  private constructor(readonly status: number, readonly headers: IncomingHttpHeaders, readonly disconnect: () => void) {}
-
-  static open(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
-    return new Promise((resolve, reject) => {
-      const req = get(url, { headers: { accept: 'text/event-stream', ...headers } }, (res) => {
-        const client = new SseClient(res.statusCode ?? 0, res.headers, () => req.destroy());
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => client.feed(chunk));
-        res.on('end', () => {
-          client.ended = true;
-        });
-        resolve(client);
-      });
-      req.on('error', reject);
-    });
-  }
-
-  /** Resolves with the first event matching `match`, or fails after timeoutMs. */
-  async next(match: (e: SseEvent) => boolean, timeoutMs: number): Promise<SseEvent> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.events.find(match);
-      if (found) return found;
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no matching SSE event within ${timeoutMs} ms; got ${JSON.stringify(this.events)}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-  }
-
-  private feed(chunk: string): void {
-    this.raw += chunk;
-    this.buffer += chunk;
-    let end: number;
-    while ((end = this.buffer.indexOf('\n\n')) >= 0) {
-      const block = this.buffer.slice(0, end);
-      this.buffer = this.buffer.slice(end + 2);
-      const fields: Record<string, string> = {};
-      for (const line of block.split('\n')) {
-        if (!line || line.startsWith(':')) continue;
-        const colon = line.indexOf(':');
-        fields[line.slice(0, colon)] = line.slice(colon + 1).replace(/^ /, '');
-      }
-      if (fields.data !== undefined) {
-        this.events.push({ event: fields.event ?? 'message', id: fields.id, data: JSON.parse(fields.data) });
-      }
-    }
-    for (const wake of this.waiters.splice(0)) wake();
-  }
-}
-
 /** Decodes the bodies of a raw MIME message enough to search them. */
 function mimeText(raw: string): string {
   const parts: string[] = [];
@@ -175,6 +104,13 @@ async function waitFor<T>(probe: () => Promise<T> | T, what: string, timeoutMs =
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(25);
   }
+}
+
+/** A one-time ticket of POST /sys/message/streamTicket (contract §11). */
+async function streamTicket(app: TestApp, token: string): Promise<string> {
+  const res = await app.post<{ ticket: string }>('/sys/message/streamTicket', {}, { token });
+  if (!res.body.success) throw new Error(`stream ticket refused: ${res.body.code}`);
+  return res.body.data!.ticket;
 }
 
 async function listen(app: TestApp): Promise<string> {
@@ -344,18 +280,18 @@ describe.each(BACKENDS)('notifications of spec 4.2 on $name', (backend: Backend)
     const otherToken = await app.token(other.username, other.password);
     await app.saveLoginStrategy({ sendMsgWhenErrorLogin: 'site' });
 
-    const byQuery = await SseClient.open(`${baseUrl}/sys/message/stream?token=${encodeURIComponent(token)}`);
+    const byTicket = await SseClient.open(`${baseUrl}/sys/message/stream?ticket=${await streamTicket(app, token)}`);
     const byHeader = await SseClient.open(`${baseUrl}/sys/message/stream`, { 'admin-token': token });
     const stranger = await SseClient.open(`${baseUrl}/sys/message/stream`, { 'admin-token': otherToken });
     try {
-      expect(byQuery.status).toBe(200);
-      expect(byQuery.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+      expect(byTicket.status).toBe(200);
+      expect(byTicket.headers['content-type']).toBe('text/event-stream; charset=utf-8');
       expect(byHeader.status).toBe(200);
-      await waitFor(() => byQuery.raw.includes(': connected') && byHeader.raw.includes(': connected'), 'the stream preamble');
+      await waitFor(() => byTicket.raw.includes(': connected') && byHeader.raw.includes(': connected'), 'the stream preamble');
 
       const started = Date.now();
       await app.login(user.username, 'Wrong#pass1', { ip: '10.44.0.1' });
-      const event = await byQuery.next((e) => e.event === 'message', 1000);
+      const event = await byTicket.next((e) => e.event === 'message', 1000);
       expect(Date.now() - started).toBeLessThan(1000);
       expect((await byHeader.next((e) => e.event === 'message', 1000)).data).toEqual(event.data);
       expect(event.data).toMatchObject({ kind: 'login-failed', title: '异常登录提醒', read: false });
@@ -369,12 +305,12 @@ describe.each(BACKENDS)('notifications of spec 4.2 on $name', (backend: Backend)
       // The heartbeat ends streams whose session has ended and keeps the others alive.
       await app.post('/sys/logout', {}, { token });
       await app.app.get(MessagePushService).heartbeat();
-      await waitFor(() => byQuery.ended && byHeader.ended, 'the streams of the logged-out session to end');
-      expect(byQuery.events.at(-1)).toMatchObject({ event: 'end', data: { code: 'NOT_LOGGED_IN', message: '未登录或登录已过期' } });
+      await waitFor(() => byTicket.ended && byHeader.ended, 'the streams of the logged-out session to end');
+      expect(byTicket.events.at(-1)).toMatchObject({ event: 'end', data: { code: 'NOT_LOGGED_IN', message: '未登录或登录已过期' } });
       await waitFor(() => stranger.raw.includes(': ping'), 'the heartbeat on the live stream');
       expect(stranger.ended).toBe(false);
     } finally {
-      for (const c of [byQuery, byHeader, stranger]) c.disconnect();
+      for (const c of [byTicket, byHeader, stranger]) c.disconnect();
     }
   });
 
@@ -383,7 +319,7 @@ describe.each(BACKENDS)('notifications of spec 4.2 on $name', (backend: Backend)
     const token = await app.token(user.username, user.password);
     await app.saveLoginStrategy({ multiOnline: false });
     try {
-      const client = await SseClient.open(`${baseUrl}/sys/message/stream?token=${encodeURIComponent(token)}`, { 'accept-language': 'en' });
+      const client = await SseClient.open(`${baseUrl}/sys/message/stream?ticket=${await streamTicket(app, token)}`, { 'accept-language': 'en' });
       try {
         await waitFor(() => client.raw.includes(': connected'), 'the stream preamble');
         await app.token(user.username, user.password, { ip: '10.44.0.9' });
@@ -406,7 +342,7 @@ describe.each(BACKENDS)('notifications of spec 4.2 on $name', (backend: Backend)
     expect(none.status).toBe(401);
     await sleep(50);
     expect(JSON.parse(none.raw)).toEqual({ success: false, code: 'NOT_LOGGED_IN', message: '未登录或登录已过期', data: null });
-    const garbage = await SseClient.open(`${baseUrl}/sys/message/stream?token=nope`);
+    const garbage = await SseClient.open(`${baseUrl}/sys/message/stream`, { 'admin-token': 'nope' });
     expect(garbage.status).toBe(401);
     // An initial password with forceUpdatePassword = true gives a temporary token.
     await app.saveUserStrategy({ forceUpdatePassword: true });
@@ -414,7 +350,7 @@ describe.each(BACKENDS)('notifications of spec 4.2 on $name', (backend: Backend)
       const fresh = await createUser(app);
       const login = await app.login(fresh.username, fresh.password);
       expect(login.body.data!.tempUser).toBe(true);
-      const temp = await SseClient.open(`${baseUrl}/sys/message/stream?token=${encodeURIComponent(login.body.data!.accessToken)}`);
+      const temp = await SseClient.open(`${baseUrl}/sys/message/stream`, { 'admin-token': login.body.data!.accessToken });
       expect(temp.status).toBe(403);
       for (const c of [none, garbage, temp]) c.disconnect();
     } finally {
@@ -669,7 +605,8 @@ describe('two instances on one MariaDB + Redis', () => {
     const user = await createActiveUser(a);
     const token = await a.token(user.username, user.password);
     await a.saveLoginStrategy({ sendMsgWhenErrorLogin: 'site' });
-    const client = await SseClient.open(`${url}/sys/message/stream?token=${encodeURIComponent(token)}`);
+    // The ticket comes from one instance and opens the stream on the other.
+    const client = await SseClient.open(`${url}/sys/message/stream?ticket=${await streamTicket(a, token)}`);
     try {
       expect(client.status).toBe(200);
       await waitFor(() => client.raw.includes(': connected'), 'the stream preamble');

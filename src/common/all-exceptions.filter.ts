@@ -15,7 +15,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const { status, body } = toEnvelope(exception, localeOf(request.headers['accept-language']));
     if (status >= 500) {
       // Name and driver code only: messages of driver errors can quote SQL and values. The path
-      // without its query: the message stream takes its token as ?token=.
+      // without its query: the message stream takes its one-time ticket as ?ticket=.
       const e = exception as any;
       this.logger.error(`${request.method} ${request.url.split('?')[0]} -> ${body.code} (${e?.name ?? typeof e}${e?.code ? ` ${e.code}` : ''})`);
     }

@@ -1,8 +1,19 @@
 import type { FastifyRequest } from 'fastify';
+import { isIP } from 'node:net';
 
-/** IP as Fastify resolved it (X-Forwarded-For is honoured only when TRUST_PROXY is on). */
+const unmapped = (address: string | undefined): string => (address ?? '').trim().replace(/^::ffff:(?=\d+\.)/i, '');
+
+/**
+ * The client IP as Fastify resolved it from TRUST_PROXY (contract §11): the socket address, or the
+ * X-Forwarded-For entry the trusted proxies point at. Whatever that entry holds is client-written
+ * text when a proxy passes it through unchecked: a value that is not an IP address is never used
+ * (nor stored, nor throttled on); the socket address stands in for it.
+ */
 export function clientIp(request: FastifyRequest): string {
-  return (request.ip ?? '').replace(/^::ffff:/, '') || 'unknown';
+  const resolved = unmapped(request.ip);
+  if (isIP(resolved)) return resolved;
+  const socket = unmapped(request.socket?.remoteAddress);
+  return isIP(socket) ? socket : 'unknown';
 }
 
 export function userAgent(request: FastifyRequest): string {

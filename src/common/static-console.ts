@@ -5,6 +5,27 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
+/**
+ * Contract §11: the console's pages allow scripts from the service's own origin only, so that text
+ * that reaches the page (a user name, a log row) can never run as script, nor load script from elsewhere.
+ * Styles come from the service too: Vue and Element Plus set inline styles through the CSSOM, which
+ * style-src does not govern, and the browser suite reports no violation on any page. (Element Plus's
+ * cascader writes style attributes as markup; a view that adds one needs 'unsafe-inline' for styles.)
+ * Images may be data: URLs (the captcha PNG, the QR code).
+ */
+export const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
 /** First path segments that belong to the service, never to the console's client-side routes. */
 const SERVICE_SEGMENTS = new Set(['sys', 'auth', 'health', 'docs', 'docs-json', 'docs-yaml']);
 
@@ -32,12 +53,14 @@ export async function registerStaticConsole(app: NestFastifyApplication, root = 
       setHeaders: (reply, path) => {
         // Vite puts a content hash in every name under assets/: those never change.
         reply.header('cache-control', /[\\/]assets[\\/]/.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache');
+        if (/\.html?$/i.test(path)) reply.header('content-security-policy', CONSOLE_CSP);
       },
     });
 
     const sendIndex = (request: FastifyRequest, reply: FastifyReply) => {
       if (!isConsoleRoute(request.url)) return reply.callNotFound();
-      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(indexHtml);
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache')
+        .header('content-security-policy', CONSOLE_CSP).send(indexHtml);
     };
     instance.get('/', sendIndex);
     instance.get('/*', sendIndex);

@@ -1,8 +1,9 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import {
-  IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync,
+  IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy, validateSync,
 } from 'class-validator';
 import { readFileSync } from 'node:fs';
+import { parseTrustProxy, TRUST_PROXY_RULE, TrustProxy } from './trust-proxy';
 
 const bool = ({ value }: { value: unknown }) =>
   value === undefined ? undefined : value === 'true' ? true : value === 'false' ? false : value;
@@ -39,8 +40,10 @@ export class AppConfig {
   @IsOptional() @IsString()
   ADMIN_INITIAL_PASSWORD?: string;
 
-  @Transform(bool) @IsBoolean({ message: 'TRUST_PROXY must be true or false' })
-  TRUST_PROXY = false;
+  /** Contract §11: parsed for Fastify's trustProxy; an unparsable value stays a string and fails validation. */
+  @Transform(({ value }) => (typeof value === 'string' ? parseTrustProxy(value) ?? value : value))
+  @ValidateBy({ name: 'trustProxy', validator: { validate: (v) => typeof v !== 'string' } }, { message: TRUST_PROXY_RULE })
+  TRUST_PROXY: TrustProxy = false;
 
   @Transform(list) @IsString({ each: true })
   TEMP_URIS: string[] = ['/sys/me/pass/update', '/sys/me/info', '/sys/logout', '/sys/publicKey', '/sys/strategy/user/rules'];

@@ -15,6 +15,7 @@ import { MessageController } from './message/message.controller';
 import { MessageEntity } from './message/message.entity';
 import { MessagePushService } from './message/message-push.service';
 import { MessageService } from './message/message.service';
+import { StreamTicketService } from './message/stream-ticket.service';
 import { NotificationRecipients } from './notification-recipients';
 import { NotificationService } from './notification.service';
 import { NOTIFICATION_CHANNELS, NotificationChannel } from './notification.types';
@@ -55,6 +56,7 @@ import { PasswordReminderEntity } from './reminder/password-reminder.entity';
     PasswordExpiryReminderService,
     MessageService,
     MessagePushService,
+    StreamTicketService,
     EmailTemplates,
     EmailChannel,
     SmsChannel,

@@ -9,6 +9,8 @@ export const Keys = {
   /** The session (token hash) and password a code was generated under (contract §11), same TTL. */
   qrcodeOrigin: (code: string) => `AUTH_QRCODE_ORIGIN:${code}`,
   captcha: (imgId: string) => `CAPTCHA:${imgId}`,
+  /** A one-time ticket of GET /sys/message/stream, by the SHA-256 of the ticket (contract §11). */
+  streamTicket: (ticketHash: string) => `STREAM_TICKET:${ticketHash}`,
   loginMutex: (userId: string) => `AUTH_LOGIN_MUTEX:${userId}`,
   /** Saves of one setting group, whose fields are checked against each other, one at a time. */
   strategyMutex: (group: string) => `STRATEGY_SAVE_MUTEX:${group}`,

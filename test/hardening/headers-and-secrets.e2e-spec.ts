@@ -1,4 +1,6 @@
 import { ConsoleLogger, LogLevel } from '@nestjs/common';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { SessionService } from '../../src/auth/session/session.service';
 import { ConfigError, loadConfig } from '../../src/config/app-config';
 import { BACKENDS, sqliteMemory } from '../support/backends';
@@ -86,6 +88,66 @@ describe('security headers and CORS', () => {
   });
 });
 
+/** Contract §11 "No caching": every API answer is no-store; the console's pages carry a CSP. */
+describe('Cache-Control and Content-Security-Policy', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startApp(sqliteMemory, { env: { BODY_LIMIT_BYTES: '2048' } });
+  });
+  afterAll(() => app.close());
+
+  const get = (url: string) => app.app.inject({ method: 'GET', url });
+
+  it('marks every API answer no-store: successes, refusals, validation and parse errors, unknown paths, the health check', async () => {
+    const token = await app.adminToken();
+    const answers = [
+      await app.post('/sys/publicKey'),
+      await app.post('/sys/login', { account: 'admin', password: await app.encrypt(ADMIN_PASSWORD) }),
+      await app.post('/sys/me/info', {}, { token }),
+      await app.post('/sys/user/list', { pageNum: 1, pageSize: 10 }, { token }),
+      await app.post('/sys/me/info'),
+      await app.post('/sys/login', { account: 1 }),
+      await app.post('/sys/login', '{bad json', { raw: '{bad json' }),
+      await app.post('/sys/login', {}, { raw: JSON.stringify({ account: 'x'.repeat(4096) }) }),
+      await app.post('/no/such/path'),
+      await app.post('/sys/login', {}, { raw: 'a=1', contentType: 'text/plain' }),
+    ];
+    expect(answers.map((a) => a.body.success)).toEqual([true, true, true, true, false, false, false, false, false, false]);
+    expect(answers.at(-2)!.status).toBe(404);
+    for (const answer of answers) expect({ status: answer.status, cache: answer.headers['cache-control'] }).toEqual({ status: answer.status, cache: 'no-store' });
+    for (const res of [await get('/health'), await get('/sys/nope'), await get('/assets/missing.js')]) {
+      expect(res.headers['cache-control']).toBe('no-store');
+    }
+  });
+
+  const built = existsSync(join(__dirname, '..', '..', 'web', 'dist', 'index.html'));
+  (built ? it : it.skip)('gives the console\'s pages a CSP that allows scripts only from the service itself; assets keep their long cache', async () => {
+    for (const url of ['/', '/login', '/system/users', '/index.html']) {
+      const res = await get(url);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      const csp = String(res.headers['content-security-policy']);
+      const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
+      expect(directives).toMatchObject({
+        'default-src': ["'self'"],
+        'script-src': ["'self'"],
+        'style-src': ["'self'"],
+        'img-src': ["'self'", 'data:'],
+        'connect-src': ["'self'"],
+        'object-src': ["'none'"],
+        'base-uri': ["'self'"],
+        'frame-ancestors': ["'none'"],
+      });
+    }
+    const js = readdirSync(join(__dirname, '..', '..', 'web', 'dist', 'assets')).find((f) => f.endsWith('.js'))!;
+    const asset = await get(`/assets/${js}`);
+    expect(asset.statusCode).toBe(200);
+    expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    // API answers are data, not pages: no page policy there.
+    expect((await app.post('/sys/publicKey')).headers['content-security-policy']).toBeUndefined();
+  });
+});
+
 /**
  * Issue 5.2 / STYLE.md: no password, token, captcha text or hash in any log line, at every log
  * level, through a whole cycle: logins right and wrong, a QR login, a password change, an
@@ -166,11 +228,13 @@ describe.each(BACKENDS)('log output carries no secrets on $name', (backend) => {
       expect(afterReset.body.success).toBe(true);
       expect((await a.post('/sys/logout', {}, { token: afterReset.body.data.accessToken })).body.success).toBe(true);
 
-      // A server error on the message stream, whose token may travel in the query string.
+      // A server error on the message stream, whose one-time ticket travels in the query string.
       const sessions = a.app.get(SessionService);
       const streamToken = (await login('secretive', third)).body.data.accessToken;
-      const failing = jest.spyOn(sessions, 'resolve').mockRejectedValueOnce(new Error('boom'));
-      const broken = await a.app.inject({ method: 'GET', url: `/sys/message/stream?token=${encodeURIComponent(streamToken)}` });
+      const ticket = (await a.post('/sys/message/streamTicket', {}, { token: streamToken })).body.data.ticket;
+      secrets.push(ticket);
+      const failing = jest.spyOn(sessions, 'byTokenId').mockRejectedValueOnce(new Error('boom'));
+      const broken = await a.app.inject({ method: 'GET', url: `/sys/message/stream?ticket=${ticket}` });
       failing.mockRestore();
       expect(broken.statusCode).toBe(500);
       expect(broken.json()).toMatchObject({ code: 'INTERNAL' });

@@ -7,6 +7,7 @@ import { setupApp } from '../../src/app.setup';
 import { Clock, FakeClock } from '../../src/common/clock';
 import { Envelope } from '../../src/common/envelope';
 import { loadConfig } from '../../src/config/app-config';
+import { fastifyTrustProxy } from '../../src/config/trust-proxy';
 import { KvStore } from '../../src/store/kv.store';
 import { Backend, Provisioned } from './backends';
 import { encryptPassword } from './password-transport';
@@ -160,7 +161,7 @@ export async function startApp(backend: Backend, options: StartOptions = {}): Pr
     .overrideProvider(Clock).useValue(clock)
     .compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(
-    new FastifyAdapter({ bodyLimit: config.BODY_LIMIT_BYTES, trustProxy: config.TRUST_PROXY }),
+    new FastifyAdapter({ bodyLimit: config.BODY_LIMIT_BYTES, trustProxy: fastifyTrustProxy(config.TRUST_PROXY) }),
     { bodyParser: false, logger: ['error', 'warn'] },
   );
   await setupApp(app);

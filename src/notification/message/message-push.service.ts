@@ -14,6 +14,8 @@ interface Pushed {
 }
 
 const HEARTBEAT_MS = 25_000;
+/** Contract §11: a stream ends within a second of its session. */
+const SESSION_CHECK_MS = 500;
 
 /**
  * Real-time half of spec 4.2 `site`. New messages go out on MESSAGE_PUSH_CHANNEL
@@ -24,6 +26,7 @@ const HEARTBEAT_MS = 25_000;
 export class MessagePushService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Notification');
   private readonly streams = new Map<string, Set<MessageStream>>();
+  private checking = false;
 
   constructor(private readonly store: KvStore, private readonly sessions: SessionService) {}
 
@@ -59,22 +62,47 @@ export class MessagePushService implements OnModuleInit, OnModuleDestroy {
     return this.streams.get(userId)?.size ?? 0;
   }
 
-  /** Keeps idle streams alive and ends those whose session has ended (logout, kick-out, expiry, lock). */
-  @Interval('message-stream-heartbeat', HEARTBEAT_MS)
-  async heartbeat(): Promise<void> {
-    for (const set of [...this.streams.values()]) {
-      for (const stream of [...set]) {
+  /**
+   * Contract §11 "Streams end with their session": every open stream's session is looked up twice a
+   * second (one store read per session, whichever instance or path ended it: logout, kick-out, lock,
+   * disable, reset, password change, expiry), and the stream of a session that has ended is closed
+   * with an `end` event saying why. Runs never overlap: a slow store delays the next one.
+   */
+  @Interval('message-stream-session-check', SESSION_CHECK_MS)
+  async checkSessions(): Promise<void> {
+    if (this.checking) return;
+    this.checking = true;
+    try {
+      const byHash = new Map<string, MessageStream[]>();
+      for (const set of this.streams.values()) {
+        for (const stream of set) byHash.set(stream.tokenHash, [...(byHash.get(stream.tokenHash) ?? []), stream]);
+      }
+      await Promise.all([...byHash].map(async ([tokenHash, streams]) => {
         try {
-          const session = await this.sessions.byTokenId(stream.tokenHash);
-          if (!session || session.kickout === 1 || !stream.isOpen) {
+          const session = await this.sessions.byTokenId(tokenHash);
+          if (session && session.kickout !== 1) return;
+          for (const stream of streams) {
             stream.end(session?.kickout === 1 ? ErrorCode.KICKED_OUT : ErrorCode.NOT_LOGGED_IN);
             this.detach(stream);
-          } else {
-            stream.ping();
           }
         } catch (err) {
-          this.logger.warn(`message stream heartbeat: ${reasonOf(err)}`);
+          // The store is down: keep the stream; the next check decides.
+          this.logger.warn(`message stream session check: ${reasonOf(err)}`);
         }
+      }));
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  /** Keeps idle streams alive through proxies that close quiet connections. */
+  @Interval('message-stream-heartbeat', HEARTBEAT_MS)
+  async heartbeat(): Promise<void> {
+    await this.checkSessions();
+    for (const set of [...this.streams.values()]) {
+      for (const stream of [...set]) {
+        if (stream.isOpen) stream.ping();
+        else this.detach(stream);
       }
     }
   }

@@ -42,9 +42,27 @@ export const useMessageStore = defineStore('messages', () => {
     return () => listeners.delete(listener);
   }
 
-  function connect(): void {
-    source = openMessageStream();
-    if (!source) return;
+  /** Bumped by every connect and by stop: a ticket that arrives for an older one is not used. */
+  let generation = 0;
+
+  async function connect(): Promise<void> {
+    const token = getToken();
+    if (!token) return;
+    const mine = ++generation;
+    let opened: EventSource;
+    try {
+      // A fresh one-time ticket for every connection, reconnects included.
+      opened = await openMessageStream();
+    } catch (e) {
+      // A session that has ended was reported by the request wrapper; anything else: try again later.
+      if (mine === generation && running) scheduleProbe(e);
+      return;
+    }
+    if (mine !== generation || !running) {
+      opened.close();
+      return;
+    }
+    source = opened;
     // (Re)connected: whatever arrived while the stream was down is in the count.
     source.addEventListener('open', () => void refreshUnread().catch(() => {}));
     source.addEventListener('message', (event) => {
@@ -53,31 +71,35 @@ export const useMessageStore = defineStore('messages', () => {
       arrivals.value += 1;
       listeners.forEach((l) => l(message));
     });
-    // The service ends the stream of a session that ended (kicked out, expired, locked) with an
-    // `end` event saying why: that is the end of this session, with the server's message.
-    const token = getToken();
+    // The service ends the stream of a session that ended (logout, kick-out, lock, expiry) within a
+    // second, with an `end` event saying why: that is the end of this session, with the server's message.
     source.addEventListener('end', (event) => {
       source?.close();
       source = null;
       const { code, message } = JSON.parse((event as MessageEvent<string>).data) as { code: string; message: string };
-      if (token) sessionEnded(token, new ApiError(code, message, 401));
+      sessionEnded(token, new ApiError(code, message, 401));
     });
-    // Otherwise (the service restarts, the network drops): EventSource would reconnect on its own,
-    // and that request could use up the one-time KICKED_OUT answer without anyone seeing it; ask
-    // through the API instead, and reconnect only while the session lives.
+    // Otherwise (the service restarts, the network drops): EventSource would reconnect on its own
+    // with a ticket already spent; ask through the API instead, and reconnect (with a new ticket)
+    // only while the session lives.
     source.addEventListener('error', () => {
       source?.close();
       source = null;
-      window.clearTimeout(retry);
-      retry = window.setTimeout(probe, RETRY_MS);
+      scheduleProbe();
     });
+  }
+
+  function scheduleProbe(error?: unknown): void {
+    if (error instanceof ApiError && (SESSION_END_CODES.has(error.code) || error.code === 'TEMP_TOKEN_FORBIDDEN')) return;
+    window.clearTimeout(retry);
+    retry = window.setTimeout(probe, RETRY_MS);
   }
 
   async function probe(): Promise<void> {
     if (!running) return;
     try {
       await getMeInfo();
-      if (running && !source) connect();
+      if (running && !source) await connect();
     } catch (e) {
       if (e instanceof ApiError && (SESSION_END_CODES.has(e.code) || e.code === 'TEMP_TOKEN_FORBIDDEN')) return;
       retry = window.setTimeout(probe, RETRY_MS * 2);
@@ -87,12 +109,13 @@ export const useMessageStore = defineStore('messages', () => {
   function start(): void {
     if (running) return;
     running = true;
-    connect();
+    void connect();
   }
 
   function stop(): void {
     running = false;
     ticket += 1; // a refresh still in flight belongs to the ended session
+    generation += 1; // and so does a stream ticket
     window.clearTimeout(retry);
     source?.close();
     source = null;

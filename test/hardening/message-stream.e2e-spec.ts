@@ -1,0 +1,216 @@
+import type { AddressInfo } from 'node:net';
+import { createActiveUser, TestUser } from '../factories';
+import { BACKENDS } from '../support/backends';
+import { SseClient } from '../support/sse-client';
+import { sha256hex, startApp, TestApp } from '../support/test-app';
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const NOT_LOGGED_IN = { success: false, code: 'NOT_LOGGED_IN', message: '未登录或登录已过期', data: null };
+
+async function waitFor<T>(probe: () => T | Promise<T>, what: string, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+/**
+ * Contract §11 "Streams end with their session" and "Stream tickets": an open GET /sys/message/stream
+ * ends within a second of its session ending, whatever ended it; a browser opens it with a one-time
+ * 30-second ticket instead of putting its token in the URL, and `?token=` is no longer accepted.
+ */
+describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend) => {
+  let app: TestApp;
+  let base: string;
+  const clients: SseClient[] = [];
+
+  beforeAll(async () => {
+    app = await startApp(backend);
+    await app.app.listen(0, '127.0.0.1');
+    base = `http://127.0.0.1:${(app.app.getHttpServer().address() as AddressInfo).port}`;
+  });
+  afterEach(() => {
+    for (const c of clients.splice(0)) c.disconnect();
+  });
+  afterAll(() => app.close());
+
+  const open = async (query = '', headers: Record<string, string> = {}) => {
+    const client = await SseClient.open(`${base}/sys/message/stream${query}`, headers);
+    clients.push(client);
+    return client;
+  };
+  /** A refused stream answers the envelope; the body once the server has ended it. */
+  const refusal = async (client: SseClient) => {
+    await waitFor(() => client.ended, 'the refusal to end');
+    return { status: client.status, body: JSON.parse(client.raw) };
+  };
+  const ticketOf = async (token: string) => {
+    const res = await app.post<{ ticket: string }>('/sys/message/streamTicket', {}, { token });
+    expect(res.body).toMatchObject({ success: true, code: 'OK', data: { ticket: expect.any(String) } });
+    return res.body.data!.ticket;
+  };
+  const connected = (client: SseClient) => waitFor(() => client.raw.includes(': connected'), 'the stream preamble');
+
+  describe('an open stream ends within a second of its session', () => {
+    let user: TestUser;
+    let token: string;
+    beforeEach(async () => {
+      user = await createActiveUser(app);
+      token = await app.token(user.username, user.password);
+    });
+
+    /** Opens one stream by header and one by ticket, runs `end`, and expects both closed with `code` < 1 s later. */
+    async function expectEndedBy(end: () => Promise<unknown>, code: 'NOT_LOGGED_IN' | 'KICKED_OUT') {
+      const byHeader = await open('', { 'admin-token': token });
+      const byTicket = await open(`?ticket=${await ticketOf(token)}`);
+      expect([byHeader.status, byTicket.status]).toEqual([200, 200]);
+      await connected(byHeader);
+      await connected(byTicket);
+      // Past a whole check period, so that the next check cannot be the one that was due anyway.
+      await sleep(600);
+      expect(byHeader.ended || byTicket.ended).toBe(false);
+
+      await end();
+      const ended = Date.now();
+      await waitFor(() => byHeader.ended && byTicket.ended, 'both streams to end', 3000);
+      for (const client of [byHeader, byTicket]) {
+        expect(client.endedAt! - ended).toBeLessThan(1000);
+        expect(client.events.at(-1)).toMatchObject({ event: 'end', data: { code } });
+      }
+    }
+
+    it('logout', async () => {
+      await expectEndedBy(() => app.post('/sys/logout', {}, { token }), 'NOT_LOGGED_IN');
+    });
+
+    it('an administrator\'s kick-out in Online sessions', async () => {
+      await expectEndedBy(async () => {
+        expect((await app.admin('/sys/online/kickout', { tokenId: sha256hex(token) })).body.success).toBe(true);
+      }, 'NOT_LOGGED_IN');
+    });
+
+    it.each(['lock', 'disable', 'resetPass'])('an administrator\'s %s', async (action) => {
+      await expectEndedBy(async () => {
+        expect((await app.admin(`/sys/user/${action}`, { id: user.id })).body.success).toBe(true);
+      }, 'NOT_LOGGED_IN');
+    });
+
+    it('a password change in another session of the user', async () => {
+      const other = await app.token(user.username, user.password, { ip: '10.3.3.3' });
+      await expectEndedBy(async () => {
+        const res = await app.post('/sys/me/pass/update',
+          { oldPass: await app.encrypt(user.password), newPass: await app.encrypt('Changed#pass7') }, { token: other, ip: '10.3.3.3' });
+        expect(res.body.success).toBe(true);
+      }, 'NOT_LOGGED_IN');
+    });
+
+    it('a login elsewhere with multiOnline = false (KICKED_OUT, and the API still answers it once)', async () => {
+      await app.saveLoginStrategy({ multiOnline: false });
+      try {
+        await expectEndedBy(() => app.token(user.username, user.password, { ip: '10.3.3.4' }), 'KICKED_OUT');
+        expect((await app.post('/sys/me/info', {}, { token })).body.code).toBe('KICKED_OUT');
+      } finally {
+        await app.saveLoginStrategy({ multiOnline: true });
+      }
+    });
+
+    it('keeps the streams of live sessions open', async () => {
+      const other = await createActiveUser(app);
+      const otherToken = await app.token(other.username, other.password);
+      const live = await open('', { 'admin-token': otherToken });
+      await connected(live);
+      await expectEndedBy(() => app.post('/sys/logout', {}, { token }), 'NOT_LOGGED_IN');
+      await sleep(600);
+      expect(live.ended).toBe(false);
+    });
+  });
+
+  describe('tickets', () => {
+    let user: TestUser;
+    let token: string;
+    beforeAll(async () => {
+      user = await createActiveUser(app);
+    });
+    beforeEach(async () => {
+      token = await app.token(user.username, user.password);
+    });
+
+    it('a ticket opens one stream, once; stored only by its hash, for 30 s', async () => {
+      const ticket = await ticketOf(token);
+      expect(ticket).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(await app.store.get(`STREAM_TICKET:${ticket}`)).toBeNull();
+      const ttl = await app.store.ttl(`STREAM_TICKET:${sha256hex(ticket)}`);
+      expect(ttl).toBeGreaterThan(25_000);
+      expect(ttl).toBeLessThanOrEqual(30_000);
+
+      const first = await open(`?ticket=${ticket}`);
+      expect(first.status).toBe(200);
+      await connected(first);
+      const again = await open(`?ticket=${ticket}`);
+      expect(await refusal(again)).toEqual({ status: 401, body: NOT_LOGGED_IN });
+    });
+
+    it('of 10 parallel opens with one ticket exactly one gets the stream', async () => {
+      const ticket = await ticketOf(token);
+      const all = await Promise.all(Array.from({ length: 10 }, () => open(`?ticket=${ticket}`)));
+      expect(all.map((c) => c.status).sort()).toEqual([200, ...Array(9).fill(401)]);
+      for (const refused of all.filter((c) => c.status === 401)) expect((await refusal(refused)).body).toEqual(NOT_LOGGED_IN);
+    });
+
+    it('a ticket is good for 30 seconds', async () => {
+      const fresh = await ticketOf(token);
+      const stale = await ticketOf(token);
+      app.clock.advance(29_000);
+      expect((await open(`?ticket=${fresh}`)).status).toBe(200);
+      app.clock.advance(1_000);
+      expect(await refusal(await open(`?ticket=${stale}`))).toEqual({ status: 401, body: NOT_LOGGED_IN });
+    });
+
+    it('a ticket of a session that has ended since is refused', async () => {
+      const ticket = await ticketOf(token);
+      await app.post('/sys/logout', {}, { token });
+      expect(await refusal(await open(`?ticket=${ticket}`))).toEqual({ status: 401, body: NOT_LOGGED_IN });
+    });
+
+    it('the token itself in the URL is no longer accepted; unknown and malformed tickets are NOT_LOGGED_IN', async () => {
+      for (const query of [`?token=${encodeURIComponent(token)}`, '?ticket=nope', `?ticket=${'A'.repeat(43)}`, '?ticket=a&ticket=b', '?ticket=']) {
+        expect({ query, ...(await refusal(await open(query))) }).toEqual({ query, status: 401, body: NOT_LOGGED_IN });
+      }
+      // The Admin-Token header keeps working.
+      expect((await open('', { 'admin-token': token })).status).toBe(200);
+    });
+
+    it('needs a formal session: none, or a temporary token, gets no ticket', async () => {
+      expect((await app.post('/sys/message/streamTicket')).body).toEqual(NOT_LOGGED_IN);
+      await app.saveUserStrategy({ forceUpdatePassword: true });
+      try {
+        const username = `tmp_${Date.now().toString(36)}`;
+        expect((await app.admin('/sys/user/create', { username, name: 'T', password: await app.encrypt('Initial#1a') })).body.success).toBe(true);
+        const login = await app.login(username, 'Initial#1a');
+        expect(login.body.data!.tempUser).toBe(true);
+        const refused = await app.post('/sys/message/streamTicket', {}, { token: login.body.data!.accessToken });
+        expect(refused.status).toBe(403);
+        expect(refused.body.code).toBe('TEMP_TOKEN_FORBIDDEN');
+      } finally {
+        await app.saveUserStrategy({ forceUpdatePassword: false });
+      }
+    });
+
+    it('with bindIp the ticket opens the stream only from the session\'s IP', async () => {
+      await app.saveLoginStrategy({ bindIp: true });
+      try {
+        const bound = await app.token(user.username, user.password, { ip: '10.8.8.8' });
+        const ticket = (await app.post('/sys/message/streamTicket', {}, { token: bound, ip: '10.8.8.8' })).body.data.ticket;
+        const elsewhere = await open(`?ticket=${ticket}`, { 'x-forwarded-for': '10.8.8.9' });
+        expect((await refusal(elsewhere)).body.code).toBe('IP_MISMATCH');
+        const ticket2 = (await app.post('/sys/message/streamTicket', {}, { token: bound, ip: '10.8.8.8' })).body.data.ticket;
+        expect((await open(`?ticket=${ticket2}`, { 'x-forwarded-for': '10.8.8.8' })).status).toBe(200);
+      } finally {
+        await app.saveLoginStrategy({ bindIp: false });
+      }
+    });
+  });
+});
