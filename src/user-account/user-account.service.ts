@@ -86,13 +86,14 @@ export class UserAccountService {
     return user;
   }
 
-  async create(input: NewUser): Promise<{ id: string; password?: string }> {
+  /** `held`: the permission codes of the caller, who may only give roles within them (contract §11). */
+  async create(input: NewUser, held: string[]): Promise<{ id: string; password?: string }> {
     const rules = await this.strategy.passwordRules();
     const generated = input.password === undefined ? generatePassword(rules) : undefined;
     const plain = input.password ?? generated!;
     checkPasswordComplexity(plain, rules);
     const roleCodes = [...new Set(input.roles ?? [])];
-    await this.roles.assertExist(roleCodes);
+    await this.roles.assertMayAssign(held, roleCodes);
     await this.assertUnique(input);
     const id = randomUUID();
     const hash = await this.hasher.hash(plain);
