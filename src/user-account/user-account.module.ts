@@ -9,10 +9,11 @@ import { RoleEntity, UserRoleEntity } from './role.entity';
 import { RoleService } from './role.service';
 import { UserAccountService } from './user-account.service';
 import { UserController } from './user.controller';
+import { UserIdentifierEntity } from './user-identifier.entity';
 import { UserEntity } from './user.entity';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([UserEntity, RoleEntity, UserRoleEntity]), StrategyModule],
+  imports: [TypeOrmModule.forFeature([UserEntity, RoleEntity, UserRoleEntity, UserIdentifierEntity]), StrategyModule],
   controllers: [UserController, RoleController, MeController],
   providers: [
     UserAccountService,
