@@ -168,7 +168,9 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       };
       const res = await app.admin('/sys/user/create', body);
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', data: null });
+      // Contract §7: the answer names the refused field in data.errors (it was data: null before).
+      expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', data: { errors: [{ field, message: expect.stringContaining(field) }] } });
+      expect(res.body.data.errors).toHaveLength(1);
       const rows = await app.db.query(`SELECT id FROM sys_user WHERE ${field} = ?`, [(existing as any)[field]]);
       expect(rows).toEqual([{ id: existing.id }]);
       expect(await app.db.query('SELECT id FROM sys_user WHERE username = ?', [body.username])).toHaveLength(field === 'username' ? 1 : 0);

@@ -1,5 +1,12 @@
 import { ErrorCode } from './error-code';
 
+/** One refused input field, for contract §7 `data.errors`. */
+export interface FieldProblem {
+  field: string;
+  zh: string;
+  en: string;
+}
+
 /**
  * The one exception type services throw. The global filter turns it into the
  * contract's envelope; services never pick HTTP statuses or build envelopes.
@@ -10,6 +17,8 @@ export class AppException extends Error {
     readonly params?: Record<string, string | number>,
     /** A ready message (validation details); when absent the code's text is used. */
     readonly detail?: { zh: string; en: string },
+    /** Contract §7: the refused fields, answered as `data.errors`. */
+    readonly fields?: FieldProblem[],
   ) {
     super(code);
   }
@@ -17,3 +26,10 @@ export class AppException extends Error {
 
 export const validationFailed = (zh: string, en: string = zh) =>
   new AppException(ErrorCode.VALIDATION_FAILED, undefined, { zh, en });
+
+/** VALIDATION_FAILED naming each refused field (contract §7); the message joins theirs. */
+export const fieldsFailed = (problems: FieldProblem[]) =>
+  new AppException(ErrorCode.VALIDATION_FAILED, undefined, {
+    zh: problems.map((p) => p.zh).join('; '),
+    en: problems.map((p) => p.en).join('; '),
+  }, problems);

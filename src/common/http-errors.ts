@@ -30,7 +30,9 @@ export function isUnavailable(err: unknown): boolean {
 export function toEnvelope(err: unknown, locale: Locale): { status: number; body: Envelope } {
   let code: ErrorCode;
   let message: string | undefined;
+  let data: Envelope['data'] = null;
   if (err instanceof AppException) {
+    if (err.fields?.length) data = { errors: err.fields.map((f) => ({ field: f.field, message: f[locale] })) };
     code = err.code;
     message = err.detail ? err.detail[locale] : messageOf(code, locale, err.params);
   } else {
@@ -46,7 +48,7 @@ export function toEnvelope(err: unknown, locale: Locale): { status: number; body
   }
   return {
     status: HTTP_STATUS[code],
-    body: { success: false, code, message: message ?? messageOf(code, locale), data: null },
+    body: { success: false, code, message: message ?? messageOf(code, locale), data },
   };
 }
 

@@ -10,16 +10,20 @@ import { NotificationEntity } from '../notification/outbox/notification.entity';
 import { PasswordReminderEntity } from '../notification/reminder/password-reminder.entity';
 import { SysPropEntity } from '../strategy/sys-prop.entity';
 import { RoleEntity, UserRoleEntity } from '../user-account/role.entity';
+import { UserIdentifierEntity } from '../user-account/user-identifier.entity';
 import { UserEntity } from '../user-account/user.entity';
 import { InitSchema1763900000000 } from './migrations/1763900000000-init-schema';
 import { Notifications1764300000000 } from './migrations/1764300000000-notifications';
 import { AuditLog1764600000000 } from './migrations/1764600000000-audit-log';
+import { UserIdentifiers1764900000000 } from './migrations/1764900000000-user-identifiers';
 
 export const ENTITIES = [
   UserEntity, RoleEntity, UserRoleEntity, LoginLogEntity, SysPropEntity,
-  NotificationEntity, MessageEntity, PasswordReminderEntity, AuditLogEntity,
+  NotificationEntity, MessageEntity, PasswordReminderEntity, AuditLogEntity, UserIdentifierEntity,
 ];
-export const MIGRATIONS = [InitSchema1763900000000, Notifications1764300000000, AuditLog1764600000000];
+export const MIGRATIONS = [
+  InitSchema1763900000000, Notifications1764300000000, AuditLog1764600000000, UserIdentifiers1764900000000,
+];
 
 /**
  * The session limits every MariaDB/MySQL connection gets (issue 11.10): a statement waiting on

@@ -12,5 +12,9 @@ export function columnsFor(q: QueryRunner) {
       ({ name, type: 'datetime', precision: sqlite ? undefined : 3, isNullable }),
     str: (name: string, length: number, isNullable = false): TableColumnOptions =>
       ({ name, type: 'varchar', length: String(length), isNullable }),
+    // Compared byte for byte on both databases: SQLite's default, utf8mb4_bin on MariaDB (whose
+    // default collation would fold case and accents in its own way).
+    exact: (name: string, length: number, isNullable = false): TableColumnOptions =>
+      ({ name, type: 'varchar', length: String(length), isNullable, ...(sqlite ? {} : { charset: 'utf8mb4', collation: 'utf8mb4_bin' }) }),
   };
 }

@@ -14,5 +14,7 @@ export const Keys = {
   loginMutex: (userId: string) => `AUTH_LOGIN_MUTEX:${userId}`,
   /** Saves of one setting group, whose fields are checked against each other, one at a time. */
   strategyMutex: (group: string) => `STRATEGY_SAVE_MUTEX:${group}`,
+  /** Role saves one at a time: the grant check reads the role it overwrites, and case variants of a code are refused. */
+  roleSaveMutex: 'ROLE_SAVE_MUTEX',
   propsChannel: 'SYS_PROPS_CHANGED',
 } as const;

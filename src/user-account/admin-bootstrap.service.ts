@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
+import { ALL_PERMISSIONS } from './grants';
 import { ADMIN_ROLE, RoleService } from './role.service';
 import { UserAccountService } from './user-account.service';
 
@@ -20,7 +21,7 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     try {
       const created = await this.accounts.create({
         username: 'admin', name: '管理员', roles: [ADMIN_ROLE], password: this.config.ADMIN_INITIAL_PASSWORD,
-      });
+      }, [ALL_PERMISSIONS]); // the service itself, at first start: it may give the role admin
       if (created.password) {
         // Contract §1: the generated first password is printed once; it is an initial password
         // that must be changed at first login when forceUpdatePassword is on.

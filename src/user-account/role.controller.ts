@@ -1,6 +1,8 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { RequirePermissions } from '../auth/auth.decorators';
+import { CurrentAuth, RequirePermissions } from '../auth/auth.decorators';
+import type { AuthContext } from '../auth/session/session.types';
+import { SessionService } from '../auth/session/session.service';
 import { NoInputDto } from '../common/validation.pipe';
 import { SaveRoleDto } from './dto/user.dto';
 import { RoleService } from './role.service';
@@ -9,11 +11,12 @@ import { RoleService } from './role.service';
 @ApiSecurity('Admin-Token')
 @Controller('sys/role')
 export class RoleController {
-  constructor(private readonly roles: RoleService) {}
+  constructor(private readonly roles: RoleService, private readonly sessions: SessionService) {}
 
+  /** Contract §11: within the codes of the caller's session. */
   @Post('save') @HttpCode(200) @RequirePermissions('sys:role:save')
-  save(@Body() dto: SaveRoleDto) {
-    return this.roles.save(dto);
+  async save(@Body() dto: SaveRoleDto, @CurrentAuth() auth: AuthContext) {
+    return this.roles.save(dto, await this.sessions.permissions(auth.tokenHash));
   }
 
   @Post('list') @HttpCode(200) @RequirePermissions('sys:role:list')

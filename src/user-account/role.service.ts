@@ -1,9 +1,14 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
-import { validationFailed } from '../common/app.exception';
+import { AppException, fieldsFailed, validationFailed } from '../common/app.exception';
+import { isUniqueViolation } from '../common/db-errors';
+import { ErrorCode } from '../common/error-code';
 import { SessionService } from '../auth/session/session.service';
+import { KeyedMutex } from '../store/keyed-mutex';
+import { Keys } from '../store/keys';
 import { SaveRoleDto } from './dto/user.dto';
+import { ALL_PERMISSIONS, mayGrant } from './grants';
 import { RoleEntity, UserRoleEntity } from './role.entity';
 
 export const ADMIN_ROLE = 'admin';
@@ -14,6 +19,7 @@ export class RoleService implements OnApplicationBootstrap {
     @InjectRepository(RoleEntity) private readonly roles: Repository<RoleEntity>,
     @InjectRepository(UserRoleEntity) private readonly userRoles: Repository<UserRoleEntity>,
     private readonly sessions: SessionService,
+    private readonly mutex: KeyedMutex,
   ) {}
 
   async onApplicationBootstrap() {
@@ -26,17 +32,49 @@ export class RoleService implements OnApplicationBootstrap {
     return this.roles.find({ order: { code: 'ASC' } });
   }
 
-  async save(dto: SaveRoleDto): Promise<RoleEntity> {
-    if (dto.code === ADMIN_ROLE && !dto.permissions.includes('*')) {
-      throw validationFailed('内置角色admin必须保留权限*', 'The built-in role admin must keep permission *');
-    }
-    const role = await this.roles.save({ code: dto.code, name: dto.name, permissions: [...new Set(dto.permissions)] });
-    // Sessions of the role's members get the new permission codes now, not at their next login.
-    const members = await this.userRoles.find({ where: { roleCode: dto.code } });
-    for (const { userId } of members) {
-      await this.sessions.refreshPermissions(userId, await this.permissionsOf(userId));
-    }
-    return role;
+  /**
+   * Creates or updates the role `code`. Contract §11: the caller (holding `held`) may only put
+   * codes it holds into a role, and may only overwrite a role whose current codes it holds too:
+   * otherwise a narrow administrator could rename `admin` or strip codes from a role above it.
+   * A case variant of an existing code is a duplicate (VALIDATION_FAILED), as for user names.
+   */
+  async save(dto: SaveRoleDto, held: string[]): Promise<RoleEntity> {
+    if (!mayGrant(held, dto.permissions)) throw new AppException(ErrorCode.FORBIDDEN);
+    // One save at a time across instances: the checks below read what the write replaces, and two
+    // parallel saves of one new code would otherwise both insert (a unique violation).
+    return this.mutex.run(Keys.roleSaveMutex, async () => {
+      const same = await this.roles.createQueryBuilder('r')
+        .where('LOWER(r.code) = :code', { code: dto.code.toLowerCase() }).getMany();
+      const current = same.find((r) => r.code === dto.code);
+      if (current && !mayGrant(held, current.permissions)) throw new AppException(ErrorCode.FORBIDDEN);
+      if (!current && same.length) throw this.duplicateCode(same[0].code);
+      if (dto.code === ADMIN_ROLE && !dto.permissions.includes(ALL_PERMISSIONS)) {
+        throw validationFailed('内置角色admin必须保留权限*', 'The built-in role admin must keep permission *');
+      }
+      let role: RoleEntity;
+      try {
+        role = await this.roles.save({ code: dto.code, name: dto.name, permissions: [...new Set(dto.permissions)] });
+      } catch (err) {
+        // Written past the mutex (the first start's admin role): still a duplicate, not a 500.
+        if (isUniqueViolation(err)) throw this.duplicateCode(dto.code);
+        throw err;
+      }
+      // Sessions of the role's members get the new permission codes now, not at their next login;
+      // inside the mutex, so that the codes of the last save are the ones that stay.
+      const members = await this.userRoles.find({ where: { roleCode: dto.code } });
+      for (const { userId } of members) {
+        await this.sessions.refreshPermissions(userId, await this.permissionsOf(userId));
+      }
+      return role;
+    });
+  }
+
+  /** Contract §11: a role assignment may only give roles whose codes the caller holds (FORBIDDEN). */
+  async assertMayAssign(held: string[], codes: string[]): Promise<void> {
+    await this.assertExist(codes);
+    if (!codes.length) return;
+    const roles = await this.roles.find({ where: { code: In(codes) } });
+    if (!mayGrant(held, roles.flatMap((r) => r.permissions))) throw new AppException(ErrorCode.FORBIDDEN);
   }
 
   async assertExist(codes: string[]): Promise<void> {
@@ -60,5 +98,13 @@ export class RoleService implements OnApplicationBootstrap {
       map.set(link.userId, [...(map.get(link.userId) ?? []), link.roleCode]);
     }
     return map;
+  }
+
+  private duplicateCode(existing: string) {
+    return fieldsFailed([{
+      field: 'code',
+      zh: `参数code不合法: 角色${existing}已存在(角色编码不区分大小写)`,
+      en: `Invalid code: the role ${existing} already exists (role codes ignore case)`,
+    }]);
   }
 }

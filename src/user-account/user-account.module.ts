@@ -12,10 +12,11 @@ import { RoleEntity, UserRoleEntity } from './role.entity';
 import { RoleService } from './role.service';
 import { UserAccountService } from './user-account.service';
 import { UserController } from './user.controller';
+import { UserIdentifierEntity } from './user-identifier.entity';
 import { UserEntity } from './user.entity';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([UserEntity, RoleEntity, UserRoleEntity]), StrategyModule, LoginLogModule],
+  imports: [TypeOrmModule.forFeature([UserEntity, RoleEntity, UserRoleEntity, UserIdentifierEntity]), StrategyModule, LoginLogModule],
   controllers: [UserController, RoleController, MeController],
   providers: [
     UserAccountService,

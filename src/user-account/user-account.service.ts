@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Brackets, DataSource, In, Repository } from 'typeorm';
-import { AppException, validationFailed } from '../common/app.exception';
+import { AppException, FieldProblem, fieldsFailed } from '../common/app.exception';
 import { Clock } from '../common/clock';
-import { isUniqueViolation } from '../common/db-errors';
+import { isDeadlock, isUniqueViolation } from '../common/db-errors';
 import { ErrorCode } from '../common/error-code';
 import { Page } from '../common/paging.dto';
 import { AppConfig } from '../config/app-config';
@@ -20,6 +20,8 @@ import { lockedUntil, unlockDue } from './lock-policy';
 import { checkPasswordComplexity, generatePassword } from './password-policy';
 import { UserRoleEntity } from './role.entity';
 import { RoleService } from './role.service';
+import { Identifier, IdentifierKind, identifiersOf, LOGIN_TYPE_OF, loginCandidates, matchLogin } from './user-identifier';
+import { UserIdentifierEntity } from './user-identifier.entity';
 import { UserEntity } from './user.entity';
 
 export interface NewUser {
@@ -51,6 +53,7 @@ export interface UserView {
 export class UserAccountService {
   constructor(
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    @InjectRepository(UserIdentifierEntity) private readonly identifiers: Repository<UserIdentifierEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly roles: RoleService,
     private readonly hasher: PasswordHasher,
@@ -61,17 +64,17 @@ export class UserAccountService {
     private readonly mutex: KeyedMutex,
   ) {}
 
-  /** Contract §5: user name, then mobile, then e-mail; the matching field is the log's login type. */
+  /**
+   * Contract §5: user name, then mobile, then e-mail; the matching field is the log's login type.
+   * Contract §11: through sys_user_identifier, so user names and e-mails match whatever their case,
+   * and the same way on every database.
+   */
   async findForLogin(account: string): Promise<{ user: UserEntity; loginType: LoginTypes } | null> {
-    const lookups: [keyof UserEntity, LoginTypes][] = [
-      ['username', LoginTypes.ACCOUNT], ['mobile', LoginTypes.MOBILE], ['email', LoginTypes.EMAIL],
-    ];
-    for (const [field, loginType] of lookups) {
-      const user = await this.users.createQueryBuilder('u').addSelect('u.password')
-        .where(`u.${field} = :account`, { account }).getOne();
-      if (user) return { user, loginType };
-    }
-    return null;
+    const hit = matchLogin(account, await this.identifiers.find({ where: { value: In(loginCandidates(account)) } }));
+    if (!hit) return null;
+    const user = await this.users.createQueryBuilder('u').addSelect('u.password')
+      .where('u.id = :id', { id: hit.userId }).getOne();
+    return user ? { user, loginType: LOGIN_TYPE_OF[hit.kind] } : null;
   }
 
   /** The current row (lock and disable state may have changed since the caller read it). */
@@ -87,36 +90,51 @@ export class UserAccountService {
     return user;
   }
 
-  async create(input: NewUser): Promise<{ id: string; password?: string }> {
+  /** `held`: the permission codes of the caller, who may only give roles within them (contract §11). */
+  async create(input: NewUser, held: string[]): Promise<{ id: string; password?: string }> {
     const rules = await this.strategy.passwordRules();
     const generated = input.password === undefined ? generatePassword(rules) : undefined;
     const plain = input.password ?? generated!;
     checkPasswordComplexity(plain, rules);
     const roleCodes = [...new Set(input.roles ?? [])];
-    await this.roles.assertExist(roleCodes);
-    await this.assertUnique(input);
+    await this.roles.assertMayAssign(held, roleCodes);
+    const identifiers = identifiersOf(input);
+    await this.assertUnique(identifiers);
     const id = randomUUID();
     const hash = await this.hasher.hash(plain);
-    try {
-      await this.dataSource.transaction(async (tx) => {
-        await tx.insert(UserEntity, {
-          id,
-          username: input.username,
-          name: input.name,
-          mobile: input.mobile ?? null,
-          email: input.email ?? null,
-          password: hash,
-          // Contract §4: a password set by an administrator is an initial password.
-          passwordUpdateTime: null,
-          createTime: this.clock.now(),
-          locked: false,
-          disabled: false,
+    const row = {
+      id,
+      username: input.username,
+      name: input.name,
+      mobile: input.mobile ?? null,
+      email: input.email ?? null,
+      password: hash,
+      // Contract §4: a password set by an administrator is an initial password.
+      passwordUpdateTime: null,
+      createTime: this.clock.now(),
+      locked: false,
+      disabled: false,
+    };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.dataSource.transaction(async (tx) => {
+          // Contract §11: the primary key of sys_user_identifier refuses a value another user holds in
+          // any field, atomically, also when parallel requests passed assertUnique together. Written
+          // first, so that parallel creates of one value meet on that one key before any other.
+          await tx.insert(UserIdentifierEntity, identifiers.map((i) => ({ ...i, userId: id })));
+          await tx.insert(UserEntity, row);
+          if (roleCodes.length) await tx.insert(UserRoleEntity, roleCodes.map((roleCode) => ({ userId: id, roleCode })));
         });
-        if (roleCodes.length) await tx.insert(UserRoleEntity, roleCodes.map((roleCode) => ({ userId: id, roleCode })));
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw this.duplicate();
-      throw err;
+        break;
+      } catch (err) {
+        // InnoDB may pick a waiting insert of the same key as a deadlock victim: try again, and a
+        // value taken meanwhile is then a duplicate like any other.
+        const retry = isDeadlock(err) && attempt < 3;
+        if (!retry && !isUniqueViolation(err)) throw err;
+        // The winner has committed by now: name the field it took.
+        await this.assertUnique(identifiers);
+        if (!retry) throw fieldsFailed([this.taken('username')]);
+      }
     }
     return generated ? { id, password: generated } : { id };
   }
@@ -127,8 +145,10 @@ export class UserAccountService {
       // '!' rather than a backslash as the LIKE escape: MySQL/MariaDB read '\' inside a string literal as an
       // escaped quote (a syntax error), SQLite does not; '!' means the same on both.
       const like = `%${query.keyword.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+      // LOWER on both sides: the identifier columns compare bytes (contract §11), and the keyword
+      // search stays case-insensitive as before, on both databases.
       qb.where(new Brackets((w) => {
-        for (const f of ['username', 'name', 'mobile', 'email']) w.orWhere(`u.${f} LIKE :like ESCAPE '!'`, { like });
+        for (const f of ['username', 'name', 'mobile', 'email']) w.orWhere(`LOWER(u.${f}) LIKE :like ESCAPE '!'`, { like: like.toLowerCase() });
       }));
     }
     const [rows, total] = await qb.orderBy('u.create_time', 'ASC').addOrderBy('u.id', 'ASC')
@@ -248,16 +268,37 @@ export class UserAccountService {
     };
   }
 
-  private async assertUnique(input: NewUser): Promise<void> {
-    const clash = await this.users.createQueryBuilder('u')
-      .where('u.username = :username', { username: input.username })
-      .orWhere('u.mobile = :mobile', { mobile: input.mobile ?? '\u0000' })
-      .orWhere('u.email = :email', { email: input.email ?? '\u0000' })
-      .getOne();
-    if (clash) throw this.duplicate();
+  /**
+   * Contract §11: no user name, mobile or e-mail may equal another user's user name, mobile or
+   * e-mail (as normalised by user-identifier.ts), nor one of the user's own other fields.
+   */
+  private async assertUnique(identifiers: Identifier[]): Promise<void> {
+    const problems: FieldProblem[] = [];
+    const own = new Set<string>();
+    for (const { kind, value } of identifiers) {
+      if (own.has(value)) problems.push(this.sameAsOwn(kind));
+      own.add(value);
+    }
+    const taken = new Set((await this.identifiers.find({ where: { value: In([...own]) } })).map((r) => r.value));
+    for (const { kind, value } of identifiers) {
+      if (taken.has(value) && !problems.some((p) => p.field === kind)) problems.push(this.taken(kind));
+    }
+    if (problems.length) throw fieldsFailed(problems);
   }
 
-  private duplicate() {
-    return validationFailed('用户名、手机号或邮箱已存在', 'The user name, mobile or e-mail is already taken');
+  private taken(field: IdentifierKind): FieldProblem {
+    return {
+      field,
+      zh: `参数${field}不合法: 已被其他用户的用户名、手机号或邮箱使用(用户名和邮箱不区分大小写)`,
+      en: `Invalid ${field}: another user already has it as user name, mobile or e-mail (user names and e-mails ignore case)`,
+    };
+  }
+
+  private sameAsOwn(field: IdentifierKind): FieldProblem {
+    return {
+      field,
+      zh: `参数${field}不合法: 与该用户的用户名相同`,
+      en: `Invalid ${field}: it equals the user's user name`,
+    };
   }
 }

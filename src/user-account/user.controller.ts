@@ -1,8 +1,10 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Audited } from '../audit/audited.decorator';
-import { RequirePermissions } from '../auth/auth.decorators';
+import { CurrentAuth, RequirePermissions } from '../auth/auth.decorators';
 import { RsaKeyService } from '../auth/crypto/rsa-key.service';
+import type { AuthContext } from '../auth/session/session.types';
+import { SessionService } from '../auth/session/session.service';
 import { CreateUserDto, ListUsersDto, UserIdDto } from './dto/user.dto';
 import { UserAccountService } from './user-account.service';
 
@@ -10,14 +12,19 @@ import { UserAccountService } from './user-account.service';
 @ApiSecurity('Admin-Token')
 @Controller('sys/user')
 export class UserController {
-  constructor(private readonly accounts: UserAccountService, private readonly rsa: RsaKeyService) {}
+  constructor(
+    private readonly accounts: UserAccountService,
+    private readonly rsa: RsaKeyService,
+    private readonly sessions: SessionService,
+  ) {}
 
+  /** Contract §11: the roles given must lie within the codes of the caller's session. */
   @Post('create') @HttpCode(200) @RequirePermissions('sys:user:create')
-  create(@Body() dto: CreateUserDto) {
+  async create(@Body() dto: CreateUserDto, @CurrentAuth() auth: AuthContext) {
     return this.accounts.create({
       ...dto,
       password: dto.password === undefined ? undefined : this.rsa.decrypt('password', dto.password),
-    });
+    }, await this.sessions.permissions(auth.tokenHash));
   }
 
   @Post('list') @HttpCode(200) @RequirePermissions('sys:user:list')

@@ -15,6 +15,8 @@ import { LoginStrategy, UserStrategy } from '../../strategy/strategy.types';
 import { PasswordHasher } from '../../user-account/password-hasher';
 import { RoleService } from '../../user-account/role.service';
 import { UserAccountService } from '../../user-account/user-account.service';
+import { identifiersOf } from '../../user-account/user-identifier';
+import { UserIdentifierEntity } from '../../user-account/user-identifier.entity';
 import { UserEntity } from '../../user-account/user.entity';
 import { CaptchaService } from '../captcha/captcha.service';
 import { SessionService } from '../session/session.service';
@@ -64,6 +66,16 @@ class FakeUserRepository {
   async update(id: string, changes: Partial<UserEntity>) {
     const row = this.rows.get(id);
     if (row) Object.assign(row, changes);
+  }
+}
+
+/** sys_user_identifier as the service keeps it, derived from the fake users: `find` by `value: In([...])`. */
+class FakeIdentifierRepository {
+  constructor(private readonly users: FakeUserRepository) {}
+
+  async find({ where }: { where: { value: { value: string[] } } }) {
+    const rows = [...this.users.rows.values()].flatMap((u) => identifiersOf(u).map((i) => ({ ...i, userId: u.id })));
+    return rows.filter((r) => where.value.value.includes(r.value));
   }
 }
 
@@ -159,6 +171,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
       providers: [
         LoginService, UserAccountService, LockoutService, SessionService, KeyedMutex, CaptchaService, QrcodeService,
         { provide: getRepositoryToken(UserEntity), useValue: users },
+        { provide: getRepositoryToken(UserIdentifierEntity), useValue: new FakeIdentifierRepository(users) },
         { provide: getDataSourceToken(), useValue: {} },
         { provide: LoginLogService, useValue: log },
         { provide: PasswordHasher, useValue: hasher },

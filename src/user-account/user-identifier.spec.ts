@@ -1,0 +1,37 @@
+import { LoginTypes } from '../login-log/login-log.entity';
+import { identifiersOf, LOGIN_TYPE_OF, loginCandidates, matchLogin, normaliseIdentifier } from './user-identifier';
+
+describe('login identifiers (contract §11: unique across fields, compared the same on every database)', () => {
+  it('folds case for user names and e-mails, never accents; mobiles stay exact', () => {
+    expect(normaliseIdentifier('username', 'Admin')).toBe('admin');
+    expect(normaliseIdentifier('email', 'José.Ruiz@Example.COM')).toBe('josé.ruiz@example.com');
+    expect(normaliseIdentifier('email', 'jose@example.com')).not.toBe(normaliseIdentifier('email', 'josé@example.com'));
+    expect(normaliseIdentifier('mobile', '+8613800138000')).toBe('+8613800138000');
+  });
+
+  it('gives one identifier per field that is set', () => {
+    expect(identifiersOf({ username: 'Zhang', mobile: null, email: 'Z@X.org' })).toEqual([
+      { kind: 'username', value: 'zhang' }, { kind: 'email', value: 'z@x.org' },
+    ]);
+    expect(identifiersOf({ username: 'a', mobile: '139', email: undefined })).toEqual([
+      { kind: 'username', value: 'a' }, { kind: 'mobile', value: '139' },
+    ]);
+  });
+
+  it('matches a login in the order user name, mobile, e-mail, whatever order the rows come in', () => {
+    const stored = [
+      { kind: 'email' as const, value: 'x@y.z', userId: 'e' },
+      { kind: 'mobile' as const, value: '13800138000', userId: 'm' },
+      { kind: 'username' as const, value: '13800138000', userId: 'u' },
+    ];
+    expect(matchLogin('13800138000', stored)?.userId).toBe('u');
+    expect(matchLogin('X@Y.Z', stored)?.userId).toBe('e');
+    expect(matchLogin('nobody', stored)).toBeUndefined();
+    expect(LOGIN_TYPE_OF[matchLogin('x@y.z', stored)!.kind]).toBe(LoginTypes.EMAIL);
+  });
+
+  it('looks a login up under each of its normalisations once', () => {
+    expect(loginCandidates('ADMIN')).toEqual(['admin', 'ADMIN']);
+    expect(loginCandidates('13800138000')).toEqual(['13800138000']);
+  });
+});
