@@ -17,3 +17,7 @@ export class AppException extends Error {
 
 export const validationFailed = (zh: string, en: string = zh) =>
   new AppException(ErrorCode.VALIDATION_FAILED, undefined, { zh, en });
+
+/** FORBIDDEN with a message that says why (the code stays the contract's). */
+export const forbidden = (zh: string, en: string) =>
+  new AppException(ErrorCode.FORBIDDEN, undefined, { zh, en });

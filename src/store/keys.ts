@@ -10,5 +10,7 @@ export const Keys = {
   loginMutex: (userId: string) => `AUTH_LOGIN_MUTEX:${userId}`,
   /** Saves of one setting group, whose fields are checked against each other, one at a time. */
   strategyMutex: (group: string) => `STRATEGY_SAVE_MUTEX:${group}`,
+  /** Check and change of who may still administer the service (contract §12 self-protection), one at a time. */
+  superAdminGuardMutex: 'SUPERADMIN_GUARD_MUTEX',
   propsChannel: 'SYS_PROPS_CHANGED',
 } as const;

@@ -7,6 +7,7 @@ import { BcryptPasswordHasher, PasswordHasher } from './password-hasher';
 import { RoleController } from './role.controller';
 import { RoleEntity, UserRoleEntity } from './role.entity';
 import { RoleService } from './role.service';
+import { SelfProtection } from './self-protection';
 import { UserAccountService } from './user-account.service';
 import { UserController } from './user.controller';
 import { UserEntity } from './user.entity';
@@ -17,6 +18,7 @@ import { UserEntity } from './user.entity';
   providers: [
     UserAccountService,
     RoleService,
+    SelfProtection,
     AdminBootstrapService,
     { provide: PasswordHasher, useClass: BcryptPasswordHasher },
   ],

@@ -1,8 +1,9 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Audited } from '../audit/audited.decorator';
-import { RequirePermissions } from '../auth/auth.decorators';
+import { CurrentAuth, RequirePermissions } from '../auth/auth.decorators';
 import { RsaKeyService } from '../auth/crypto/rsa-key.service';
+import type { AuthContext } from '../auth/session/session.types';
 import { CreateUserDto, ListUsersDto, UserIdDto } from './dto/user.dto';
 import { UserAccountService } from './user-account.service';
 
@@ -27,8 +28,8 @@ export class UserController {
 
   @Post('lock') @HttpCode(200) @RequirePermissions('sys:user:lock')
   @Audited('user.lock')
-  async lock(@Body() dto: UserIdDto) {
-    await this.accounts.lock(dto.id);
+  async lock(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext) {
+    await this.accounts.lock(dto.id, auth.session.userId);
   }
 
   @Post('unlock') @HttpCode(200) @RequirePermissions('sys:user:unlock')
@@ -39,8 +40,8 @@ export class UserController {
 
   @Post('disable') @HttpCode(200) @RequirePermissions('sys:user:disable')
   @Audited('user.disable')
-  async disable(@Body() dto: UserIdDto) {
-    await this.accounts.disable(dto.id);
+  async disable(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext) {
+    await this.accounts.disable(dto.id, auth.session.userId);
   }
 
   @Post('enable') @HttpCode(200) @RequirePermissions('sys:user:enable')
@@ -51,7 +52,7 @@ export class UserController {
 
   @Post('resetPass') @HttpCode(200) @RequirePermissions('sys:user:resetPass')
   @Audited('user.resetPass')
-  resetPass(@Body() dto: UserIdDto) {
-    return this.accounts.resetPassword(dto.id);
+  resetPass(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext) {
+    return this.accounts.resetPassword(dto.id, auth.session.userId);
   }
 }
