@@ -12,12 +12,15 @@ import { UserEntity } from '../user-account/user.entity';
 import { InitSchema1763900000000 } from './migrations/1763900000000-init-schema';
 import { Notifications1764300000000 } from './migrations/1764300000000-notifications';
 import { AuditLog1764600000000 } from './migrations/1764600000000-audit-log';
+import { AuditTargetName1765000000000 } from './migrations/1765000000000-audit-target-name';
 
 export const ENTITIES = [
   UserEntity, RoleEntity, UserRoleEntity, LoginLogEntity, SysPropEntity,
   NotificationEntity, MessageEntity, PasswordReminderEntity, AuditLogEntity,
 ];
-export const MIGRATIONS = [InitSchema1763900000000, Notifications1764300000000, AuditLog1764600000000];
+export const MIGRATIONS = [
+  InitSchema1763900000000, Notifications1764300000000, AuditLog1764600000000, AuditTargetName1765000000000,
+];
 
 /** Contract §1 DATABASE_URL → TypeORM options. Migrations run on start; never synchronize. */
 export function dataSourceOptions(databaseUrl: string, dropSchema = false): DataSourceOptions {

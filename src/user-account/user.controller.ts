@@ -14,6 +14,7 @@ export class UserController {
   constructor(private readonly accounts: UserAccountService, private readonly rsa: RsaKeyService) {}
 
   @Post('create') @HttpCode(200) @RequirePermissions('sys:user:create')
+  @Audited('user.create')
   create(@Body() dto: CreateUserDto) {
     return this.accounts.create({
       ...dto,
