@@ -14,6 +14,7 @@ import { StrategyService } from '../../strategy/strategy.service';
 import { LoginStrategy, UserStrategy } from '../../strategy/strategy.types';
 import { PasswordHasher } from '../../user-account/password-hasher';
 import { RoleService } from '../../user-account/role.service';
+import { SelfProtection } from '../../user-account/self-protection';
 import { UserAccountService } from '../../user-account/user-account.service';
 import { UserEntity } from '../../user-account/user.entity';
 import { CaptchaService } from '../captcha/captcha.service';
@@ -141,7 +142,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
     };
     const moduleRef = await Test.createTestingModule({
       providers: [
-        LoginService, UserAccountService, SessionService, KeyedMutex, CaptchaService,
+        LoginService, UserAccountService, SelfProtection, SessionService, KeyedMutex, CaptchaService,
         { provide: getRepositoryToken(UserEntity), useValue: users },
         { provide: getDataSourceToken(), useValue: {} },
         { provide: LoginLogService, useValue: log },
