@@ -20,6 +20,7 @@ import { QrcodeModule } from './qrcode/qrcode.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { StoreModule } from './store/store.module';
 import { StrategyModule } from './strategy/strategy.module';
+import { AccountRecoveryModule } from './user-account/recovery/account-recovery.module';
 import { UserAccountModule } from './user-account/user-account.module';
 
 @Global()
@@ -58,6 +59,7 @@ export class AppModule {
         QrcodeModule,
         NotificationModule,
         AuditModule,
+        AccountRecoveryModule,
       ],
       controllers: [HealthController],
       providers: [

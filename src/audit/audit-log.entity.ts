@@ -21,6 +21,10 @@ export class AuditLogEntity {
   @Column({ type: 'varchar', length: 128, nullable: true })
   target: string | null;
 
+  /** The target's user name (or a role's name) at the time, so that a row reads without looking the id up. */
+  @Column({ name: 'target_name', type: 'varchar', length: 64, nullable: true })
+  targetName: string | null;
+
   /** JSON: e.g. { old, new } for a strategy save; never a password, token or hash. */
   @Column({ type: 'text', nullable: true })
   detail: string | null;

@@ -6,14 +6,28 @@ import { Page } from '../common/paging.dto';
 import { AuditLogEntity } from './audit-log.entity';
 import { ListAuditLogDto } from './dto/list-audit-log.dto';
 
-export interface AuditRecord {
-  userId: string;
-  username: string | null;
+/**
+ * One audited action: the port services call for actions that are not an @Audited handler of an
+ * administrator (a QR-code authorisation, the recovery command). Never put a password, token,
+ * code or hash in `detail`.
+ */
+export interface AuditEntry {
+  /** e.g. 'user.lock', 'qrcode.authorize', 'user.recover' */
   action: string;
-  target: string | null;
-  detail: Record<string, unknown> | null;
-  ip: string;
+  /** The user who acted, or SYSTEM_ACTOR.actorId for the service itself. */
+  actorId: string;
+  actorName: string | null;
+  /** A user id, a role code or a setting group. */
+  targetId: string | null;
+  /** The target user's user name (a role's name), shown beside the id. */
+  targetName?: string | null;
+  /** The client IP; absent for actions that come from no request. */
+  ip?: string | null;
+  detail?: Record<string, unknown> | null;
 }
+
+/** The actor of actions taken by the service itself or by a command run on its server. */
+export const SYSTEM_ACTOR = { actorId: 'system', actorName: 'system' } as const;
 
 export interface AuditLogRow extends Omit<AuditLogEntity, 'detail'> {
   detail: Record<string, unknown> | null;
@@ -26,14 +40,16 @@ export class AuditLogService {
     private readonly clock: Clock,
   ) {}
 
-  async record(r: AuditRecord): Promise<void> {
+  /** Writes one row; rejects when it cannot (a caller whose action already happened should log and go on). */
+  async record(e: AuditEntry): Promise<void> {
     await this.rows.insert({
-      userId: r.userId,
-      username: r.username?.slice(0, 64) ?? null,
-      action: r.action,
-      target: r.target?.slice(0, 128) ?? null,
-      detail: r.detail ? JSON.stringify(r.detail) : null,
-      ip: r.ip.slice(0, 64),
+      userId: e.actorId.slice(0, 36),
+      username: e.actorName?.slice(0, 64) ?? null,
+      action: e.action.slice(0, 64),
+      target: e.targetId?.slice(0, 128) ?? null,
+      targetName: e.targetName?.slice(0, 64) ?? null,
+      detail: e.detail ? JSON.stringify(e.detail) : null,
+      ip: (e.ip ?? '').slice(0, 64),
       createTime: this.clock.now(),
     });
   }

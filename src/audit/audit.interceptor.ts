@@ -6,22 +6,26 @@ import { SessionService } from '../auth/session/session.service';
 import { clientIp } from '../common/client-info';
 import { StrategyService } from '../strategy/strategy.service';
 import { StrategyGroup } from '../strategy/strategy.types';
+import { RoleEntity } from '../user-account/role.entity';
+import { RoleService } from '../user-account/role.service';
 import { UserAccountService } from '../user-account/user-account.service';
 import { AuditLogService } from './audit-log.service';
 import { AuditAction, AUDITED } from './audited.decorator';
 
-/** What must be read before the action runs: the settings it overwrites, the session it ends. */
+/** What must be read before the action runs: the settings or role it overwrites, the session it ends. */
 interface Before {
   settings?: Record<string, unknown>;
   sessionUserId?: string;
+  /** role.save: the role's permission codes before, null when the save creates it. */
+  rolePermissions?: string[] | null;
 }
 
 /**
  * Writes one sys_audit_log row for every successful call of a handler marked @Audited: the
  * administrator (id and user name), the time (Clock), the IP, the action, its target and, for
- * settings, the old and new values of the fields saved. Refused calls (validation, permission,
- * unknown id) change nothing and are not recorded. Nothing from the response is recorded, so a
- * generated password never reaches the audit log.
+ * settings and roles, the old and new values. Refused calls (validation, permission, unknown id,
+ * self-protection) change nothing and are not recorded. Nothing from the response is recorded but
+ * the id of a created user, so a generated password never reaches the audit log.
  */
 @Injectable()
 export class AuditInterceptor implements NestInterceptor {
@@ -33,6 +37,7 @@ export class AuditInterceptor implements NestInterceptor {
     private readonly strategy: StrategyService,
     private readonly sessions: SessionService,
     private readonly accounts: UserAccountService,
+    private readonly roles: RoleService,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -42,7 +47,7 @@ export class AuditInterceptor implements NestInterceptor {
     return from(this.before(action, request)).pipe(
       switchMap((before) => next.handle().pipe(
         concatMap(async (result) => {
-          await this.record(action, request, before);
+          await this.record(action, request, before, result);
           return result;
         }),
       )),
@@ -52,6 +57,10 @@ export class AuditInterceptor implements NestInterceptor {
   private async before(action: AuditAction, request: FastifyRequest): Promise<Before> {
     const group = groupOf(action);
     if (group) return { settings: { ...(await this.settings(group)) } };
+    if (action === 'role.save') {
+      const code = bodyOf(request).code;
+      return { rolePermissions: typeof code === 'string' ? (await this.role(code))?.permissions ?? null : null };
+    }
     if (action === 'online.kickout') {
       const tokenId = bodyOf(request).tokenId;
       const session = typeof tokenId === 'string' ? await this.sessions.byTokenId(tokenId) : null;
@@ -60,36 +69,58 @@ export class AuditInterceptor implements NestInterceptor {
     return {};
   }
 
-  private async record(action: AuditAction, request: FastifyRequest, before: Before): Promise<void> {
+  private async record(action: AuditAction, request: FastifyRequest, before: Before, result: unknown): Promise<void> {
     try {
-      const userId = request.auth!.session.userId;
+      const actorId = request.auth!.session.userId;
       const body = bodyOf(request);
-      let target: string | null = null;
+      let targetId: string | null = null;
+      let targetName: string | null = null;
       let detail: Record<string, unknown> | null = null;
+      let userTarget = false;
       const group = groupOf(action);
       if (group) {
         const after = await this.settings(group);
         const keys = Object.keys(body).filter((k) => k in after);
-        target = group;
+        targetId = group;
         detail = {
           old: Object.fromEntries(keys.map((k) => [k, before.settings?.[k]])),
           new: Object.fromEntries(keys.map((k) => [k, after[k]])),
         };
+      } else if (action === 'role.save') {
+        const role = typeof body.code === 'string' ? await this.role(body.code) : null;
+        targetId = role?.code ?? null;
+        targetName = role?.name ?? null;
+        detail = { old: before.rolePermissions ?? null, new: role?.permissions ?? null };
+      } else if (action === 'user.create') {
+        // The new user's id is the only thing taken from the response (a generated password is there too).
+        const id = (result as { id?: unknown } | null)?.id;
+        targetId = typeof id === 'string' ? id : null;
+        userTarget = true;
+        if (targetId) detail = { roles: (await this.roles.rolesOf([targetId])).get(targetId) ?? [] };
       } else if (action === 'online.kickout') {
-        target = before.sessionUserId ?? null;
+        targetId = before.sessionUserId ?? null;
+        userTarget = true;
         detail = { tokenId: body.tokenId };
       } else {
-        target = typeof body.id === 'string' ? body.id : null;
+        targetId = typeof body.id === 'string' ? body.id : null;
+        userTarget = true;
       }
-      const names = await this.accounts.byIds([userId, ...(target && !group ? [target] : [])]);
-      if (target && !group) detail = { ...detail, username: names.get(target)?.username ?? null };
+      const names = await this.accounts.byIds([actorId, ...(targetId && userTarget ? [targetId] : [])]);
+      if (targetId && userTarget) {
+        targetName = names.get(targetId)?.username ?? null;
+        detail = { ...detail, username: targetName };
+      }
       await this.audit.record({
-        userId, username: names.get(userId)?.username ?? null, action, target, detail, ip: clientIp(request),
+        action, actorId, actorName: names.get(actorId)?.username ?? null, targetId, targetName, detail, ip: clientIp(request),
       });
     } catch (err) {
       // The action itself has happened; answering an error would make the client repeat it.
       this.logger.error(`could not write the audit record of ${action}: ${(err as Error)?.constructor?.name ?? typeof err}`);
     }
+  }
+
+  private async role(code: string): Promise<RoleEntity | null> {
+    return (await this.roles.list()).find((r) => r.code === code) ?? null;
   }
 
   private async settings(group: StrategyGroup): Promise<Record<string, unknown>> {

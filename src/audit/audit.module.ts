@@ -13,5 +13,7 @@ import { AuditInterceptor } from './audit.interceptor';
   imports: [TypeOrmModule.forFeature([AuditLogEntity]), StrategyModule, UserAccountModule],
   controllers: [AuditLogController],
   providers: [AuditLogService, { provide: APP_INTERCEPTOR, useClass: AuditInterceptor }],
+  // The audit port, for services that record actions outside an @Audited handler (QR authorisations).
+  exports: [AuditLogService],
 })
 export class AuditModule {}

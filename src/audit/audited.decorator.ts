@@ -3,7 +3,8 @@ import { SetMetadata } from '@nestjs/common';
 /** The administrative actions that are audited; the prefix says what the target is. */
 export type AuditAction =
   | 'strategy.login.save' | 'strategy.user.save'
-  | 'user.lock' | 'user.unlock' | 'user.disable' | 'user.enable' | 'user.resetPass'
+  | 'user.create' | 'user.lock' | 'user.unlock' | 'user.disable' | 'user.enable' | 'user.resetPass'
+  | 'role.save'
   | 'online.kickout';
 
 export const AUDITED = 'audit:action';

@@ -16,6 +16,7 @@ import { InitSchema1763900000000 } from './migrations/1763900000000-init-schema'
 import { Notifications1764300000000 } from './migrations/1764300000000-notifications';
 import { AuditLog1764600000000 } from './migrations/1764600000000-audit-log';
 import { UserIdentifiers1764900000000 } from './migrations/1764900000000-user-identifiers';
+import { AuditTargetName1765000000000 } from './migrations/1765000000000-audit-target-name';
 
 export const ENTITIES = [
   UserEntity, RoleEntity, UserRoleEntity, LoginLogEntity, SysPropEntity,
@@ -23,6 +24,7 @@ export const ENTITIES = [
 ];
 export const MIGRATIONS = [
   InitSchema1763900000000, Notifications1764300000000, AuditLog1764600000000, UserIdentifiers1764900000000,
+  AuditTargetName1765000000000,
 ];
 
 /**

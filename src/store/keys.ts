@@ -16,5 +16,7 @@ export const Keys = {
   strategyMutex: (group: string) => `STRATEGY_SAVE_MUTEX:${group}`,
   /** Role saves one at a time: the grant check reads the role it overwrites, and case variants of a code are refused. */
   roleSaveMutex: 'ROLE_SAVE_MUTEX',
+  /** Check and change of who may still administer the service (contract §12 self-protection), one at a time. */
+  superAdminGuardMutex: 'SUPERADMIN_GUARD_MUTEX',
   propsChannel: 'SYS_PROPS_CHANGED',
 } as const;

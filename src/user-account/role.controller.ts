@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Audited } from '../audit/audited.decorator';
 import { CurrentAuth, RequirePermissions } from '../auth/auth.decorators';
 import type { AuthContext } from '../auth/session/session.types';
 import { SessionService } from '../auth/session/session.service';
@@ -15,6 +16,7 @@ export class RoleController {
 
   /** Contract §11: within the codes of the caller's session. */
   @Post('save') @HttpCode(200) @RequirePermissions('sys:role:save')
+  @Audited('role.save')
   async save(@Body() dto: SaveRoleDto, @CurrentAuth() auth: AuthContext) {
     return this.roles.save(dto, await this.sessions.permissions(auth.tokenHash));
   }

@@ -10,6 +10,7 @@ import { BcryptPasswordHasher, PasswordHasher } from './password-hasher';
 import { RoleController } from './role.controller';
 import { RoleEntity, UserRoleEntity } from './role.entity';
 import { RoleService } from './role.service';
+import { SelfProtection } from './self-protection';
 import { UserAccountService } from './user-account.service';
 import { UserController } from './user.controller';
 import { UserIdentifierEntity } from './user-identifier.entity';
@@ -23,6 +24,7 @@ import { UserEntity } from './user.entity';
     LockoutService,
     PasswordChangeService,
     RoleService,
+    SelfProtection,
     AdminBootstrapService,
     { provide: PasswordHasher, useClass: BcryptPasswordHasher },
   ],

@@ -22,6 +22,7 @@ import { UserRoleEntity } from './role.entity';
 import { RoleService } from './role.service';
 import { Identifier, IdentifierKind, identifiersOf, LOGIN_TYPE_OF, loginCandidates, matchLogin } from './user-identifier';
 import { UserIdentifierEntity } from './user-identifier.entity';
+import { SelfProtection } from './self-protection';
 import { UserEntity } from './user.entity';
 
 export interface NewUser {
@@ -62,6 +63,7 @@ export class UserAccountService {
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly mutex: KeyedMutex,
+    private readonly protection: SelfProtection,
   ) {}
 
   /**
@@ -158,13 +160,14 @@ export class UserAccountService {
     return { total, rows: rows.map((u) => this.view(u, roles.get(u.id) ?? [], passwordExpireDays)) };
   }
 
-  /** Spec 4.5 lock(userId); an administrator's lock ends the user's sessions (contract §5, §11). */
-  async lock(id: string): Promise<void> {
+  /** Spec 4.5 lock(userId) by an administrator; contract §5/§11 end the user's sessions, §12 protects the caller and the last `*`. */
+  async lock(id: string, actorId: string): Promise<void> {
+    this.protection.assertNotSelf(actorId, id);
     await this.get(id);
-    await this.mutex.run(Keys.loginMutex(id), async () => {
+    await this.protection.keepingSuperAdmin(id, () => this.mutex.run(Keys.loginMutex(id), async () => {
       await this.lockForFailures(id);
       await this.sessions.endAll(id);
-    });
+    }));
   }
 
   /**
@@ -178,12 +181,14 @@ export class UserAccountService {
       this.users.update(id, { locked: false, unlockTime: null, failureResetTime: this.clock.now() }));
   }
 
-  async disable(id: string): Promise<void> {
+  /** Spec 4.5 disable(userId) by an administrator; contract §12 protects the caller and the last `*`. */
+  async disable(id: string, actorId: string): Promise<void> {
+    this.protection.assertNotSelf(actorId, id);
     await this.get(id);
-    await this.mutex.run(Keys.loginMutex(id), async () => {
+    await this.protection.keepingSuperAdmin(id, () => this.mutex.run(Keys.loginMutex(id), async () => {
       await this.users.update(id, { disabled: true, unlockTime: null });
       await this.sessions.endAll(id);
-    });
+    }));
   }
 
   /** Spec 4.5 enable(userId); the failure count starts again (contract §5), under the login mutex as unlock. */
@@ -193,8 +198,12 @@ export class UserAccountService {
       this.users.update(id, { disabled: false, unlockTime: null, failureResetTime: this.clock.now() }));
   }
 
-  /** Spec 4.3 reset: the default password (or a generated one, returned once), password_update_time cleared. */
-  async resetPassword(id: string): Promise<{ password: string } | null> {
+  /**
+   * Spec 4.3 reset: the default password (or a generated one, returned once), password_update_time cleared.
+   * Not of one's own account (contract §12): that is /sys/me/pass/update, which asks for the old password.
+   */
+  async resetPassword(id: string, actorId: string): Promise<{ password: string } | null> {
+    this.protection.assertNotSelf(actorId, id);
     await this.get(id);
     // An empty DEFAULT_PASSWORD counts as unset: never store the hash of '' (anyone could log in).
     const generated = this.config.DEFAULT_PASSWORD ? undefined : generatePassword(await this.strategy.passwordRules());

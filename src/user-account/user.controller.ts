@@ -20,6 +20,7 @@ export class UserController {
 
   /** Contract §11: the roles given must lie within the codes of the caller's session. */
   @Post('create') @HttpCode(200) @RequirePermissions('sys:user:create')
+  @Audited('user.create')
   async create(@Body() dto: CreateUserDto, @CurrentAuth() auth: AuthContext) {
     return this.accounts.create({
       ...dto,
@@ -34,8 +35,8 @@ export class UserController {
 
   @Post('lock') @HttpCode(200) @RequirePermissions('sys:user:lock')
   @Audited('user.lock')
-  async lock(@Body() dto: UserIdDto) {
-    await this.accounts.lock(dto.id);
+  async lock(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext) {
+    await this.accounts.lock(dto.id, auth.session.userId);
   }
 
   @Post('unlock') @HttpCode(200) @RequirePermissions('sys:user:unlock')
@@ -46,8 +47,8 @@ export class UserController {
 
   @Post('disable') @HttpCode(200) @RequirePermissions('sys:user:disable')
   @Audited('user.disable')
-  async disable(@Body() dto: UserIdDto) {
-    await this.accounts.disable(dto.id);
+  async disable(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext) {
+    await this.accounts.disable(dto.id, auth.session.userId);
   }
 
   @Post('enable') @HttpCode(200) @RequirePermissions('sys:user:enable')
@@ -58,7 +59,7 @@ export class UserController {
 
   @Post('resetPass') @HttpCode(200) @RequirePermissions('sys:user:resetPass')
   @Audited('user.resetPass')
-  resetPass(@Body() dto: UserIdDto) {
-    return this.accounts.resetPassword(dto.id);
+  resetPass(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext) {
+    return this.accounts.resetPassword(dto.id, auth.session.userId);
   }
 }

@@ -396,6 +396,11 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     expect([await tagged('passwrong'), await tagged('locked'), await tagged('success')]).toEqual([3, 1, 2]);
     expect(await clean(admin.locator(`${sel('log-row')} [data-status="passwrong"]`).first())).toBe('密码错误');
     await scene.shot(admin, 'loginlog');
+
+    // The audit log names the unlocked user, not only its id.
+    await scene.goto(admin, '/system/auditlog');
+    const unlockRow = admin.locator(`${sel('audit-row')}[data-action="user.unlock"]`).first();
+    await waitForText(unlockRow.locator(sel('audit-target-name')), user.username, 'the unlocked user\'s name in the audit log');
   });
 
   scenario('3. a user created by the administrator must change the initial password at first login, then logs in with the new one', 'first-login', async () => {

@@ -1,4 +1,4 @@
-import { AuditLogService } from '../../src/audit/audit-log.service';
+import { AuditLogService, SYSTEM_ACTOR } from '../../src/audit/audit-log.service';
 import { createActiveUser, createRole, createUser, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { startApp, TestApp } from '../support/test-app';
@@ -33,6 +33,7 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
       username: 'admin',
       action: 'strategy.login.save',
       target: 'user_login_strategy',
+      targetName: null,
       detail: { old: { maxFailureTimes: 5, lockMinutes: 1440 }, new: { maxFailureTimes: 7, lockMinutes: 30 } },
       ip: '10.9.9.9',
       createTime: at,
@@ -70,7 +71,9 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
     const rows = page.rows.slice(0, 5);
     expect(rows.map((r) => r.action)).toEqual(['user.resetPass', 'user.enable', 'user.disable', 'user.unlock', 'user.lock']);
     for (const row of rows) {
-      expect(row).toMatchObject({ userId: adminId, username: 'admin', target: target.id, detail: { username: target.username }, ip: '10.9.9.9' });
+      expect(row).toMatchObject({
+        userId: adminId, username: 'admin', target: target.id, targetName: target.username, detail: { username: target.username }, ip: '10.9.9.9',
+      });
     }
     // Newest first, each at the clock's time.
     expect(new Date(rows[1].createTime).getTime() - new Date(rows[4].createTime).getTime()).toBe(3_000);
@@ -84,8 +87,76 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
     const session = online.body.data.rows.find((r: any) => r.userId === user.id);
     expect((await app.admin('/sys/online/kickout', { tokenId: session.tokenId })).body.success).toBe(true);
     expect(await latest()).toMatchObject({
-      action: 'online.kickout', userId: adminId, target: user.id, detail: { tokenId: session.tokenId, username: user.username },
+      action: 'online.kickout', userId: adminId, target: user.id, targetName: user.username,
+      detail: { tokenId: session.tokenId, username: user.username },
     });
+  });
+
+  it('records a user creation with the new user\'s id and name, and neither the given nor the generated password', async () => {
+    await createRole(app, 'viewer', ['sys:user:list']);
+    const given = await app.encrypt('Given#Pass1');
+    const withPassword = await app.admin('/sys/user/create', { username: 'aud_given', name: 'Given', password: given, roles: ['viewer'] });
+    expect(withPassword.body.success).toBe(true);
+    expect(await latest()).toMatchObject({
+      userId: adminId, username: 'admin', action: 'user.create',
+      target: withPassword.body.data.id, targetName: 'aud_given', detail: { username: 'aud_given', roles: ['viewer'] }, ip: '10.9.9.9',
+    });
+    const generated = await app.admin('/sys/user/create', { username: 'aud_generated', name: 'Generated' });
+    const password = generated.body.data.password as string;
+    expect(password).toEqual(expect.any(String));
+    expect(await latest()).toMatchObject({
+      action: 'user.create', target: generated.body.data.id, targetName: 'aud_generated', detail: { username: 'aud_generated', roles: [] },
+    });
+    const stored = JSON.stringify(await app.db.query('SELECT * FROM sys_audit_log'));
+    for (const secret of [password, given, 'Given#Pass1']) expect(stored).not.toContain(secret);
+    // A refused creation (duplicate user name) is not recorded.
+    const before = (await list()).total;
+    expect((await app.admin('/sys/user/create', { username: 'aud_given', name: 'Again' })).body.code).toBe('VALIDATION_FAILED');
+    expect((await list()).total).toBe(before);
+  });
+
+  it('records a role save with the role code and its old and new permission codes', async () => {
+    await createRole(app, 'aud_role', ['sys:user:list']);
+    expect(await latest()).toMatchObject({
+      userId: adminId, action: 'role.save', target: 'aud_role', targetName: 'aud_role',
+      detail: { old: null, new: ['sys:user:list'] },
+    });
+    expect((await app.admin('/sys/role/save', { code: 'aud_role', name: 'Auditing', permissions: ['sys:user:list', 'sys:auditLog:list'] })).body.success).toBe(true);
+    expect(await latest()).toMatchObject({
+      action: 'role.save', target: 'aud_role', targetName: 'Auditing',
+      detail: { old: ['sys:user:list'], new: ['sys:user:list', 'sys:auditLog:list'] },
+    });
+  });
+
+  it('records nothing for the self-protection refusals, and changes nothing', async () => {
+    const before = (await list()).total;
+    const row = await app.userRow(adminId);
+    for (const op of ['lock', 'disable', 'resetPass']) {
+      expect((await app.admin(`/sys/user/${op}`, { id: adminId })).body.code).toBe('FORBIDDEN');
+    }
+    await createRole(app, 'aud_locker', ['sys:user:lock', 'sys:user:disable']);
+    const locker = await createActiveUser(app, { roles: ['aud_locker'] });
+    const afterSetup = (await list()).total;
+    const token = await app.token(locker.username, locker.password);
+    expect((await app.post('/sys/user/disable', { id: adminId }, { token })).body.code).toBe('FORBIDDEN');
+    expect((await app.post('/sys/user/lock', { id: adminId }, { token })).body.code).toBe('FORBIDDEN');
+    expect((await list()).total).toBe(afterSetup);
+    expect(afterSetup - before).toBe(2); // the role save and the user creation of the set-up
+    expect(await app.userRow(adminId)).toEqual(row);
+  });
+
+  it('takes actions that are not admin handlers through its port, with the actor and target names', async () => {
+    await app.app.get(AuditLogService).record({
+      action: 'qrcode.authorize', actorId: user.id, actorName: user.username, targetId: user.id, targetName: user.username,
+      ip: '10.1.2.3', detail: { tokenId: 'abc' },
+    });
+    expect(await latest()).toMatchObject({
+      action: 'qrcode.authorize', userId: user.id, username: user.username, target: user.id, targetName: user.username,
+      ip: '10.1.2.3', detail: { tokenId: 'abc' },
+    });
+    await app.app.get(AuditLogService).record({ action: 'user.recover', ...SYSTEM_ACTOR, targetId: user.id, targetName: user.username });
+    expect(await latest()).toMatchObject({ action: 'user.recover', userId: 'system', username: 'system', ip: '', detail: null });
+    await app.db.query('DELETE FROM sys_audit_log WHERE action IN (?, ?)', ['qrcode.authorize', 'user.recover']);
   });
 
   it('records nothing for refused actions: bad input, unknown ids, missing permission', async () => {
@@ -118,7 +189,7 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
     expect((await app.post('/sys/user/lock', { id: user.id }, { token: auditorToken })).body.code).toBe('FORBIDDEN');
 
     expect((await list({ action: 'user.lock' })).rows.every((r) => r.action === 'user.lock')).toBe(true);
-    expect((await list({ target: user.id })).rows.map((r) => r.action)).toEqual(['online.kickout']);
+    expect((await list({ target: user.id })).rows.map((r) => r.action)).toEqual(['online.kickout', 'user.create']);
     expect((await list({ username: 'admin' })).total).toBe(total);
     expect((await list({ username: 'nobody' })).total).toBe(0);
     expect((await app.admin('/sys/auditLog/list', { pageSize: 500 })).body.code).toBe('VALIDATION_FAILED');

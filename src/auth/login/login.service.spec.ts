@@ -14,6 +14,7 @@ import { StrategyService } from '../../strategy/strategy.service';
 import { LoginStrategy, UserStrategy } from '../../strategy/strategy.types';
 import { PasswordHasher } from '../../user-account/password-hasher';
 import { RoleService } from '../../user-account/role.service';
+import { SelfProtection } from '../../user-account/self-protection';
 import { UserAccountService } from '../../user-account/user-account.service';
 import { identifiersOf } from '../../user-account/user-identifier';
 import { UserIdentifierEntity } from '../../user-account/user-identifier.entity';
@@ -169,7 +170,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
     };
     const moduleRef = await Test.createTestingModule({
       providers: [
-        LoginService, UserAccountService, LockoutService, SessionService, KeyedMutex, CaptchaService, QrcodeService,
+        LoginService, UserAccountService, LockoutService, SelfProtection, SessionService, KeyedMutex, CaptchaService, QrcodeService,
         { provide: getRepositoryToken(UserEntity), useValue: users },
         { provide: getRepositoryToken(UserIdentifierEntity), useValue: new FakeIdentifierRepository(users) },
         { provide: getDataSourceToken(), useValue: {} },

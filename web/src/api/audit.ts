@@ -6,6 +6,8 @@ export interface AuditRow {
   username: string | null;
   action: string;
   target: string | null;
+  /** The target user's user name (a role's name) when the action was recorded. */
+  targetName: string | null;
   detail: unknown;
   ip: string;
   createTime: string;

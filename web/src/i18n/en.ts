@@ -105,7 +105,8 @@ const en: typeof zh = {
     actionName: {
       'strategy_login_save': 'Login strategy saved', 'strategy_user_save': 'Account strategy saved', 'user_lock': 'User locked',
       'user_unlock': 'User unlocked', 'user_disable': 'User disabled', 'user_enable': 'User enabled', 'user_resetPass': 'Password reset',
-      'online_kickout': 'Session kicked out',
+      'online_kickout': 'Session kicked out', 'user_create': 'User created', 'role_save': 'Role saved',
+      'user_recover': 'Account recovered on the server', 'qrcode_authorize': 'QR login authorised',
     },
   },
 };

@@ -1,0 +1,89 @@
+import 'reflect-metadata';
+import { ConsoleLogger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { AppModule } from '../app.module';
+import { ConfigError, loadConfig } from '../config/app-config';
+import { AccountRecoveryService } from '../user-account/recovery/account-recovery.service';
+
+/**
+ * Contract §12: `npm run admin:recover -- <username>`, run on the server with the service's own
+ * environment (DATABASE_URL, REDIS_URL, ...), for when no administrator can log in any more.
+ * The application context has no HTTP server; the scheduled jobs are removed as soon as it
+ * starts, and closing it ends the database and Redis connections, so the process exits.
+ * Exit codes: 0 recovered, 1 unknown user or failure, 2 usage. Messages are one line, no stack.
+ */
+export const USAGE = 'Usage: npm run admin:recover -- <username>';
+
+export async function main(args: string[]): Promise<number> {
+  if (args.length !== 1 || !args[0].trim() || args[0].startsWith('-')) {
+    console.error(USAGE);
+    return 2;
+  }
+  const username = args[0];
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      return 1;
+    }
+    throw err;
+  }
+  // Warnings only (a first start's generated admin password is one); errors are reported once below.
+  const logger = new ConsoleLogger({ logLevels: ['fatal', 'warn'] });
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger, abortOnError: false });
+  try {
+    stopScheduledJobs(app.get(SchedulerRegistry));
+    const recovered = await app.get(AccountRecoveryService).recover(username);
+    if (!recovered) {
+      console.error(`No user with the user name "${username}".`);
+      return 1;
+    }
+    const changes = [recovered.wasLocked && 'unlocked', recovered.wasDisabled && 'enabled', 'password reset'].filter(Boolean);
+    console.log(`Recovered account "${recovered.username}" (${recovered.id}): ${changes.join(', ')}.`);
+    console.log(recovered.sessionsEnded
+      ? 'Its sessions have ended.'
+      : 'REDIS_URL is not set: its sessions live in the running service\'s memory; restart the service to end them.');
+    console.log('The password is an initial password: the first-login rules of the account strategy apply.');
+    console.log(`One-time password (shown only now): ${recovered.password}`);
+    return 0;
+  } finally {
+    await app.close();
+  }
+}
+
+/** The daily jobs, the outbox poll and the message heartbeat belong to the service, not to a one-off command. */
+function stopScheduledJobs(registry: SchedulerRegistry): void {
+  for (const name of registry.getIntervals()) registry.deleteInterval(name);
+  for (const name of registry.getTimeouts()) registry.deleteTimeout(name);
+  for (const name of registry.getCronJobs().keys()) registry.deleteCronJob(name);
+}
+
+/** One line: the error's class and driver code, never a stack trace or SQL. */
+function describe(err: unknown): string {
+  const e = err as { name?: string; code?: string; message?: string } | null;
+  const what = [e?.name ?? typeof err, e?.code].filter(Boolean).join(' ');
+  return `Recovery failed (${what}). Check DATABASE_URL and REDIS_URL, and that the database is reachable.`;
+}
+
+/**
+ * The service keeps reconnecting to an unreachable Redis (it must survive an outage); a command an
+ * operator waits for must not. The database gives up by itself after about 30 s of retries.
+ */
+const DEADLINE_MS = 45_000;
+
+if (require.main === module) {
+  const deadline = setTimeout(() => {
+    console.error(`Recovery did not finish within ${DEADLINE_MS / 1000} s. Check DATABASE_URL and REDIS_URL, and that the database and Redis are reachable.`);
+    process.exit(1);
+  }, DEADLINE_MS);
+  main(process.argv.slice(2)).then(
+    (code) => { process.exitCode = code; },
+    (err) => {
+      console.error(describe(err));
+      process.exitCode = 1;
+    },
+  ).finally(() => clearTimeout(deadline));
+}

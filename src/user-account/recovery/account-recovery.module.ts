@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../../audit/audit.module';
+import { StrategyModule } from '../../strategy/strategy.module';
+import { UserAccountModule } from '../user-account.module';
+import { UserEntity } from '../user.entity';
+import { AccountRecoveryService } from './account-recovery.service';
+
+/** The server-side recovery command's service (src/cli/admin-recover.ts); no HTTP route reaches it. */
+@Module({
+  imports: [TypeOrmModule.forFeature([UserEntity]), StrategyModule, UserAccountModule, AuditModule],
+  providers: [AccountRecoveryService],
+  exports: [AccountRecoveryService],
+})
+export class AccountRecoveryModule {}

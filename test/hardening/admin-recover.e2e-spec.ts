@@ -1,0 +1,118 @@
+import { join } from 'node:path';
+import { createActiveUser, TestUser } from '../factories';
+import { BACKENDS } from '../support/backends';
+import { buildCommands, runCommand } from '../support/built-command';
+import { startApp, TestApp } from '../support/test-app';
+
+/**
+ * Contract §12: `npm run admin:recover -- <username>` (src/cli/admin-recover.ts) run as the server
+ * would run it, with the service's environment, against the database of a running service.
+ */
+describe.each(BACKENDS)('the recovery command on $name', (backend) => {
+  let app: TestApp;
+  let script: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    script = join(await buildCommands(), 'src', 'cli', 'admin-recover.js');
+    app = await startApp(backend);
+    env = { ...app.provisioned.env, BCRYPT_COST: '4' };
+  }, 240_000);
+  afterAll(() => app.close());
+
+  const recover = (...args: string[]) => runCommand(script, args, env);
+  const passwordIn = (stdout: string) => /^One-time password \(shown only now\): (\S+)$/m.exec(stdout)?.[1];
+  const noStack = (text: string) => expect(text).not.toMatch(/^\s+at /m);
+
+  afterEach(async () => {
+    await app.saveUserStrategy({ minPasswordLength: 6, maxPasswordLength: 20, includeUpperCase: false, forceUpdatePassword: false });
+    await app.saveLoginStrategy({ maxFailureTimes: 5 });
+  });
+
+  it('unlocks, enables and gives a locked-out account a one-time initial password meeting the strategy, restarts its failure count, and audits it', async () => {
+    const user: TestUser = await createActiveUser(app);
+    await app.saveUserStrategy({ minPasswordLength: 16, maxPasswordLength: 18, includeUpperCase: true, forceUpdatePassword: true });
+    await app.saveLoginStrategy({ maxFailureTimes: 3 });
+    // Two wrong passwords before: the count must start again.
+    for (let i = 0; i < 2; i++) expect((await app.login(user.username, 'Wrong#pass1')).body.code).toBe('BAD_CREDENTIALS');
+    expect((await app.admin('/sys/user/lock', { id: user.id })).body.success).toBe(true);
+    expect((await app.admin('/sys/user/disable', { id: user.id })).body.success).toBe(true);
+    expect((await app.login(user.username, user.password)).body.success).toBe(false);
+
+    const run = await recover(user.username);
+    expect(run.code).toBe(0);
+    noStack(run.stdout + run.stderr);
+    const password = passwordIn(run.stdout)!;
+    expect(password).toEqual(expect.any(String));
+    // The strategy of the database it recovered: 16-18 characters, every class.
+    expect(password.length).toBeGreaterThanOrEqual(16);
+    expect(password.length).toBeLessThanOrEqual(18);
+    expect(password).toMatch(/[0-9]/);
+    expect(password).toMatch(/[A-Z]/);
+    expect(password).toMatch(/[a-z]/);
+    // Shown once.
+    expect(run.stdout.split(password)).toHaveLength(2);
+    expect(run.stdout).toContain(`Recovered account "${user.username}" (${user.id}): unlocked, enabled, password reset.`);
+
+    const row = await app.userRow(user.id);
+    expect(Boolean(row.locked)).toBe(false);
+    expect(Boolean(row.disabled)).toBe(false);
+    expect(row.unlock_time).toBeNull();
+    expect(row.password_update_time).toBeNull();
+
+    // The clock of the service under test follows the real one the command used.
+    app.clock.set(Date.now() + 1_000);
+    expect((await app.login(user.username, user.password)).body.code).toBe('BAD_CREDENTIALS');
+    expect((await app.login(user.username, 'Wrong#pass2')).body.code).toBe('BAD_CREDENTIALS');
+    // Two failures after the recovery (of three allowed): the two before it no longer count.
+    const login = await app.login(user.username, password);
+    expect(login.body).toMatchObject({ success: true, data: { tempUser: true, forceUpdatePassword: true } });
+
+    const [audit] = await app.db.query("SELECT * FROM sys_audit_log WHERE action = 'user.recover'");
+    expect(audit).toMatchObject({ user_id: 'system', username: 'system', target: user.id, target_name: user.username });
+    expect(JSON.parse(audit.detail)).toEqual({ username: user.username, unlocked: true, enabled: true });
+    expect(JSON.stringify(await app.db.query('SELECT * FROM sys_audit_log'))).not.toContain(password);
+
+  }, 60_000);
+
+  it('ends the sessions of the account it recovers when they live in Redis, and says so when they cannot be reached', async () => {
+    const user = await createActiveUser(app);
+    const token = await app.token(user.username, user.password);
+    const run = await recover(user.username);
+    expect(run.code).toBe(0);
+    const info = await app.post('/sys/me/info', {}, { token });
+    if (backend.name === 'mariadb+redis') {
+      expect(run.stdout).toContain('Its sessions have ended.');
+      expect(info.body.code).toBe('NOT_LOGGED_IN');
+    } else {
+      expect(run.stdout).toContain('REDIS_URL is not set: its sessions live in the running service\'s memory; restart the service to end them.');
+    }
+  }, 60_000);
+
+  it('answers an unknown user name with one line and exit code 1, and changes nothing', async () => {
+    const audits = (await app.db.query('SELECT COUNT(*) AS n FROM sys_audit_log'))[0].n;
+    const run = await recover('no_such_user');
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe('No user with the user name "no_such_user".\n');
+    expect((await app.db.query('SELECT COUNT(*) AS n FROM sys_audit_log'))[0].n).toBe(audits);
+  }, 60_000);
+});
+
+/** Backend-independent: the command's answers to a wrong call. */
+describe('the recovery command\'s usage and failures', () => {
+  let script: string;
+  beforeAll(async () => {
+    script = join(await buildCommands(), 'src', 'cli', 'admin-recover.js');
+  }, 240_000);
+  const noStack = (text: string) => expect(text).not.toMatch(/^\s+at /m);
+
+  it('prints its usage and exits 2 without a user name, and reports a bad configuration in one line', async () => {
+    const none = await runCommand(script, [], {});
+    expect(none).toEqual({ code: 2, stdout: '', stderr: 'Usage: npm run admin:recover -- <username>\n' });
+    const bad = await runCommand(script, ['admin'], { DATABASE_URL: 'mysql://root@127.0.0.1:1/nothing' });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim().split('\n')).toEqual(['Recovery failed (Error ECONNREFUSED). Check DATABASE_URL and REDIS_URL, and that the database is reachable.']);
+    noStack(bad.stdout + bad.stderr);
+  }, 60_000);
+});

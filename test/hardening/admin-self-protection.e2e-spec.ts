@@ -1,0 +1,138 @@
+import { createActiveUser, createRole, TestUser } from '../factories';
+import { UserAccountService } from '../../src/user-account/user-account.service';
+import { BACKENDS } from '../support/backends';
+import { codeOf } from '../support/code-of';
+import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
+
+const SELF = { zh: '不能锁定、禁用或重置自己的账户', en: 'You cannot lock, disable or reset your own account' };
+const LAST = {
+  zh: '至少需要保留一个启用且未锁定的超级管理员账户',
+  en: 'At least one enabled, unlocked account holding * must remain',
+};
+
+/**
+ * Contract §12 self-protection: before this, admin → Users → its own row → 禁用 logged the only
+ * administrator out for good, with nothing left that could undo it.
+ */
+describe.each(BACKENDS)('administrators cannot lock themselves out (contract §12) on $name', (backend) => {
+  let app: TestApp;
+  let adminId: string;
+  /** Holds the user operations but not `*`. */
+  let operator: TestUser;
+  let operatorToken: string;
+
+  beforeAll(async () => {
+    app = await startApp(backend);
+    adminId = (await app.admin('/sys/me/info')).body.data.id;
+    await createRole(app, 'useradmin', ['sys:user:lock', 'sys:user:unlock', 'sys:user:disable', 'sys:user:enable', 'sys:user:resetPass']);
+    operator = await createActiveUser(app, { roles: ['useradmin'] });
+  });
+  beforeEach(async () => {
+    operatorToken = await app.token(operator.username, operator.password);
+  });
+  afterAll(() => app.close());
+
+  const asOperator = (path: string, body: unknown, headers?: Record<string, string>) =>
+    app.post(path, body, { token: operatorToken, headers });
+  const auditRows = async () => Number((await app.db.query('SELECT COUNT(*) AS n FROM sys_audit_log'))[0].n);
+
+  it.each(['lock', 'disable', 'resetPass'])('refuses %s of the caller\'s own account, saying why, and changes nothing', async (op) => {
+    const before = await app.userRow(adminId);
+    const audits = await auditRows();
+    const zh = await app.admin(`/sys/user/${op}`, { id: adminId });
+    expect(zh.status).toBe(403);
+    expect(zh.body).toEqual({ success: false, code: 'FORBIDDEN', message: SELF.zh, data: null });
+    const en = await app.post(`/sys/user/${op}`, { id: adminId }, { token: await app.adminToken(), headers: { 'accept-language': 'en' } });
+    expect(en.body).toEqual({ success: false, code: 'FORBIDDEN', message: SELF.en, data: null });
+
+    // Same row, the session still works, the password still logs in, nothing audited.
+    expect(await app.userRow(adminId)).toEqual(before);
+    expect((await app.admin('/sys/me/info')).body.data.id).toBe(adminId);
+    expect((await app.login('admin', ADMIN_PASSWORD)).body.success).toBe(true);
+    expect(await auditRows()).toBe(audits);
+  });
+
+  it('refuses an operator without * locking or disabling the only enabled, unlocked holder of *', async () => {
+    for (const op of ['lock', 'disable']) {
+      const res = await asOperator(`/sys/user/${op}`, { id: adminId });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ success: false, code: 'FORBIDDEN', message: LAST.zh, data: null });
+      expect((await asOperator(`/sys/user/${op}`, { id: adminId }, { 'accept-language': 'en' })).body.message).toBe(LAST.en);
+    }
+    const row = await app.userRow(adminId);
+    expect(Boolean(row.locked) || Boolean(row.disabled)).toBe(false);
+    expect((await app.admin('/sys/me/info')).body.success).toBe(true);
+    // The operator's own account is protected the same way.
+    expect((await asOperator('/sys/user/disable', { id: operator.id })).body).toMatchObject({ code: 'FORBIDDEN', message: SELF.zh });
+  });
+
+  it('allows it while another holder of * stays usable, and refuses the last one', async () => {
+    await createRole(app, 'superuser', ['*']);
+    const second = await createActiveUser(app, { roles: ['superuser'] });
+    expect((await asOperator('/sys/user/disable', { id: adminId })).body.success).toBe(true);
+    // Now `second` is the last one.
+    expect((await asOperator('/sys/user/lock', { id: second.id })).body).toMatchObject({ code: 'FORBIDDEN', message: LAST.zh });
+    expect((await asOperator('/sys/user/disable', { id: second.id })).body).toMatchObject({ code: 'FORBIDDEN', message: LAST.zh });
+    expect((await app.token(second.username, second.password))).toEqual(expect.any(String));
+    // A disabled holder does not count; enabling admin makes `second` lockable again.
+    expect((await asOperator('/sys/user/enable', { id: adminId })).body.success).toBe(true);
+    expect((await asOperator('/sys/user/lock', { id: second.id })).body.success).toBe(true);
+    expect((await asOperator('/sys/user/lock', { id: adminId })).body).toMatchObject({ code: 'FORBIDDEN', message: LAST.zh });
+    expect((await asOperator('/sys/user/unlock', { id: second.id })).body.success).toBe(true);
+    // The reset of another holder of * keeps it usable, so it is allowed even for the last one.
+    expect((await asOperator('/sys/user/resetPass', { id: second.id })).body.success).toBe(true);
+    // Leave admin as the only usable holder for the next test.
+    expect((await asOperator('/sys/user/disable', { id: second.id })).body.success).toBe(true);
+  });
+
+  it('lets exactly one of two holders of * disabling each other at the same moment succeed', async () => {
+    await createRole(app, 'superuser', ['*']);
+    const a = await createActiveUser(app, { roles: ['superuser'] });
+    const b = await createActiveUser(app, { roles: ['superuser'] });
+    // Leave a and b as the only usable holders: admin is disabled by a.
+    const tokenA = await app.token(a.username, a.password);
+    const tokenB = await app.token(b.username, b.password);
+    expect((await app.post('/sys/user/disable', { id: adminId }, { token: tokenA })).body.success).toBe(true);
+
+    const [byA, byB] = await Promise.all([
+      app.post('/sys/user/disable', { id: b.id }, { token: tokenA }),
+      app.post('/sys/user/disable', { id: a.id }, { token: tokenB }),
+    ]);
+    // The loser is refused by the check (FORBIDDEN) or, when the winner ended its session first, at the door.
+    const codes = [byA.body.code, byB.body.code].sort();
+    expect(codes).toContain('OK');
+    expect(['FORBIDDEN', 'NOT_LOGGED_IN']).toContain(codes.find((c) => c !== 'OK'));
+    const rows = [await app.userRow(a.id), await app.userRow(b.id)];
+    expect(rows.filter((r) => !r.disabled)).toHaveLength(1);
+
+    // Put admin back as the only usable holder for the next test.
+    const [survivor, survivorId] = byA.body.success ? [tokenA, a.id] : [tokenB, b.id];
+    expect((await app.post('/sys/user/enable', { id: adminId }, { token: survivor })).body.success).toBe(true);
+    expect((await app.admin('/sys/user/disable', { id: survivorId })).body.success).toBe(true);
+  });
+
+  it('keeps a usable holder of * when the two refusable changes reach the service at once, again and again', async () => {
+    // Below the HTTP layer so that both checks are in flight together (the token guard of the loser
+    // would otherwise often refuse it first): the store-wide mutex alone must decide.
+    const accounts = app.app.get(UserAccountService);
+    await createRole(app, 'superuser', ['*']);
+    const a = await createActiveUser(app, { roles: ['superuser'] });
+    const b = await createActiveUser(app, { roles: ['superuser'] });
+    const token = await app.token(a.username, a.password);
+    expect((await app.post('/sys/user/disable', { id: adminId }, { token })).body.success).toBe(true);
+    for (let round = 0; round < 5; round++) {
+      const outcomes = await Promise.all([
+        codeOf(round % 2 ? accounts.lock(b.id, a.id) : accounts.disable(b.id, a.id)),
+        codeOf(accounts.disable(a.id, b.id)),
+      ]);
+      expect(outcomes.sort()).toEqual(['FORBIDDEN', 'ok']);
+      const usable = [await app.userRow(a.id), await app.userRow(b.id)].filter((r) => !r.disabled && !r.locked);
+      expect(usable).toHaveLength(1);
+      for (const id of [a.id, b.id]) {
+        await accounts.enable(id);
+        await accounts.unlock(id);
+      }
+    }
+    await accounts.enable(adminId);
+  });
+});
