@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { UserAccountModule } from '../user-account/user-account.module';
 import { QrcodeController } from './qrcode.controller';
 import { QrcodeService } from './qrcode.service';
 
 @Module({
-  imports: [UserAccountModule, AuthModule],
+  imports: [UserAccountModule, AuthModule, AuditModule],
   controllers: [QrcodeController],
   providers: [QrcodeService],
 })

@@ -1,6 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { AuditLogService } from '../audit/audit-log.service';
 import { credentialStamp, LoginResult, LoginService } from '../auth/login/login.service';
+import { hashToken } from '../auth/session/session.service';
 import { AppException } from '../common/app.exception';
 import { ErrorCode, Locale } from '../common/error-code';
 import { KvStore } from '../store/kv.store';
@@ -13,6 +15,8 @@ export const QRCODE_TTL_MS = 5 * 60_000;
 interface GrantOrigin {
   tokenHash: string;
   credentialStamp: string;
+  /** For the audit row of the authorisation (user names do not change). */
+  username: string;
 }
 
 /**
@@ -22,16 +26,19 @@ interface GrantOrigin {
  */
 @Injectable()
 export class QrcodeService {
+  private readonly logger = new Logger('Qrcode');
+
   constructor(
     private readonly store: KvStore,
     private readonly accounts: UserAccountService,
     private readonly login: LoginService,
+    private readonly audit: AuditLogService,
   ) {}
 
   async generate(userId: string, tokenHash: string): Promise<{ code: string; expiresIn: number }> {
     const code = randomUUID();
-    const { password } = await this.accounts.withPassword(userId);
-    const origin: GrantOrigin = { tokenHash, credentialStamp: credentialStamp(password) };
+    const { password, username } = await this.accounts.withPassword(userId);
+    const origin: GrantOrigin = { tokenHash, credentialStamp: credentialStamp(password), username };
     // The origin first: a code whose origin is missing is refused, never accepted without its check.
     await this.store.set(Keys.qrcodeOrigin(code), JSON.stringify(origin), QRCODE_TTL_MS);
     await this.store.set(Keys.qrcode(code), userId, QRCODE_TTL_MS);
@@ -45,6 +52,26 @@ export class QrcodeService {
     const raw = await this.store.getDel(Keys.qrcodeOrigin(code));
     if (!raw) throw new AppException(ErrorCode.QRCODE_INVALID);
     const origin = JSON.parse(raw) as GrantOrigin;
-    return this.login.loginByQrcode({ userId, ...origin, ip, userAgent, locale });
+    const result = await this.login.loginByQrcode({
+      userId, tokenHash: origin.tokenHash, credentialStamp: origin.credentialStamp, ip, userAgent, locale,
+    });
+    await this.recordAuthorisation(userId, origin, hashToken(result.accessToken), ip);
+    return result;
+  }
+
+  /**
+   * Issue 11.12: who authorised which new session — the session ids as the online list shows them
+   * (the token's SHA-256, never a token). The login has happened: a failed audit write is logged, not
+   * turned into a failed login whose token the client would never receive.
+   */
+  private async recordAuthorisation(userId: string, origin: GrantOrigin, newTokenId: string, ip: string): Promise<void> {
+    try {
+      await this.audit.record({
+        action: 'qrcode.authorize', actorId: userId, actorName: origin.username, targetId: userId, targetName: origin.username,
+        ip, detail: { authorizedBy: origin.tokenHash, session: newTokenId },
+      });
+    } catch (err) {
+      this.logger.error(`could not audit the QR authorisation of user ${userId}: ${(err as { code?: string }).code ?? (err as Error).name}`);
+    }
   }
 }

@@ -110,6 +110,19 @@ describe.each(BACKENDS)('revocation and lockout (contract §11) on $name', (back
       }
     });
 
+    it('an authorisation is audited: who authorised which new session, by session id (issue 11.12)', async () => {
+      const user = await createActiveUser(app);
+      const token = await app.token(user.username, user.password);
+      const res = await verify(await generate(token));
+      expect(res.body.success).toBe(true);
+      const rows = (await app.admin('/sys/auditLog/list', { pageNum: 1, pageSize: 10, action: 'qrcode.authorize', target: user.id })).body.data.rows;
+      expect(rows).toEqual([expect.objectContaining({
+        action: 'qrcode.authorize', userId: user.id, username: user.username, target: user.id, targetName: user.username, ip: '10.77.0.9',
+        detail: { authorizedBy: sha256hex(token), session: sha256hex(res.body.data.accessToken) },
+      })]);
+      expect(JSON.stringify(rows)).not.toContain(token);
+    });
+
     it('verify applies the first-login rule: an initial password with forceUpdatePassword gets a temporary token', async () => {
       const user = await createActiveUser(app);
       const password = (await app.admin('/sys/user/resetPass', { id: user.id })).body.data.password;

@@ -25,6 +25,8 @@ import { LoginFailedEvent, UnusualIpEvent } from './login.events';
 import { LoginRequest, LoginService } from './login.service';
 import { LockoutService } from '../../user-account/lockout.service';
 import { QrcodeService } from '../../qrcode/qrcode.service';
+import { AuditEntry, AuditLogService } from '../../audit/audit-log.service';
+import { hashToken } from '../session/session.service';
 import { codeOf } from '../../../test/support/code-of';
 
 const DAY = 86_400_000;
@@ -137,6 +139,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
   let service: LoginService;
   let sessions: SessionService;
   let qrcodes: QrcodeService;
+  let audited: AuditEntry[];
   let mutex: KeyedMutex;
 
   const addUser = (over: Partial<UserEntity> = {}): UserEntity => {
@@ -161,6 +164,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
     log = new FakeLoginLog(clock);
     hasher = new FakeHasher();
     events = new EventEmitter2();
+    audited = [];
     loginSettings = Object.assign(new LoginStrategy(), { maxFailureTimes: 3, maxFailureInterval: 24, lockMinutes: 60 });
     userSettings = Object.assign(new UserStrategy(), { passwordExpireDays: 90, expireNotifyDays: 10, forceUpdatePassword: false });
     config = { CAPTCHA_ENABLED: false };
@@ -182,6 +186,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
         { provide: KvStore, useValue: store },
         { provide: Clock, useValue: clock },
         { provide: EventEmitter2, useValue: events },
+        { provide: AuditLogService, useValue: { record: async (e: AuditEntry) => { audited.push(e); } } },
       ],
     }).compile();
     service = moduleRef.get(LoginService);
@@ -445,13 +450,18 @@ describe('LoginService (spec 4.1, contract §5)', () => {
     };
     const verify = (code: string) => codeOf(qrcodes.verify(code, '10.7.7.7', 'jest', 'en'));
 
-    it('a code gives a formal token, logged success with type qrcode; it is single use', async () => {
+    it('a code gives a formal token, logged success with type qrcode, audited; it is single use', async () => {
       addUser();
-      const { code } = await grant();
+      const { code, tokenHash } = await grant();
       const result = await qrcodes.verify(code, '10.7.7.7', 'jest', 'en');
       expect(result).toEqual({ accessToken: expect.any(String), tempUser: false, forceUpdatePassword: false, tip: '' });
       expect((await sessions.resolve(result.accessToken)).session).toMatchObject({ userId: 'u1', temp: 0, ip: '10.7.7.7' });
       expect(log.rows.at(-1)).toMatchObject({ userId: 'u1', account: 'zhangsan', loginType: LoginTypes.QRCODE, status: LoginStatus.SUCCESS });
+      // Issue 11.12: who authorised which new session, by session id (never a token).
+      expect(audited).toEqual([{
+        action: 'qrcode.authorize', actorId: 'u1', actorName: 'zhangsan', targetId: 'u1', targetName: 'zhangsan', ip: '10.7.7.7',
+        detail: { authorizedBy: tokenHash, session: hashToken(result.accessToken) },
+      }]);
       expect(await verify(code)).toBe(ErrorCode.QRCODE_INVALID);
     });
 
