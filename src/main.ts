@@ -4,22 +4,14 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { setupApp } from './app.setup';
-import { ConfigError, loadConfig } from './config/app-config';
+import { loadConfigOrExplain } from './config/app-config';
 import { fastifyTrustProxy } from './config/trust-proxy';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
 async function bootstrap() {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExplain();
+  if (!config) process.exit(1);
   const logger = new ConsoleLogger({ json: config.LOG_FORMAT === 'json', logLevels: LEVELS.slice(0, LEVELS.indexOf(config.LOG_LEVEL as LogLevel) + 1) });
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(config),

@@ -3,7 +3,7 @@ import { ConsoleLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { AppModule } from '../app.module';
-import { ConfigError, loadConfig } from '../config/app-config';
+import { loadConfigOrExplain } from '../config/app-config';
 import { AccountRecoveryService } from '../user-account/recovery/account-recovery.service';
 
 /**
@@ -21,16 +21,8 @@ export async function main(args: string[]): Promise<number> {
     return 2;
   }
   const username = args[0];
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      return 1;
-    }
-    throw err;
-  }
+  const config = loadConfigOrExplain();
+  if (!config) return 1;
   // Warnings only (a first start's generated admin password is one); errors are reported once below.
   const logger = new ConsoleLogger({ logLevels: ['fatal', 'warn'] });
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger, abortOnError: false });

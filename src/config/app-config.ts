@@ -142,3 +142,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   return config;
 }
+
+/** For the entry points: the config, or null after printing why it is invalid (one message, no stack). */
+export function loadConfigOrExplain(env: Record<string, string | undefined> = process.env): AppConfig | null {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(err.message);
+    return null;
+  }
+}
