@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Brackets, DataSource, In, Repository } from 'typeorm';
-import { AppException, FieldProblem, fieldsFailed } from '../common/app.exception';
+import { AppException, FieldProblem, fieldsFailed, forbidden } from '../common/app.exception';
 import { Clock } from '../common/clock';
 import { isDeadlock, isUniqueViolation } from '../common/db-errors';
 import { ErrorCode } from '../common/error-code';
@@ -16,6 +16,7 @@ import { Keys } from '../store/keys';
 import { ListUsersDto } from './dto/user.dto';
 import { PasswordHasher } from './password-hasher';
 import { passwordExpiresAt } from './password-expiry';
+import { mayGrant } from './grants';
 import { lockedUntil, unlockDue } from './lock-policy';
 import { checkPasswordComplexity, generatePassword } from './password-policy';
 import { UserRoleEntity } from './role.entity';
@@ -202,9 +203,14 @@ export class UserAccountService {
    * Spec 4.3 reset: the default password (or a generated one, returned once), password_update_time cleared.
    * Not of one's own account (contract §12): that is /sys/me/pass/update, which asks for the old password.
    */
-  async resetPassword(id: string, actorId: string): Promise<{ password: string } | null> {
+  async resetPassword(id: string, actorId: string, actorCodes: string[]): Promise<{ password: string } | null> {
     this.protection.assertNotSelf(actorId, id);
     await this.get(id);
+    // Contract §11 "nobody grants more than they hold": the reset hands the caller the password,
+    // so with it every code of the target. sys:user:resetPass alone must not open a * account.
+    if (!mayGrant(actorCodes, await this.roles.permissionsOf(id))) {
+      throw forbidden('不能重置拥有您所没有的权限的用户的密码', 'You cannot reset the password of a user who holds permissions you do not hold');
+    }
     // An empty DEFAULT_PASSWORD counts as unset: never store the hash of '' (anyone could log in).
     const generated = this.config.DEFAULT_PASSWORD ? undefined : generatePassword(await this.strategy.passwordRules());
     const hash = await this.hasher.hash(generated ?? this.config.DEFAULT_PASSWORD!);

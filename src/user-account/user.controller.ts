@@ -59,7 +59,7 @@ export class UserController {
 
   @Post('resetPass') @HttpCode(200) @RequirePermissions('sys:user:resetPass')
   @Audited('user.resetPass')
-  resetPass(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext) {
-    return this.accounts.resetPassword(dto.id, auth.session.userId);
+  async resetPass(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext) {
+    return this.accounts.resetPassword(dto.id, auth.session.userId, await this.sessions.permissions(auth.tokenHash));
   }
 }

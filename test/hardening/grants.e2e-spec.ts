@@ -30,6 +30,38 @@ describe.each(BACKENDS)('grants stay within the caller\'s permission codes on $n
     return { res, username, rows: await app.db.query('SELECT id FROM sys_user WHERE username = ?', [username]) };
   };
 
+  describe('/sys/user/resetPass (the reset hands out the password, so it grants the target\'s codes)', () => {
+    it('a caller holding only sys:user:resetPass cannot reset the password of a user holding more, a * holder included; nothing changes', async () => {
+      const { token } = await caller(['sys:user:resetPass']);
+      const superAdmin = await createUser(app, { roles: ['admin'] });
+      const wider = `wider_${tag()}`;
+      await createRole(app, wider, ['sys:user:list']);
+      const target = await createUser(app, { roles: [wider] });
+      for (const id of [superAdmin.id, target.id]) {
+        const before = (await app.userRow(id)).password;
+        const res = await app.post('/sys/user/resetPass', { id }, { token });
+        expect(res.status).toBe(403);
+        expect(res.body).toEqual(expect.objectContaining({ success: false, code: 'FORBIDDEN', data: null }));
+        expect((await app.userRow(id)).password).toBe(before);
+      }
+      expect((await app.login(target.username, target.password)).body.success).toBe(true);
+      expect((await app.login(superAdmin.username, superAdmin.password)).body.success).toBe(true);
+    });
+
+    it('can reset a user whose codes it holds; a * holder can reset anyone', async () => {
+      const { token } = await caller(['sys:user:resetPass', 'sys:user:list']);
+      const within = `within_${tag()}`;
+      await createRole(app, within, ['sys:user:list']);
+      const plain = await createUser(app, { roles: [within] });
+      const res = await app.post('/sys/user/resetPass', { id: plain.id }, { token });
+      expect(res.body).toMatchObject({ success: true, data: { password: expect.any(String) } });
+      const wider = `wider_${tag()}`;
+      await createRole(app, wider, ['sys:auditLog:list']);
+      const other = await createUser(app, { roles: [wider] });
+      expect((await app.admin('/sys/user/resetPass', { id: other.id })).body.success).toBe(true);
+    });
+  });
+
   describe('/sys/user/create', () => {
     it('a caller holding only sys:user:create cannot create a user with the role admin, and no row is written', async () => {
       const { token } = await caller(['sys:user:create']);
