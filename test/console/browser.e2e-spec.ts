@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page, Response } from 'playwright-core';
 import { Envelope } from '../../src/common/envelope';
-import { createActiveUser, TestUser } from '../factories';
+import { createActiveUser, createRole, TestUser } from '../factories';
 import { sqliteMemory } from '../support/backends';
 import { browserSuiteMissing, launchChromium, listenOnLocalPort } from '../support/console-browser';
 import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
@@ -606,5 +606,23 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     // Without any action of its own: the service ends the session's message stream within a
     // second, with the code and message an API call would get (contract §11).
     await expectBackOnLogin(page, MSG.notLoggedIn);
+  });
+  scenario('7. a user who may create users is offered only the roles whose codes it holds (contract §11)', 'grants', async () => {
+    const narrow = `narrow_${Date.now().toString(36)}`;
+    const within = `within_${Date.now().toString(36)}`;
+    await createRole(app, narrow, ['sys:user:list', 'sys:user:create', 'sys:role:list']);
+    await createRole(app, within, ['sys:user:list']);
+    const user = await createActiveUser(app, { roles: [narrow] });
+    const page = await scene.page('narrow');
+    await loginAs(page, user.username, user.password);
+    await scene.goto(page, '/system/users');
+    await page.locator(sel('users-create')).click();
+    await page.locator(sel('create-roles')).click();
+    const offered = page.locator('[data-test^="create-role-"]');
+    await offered.first().waitFor();
+    const codes = (await offered.evaluateAll((els) => els.map((el) => el.getAttribute('data-test') ?? ''))).map((t) => t.slice('create-role-'.length));
+    expect(codes).toEqual(expect.arrayContaining([narrow, within]));
+    expect(codes).not.toContain('admin');
+    await scene.shot(page, 'create-roles');
   });
 });

@@ -22,6 +22,14 @@ export const useAuthStore = defineStore('auth', () => {
   const tempUser = computed(() => !!me.value?.tempUser);
   const permissions = computed(() => new Set(me.value?.permissions ?? []));
 
+  /**
+   * Contract §11, nobody grants more than they hold: true when the user holds every one of `codes`
+   * ('*' holds all). The server refuses the rest; the console does not offer them.
+   */
+  function holdsAll(codes: readonly string[]): boolean {
+    return permissions.value.has('*') || codes.every((c) => permissions.value.has(c));
+  }
+
   /** '*' holds every permission; several codes: any of them. */
   function can(...codes: string[]): boolean {
     if (permissions.value.has('*')) return true;
@@ -65,5 +73,5 @@ export const useAuthStore = defineStore('auth', () => {
 
   const hasToken = (): boolean => getToken() !== null;
 
-  return { hasToken, me, loginTip, sessionEndMessage, tempUser, can, signIn, fetchMe, setSessionEndMessage, clear, signOut };
+  return { hasToken, me, loginTip, sessionEndMessage, tempUser, can, holdsAll, signIn, fetchMe, setSessionEndMessage, clear, signOut };
 });
