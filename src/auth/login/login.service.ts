@@ -97,6 +97,7 @@ export class LoginService {
     await this.checkCaptcha(req); // 1
     const attempt = await this.findUser(req); // 2
     return this.complete(attempt, async () => {
+      await this.reread(attempt);
       await this.checkLock(attempt); // 4, before 3 (contract §5)
       await this.verifyPassword(attempt); // 3
       await this.checkDisabled(attempt); // 5
@@ -163,7 +164,7 @@ export class LoginService {
   private async checkGrantAlive(a: Attempt, grant: QrcodeGrant): Promise<void> {
     const origin = await this.sessions.byTokenId(grant.tokenHash);
     const alive = origin !== null && origin.kickout === 0 && origin.userId === a.user.id;
-    a.user = await this.accounts.withPassword(a.user.id);
+    await this.reread(a);
     if (!alive || credentialStamp(a.user.password) !== grant.credentialStamp) {
       throw new AppException(ErrorCode.QRCODE_INVALID);
     }
@@ -192,11 +193,17 @@ export class LoginService {
     };
   }
 
-  /** Step 4 / spec 3.1: refuse while locked; a lock whose unlock time has passed ends here. */
-  private async checkLock(a: Attempt): Promise<void> {
-    // Re-read inside the mutex: a parallel attempt may have just locked the account.
+  /**
+   * The account as it is now, read once inside the mutex: a parallel attempt or an administrator
+   * may have just locked, disabled or reset it.
+   */
+  private async reread(a: Attempt): Promise<void> {
     a.user = await this.accounts.withPassword(a.user.id);
     a.now = this.clock.now();
+  }
+
+  /** Step 4 / spec 3.1: refuse while locked; a lock whose unlock time has passed ends here. */
+  private async checkLock(a: Attempt): Promise<void> {
     if (!(await this.accounts.stillLocked(a.user))) return;
     if (a.req.password !== undefined) await this.hasher.burn(a.req.password);
     await this.fail(a, LoginStatus.LOCKED, ErrorCode.ACCOUNT_LOCKED);
