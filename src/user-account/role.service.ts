@@ -10,6 +10,7 @@ import { Keys } from '../store/keys';
 import { SaveRoleDto } from './dto/user.dto';
 import { ALL_PERMISSIONS, mayGrant } from './grants';
 import { RoleEntity, UserRoleEntity } from './role.entity';
+import { SelfProtection } from './self-protection';
 
 export const ADMIN_ROLE = 'admin';
 
@@ -20,6 +21,7 @@ export class RoleService implements OnApplicationBootstrap {
     @InjectRepository(UserRoleEntity) private readonly userRoles: Repository<UserRoleEntity>,
     private readonly sessions: SessionService,
     private readonly mutex: KeyedMutex,
+    private readonly protection: SelfProtection,
   ) {}
 
   async onApplicationBootstrap() {
@@ -51,22 +53,30 @@ export class RoleService implements OnApplicationBootstrap {
       if (dto.code === ADMIN_ROLE && !dto.permissions.includes(ALL_PERMISSIONS)) {
         throw validationFailed('内置角色admin必须保留权限*', 'The built-in role admin must keep permission *');
       }
-      let role: RoleEntity;
-      try {
-        role = await this.roles.save({ code: dto.code, name: dto.name, permissions: [...new Set(dto.permissions)] });
-      } catch (err) {
-        // Written past the mutex (the first start's admin role): still a duplicate, not a 500.
-        if (isUniqueViolation(err)) throw this.duplicateCode(dto.code);
-        throw err;
-      }
-      // Sessions of the role's members get the new permission codes now, not at their next login;
-      // inside the mutex, so that the codes of the last save are the ones that stay.
-      const members = await this.userRoles.find({ where: { roleCode: dto.code } });
-      for (const { userId } of members) {
-        await this.sessions.refreshPermissions(userId, await this.permissionsOf(userId));
-      }
-      return role;
+      // Contract §12: taking `*` from a role must not leave the service without a usable holder of it.
+      const strips = !!current?.permissions.includes(ALL_PERMISSIONS) && !dto.permissions.includes(ALL_PERMISSIONS);
+      const write = () => this.write(dto);
+      return strips ? this.protection.keepingSuperAdmin({ roleCode: dto.code }, write) : write();
     });
+  }
+
+  /** The save itself, under the role-save mutex: the row, then the live sessions of its members. */
+  private async write(dto: SaveRoleDto): Promise<RoleEntity> {
+    let role: RoleEntity;
+    try {
+      role = await this.roles.save({ code: dto.code, name: dto.name, permissions: [...new Set(dto.permissions)] });
+    } catch (err) {
+      // Written past the mutex (the first start's admin role): still a duplicate, not a 500.
+      if (isUniqueViolation(err)) throw this.duplicateCode(dto.code);
+      throw err;
+    }
+    // Sessions of the role's members get the new permission codes now, not at their next login;
+    // inside the mutex, so that the codes of the last save are the ones that stay.
+    const members = await this.userRoles.find({ where: { roleCode: dto.code } });
+    for (const { userId } of members) {
+      await this.sessions.refreshPermissions(userId, await this.permissionsOf(userId));
+    }
+    return role;
   }
 
   /** Contract §11: a role assignment may only give roles whose codes the caller holds (FORBIDDEN). */

@@ -5,11 +5,13 @@ import { forbidden } from '../common/app.exception';
 import { Clock } from '../common/clock';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
-import { UserRoleEntity } from './role.entity';
-import { RoleService } from './role.service';
+import { ALL_PERMISSIONS } from './grants';
+import { unlockDue } from './lock-policy';
+import { RoleEntity, UserRoleEntity } from './role.entity';
 import { UserEntity } from './user.entity';
 
-export const SUPER_PERMISSION = '*';
+/** What a change takes away from the holders of `*`: one user (lock, disable) or a role's `*` (role save). */
+export type SuperAdminLoss = { userId: string } | { roleCode: string };
 
 /**
  * Contract §12 self-protection. An administrator cannot lock, disable or reset their own account
@@ -22,7 +24,8 @@ export const SUPER_PERMISSION = '*';
 export class SelfProtection {
   constructor(
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
-    private readonly roles: RoleService,
+    // The role rows themselves, not RoleService: RoleService asks this guard before a save.
+    @InjectRepository(RoleEntity) private readonly roles: Repository<RoleEntity>,
     private readonly mutex: KeyedMutex,
     private readonly clock: Clock,
   ) {}
@@ -34,30 +37,38 @@ export class SelfProtection {
   }
 
   /**
-   * Runs `change`, which makes `targetId` unusable (lock, disable), unless the target is the last
-   * usable holder of `*`. Check and change run under one store-wide mutex, so that two
-   * administrators disabling each other at the same moment cannot both succeed.
+   * Runs `change` unless it would leave no usable holder of `*` where there was one: a lock or
+   * disable of the last one, or a role save taking `*` from the only roles that give it to usable
+   * accounts. Check and change run under one store-wide mutex, so that two administrators
+   * disabling each other (or a disable and a role save) at the same moment cannot both succeed.
    */
-  keepingSuperAdmin<T>(targetId: string, change: () => Promise<T>): Promise<T> {
+  keepingSuperAdmin<T>(loss: SuperAdminLoss, change: () => Promise<T>): Promise<T> {
     return this.mutex.run(Keys.superAdminGuardMutex, async () => {
-      const holders = await this.usableSuperAdmins();
-      if (holders.length === 1 && holders[0] === targetId) {
+      const before = await this.usableSuperAdmins();
+      const after = 'userId' in loss
+        ? before.filter((id) => id !== loss.userId)
+        : await this.usableSuperAdmins(loss.roleCode);
+      if (before.length && !after.length) {
         throw forbidden('至少需要保留一个启用且未锁定的超级管理员账户', 'At least one enabled, unlocked account holding * must remain');
       }
       return change();
     });
   }
 
-  /** Ids of the enabled, unlocked users holding `*` (a lock whose unlock time has passed counts as over, as at login). */
-  async usableSuperAdmins(): Promise<string[]> {
-    const codes = (await this.roles.list()).filter((r) => r.permissions.includes(SUPER_PERMISSION)).map((r) => r.code);
+  /**
+   * Ids of the enabled, unlocked users holding `*` (a lock whose unlock time has passed counts as
+   * over, as at login), leaving out the role `withoutRole` when given.
+   */
+  async usableSuperAdmins(withoutRole?: string): Promise<string[]> {
+    const codes = (await this.roles.find())
+      .filter((r) => r.permissions.includes(ALL_PERMISSIONS) && r.code !== withoutRole).map((r) => r.code);
     if (!codes.length) return [];
     const holders = await this.users.createQueryBuilder('u')
       .innerJoin(UserRoleEntity, 'ur', 'ur.user_id = u.id')
       .where('ur.role_code IN (:...codes)', { codes })
       .getMany();
-    const now = this.clock.nowMs();
-    const usable = holders.filter((u) => !u.disabled && (!u.locked || (u.unlockTime !== null && u.unlockTime.getTime() < now)));
+    const now = this.clock.now();
+    const usable = holders.filter((u) => !u.disabled && (!u.locked || unlockDue({ locked: true, unlockTime: u.unlockTime }, now)));
     return [...new Set(usable.map((u) => u.id))];
   }
 }

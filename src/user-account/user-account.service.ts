@@ -165,7 +165,7 @@ export class UserAccountService {
   async lock(id: string, actorId: string): Promise<void> {
     this.protection.assertNotSelf(actorId, id);
     await this.get(id);
-    await this.protection.keepingSuperAdmin(id, () => this.mutex.run(Keys.loginMutex(id), async () => {
+    await this.protection.keepingSuperAdmin({ userId: id }, () => this.mutex.run(Keys.loginMutex(id), async () => {
       await this.lockForFailures(id);
       await this.sessions.endAll(id);
     }));
@@ -186,7 +186,7 @@ export class UserAccountService {
   async disable(id: string, actorId: string): Promise<void> {
     this.protection.assertNotSelf(actorId, id);
     await this.get(id);
-    await this.protection.keepingSuperAdmin(id, () => this.mutex.run(Keys.loginMutex(id), async () => {
+    await this.protection.keepingSuperAdmin({ userId: id }, () => this.mutex.run(Keys.loginMutex(id), async () => {
       await this.users.update(id, { disabled: true, unlockTime: null });
       await this.sessions.endAll(id);
     }));

@@ -137,4 +137,28 @@ describe.each(BACKENDS)('administrators cannot lock themselves out (contract §1
     }
     await accounts.enable(adminId);
   });
+  it('refuses a role save that takes * from the last usable holders, and allows it while others remain', async () => {
+    // An app of its own: the tests above leave other holders of * behind.
+    const own = await startApp(backend);
+    try {
+      const ownAdminId = (await own.admin('/sys/me/info')).body.data.id;
+      await createRole(own, 'root', ['*']);
+      const root = await createActiveUser(own, { roles: ['root'] });
+      const token = await own.token(root.username, root.password);
+      const as = (path: string, body: unknown) => own.post(path, body, { token });
+      expect((await as('/sys/user/disable', { id: ownAdminId })).body.success).toBe(true);
+      // Only `root` now gives a usable account *: stripping it would shut every administrator out.
+      const strip = await as('/sys/role/save', { code: 'root', name: 'root', permissions: ['sys:role:save'] });
+      expect(strip.status).toBe(403);
+      expect(strip.body).toEqual({ success: false, code: 'FORBIDDEN', message: LAST.zh, data: null });
+      const role = ((await as('/sys/role/list', {})).body.data as any[]).find((r) => r.code === 'root');
+      expect(role.permissions).toEqual(['*']);
+      expect((await as('/sys/user/list', { pageNum: 1, pageSize: 1 })).body.success).toBe(true);
+      // With admin usable again, `root` may lose *.
+      expect((await as('/sys/user/enable', { id: ownAdminId })).body.success).toBe(true);
+      expect((await as('/sys/role/save', { code: 'root', name: 'root', permissions: ['sys:role:save'] })).body.success).toBe(true);
+    } finally {
+      await own.close();
+    }
+  });
 });

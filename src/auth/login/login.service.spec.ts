@@ -19,6 +19,7 @@ import { UserAccountService } from '../../user-account/user-account.service';
 import { identifiersOf } from '../../user-account/user-identifier';
 import { UserIdentifierEntity } from '../../user-account/user-identifier.entity';
 import { UserEntity } from '../../user-account/user.entity';
+import { RoleEntity } from '../../user-account/role.entity';
 import { CaptchaService } from '../captcha/captcha.service';
 import { SessionService } from '../session/session.service';
 import { LoginFailedEvent, UnusualIpEvent } from './login.events';
@@ -178,6 +179,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
         { provide: getRepositoryToken(UserEntity), useValue: users },
         { provide: getRepositoryToken(UserIdentifierEntity), useValue: new FakeIdentifierRepository(users) },
         { provide: getDataSourceToken(), useValue: {} },
+        { provide: getRepositoryToken(RoleEntity), useValue: {} },
         { provide: LoginLogService, useValue: log },
         { provide: PasswordHasher, useValue: hasher },
         { provide: RoleService, useValue: { permissionsOf: async () => ['sys:user:list'] } },
