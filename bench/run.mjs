@@ -5,6 +5,7 @@
 //   (3) /sys/me/info with a token, its ratio to a bare Fastify route doing one Redis GET
 //   (4) login p50 / p99 with an empty sys_login_log and with 1 000 000 rows in it (+ EXPLAIN)
 //   (5) the service's resident memory (VmRSS) under that load
+//   (6) one captcha render (contract §11 PNG) against one BCrypt compare, in this process
 //
 // Environment (all optional): MARIADB_URL (mysql://root@127.0.0.1:3306), REDIS_URL
 // (redis://127.0.0.1:6379), BCRYPT_COST (10), BENCH_SECONDS (15, per load phase),
@@ -19,7 +20,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { createServer } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createConnection } from 'mysql2/promise';
 import { createClient } from 'redis';
 
@@ -228,6 +229,24 @@ async function load(label, opts) {
 
 // ---------------------------------------------------------------- the measurements
 
+/**
+ * (6) What one captcha costs: renders of the built renderer one after another (wall time, the PNG
+ * encoding on the libuv pool included), and one BCrypt compare at COST as the yardstick.
+ */
+async function captchaCost(renders = 200) {
+  const mod = await import(pathToFileURL(join(BUILD_DIR, 'dist', 'src', 'auth', 'captcha', 'captcha.renderer.js')).href);
+  const { renderCaptcha, captchaText } = mod.default ?? mod;
+  for (let i = 0; i < 20; i += 1) await renderCaptcha(captchaText()); // warm-up: font, JIT
+  let started = process.hrtime.bigint();
+  for (let i = 0; i < renders; i += 1) await renderCaptcha(captchaText());
+  const renderMs = Number(process.hrtime.bigint() - started) / 1e6 / renders;
+  const hash = await bcrypt.hash(USER_PASSWORD, COST);
+  started = process.hrtime.bigint();
+  for (let i = 0; i < 20; i += 1) await bcrypt.compare(USER_PASSWORD, hash);
+  const compareMs = Number(process.hrtime.bigint() - started) / 1e6 / 20;
+  return { renderMs, compareMs };
+}
+
 /** (1) BCrypt compares per second with two in flight: bcrypt's async API runs them on two libuv threads. */
 async function bcryptLimit(seconds) {
   const hash = await bcrypt.hash(USER_PASSWORD, COST);
@@ -382,6 +401,9 @@ async function main() {
       out.rsaMs = Number(process.hrtime.bigint() - started) / 1e6 / 100;
     }
 
+    log('(6) captcha renders against one BCrypt compare');
+    out.captcha = await captchaCost();
+
     log(`(3) /sys/me/info, ${SECONDS} s, ${API_CONNECTIONS} connections`);
     const infoMeasured = await cpuPerRequest(pid, () => peakRss(pid, () => load('/sys/me/info', apiOpts(url, '/sys/me/info', { 'admin-token': token }))));
     const info = infoMeasured.result;
@@ -470,6 +492,8 @@ function report(o) {
     + '(the ceiling of (2) ÷ (1) when both cores are busy)');
   if (o.rsaMs) console.log(`  of the main thread's: one RSA-OAEP private decrypt ${o.rsaMs.toFixed(2)} ms`);
   console.log(`CPU ms per /sys/me/info (3): ${cpu(o.infoCpu)}`);
+  console.log(`(6) one captcha (120×40 PNG): ${o.captcha.renderMs.toFixed(2)} ms; one BCrypt compare at cost ${COST}: `
+    + `${o.captcha.compareMs.toFixed(1)} ms (a captcha costs ${pct(o.captcha.renderMs / o.captcha.compareMs)} of a compare)`);
   console.log('(mariadbd and redis-server figures include whatever else uses them on the machine)');
 }
 

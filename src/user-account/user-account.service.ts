@@ -80,7 +80,11 @@ export class UserAccountService {
     return user ? { user, loginType: LOGIN_TYPE_OF[hit.kind] } : null;
   }
 
-  /** The current row (lock and disable state may have changed since the caller read it). */
+  /**
+   * The current row (lock and disable state may have changed since the caller read it). Callers that
+   * act on a user go on with the row's own id, not the one given: MariaDB matches ids whatever their
+   * case or trailing spaces, but the mutex, the session keys and the self check compare exact strings.
+   */
   async get(id: string): Promise<UserEntity> {
     const user = await this.users.findOne({ where: { id } });
     if (!user) throw new AppException(ErrorCode.NOT_FOUND);
@@ -162,9 +166,9 @@ export class UserAccountService {
   }
 
   /** Spec 4.5 lock(userId) by an administrator; contract §5/§11 end the user's sessions, §12 protects the caller and the last `*`. */
-  async lock(id: string, actorId: string): Promise<void> {
+  async lock(given: string, actorId: string): Promise<void> {
+    const { id } = await this.get(given);
     this.protection.assertNotSelf(actorId, id);
-    await this.get(id);
     await this.protection.keepingSuperAdmin({ userId: id }, () => this.mutex.run(Keys.loginMutex(id), async () => {
       await this.lockForFailures(id);
       await this.sessions.endAll(id);
@@ -176,16 +180,16 @@ export class UserAccountService {
    * login mutex like lock: a wrong password being counted right now must not lock the account
    * again with the failures from before this unlock.
    */
-  async unlock(id: string): Promise<void> {
-    await this.get(id);
+  async unlock(given: string): Promise<void> {
+    const { id } = await this.get(given);
     await this.mutex.run(Keys.loginMutex(id), () =>
       this.users.update(id, { locked: false, unlockTime: null, failureResetTime: this.clock.now() }));
   }
 
   /** Spec 4.5 disable(userId) by an administrator; contract §12 protects the caller and the last `*`. */
-  async disable(id: string, actorId: string): Promise<void> {
+  async disable(given: string, actorId: string): Promise<void> {
+    const { id } = await this.get(given);
     this.protection.assertNotSelf(actorId, id);
-    await this.get(id);
     await this.protection.keepingSuperAdmin({ userId: id }, () => this.mutex.run(Keys.loginMutex(id), async () => {
       await this.users.update(id, { disabled: true, unlockTime: null });
       await this.sessions.endAll(id);
@@ -193,8 +197,8 @@ export class UserAccountService {
   }
 
   /** Spec 4.5 enable(userId); the failure count starts again (contract §5), under the login mutex as unlock. */
-  async enable(id: string): Promise<void> {
-    await this.get(id);
+  async enable(given: string): Promise<void> {
+    const { id } = await this.get(given);
     await this.mutex.run(Keys.loginMutex(id), () =>
       this.users.update(id, { disabled: false, unlockTime: null, failureResetTime: this.clock.now() }));
   }
@@ -203,9 +207,9 @@ export class UserAccountService {
    * Spec 4.3 reset: the default password (or a generated one, returned once), password_update_time cleared.
    * Not of one's own account (contract §12): that is /sys/me/pass/update, which asks for the old password.
    */
-  async resetPassword(id: string, actorId: string, actorCodes: string[]): Promise<{ password: string } | null> {
+  async resetPassword(given: string, actorId: string, actorCodes: string[]): Promise<{ password: string } | null> {
+    const { id } = await this.get(given);
     this.protection.assertNotSelf(actorId, id);
-    await this.get(id);
     // Contract §11 "nobody grants more than they hold": the reset hands the caller the password,
     // so with it every code of the target. sys:user:resetPass alone must not open a * account.
     if (!mayGrant(actorCodes, await this.roles.permissionsOf(id))) {

@@ -161,4 +161,23 @@ describe.each(BACKENDS)('administrators cannot lock themselves out (contract §1
       await own.close();
     }
   });
+  it('an id spelt another way (upper case, padded) reaches the same protections and ends the same sessions', async () => {
+    const user = await createActiveUser(app);
+    const token = await app.token(user.username, user.password);
+    for (const variant of [adminId.toUpperCase(), `${adminId} `]) {
+      const self = await app.admin('/sys/user/disable', { id: variant });
+      // The variant is malformed (too long), names nobody (SQLite compares bytes) or is the caller's own account.
+      expect(['FORBIDDEN', 'NOT_FOUND', 'VALIDATION_FAILED']).toContain(self.body.code);
+      expect(Boolean(Number((await app.userRow(adminId)).disabled))).toBe(false);
+    }
+    const locked = await app.admin('/sys/user/lock', { id: user.id.toUpperCase() });
+    expect(['OK', 'NOT_FOUND']).toContain(locked.body.code);
+    if (locked.body.code === 'OK') {
+      // Contract §5: an administrator's lock ends the user's sessions, whatever spelling reached the row.
+      expect((await app.post('/sys/me/info', {}, { token })).body.code).toBe('NOT_LOGGED_IN');
+      await app.admin('/sys/user/unlock', { id: user.id });
+    } else {
+      expect(Boolean(Number((await app.userRow(user.id)).locked))).toBe(false);
+    }
+  });
 });
