@@ -1,11 +1,12 @@
 import { constants, createHash, generateKeyPairSync, publicEncrypt, randomBytes } from 'node:crypto';
 import { createUser, TestUser } from './factories';
+import { fieldErrorsOk } from './support/field-errors';
 import { BACKENDS } from './support/backends';
 import { ADMIN_PASSWORD, CallOptions, Reply, startApp, TestApp } from './support/test-app';
 
 /**
  * Contract §2: whatever a client sends, the answer is a 4xx in the envelope
- * { success: false, code, message, data: null } — VALIDATION_FAILED for malformed,
+ * { success: false, code, message, data } — VALIDATION_FAILED (data.errors naming the fields, contract §7) for malformed,
  * missing, wrongly typed, unknown or out-of-range input — never a 5xx, and nothing changes.
  */
 
@@ -390,8 +391,10 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
         continue;
       }
       const shapeOk = res.body && Object.keys(res.body).sort().join() === 'code,data,message,success'
-        && res.body.success === false && res.body.data === null && typeof res.body.message === 'string' && res.body.message !== '';
-      const fieldOk = !c.field || res.body?.message?.includes(c.field);
+        && res.body.success === false && typeof res.body.message === 'string' && res.body.message !== ''
+        // Contract §7: VALIDATION_FAILED names the refused fields in data.errors; other failures keep data: null.
+        && (c.code === 'VALIDATION_FAILED' ? fieldErrorsOk(res.body.data) : res.body.data === null);
+      const fieldOk = !c.field || (res.body?.message?.includes(c.field) && fieldErrorsOk(res.body.data, c.field));
       if (res.status !== STATUS[c.code] || res.body?.code !== c.code || !shapeOk || !fieldOk) {
         problems.push(`${c.label}: expected ${STATUS[c.code]} ${c.code}${c.field ? ` naming ${c.field}` : ''}, got ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
       }
@@ -539,6 +542,36 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
         expect(res.body).toEqual({ success: false, code: 'BAD_CREDENTIALS', message: '用户名或密码错误', data: null });
         const [row] = await app.logRows(account);
         expect(row).toMatchObject({ account, status: 'passwrong', user_id: null });
+      }
+    });
+  });
+
+  describe('contract §7: VALIDATION_FAILED names every refused field in data.errors', () => {
+    it('one entry per refused field, in the caller\'s language; the message names the first', async () => {
+      const res = await app.admin('/sys/loginLog/list', { pageNum: 0, pageSize: 'ten', status: 'foo' });
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('VALIDATION_FAILED');
+      expect(res.body.data.errors.map((e: any) => e.field).sort()).toEqual(['pageNum', 'pageSize', 'status']);
+      for (const e of res.body.data.errors) expect(e.message).toMatch(new RegExp(`^参数${e.field}不合法`));
+      expect(res.body.data.errors.map((e: any) => e.message)).toContain(res.body.message);
+      const en = await app.post('/sys/loginLog/list', { pageNum: 1, pageSize: 10, bogus: 1 },
+        { token: await app.adminToken(), ip: '10.9.9.9', headers: { 'accept-language': 'en' } });
+      expect(en.body.data).toEqual({ errors: [{ field: 'bogus', message: en.body.message }] });
+      expect(en.body.message).toMatch(/^Invalid bogus/);
+    });
+
+    it('refusals decided past the body check name their field too: a password that does not decrypt, an unknown role', async () => {
+      const plain = await app.admin('/sys/user/create', { username: `v_${randomBytes(3).toString('hex')}`, name: 'V', password: 'Passw0rd!x' });
+      expect(plain.body).toMatchObject({ code: 'VALIDATION_FAILED', data: { errors: [{ field: 'password', message: plain.body.message }] } });
+      const role = await app.admin('/sys/user/create', { username: `v_${randomBytes(3).toString('hex')}`, name: 'V', roles: ['no_such_role'] });
+      expect(role.body).toMatchObject({ code: 'VALIDATION_FAILED', data: { errors: [{ field: 'roles', message: role.body.message }] } });
+    });
+
+    it('a body that is not an object, or not JSON, names the body', async () => {
+      for (const raw of ['[1,2]', '"text"', '{"account":', 'null x']) {
+        const res = await app.post('/sys/login', undefined, { raw });
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({ success: false, code: 'VALIDATION_FAILED', message: res.body.message, data: { errors: [{ field: 'body', message: res.body.message }] } });
       }
     });
   });

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createActiveUser, createRole, createUser, TestUser } from './factories';
 import { BACKENDS } from './support/backends';
 import { epochMs, Reply, startApp, TestApp } from './support/test-app';
+import { namesFields } from './support/field-errors';
 
 const LOCK_MINUTES = 10;
 const MINUTE = 60_000;
@@ -458,7 +459,7 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
       for (const body of [{}, { id: '' }, { id: 42 }]) {
         const res = await app.admin(`/sys/user/${op}`, body);
         expect(res.status).toBe(400);
-        expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', data: null });
+        expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', data: namesFields('id') });
         expect(res.body.message).toContain('id');
       }
     });

@@ -3,6 +3,7 @@ import { createActiveUser, createRole, createUser } from './factories';
 import { BACKENDS } from './support/backends';
 import { encryptPassword } from './support/password-transport';
 import { epochMs, startApp, TestApp } from './support/test-app';
+import { namesFields } from './support/field-errors';
 
 /** Spec 2.2 defaults of the complexity fields (what /sys/strategy/user/rules answers on a fresh start). */
 const DEFAULT_RULES = {
@@ -187,7 +188,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       for (const [body, field] of attempts) {
         const res = await app.post('/sys/me/pass/update', body, { token });
         expect(res.status).toBe(400);
-        expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', data: null });
+        expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', data: namesFields(field) });
         expect(res.body.message).toContain(field);
       }
       const missing = await app.post('/sys/me/pass/update', { oldPass: await app.encrypt(user.password) }, { token });

@@ -3,6 +3,7 @@ import { SysPropsChangedEvent } from '../src/strategy/strategy.types';
 import { createRole, createUser } from './factories';
 import { BACKENDS, mariadbRedis } from './support/backends';
 import { startApp, TestApp, tokenKey } from './support/test-app';
+import { namesFields } from './support/field-errors';
 
 // Spec 2.1, setting group user_login_strategy.
 const LOGIN_DEFAULTS = {
@@ -224,7 +225,7 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
       // A good field next to the bad one: it must not be saved either.
       const res = await app.admin(LOGIN.save, { maxFailureTimes: 9, ...bad });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ success: false, code: 'VALIDATION_FAILED', message: expect.stringContaining(field), data: null });
+      expect(res.body).toEqual({ success: false, code: 'VALIDATION_FAILED', message: expect.stringContaining(field), data: namesFields(field) });
       expect(await info(LOGIN)).toEqual(LOGIN_DEFAULTS);
       expect(await rowsOf(LOGIN.group)).toEqual(before);
       expect(changed.filter((e) => !e.remote)).toEqual([]);
@@ -250,7 +251,7 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
       changed.length = 0;
       const res = await app.admin(USER.save, { expireNotifyDays: 3, ...bad });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ success: false, code: 'VALIDATION_FAILED', message: expect.stringContaining(field), data: null });
+      expect(res.body).toEqual({ success: false, code: 'VALIDATION_FAILED', message: expect.stringContaining(field), data: namesFields(field) });
       expect(await info(USER)).toEqual(USER_DEFAULTS);
       expect(await rowsOf(USER.group)).toEqual(before);
       expect(changed.filter((e) => !e.remote)).toEqual([]);
@@ -299,7 +300,7 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
     ])('a form-encoded save with %s is refused and changes nothing', async (_label, raw, field) => {
       const res = await form(LOGIN.save, raw);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ success: false, code: 'VALIDATION_FAILED', message: expect.stringContaining(field), data: null });
+      expect(res.body).toEqual({ success: false, code: 'VALIDATION_FAILED', message: expect.stringContaining(field), data: namesFields(field) });
       expect(await info(LOGIN)).toEqual(LOGIN_DEFAULTS);
     });
   });

@@ -4,6 +4,7 @@ import { createRole, createUser } from './factories';
 import { BACKENDS } from './support/backends';
 import { ADMIN_PASSWORD, startApp, TestApp } from './support/test-app';
 import { Keys } from '../src/store/keys';
+import { namesFields } from './support/field-errors';
 
 const tag = () => randomBytes(4).toString('hex');
 const mobileOf = () => `137${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
@@ -220,7 +221,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract ยง1, ย
       const res = await app.admin('/sys/user/create', { username, name: 'Plain', password: 'Passw0rd!x' });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('VALIDATION_FAILED');
-      expect(res.body).toMatchObject({ success: false, data: null });
+      expect(res.body).toMatchObject({ success: false, data: namesFields('password') });
       expect(res.body.message).toContain('password');
       expect(await app.db.query('SELECT id FROM sys_user WHERE username = ?', [username])).toHaveLength(0);
     });

@@ -24,8 +24,12 @@ export class AppException extends Error {
   }
 }
 
-export const validationFailed = (zh: string, en: string = zh) =>
-  new AppException(ErrorCode.VALIDATION_FAILED, undefined, { zh, en });
+/**
+ * VALIDATION_FAILED for one refused input field (contract §7: `data.errors` names it, so that a form
+ * can mark the field). `body` when the refusal is about the body as a whole.
+ */
+export const validationFailed = (zh: string, en: string = zh, field = 'body') =>
+  new AppException(ErrorCode.VALIDATION_FAILED, undefined, { zh, en }, [{ field, zh, en }]);
 
 /** VALIDATION_FAILED naming each refused field (contract §7); the message joins theirs. */
 export const fieldsFailed = (problems: FieldProblem[]) =>

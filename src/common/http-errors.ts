@@ -46,10 +46,11 @@ export function toEnvelope(err: unknown, locale: Locale): { status: number; body
       code = ErrorCode.INTERNAL;
     }
   }
-  return {
-    status: HTTP_STATUS[code],
-    body: { success: false, code, message: message ?? messageOf(code, locale), data },
-  };
+  message ??= messageOf(code, locale);
+  // Contract §7: every VALIDATION_FAILED names its fields; refusals of the body as a whole (not JSON,
+  // too large, wrong media type) name the body.
+  if (code === ErrorCode.VALIDATION_FAILED && data === null) data = { errors: [{ field: 'body', message }] };
+  return { status: HTTP_STATUS[code], body: { success: false, code, message, data } };
 }
 
 function describeClientError(err: any, status: number, locale: Locale): string {

@@ -1,20 +1,30 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
-import { AppException, validationFailed } from './app.exception';
+import { AppException, FieldProblem, validationFailed } from './app.exception';
+import { ErrorCode } from './error-code';
 
 // When a value breaks several rules, name the most basic one ("must be a string" before "too long").
 const PRIORITY = ['whitelistValidation', 'isDefined', 'isString', 'isInt', 'isBoolean', 'isArray', 'isIn', 'isDateString'];
 const rank = (name: string) => (PRIORITY.includes(name) ? PRIORITY.indexOf(name) : PRIORITY.length);
 
-function firstProblem(errors: ValidationError[], parent = ''): { field: string; rule: string } {
-  for (const error of errors) {
-    const field = parent ? `${parent}.${error.property}` : error.property;
-    if (error.constraints) {
-      const [name, text] = Object.entries(error.constraints).sort(([a], [b]) => rank(a) - rank(b))[0];
-      return { field, rule: name === 'whitelistValidation' ? `${field} is not an accepted field` : text };
-    }
-    if (error.children?.length) return firstProblem(error.children, field);
+/** The most basic broken rule of one field (or of its first nested field), or null when none is named. */
+function problemOf(error: ValidationError, parent = ''): { field: string; rule: string } | null {
+  const field = parent ? `${parent}.${error.property}` : error.property;
+  if (error.constraints) {
+    const [name, text] = Object.entries(error.constraints).sort(([a], [b]) => rank(a) - rank(b))[0];
+    return { field, rule: name === 'whitelistValidation' ? `${field} is not an accepted field` : text };
   }
-  return { field: 'body', rule: 'the request body must be a JSON object' };
+  for (const child of error.children ?? []) {
+    const found = problemOf(child, field);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** Contract §7: one entry per refused field; the message names the first, as before. */
+function problemsOf(errors: ValidationError[]): FieldProblem[] {
+  const found = errors.map((e) => problemOf(e)).filter((p): p is { field: string; rule: string } => p !== null);
+  if (!found.length) found.push({ field: 'body', rule: 'the request body must be a JSON object' });
+  return found.map(({ field, rule }) => ({ field, zh: `参数${field}不合法: ${rule}`, en: `Invalid ${field}: ${rule}` }));
 }
 
 const INHERITED_KEYS = new Set([...Object.getOwnPropertyNames(Object.prototype), '__proto__']);
@@ -48,10 +58,10 @@ function structuralProblem(body: object): AppException | undefined {
 }
 
 const illFormed = (field: string) =>
-  validationFailed(`参数${field}不合法: 不是合法的Unicode文本`, `Invalid ${field}: it is not well-formed Unicode text`);
+  validationFailed(`参数${field}不合法: 不是合法的Unicode文本`, `Invalid ${field}: it is not well-formed Unicode text`, field);
 
 const unknownField = (field: string) =>
-  validationFailed(`参数${field}不合法: ${field} is not an accepted field`, `Invalid ${field}: ${field} is not an accepted field`);
+  validationFailed(`参数${field}不合法: ${field} is not an accepted field`, `Invalid ${field}: ${field} is not an accepted field`, field);
 
 /**
  * Strict body validation: unknown fields and wrong types are refused with
@@ -67,8 +77,8 @@ export class BodyValidationPipe extends ValidationPipe {
       transform: true,
       validationError: { target: false, value: false },
       exceptionFactory: (errors) => {
-        const { field, rule } = firstProblem(errors);
-        return validationFailed(`参数${field}不合法: ${rule}`, `Invalid ${field}: ${rule}`);
+        const problems = problemsOf(errors);
+        return new AppException(ErrorCode.VALIDATION_FAILED, undefined, { zh: problems[0].zh, en: problems[0].en }, problems);
       },
     });
   }

@@ -86,6 +86,8 @@ export class StrategyService implements OnModuleInit {
         throw validationFailed(
           `参数maxPasswordLength不合法: 不能小于minPasswordLength(${min})`,
           `Invalid maxPasswordLength: must not be below minPasswordLength (${min})`,
+          // The field this save sent: a lone minPasswordLength is what breaks the stored maximum.
+          dto.maxPasswordLength === undefined ? 'minPasswordLength' : 'maxPasswordLength',
         );
       }
       return (await this.save(StrategyGroup.USER, dto)) as UserStrategy;

@@ -51,7 +51,7 @@ export class RoleService implements OnApplicationBootstrap {
       if (current && !mayGrant(held, current.permissions)) throw new AppException(ErrorCode.FORBIDDEN);
       if (!current && same.length) throw this.duplicateCode(same[0].code);
       if (dto.code === ADMIN_ROLE && !dto.permissions.includes(ALL_PERMISSIONS)) {
-        throw validationFailed('内置角色admin必须保留权限*', 'The built-in role admin must keep permission *');
+        throw validationFailed('内置角色admin必须保留权限*', 'The built-in role admin must keep permission *', 'permissions');
       }
       // Contract §12: taking `*` from a role must not leave the service without a usable holder of it.
       const strips = !!current?.permissions.includes(ALL_PERMISSIONS) && !dto.permissions.includes(ALL_PERMISSIONS);
@@ -91,7 +91,7 @@ export class RoleService implements OnApplicationBootstrap {
     if (!codes.length) return;
     const found = await this.roles.find({ where: { code: In(codes) } });
     const missing = codes.filter((c) => !found.some((r) => r.code === c));
-    if (missing.length) throw validationFailed(`参数roles不合法: 角色不存在 ${missing.join(',')}`, `Invalid roles: unknown ${missing.join(',')}`);
+    if (missing.length) throw validationFailed(`参数roles不合法: 角色不存在 ${missing.join(',')}`, `Invalid roles: unknown ${missing.join(',')}`, 'roles');
   }
 
   async permissionsOf(userId: string): Promise<string[]> {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { ErrorCode } from '../../src/common/error-code';
 import { LoginStatus, LoginTypes } from '../../src/login-log/login-log.entity';
+import { fieldErrorsOk } from '../support/field-errors';
 import { BACKENDS } from '../support/backends';
 import { Reply, startApp, TestApp } from '../support/test-app';
 
@@ -171,7 +172,10 @@ function expectEnvelope(res: Reply, mayPass: boolean): void {
     expect(res.body).toMatchObject({ success: true, code: 'OK' });
   } else {
     expect(res.status).toBeGreaterThanOrEqual(400);
-    expect(res.body).toMatchObject({ success: false, data: null });
+    expect(res.body.success).toBe(false);
+    // Contract §7: VALIDATION_FAILED names the refused fields; every other failure keeps data: null.
+    if (res.body.code === 'VALIDATION_FAILED') expect(fieldErrorsOk(res.body.data)).toBe(true);
+    else expect(res.body.data).toBeNull();
     expect(res.body.message.length).toBeGreaterThan(0);
   }
 }
