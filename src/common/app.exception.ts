@@ -37,7 +37,3 @@ export const fieldsFailed = (problems: FieldProblem[]) =>
     zh: problems.map((p) => p.zh).join('; '),
     en: problems.map((p) => p.en).join('; '),
   }, problems);
-
-/** FORBIDDEN with a message that says why (the code stays the contract's). */
-export const forbidden = (zh: string, en: string) =>
-  new AppException(ErrorCode.FORBIDDEN, undefined, { zh, en });

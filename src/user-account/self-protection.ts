@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { forbidden } from '../common/app.exception';
+import { AppException } from '../common/app.exception';
+import { ErrorCode } from '../common/error-code';
 import { Clock } from '../common/clock';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
@@ -32,7 +33,8 @@ export class SelfProtection {
 
   assertNotSelf(actorId: string, targetId: string): void {
     if (actorId === targetId) {
-      throw forbidden('不能锁定、禁用或重置自己的账户', 'You cannot lock, disable or reset your own account');
+      // Contract §2 fixes FORBIDDEN's message (没有权限); the console does not offer these actions on one's own row.
+      throw new AppException(ErrorCode.FORBIDDEN);
     }
   }
 
@@ -49,7 +51,7 @@ export class SelfProtection {
         ? before.filter((id) => id !== loss.userId)
         : await this.usableSuperAdmins(loss.roleCode);
       if (before.length && !after.length) {
-        throw forbidden('至少需要保留一个启用且未锁定的超级管理员账户', 'At least one enabled, unlocked account holding * must remain');
+        throw new AppException(ErrorCode.FORBIDDEN);
       }
       return change();
     });

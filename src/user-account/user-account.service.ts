@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Brackets, DataSource, In, Repository } from 'typeorm';
-import { AppException, FieldProblem, fieldsFailed, forbidden } from '../common/app.exception';
+import { AppException, FieldProblem, fieldsFailed } from '../common/app.exception';
 import { Clock } from '../common/clock';
 import { isDeadlock, isUniqueViolation } from '../common/db-errors';
 import { ErrorCode } from '../common/error-code';
@@ -213,7 +213,7 @@ export class UserAccountService {
     // Contract §11 "nobody grants more than they hold": the reset hands the caller the password,
     // so with it every code of the target. sys:user:resetPass alone must not open a * account.
     if (!mayGrant(actorCodes, await this.roles.permissionsOf(id))) {
-      throw forbidden('不能重置拥有您所没有的权限的用户的密码', 'You cannot reset the password of a user who holds permissions you do not hold');
+      throw new AppException(ErrorCode.FORBIDDEN);
     }
     // An empty DEFAULT_PASSWORD counts as unset: never store the hash of '' (anyone could log in).
     const generated = this.config.DEFAULT_PASSWORD ? undefined : generatePassword(await this.strategy.passwordRules());

@@ -625,4 +625,12 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     expect(codes).not.toContain('admin');
     await scene.shot(page, 'create-roles');
   });
+  scenario('8. the Users page offers no lock, disable or reset on the administrator\'s own row (contract §12)', 'self-row', async () => {
+    const other = await createActiveUser(app);
+    const page = await adminPage();
+    const own = await userRow(page, 'admin');
+    for (const action of ['lock', 'disable', 'reset']) expect(await own.locator(sel(`user-${action}`)).count()).toBe(0);
+    const theirs = await userRow(page, other.username);
+    for (const action of ['lock', 'disable', 'reset']) expect(await theirs.locator(sel(`user-${action}`)).count()).toBe(1);
+  });
 });

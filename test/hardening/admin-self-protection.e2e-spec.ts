@@ -4,11 +4,9 @@ import { BACKENDS } from '../support/backends';
 import { codeOf } from '../support/code-of';
 import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
 
-const SELF = { zh: '不能锁定、禁用或重置自己的账户', en: 'You cannot lock, disable or reset your own account' };
-const LAST = {
-  zh: '至少需要保留一个启用且未锁定的超级管理员账户',
-  en: 'At least one enabled, unlocked account holding * must remain',
-};
+// Contract §2 fixes FORBIDDEN's message; both refusals (one's own account, the last usable holder of *) use it.
+const SELF = { zh: '没有权限', en: 'Permission denied' };
+const LAST = SELF;
 
 /**
  * Contract §12 self-protection: before this, admin → Users → its own row → 禁用 logged the only
