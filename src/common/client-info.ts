@@ -11,10 +11,13 @@ const unmapped = (address: string | undefined): string => (address ?? '').trim()
  */
 export function clientIp(request: FastifyRequest): string {
   const resolved = unmapped(request.ip);
-  if (isIP(resolved)) return resolved;
+  if (isAddress(resolved)) return resolved.toLowerCase();
   const socket = unmapped(request.socket?.remoteAddress);
-  return isIP(socket) ? socket : 'unknown';
+  return isAddress(socket) ? socket.toLowerCase() : 'unknown';
 }
+
+/** An IPv4 or IPv6 address, without an IPv6 zone (`fe80::1%eth0`: the zone is free text of any length). */
+const isAddress = (value: string): boolean => isIP(value) !== 0 && !value.includes('%');
 
 export function userAgent(request: FastifyRequest): string {
   const ua = request.headers['user-agent'];

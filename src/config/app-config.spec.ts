@@ -29,7 +29,7 @@ describe('TRUST_PROXY (contract §11 "Client IP")', () => {
 
   it.each([
     'yes', 'TRUE', '-1', '101', '1.5', '10.0.0.0/33', '::/129', '10.0.0/8', '10.0.0.1,', 'proxy.example.com',
-    '10.0.0.0/8/1', '10.0.0.1, loopback', '10.0.0.0/ 8', '<script>',
+    '10.0.0.0/8/1', '10.0.0.1, loopback', '10.0.0.0/ 8', '<script>', '0.0.0.0/0', '::/0',
   ])('refuses %p, naming the variable', (value) => {
     expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(ConfigError);
     expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY/);

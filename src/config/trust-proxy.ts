@@ -33,7 +33,8 @@ function isAddressOrCidr(entry: string): boolean {
   if (!family || rest.length) return false;
   if (prefix === undefined) return true;
   if (!/^\d{1,3}$/.test(prefix)) return false;
-  return Number(prefix) <= (family === 4 ? 32 : 128);
+  // A /0 would trust every address (and Fastify's proxy-addr refuses it at start).
+  return Number(prefix) >= 1 && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 export const TRUST_PROXY_RULE =

@@ -43,11 +43,16 @@ describe.each(BACKENDS)('client IP behind proxies on $name', (backend) => {
   });
 
   it('never stores a forged entry that is not an IP address: the socket address stands in for it', async () => {
-    for (const forged of ['<script>alert(1)</script>', '6.6.6.6, <img src=x>', '10.1.2.3:8080', 'unknown', '']) {
+    // An IPv6 zone is free text of any length after '%': 'fe80::1%<anything>' passes net.isIP.
+    for (const forged of ['<script>alert(1)</script>', '6.6.6.6, <img src=x>', '10.1.2.3:8080', 'unknown', '', `fe80::1%${'a'.repeat(100)}`]) {
       expect(await ipsOf(app, forged)).toEqual({ session: '127.0.0.1', log: '127.0.0.1' });
     }
     const [{ n }] = await app.db.query("SELECT COUNT(*) AS n FROM sys_login_log WHERE ip LIKE '%<%' OR ip LIKE '%:8080'");
     expect(Number(n)).toBe(0);
+  });
+
+  it('IPv6 addresses are kept in one spelling, so that one client is one IP for bindIp, throttling and the unusual-IP rule', async () => {
+    expect(await ipsOf(app, '2001:DB8::1')).toEqual({ session: '2001:db8::1', log: '2001:db8::1' });
   });
 
   it('per-IP throttling cannot be dodged by rotating the left-most X-Forwarded-For entry', async () => {

@@ -75,7 +75,16 @@ export class MessagePushService implements OnModuleInit, OnModuleDestroy {
     try {
       const byHash = new Map<string, MessageStream[]>();
       for (const set of this.streams.values()) {
-        for (const stream of set) byHash.set(stream.tokenHash, [...(byHash.get(stream.tokenHash) ?? []), stream]);
+        for (const stream of set) {
+          // A client that left unnoticed is dropped here rather than kept until its session ends.
+          if (!stream.isOpen) {
+            this.detach(stream);
+            continue;
+          }
+          let same = byHash.get(stream.tokenHash);
+          if (!same) byHash.set(stream.tokenHash, (same = []));
+          same.push(stream);
+        }
       }
       await Promise.all([...byHash].map(async ([tokenHash, streams]) => {
         try {

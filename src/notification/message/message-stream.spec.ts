@@ -9,6 +9,7 @@ import type { MessageView } from './message.types';
 class FakeResponse extends EventEmitter {
   readonly chunks: string[] = [];
   writableEnded = false;
+  destroyed = false;
   endCalls = 0;
   write(chunk: string): boolean {
     if (this.writableEnded) throw new Error('write after end');
@@ -45,6 +46,11 @@ describe('MessageStream (SSE frames of GET /sys/message/stream)', () => {
 
   beforeEach(() => {
     response = new FakeResponse();
+  });
+
+  it('a response destroyed before the stream listened for close counts as closed', () => {
+    response.destroyed = true;
+    expect(streamOf().isOpen).toBe(false);
   });
 
   it('open sends the reconnect delay and a comment', () => {

@@ -23,7 +23,8 @@ export class MessageStream {
   }
 
   get isOpen(): boolean {
-    return !this.closed && !this.response.writableEnded;
+    // destroyed: the client left before this stream listened for 'close' (during authentication).
+    return !this.closed && !this.response.writableEnded && !this.response.destroyed;
   }
 
   /** The first bytes: how long a browser waits before reconnecting, and a comment that flushes the headers. */

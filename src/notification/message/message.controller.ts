@@ -62,6 +62,8 @@ export class MessageController {
   @ApiQuery({ name: 'lang', required: false, description: 'language of the closing event (zh, en); default Accept-Language' })
   async stream(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const { userId, tokenHash } = await this.authenticate(request);
+    // The client may have left while the session was looked up: attach nothing for it.
+    if (reply.raw.destroyed || request.raw.socket?.destroyed) return;
     reply.hijack();
     reply.raw.writeHead(200, {
       ...(reply.getHeaders() as Record<string, string>),
