@@ -1,3 +1,4 @@
+import { AppConfig } from '../config/app-config';
 import { SystemClock } from '../common/clock';
 import { KeyedMutex } from './keyed-mutex';
 import { MemoryKvStore } from './memory-kv.store';
@@ -51,5 +52,16 @@ describe('KeyedMutex lease', () => {
     const waited = Date.now() - started;
     expect(waited).toBeGreaterThanOrEqual(150);
     expect(waited).toBeLessThan(1_000);
+  });
+  it('by default a lease is no longer than a taker waits: a crashed holder delays takers, never outlasts their wait', async () => {
+    // DB_STATEMENT_TIMEOUT_MS 100 → takers wait 2 s by default, so the default lease is at most 2 s.
+    const short = new KeyedMutex(store, { DB_STATEMENT_TIMEOUT_MS: 100 } as AppConfig);
+    // The holder's process "dies": its section never ends and no renewal reaches the store.
+    jest.spyOn(store, 'expireIfEquals').mockResolvedValue(false);
+    void short.run('k', () => new Promise(() => undefined));
+    await sleep(20);
+    const started = Date.now();
+    await expect(short.run('k', async () => 'after-lease', undefined, 5_000)).resolves.toBe('after-lease');
+    expect(Date.now() - started).toBeLessThan(2_500);
   });
 });

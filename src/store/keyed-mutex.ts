@@ -28,13 +28,19 @@ export class KeyedMutex {
    * account takes milliseconds plus one password compare.
    */
   private readonly defaultWaitMs: number;
+  /**
+   * No longer than the wait: a living holder renews its lease anyway, and a crashed one must not
+   * keep every taker of its key answering 503 for longer than a taker would wait.
+   */
+  private readonly defaultLeaseMs: number;
 
   constructor(private readonly store: KvStore, @Optional() config?: AppConfig) {
     const deadlineMs = config?.DB_STATEMENT_TIMEOUT_MS;
     this.defaultWaitMs = deadlineMs ? Math.max(2 * deadlineMs, 2_000) : 20_000;
+    this.defaultLeaseMs = Math.min(15_000, this.defaultWaitMs);
   }
 
-  async run<T>(key: string, fn: () => Promise<T>, leaseMs = 15_000, waitMs = this.defaultWaitMs): Promise<T> {
+  async run<T>(key: string, fn: () => Promise<T>, leaseMs = this.defaultLeaseMs, waitMs = this.defaultWaitMs): Promise<T> {
     const owner = randomUUID();
     const giveUpAt = Date.now() + waitMs;
     let delay = 2;
