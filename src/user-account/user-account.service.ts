@@ -289,19 +289,12 @@ export class UserAccountService {
 
   /**
    * Contract §11: no user name, mobile or e-mail may equal another user's user name, mobile or
-   * e-mail (as normalised by user-identifier.ts), nor one of the user's own other fields.
+   * e-mail (as normalised by user-identifier.ts); the user's own fields may share a value.
    */
   private async assertUnique(identifiers: Identifier[]): Promise<void> {
-    const problems: FieldProblem[] = [];
-    const own = new Set<string>();
-    for (const { kind, value } of identifiers) {
-      if (own.has(value)) problems.push(this.sameAsOwn(kind));
-      own.add(value);
-    }
-    const taken = new Set((await this.identifiers.find({ where: { value: In([...own]) } })).map((r) => r.value));
-    for (const { kind, value } of identifiers) {
-      if (taken.has(value) && !problems.some((p) => p.field === kind)) problems.push(this.taken(kind));
-    }
+    const values = identifiers.map((i) => i.value);
+    const taken = new Set((await this.identifiers.find({ where: { value: In(values) } })).map((r) => r.value));
+    const problems: FieldProblem[] = identifiers.filter((i) => taken.has(i.value)).map((i) => this.taken(i.kind));
     if (problems.length) throw fieldsFailed(problems);
   }
 
@@ -310,14 +303,6 @@ export class UserAccountService {
       field,
       zh: `参数${field}不合法: 已被其他用户的用户名、手机号或邮箱使用(用户名和邮箱不区分大小写)`,
       en: `Invalid ${field}: another user already has it as user name, mobile or e-mail (user names and e-mails ignore case)`,
-    };
-  }
-
-  private sameAsOwn(field: IdentifierKind): FieldProblem {
-    return {
-      field,
-      zh: `参数${field}不合法: 与该用户的用户名相同`,
-      en: `Invalid ${field}: it equals the user's user name`,
     };
   }
 }

@@ -25,11 +25,21 @@ export function normaliseIdentifier(kind: IdentifierKind, raw: string): string {
   return kind === 'mobile' ? raw : raw.toLowerCase();
 }
 
-/** The identifiers a user holds: one per field that is set. */
+/**
+ * The identifiers a user holds: one per field that is set. Contract §11 forbids equality with
+ * another user's identifiers only, so a user name may equal the same user's mobile (a common
+ * set-up); the value is then held once, by the first kind in the lookup order of contract §5,
+ * which is also what a login by it matches first.
+ */
 export function identifiersOf(user: { username: string; mobile?: string | null; email?: string | null }): Identifier[] {
-  return IDENTIFIER_KINDS
-    .filter((kind) => user[kind] !== null && user[kind] !== undefined && user[kind] !== '')
-    .map((kind) => ({ kind, value: normaliseIdentifier(kind, user[kind]!) }));
+  const held: Identifier[] = [];
+  for (const kind of IDENTIFIER_KINDS) {
+    const raw = user[kind];
+    if (raw === null || raw === undefined || raw === '') continue;
+    const value = normaliseIdentifier(kind, raw);
+    if (!held.some((i) => i.value === value)) held.push({ kind, value });
+  }
+  return held;
 }
 
 /**

@@ -45,10 +45,16 @@ describe.each(BACKENDS)('login identifiers are unique across fields on $name', (
       expect(await count('mobile', digits)).toBe(0);
     });
 
-    it('refuses a user name equal to the same user\'s mobile', async () => {
+    it('accepts a user name equal to the same user\'s own mobile (only another user\'s are refused); a login by it is a user-name login', async () => {
       const digits = mobileOf();
-      refusedOn(await create({ username: digits, mobile: digits }), ['mobile']);
-      expect(await count('username', digits)).toBe(0);
+      const res = await create({ username: digits, mobile: digits });
+      expect(res.body).toMatchObject({ success: true, code: 'OK' });
+      expect(await count('username', digits)).toBe(1);
+      const login = await app.login(digits, 'Passw0rd!x');
+      expect(login.body.success).toBe(true);
+      expect((await app.logRows(digits)).at(-1)).toMatchObject({ login_type: 'account', status: 'success' });
+      // The value stays taken for everybody else, in every field.
+      refusedOn(await create({ username: `u${digits}`, mobile: digits }), ['mobile']);
     });
 
     it('names every refused field', async () => {
