@@ -12,7 +12,7 @@ import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { Clock, SystemClock } from './common/clock';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { AppConfig } from './config/app-config';
-import { dataSourceOptions } from './database/data-source-options';
+import { dataSourceOptions, initializeDataSource } from './database/data-source-options';
 import { HealthController } from './health/health.controller';
 import { LoginLogModule } from './login-log/login-log.module';
 import { NotificationModule } from './notification/notification.module';
@@ -42,7 +42,11 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forRoot(config),
-        TypeOrmModule.forRoot(dataSourceOptions(config.DATABASE_URL, config.DB_DROP_SCHEMA, config.DB_STATEMENT_TIMEOUT_MS)),
+        TypeOrmModule.forRootAsync({
+          useFactory: () => dataSourceOptions(config.DATABASE_URL, config.DB_DROP_SCHEMA, config.DB_STATEMENT_TIMEOUT_MS),
+          // Migrations outside the statement deadline (a schema change may take longer than a request may).
+          dataSourceFactory: (options) => initializeDataSource(options!, config.DB_STATEMENT_TIMEOUT_MS),
+        }),
         // Settings are read on every login, so they stay in process memory; other instances
         // learn of a change through SYS_PROPS_CHANGED (see README: why not a Redis cache).
         CacheModule.register({ isGlobal: true }),

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import * as mysql2 from 'mysql2';
-import type { DataSourceOptions } from 'typeorm';
+import { DataSource, DataSourceOptions, MigrationExecutor } from 'typeorm';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { AuditLogEntity } from '../audit/audit-log.entity';
@@ -64,7 +64,10 @@ function mysql2WithSessionLimits(deadlineMs: number): typeof mysql2 {
   return Object.create(mysql2, { createPool: { value: createPool, enumerable: true } });
 }
 
-/** Contract §1 DATABASE_URL → TypeORM options. Migrations run on start; never synchronize. */
+/**
+ * Contract §1 DATABASE_URL → TypeORM options. Migrations run on start (on MariaDB/MySQL through
+ * initializeDataSource, outside the statement deadline); never synchronize.
+ */
 export function dataSourceOptions(databaseUrl: string, dropSchema = false, statementTimeoutMs = 3_000): DataSourceOptions {
   const common = { entities: ENTITIES, migrations: MIGRATIONS, migrationsRun: true, synchronize: false, dropSchema, logging: false };
   if (databaseUrl.startsWith('sqlite:')) {
@@ -85,6 +88,7 @@ export function dataSourceOptions(databaseUrl: string, dropSchema = false, state
   const url = new URL(databaseUrl);
   return {
     ...common,
+    migrationsRun: false,
     // 'mariadb' and 'mysql' share the mysql2 driver; the type only steers SQL dialect details.
     type: url.protocol === 'mariadb:' ? 'mariadb' : 'mysql',
     driver: mysql2WithSessionLimits(statementTimeoutMs),
@@ -98,4 +102,30 @@ export function dataSourceOptions(databaseUrl: string, dropSchema = false, state
     connectTimeout: 5000,
     extra: { connectionLimit: 20, enableKeepAlive: true },
   } as DataSourceOptions;
+}
+
+/**
+ * Opens the data source and runs pending migrations. On MariaDB/MySQL the migrations run on one
+ * connection whose run-time limit is lifted for them (a schema change copies whole tables: an
+ * ALTER of sys_user at 1 M rows takes longer than any request deadline, and a start must not fail
+ * on it) and put back afterwards; lock waits keep their deadline. SQLite has only the busy
+ * timeout, so TypeORM runs its migrations itself there.
+ */
+export async function initializeDataSource(options: DataSourceOptions, statementTimeoutMs = 3_000): Promise<DataSource> {
+  const dataSource = await new DataSource(options).initialize();
+  if (options.type !== 'mysql' && options.type !== 'mariadb') return dataSource;
+  const runner = dataSource.createQueryRunner();
+  try {
+    await runner.connect();
+    const seconds = Math.max(1, Math.ceil(statementTimeoutMs / 1000));
+    await runner.query(`SET SESSION lock_wait_timeout = ${seconds} /*M!100101 , max_statement_time = 0 */ /*!50708 , max_execution_time = 0 */`);
+    await new MigrationExecutor(dataSource, runner).executePendingMigrations();
+    await runner.query(sessionLimitsSql(statementTimeoutMs));
+  } catch (err) {
+    await dataSource.destroy().catch(() => undefined);
+    throw err;
+  } finally {
+    await runner.release().catch(() => undefined);
+  }
+  return dataSource;
 }
