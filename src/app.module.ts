@@ -16,6 +16,7 @@ import { dataSourceOptions, initializeDataSource } from './database/data-source-
 import { HealthController } from './health/health.controller';
 import { LoginLogModule } from './login-log/login-log.module';
 import { NotificationModule } from './notification/notification.module';
+import { AdminBootstrapModule } from './user-account/admin-bootstrap.module';
 import { QrcodeModule } from './qrcode/qrcode.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { StoreModule } from './store/store.module';
@@ -37,7 +38,12 @@ class CoreModule {
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /**
+   * `command`: the context of a one-off command run on the server (admin:recover): the service's
+   * stores and rules, without the first start's admin account and without the notification
+   * outbox, whose worker would deliver (or, unconfigured, give up on) the service's queued messages.
+   */
+  static forRoot(config: AppConfig, { command = false }: { command?: boolean } = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -61,7 +67,7 @@ export class AppModule {
         UserAccountModule,
         AuthModule,
         QrcodeModule,
-        NotificationModule,
+        ...(command ? [] : [NotificationModule, AdminBootstrapModule]),
         AuditModule,
         AccountRecoveryModule,
       ],

@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { AppModule } from '../app.module';
 import { loadConfigOrExplain } from '../config/app-config';
+import { existsSync } from 'node:fs';
 import { AccountRecoveryService } from '../user-account/recovery/account-recovery.service';
 
 /**
@@ -23,9 +24,16 @@ export async function main(args: string[]): Promise<number> {
   const username = args[0];
   const config = loadConfigOrExplain();
   if (!config) return 1;
+  // Opening a SQLite path that does not exist would create an empty database (migrated, keyed):
+  // a mistyped DATABASE_URL must not look like a recovery that found nobody.
+  const sqlitePath = config.DATABASE_URL.startsWith('sqlite:') ? config.DATABASE_URL.slice('sqlite:'.length) : null;
+  if (sqlitePath && sqlitePath !== ':memory:' && !existsSync(sqlitePath)) {
+    console.error(`No database at ${sqlitePath}. Check DATABASE_URL.`);
+    return 1;
+  }
   // Warnings only (a first start's generated admin password is one); errors are reported once below.
   const logger = new ConsoleLogger({ logLevels: ['fatal', 'warn'] });
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger, abortOnError: false });
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, { command: true }), { logger, abortOnError: false });
   try {
     stopScheduledJobs(app.get(SchedulerRegistry));
     const recovered = await app.get(AccountRecoveryService).recover(username);

@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoginLogModule } from '../login-log/login-log.module';
 import { StrategyModule } from '../strategy/strategy.module';
-import { AdminBootstrapService } from './admin-bootstrap.service';
 import { LockoutService } from './lockout.service';
 import { MeController } from './me.controller';
 import { PasswordChangeService } from './password-change.service';
@@ -25,7 +24,6 @@ import { UserEntity } from './user.entity';
     PasswordChangeService,
     RoleService,
     SelfProtection,
-    AdminBootstrapService,
     { provide: PasswordHasher, useClass: BcryptPasswordHasher },
   ],
   exports: [UserAccountService, LockoutService, RoleService, PasswordHasher],

@@ -1,4 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NotificationKind } from '../../src/notification/notification.types';
+import { NotificationEntity } from '../../src/notification/outbox/notification.entity';
 import { createActiveUser, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { buildCommands, runCommand } from '../support/built-command';
@@ -89,6 +94,34 @@ describe.each(BACKENDS)('the recovery command on $name', (backend) => {
     }
   }, 60_000);
 
+  it('finds the account by its user name in any case, as a login does (contract §11)', async () => {
+    const user = await createActiveUser(app);
+    const run = await recover(user.username.toUpperCase());
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`Recovered account "${user.username}" (${user.id})`);
+  }, 60_000);
+
+  it('leaves the service\'s own work alone: a due notification in the outbox stays for the service to send', async () => {
+    const user = await createActiveUser(app);
+    // The service under test runs a day behind, so that only the command would find the row due.
+    const dayMs = 86_400_000;
+    app.clock.set(Date.now() - dayMs);
+    try {
+      const id = randomUUID();
+      await app.db.createQueryBuilder().insert().into(NotificationEntity).values({
+        id, userId: user.id, channel: 'email', kind: NotificationKind.LOGIN_FAILED, payload: '{}', status: 'pending',
+        attempts: 0, nextAttemptAt: new Date(Date.now() - 60_000), createTime: new Date(Date.now() - 60_000),
+      } as any).execute();
+      const run = await recover(user.username);
+      expect(run.code).toBe(0);
+      const [row] = await app.db.query('SELECT status, attempts FROM sys_notification WHERE id = ?', [id]);
+      expect(row).toMatchObject({ status: 'pending' });
+      expect(Number(row.attempts)).toBe(0);
+    } finally {
+      app.clock.set(Date.now());
+    }
+  }, 60_000);
+
   it('answers an unknown user name with one line and exit code 1, and changes nothing', async () => {
     const audits = (await app.db.query('SELECT COUNT(*) AS n FROM sys_audit_log'))[0].n;
     const run = await recover('no_such_user');
@@ -114,5 +147,19 @@ describe('the recovery command\'s usage and failures', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr.trim().split('\n')).toEqual(['Recovery failed (Error ECONNREFUSED). Check DATABASE_URL and REDIS_URL, and that the database is reachable.']);
     noStack(bad.stdout + bad.stderr);
+  }, 60_000);
+
+  it('refuses a SQLite database that does not exist instead of creating one (and its admin) and reporting success', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lps-recover-'));
+    try {
+      const path = join(dir, 'typo.sqlite');
+      const run = await runCommand(script, ['admin'], { DATABASE_URL: `sqlite:${path}` });
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr.trim().split('\n')).toEqual([`No database at ${path}. Check DATABASE_URL.`]);
+      expect(existsSync(path)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });

@@ -3,12 +3,13 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../../audit/audit.module';
 import { StrategyModule } from '../../strategy/strategy.module';
 import { UserAccountModule } from '../user-account.module';
+import { UserIdentifierEntity } from '../user-identifier.entity';
 import { UserEntity } from '../user.entity';
 import { AccountRecoveryService } from './account-recovery.service';
 
 /** The server-side recovery command's service (src/cli/admin-recover.ts); no HTTP route reaches it. */
 @Module({
-  imports: [TypeOrmModule.forFeature([UserEntity]), StrategyModule, UserAccountModule, AuditModule],
+  imports: [TypeOrmModule.forFeature([UserEntity, UserIdentifierEntity]), StrategyModule, UserAccountModule, AuditModule],
   providers: [AccountRecoveryService],
   exports: [AccountRecoveryService],
 })

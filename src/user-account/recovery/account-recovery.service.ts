@@ -10,6 +10,8 @@ import { Keys } from '../../store/keys';
 import { StrategyService } from '../../strategy/strategy.service';
 import { PasswordHasher } from '../password-hasher';
 import { generatePassword } from '../password-policy';
+import { normaliseIdentifier } from '../user-identifier';
+import { UserIdentifierEntity } from '../user-identifier.entity';
 import { UserEntity } from '../user.entity';
 
 export interface Recovered {
@@ -33,6 +35,7 @@ export interface Recovered {
 export class AccountRecoveryService {
   constructor(
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    @InjectRepository(UserIdentifierEntity) private readonly identifiers: Repository<UserIdentifierEntity>,
     private readonly strategy: StrategyService,
     private readonly hasher: PasswordHasher,
     private readonly sessions: SessionService,
@@ -44,7 +47,9 @@ export class AccountRecoveryService {
 
   /** null when no user has that user name. */
   async recover(username: string): Promise<Recovered | null> {
-    const user = await this.users.findOne({ where: { username } });
+    // As a login finds it (contract §11): through sys_user_identifier, user names ignoring case.
+    const held = await this.identifiers.findOne({ where: { kind: 'username', value: normaliseIdentifier('username', username) } });
+    const user = held && (await this.users.findOne({ where: { id: held.userId } }));
     if (!user) return null;
     const password = generatePassword(await this.strategy.passwordRules());
     const hash = await this.hasher.hash(password);
