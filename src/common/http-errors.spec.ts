@@ -13,6 +13,8 @@ describe('a database statement past its deadline', () => {
     ['a lock wait (ER_LOCK_WAIT_TIMEOUT 1205)', driverError(1205, 'ER_LOCK_WAIT_TIMEOUT', 'HY000')],
     ["MariaDB's max_statement_time (1969, no code name)", driverError(1969, undefined, '70100')],
     ["MySQL's max_execution_time (ER_QUERY_TIMEOUT 3024)", driverError(3024, 'ER_QUERY_TIMEOUT', 'HY000')],
+    // InnoDB chose this statement as a deadlock victim (retried by the caller where that is safe, then given up).
+    ['a deadlock (ER_LOCK_DEADLOCK 1213)', driverError(1213, 'ER_LOCK_DEADLOCK', '40001')],
   ])('%s answers SERVICE_UNAVAILABLE 503, also wrapped in a QueryFailedError', (_, err) => {
     for (const thrown of [err, new QueryFailedError('INSERT ...', [], err)]) {
       expect(toEnvelope(thrown, 'zh')).toEqual({

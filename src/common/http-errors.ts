@@ -9,8 +9,11 @@ const UNAVAILABLE_CODES = new Set([
   // A statement that hit the deadline (issue 11.10): a lock wait (1205), MariaDB's
   // max_statement_time (1969, which mysql2 has no name for) or MySQL's max_execution_time (3024).
   'ER_LOCK_WAIT_TIMEOUT', 'ER_STATEMENT_TIMEOUT', 'ER_QUERY_TIMEOUT',
+  // A deadlock victim: a transient conflict the client may retry, not a bug (user creation retries
+  // it itself a few times; after that, parallel creates of one value answer 503, never 500).
+  'ER_LOCK_DEADLOCK',
 ]);
-const UNAVAILABLE_ERRNOS = new Set([1205, 1969, 3024]);
+const UNAVAILABLE_ERRNOS = new Set([1205, 1213, 1969, 3024]);
 
 /** Database or Redis out of reach: the client may retry, so 503 rather than 500. */
 export function isUnavailable(err: unknown): boolean {

@@ -81,17 +81,17 @@ export class RoleService implements OnApplicationBootstrap {
 
   /** Contract §11: a role assignment may only give roles whose codes the caller holds (FORBIDDEN). */
   async assertMayAssign(held: string[], codes: string[]): Promise<void> {
-    await this.assertExist(codes);
-    if (!codes.length) return;
-    const roles = await this.roles.find({ where: { code: In(codes) } });
+    const roles = await this.existing(codes);
     if (!mayGrant(held, roles.flatMap((r) => r.permissions))) throw new AppException(ErrorCode.FORBIDDEN);
   }
 
-  async assertExist(codes: string[]): Promise<void> {
-    if (!codes.length) return;
+  /** The roles named by `codes`; VALIDATION_FAILED naming `roles` when one does not exist. */
+  private async existing(codes: string[]): Promise<RoleEntity[]> {
+    if (!codes.length) return [];
     const found = await this.roles.find({ where: { code: In(codes) } });
     const missing = codes.filter((c) => !found.some((r) => r.code === c));
     if (missing.length) throw validationFailed(`参数roles不合法: 角色不存在 ${missing.join(',')}`, `Invalid roles: unknown ${missing.join(',')}`, 'roles');
+    return found;
   }
 
   async permissionsOf(userId: string): Promise<string[]> {

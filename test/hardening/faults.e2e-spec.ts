@@ -350,9 +350,10 @@ describe('database outage under a running app (MariaDB behind a cuttable proxy +
  * Issue 11.10: a table stalled by another connection's lock (LOCK TABLES ... WRITE, as a long
  * migration or a runaway batch job would hold it). Every statement of the login path has a
  * deadline (DB_STATEMENT_TIMEOUT_MS), so parallel logins answer SERVICE_UNAVAILABLE 503 within
- * about the deadline instead of hanging until the lock ends; no password is compared while the
- * failure it would add cannot be counted, so the count stays exact (contract §5: no more than
- * maxFailureTimes compares evaluated); /health reports the stalled table as down.
+ * about the deadline instead of hanging until the lock ends. A compare may still run under the
+ * account's mutex (one at a time, its lease renewed), but the failure it would add cannot be
+ * written, so its answer is 503 too: nothing about the password is revealed and nothing is counted,
+ * and the count afterwards is exact (contract §5). /health reports the stalled table as down.
  */
 describe('a stalled login log table (MariaDB + Redis, DB_STATEMENT_TIMEOUT_MS = 1000)', () => {
   const DEADLINE_MS = 1_000;
