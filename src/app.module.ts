@@ -6,8 +6,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
-import { CryptoModule } from './auth/crypto/crypto.module';
-import { SessionModule } from './auth/session/session.module';
+import { SessionModule } from './session/session.module';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { Clock, SystemClock } from './common/clock';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
@@ -17,6 +16,7 @@ import { HealthController } from './health/health.controller';
 import { LoginLogModule } from './login-log/login-log.module';
 import { NotificationModule } from './notification/notification.module';
 import { AdminBootstrapModule } from './user-account/admin-bootstrap.module';
+import { OnlineModule } from './online/online.module';
 import { QrcodeModule } from './qrcode/qrcode.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { StoreModule } from './store/store.module';
@@ -61,11 +61,12 @@ export class AppModule {
         StoreModule,
         RateLimitModule,
         StrategyModule,
+        // After RateLimitModule: the throttler guard runs before the session guards it registers.
         SessionModule,
-        CryptoModule,
         LoginLogModule,
         UserAccountModule,
         AuthModule,
+        OnlineModule,
         QrcodeModule,
         ...(command ? [] : [NotificationModule, AdminBootstrapModule]),
         AuditModule,

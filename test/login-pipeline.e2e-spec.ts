@@ -1,4 +1,5 @@
-import { LoginFailedEvent, UnusualIpEvent } from '../src/auth/login/login.events';
+import { UnusualIpEvent } from '../src/auth/login/login.events';
+import { LoginFailedEvent } from '../src/user-account/account.events';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { loadImage } from '@napi-rs/canvas';
 import { createActiveUser, createUser } from './factories';

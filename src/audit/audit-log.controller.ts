@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { RequirePermissions } from '../auth/auth.decorators';
+import { RequirePermissions } from '../common/auth-context';
 import { AuditLogService } from './audit-log.service';
 import { ListAuditLogDto } from './dto/list-audit-log.dto';
 

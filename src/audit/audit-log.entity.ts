@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { DATETIME } from '../database/datetime';
+import { DATETIME } from '../common/datetime';
 
 /** One administrative action (issue 5.6): who, when, from where, what, on whom, and the values it changed. */
 @Entity('sys_audit_log')

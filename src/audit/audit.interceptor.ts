@@ -2,7 +2,7 @@ import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } fr
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { concatMap, from, Observable, switchMap } from 'rxjs';
-import { SessionService } from '../auth/session/session.service';
+import { SessionService } from '../session/session.service';
 import { clientIp } from '../common/client-info';
 import { StrategyService } from '../strategy/strategy.service';
 import { StrategyGroup } from '../strategy/strategy.types';

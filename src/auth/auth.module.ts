@@ -1,29 +1,18 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { CryptoModule } from '../crypto/crypto.module';
 import { LoginLogModule } from '../login-log/login-log.module';
+import { SessionModule } from '../session/session.module';
 import { StrategyModule } from '../strategy/strategy.module';
 import { UserAccountModule } from '../user-account/user-account.module';
 import { CaptchaService } from './captcha/captcha.service';
-import { PermissionGuard } from './guards/permission.guard';
-import { TempTokenGuard } from './guards/temp-token.guard';
-import { TokenGuard } from './guards/token.guard';
 import { LoginController } from './login.controller';
 import { LoginService } from './login/login.service';
-import { OnlineController } from './session/online.controller';
-import { RenewalInterceptor } from './session/renewal.interceptor';
 
+/** Logging in (spec 4.1): captcha, the password login and the login tail other ways in share. */
 @Module({
-  imports: [UserAccountModule, StrategyModule, LoginLogModule],
-  controllers: [LoginController, OnlineController],
-  providers: [
-    LoginService,
-    CaptchaService,
-    // Global guards run in this order: token, temporary token, permission codes (spec 5).
-    { provide: APP_GUARD, useClass: TokenGuard },
-    { provide: APP_GUARD, useClass: TempTokenGuard },
-    { provide: APP_GUARD, useClass: PermissionGuard },
-    { provide: APP_INTERCEPTOR, useClass: RenewalInterceptor },
-  ],
+  imports: [UserAccountModule, StrategyModule, LoginLogModule, SessionModule, CryptoModule],
+  controllers: [LoginController],
+  providers: [LoginService, CaptchaService],
   exports: [LoginService],
 })
 export class AuthModule {}

@@ -5,13 +5,13 @@ import { clientIp, userAgent } from '../common/client-info';
 import { NoInputDto } from '../common/validation.pipe';
 import { localeOf } from '../common/error-code';
 import { RateLimit } from '../rate-limit/rate-limit.decorator';
-import { CurrentAuth, Public } from './auth.decorators';
+import { CurrentAuth, Public } from '../common/auth-context';
 import { CaptchaService } from './captcha/captcha.service';
-import { RsaKeyService } from './crypto/rsa-key.service';
+import { RsaKeyService } from '../crypto/rsa-key.service';
 import { CaptchaResultDto, LoginDto, LoginResultDto } from './dto/login.dto';
 import { LoginService } from './login/login.service';
-import { SessionService } from './session/session.service';
-import type { AuthContext } from './session/session.types';
+import { SessionService } from '../session/session.service';
+import type { AuthContext } from '../common/auth-context';
 
 @ApiTags('auth')
 @Controller('sys')
@@ -40,7 +40,7 @@ export class LoginController {
 
   @Post('logout') @HttpCode(200) @ApiSecurity('Admin-Token')
   async logout(@CurrentAuth() auth: AuthContext, @Body() _body: NoInputDto) {
-    await this.sessions.logout(auth.tokenHash, auth.session.userId);
+    await this.sessions.end(auth.tokenHash, auth.session.userId);
   }
 
   @Post('publicKey') @HttpCode(200) @Public()

@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { AppException } from '../common/app.exception';
 import { ErrorCode } from '../common/error-code';
 import { AppConfig } from '../config/app-config';
-import { Public } from '../auth/auth.decorators';
+import { Public } from '../common/auth-context';
 import { KvStore } from '../store/kv.store';
 
 /** The tables every login reads and writes: a cheap read on each, under the statement deadline. */

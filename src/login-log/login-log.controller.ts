@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { RequirePermissions } from '../auth/auth.decorators';
+import { RequirePermissions } from '../common/auth-context';
 import { ListLoginLogDto } from './dto/list-login-log.dto';
 import { LoginLogService } from './login-log.service';
 

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { DATETIME } from '../database/datetime';
+import { DATETIME } from '../common/datetime';
 
 export enum LoginStatus {
   SUCCESS = 'success',

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import { LoginFailedEvent, UnusualIpEvent } from '../auth/login/login.events';
+import { UnusualIpEvent } from '../auth/login/login.events';
+import { LoginFailedEvent } from '../user-account/account.events';
 import { StrategyService } from '../strategy/strategy.service';
 import { channelsOf } from '../strategy/strategy.types';
 import { reasonOf } from './notification.errors';

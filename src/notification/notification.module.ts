@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { MailerModule } from '@nestjs-modules/mailer';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
+import { SessionModule } from '../session/session.module';
 import { StrategyModule } from '../strategy/strategy.module';
 import { UserAccountModule } from '../user-account/user-account.module';
 import { UserEntity } from '../user-account/user.entity';
@@ -15,7 +16,7 @@ import { MessageController } from './message/message.controller';
 import { MessageEntity } from './message/message.entity';
 import { MessagePushService } from './message/message-push.service';
 import { MessageService } from './message/message.service';
-import { StreamTicketService } from './message/stream-ticket.service';
+import { StreamTicketService } from '../session/stream-ticket.service';
 import { NotificationRecipients } from './notification-recipients';
 import { NotificationService } from './notification.service';
 import { NOTIFICATION_CHANNELS, NotificationChannel } from './notification.types';
@@ -45,6 +46,7 @@ import { PasswordReminderEntity } from './reminder/password-reminder.entity';
     }),
     StrategyModule,
     UserAccountModule,
+    SessionModule,
   ],
   controllers: [MessageController],
   providers: [
@@ -56,7 +58,6 @@ import { PasswordReminderEntity } from './reminder/password-reminder.entity';
     PasswordExpiryReminderService,
     MessageService,
     MessagePushService,
-    StreamTicketService,
     EmailTemplates,
     EmailChannel,
     SmsChannel,

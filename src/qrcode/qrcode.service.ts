@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AuditLogService } from '../audit/audit-log.service';
 import { credentialStamp, LoginResult, LoginService } from '../auth/login/login.service';
-import { hashToken } from '../auth/session/session.service';
+import { hashToken } from '../session/session.service';
 import { AppException } from '../common/app.exception';
 import { ErrorCode, Locale } from '../common/error-code';
 import { KvStore } from '../store/kv.store';

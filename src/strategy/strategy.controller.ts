@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Audited } from '../audit/audited.decorator';
-import { RequirePermissions } from '../auth/auth.decorators';
+import { RequirePermissions } from '../common/auth-context';
 import { NoInputDto } from '../common/validation.pipe';
 import { SaveLoginStrategyDto, SaveUserStrategyDto } from './dto/save-strategy.dto';
 import { StrategyService } from './strategy.service';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { LoginFailedEvent } from '../auth/login/login.events';
+import { LoginFailedEvent } from './account.events';
 import { Clock } from '../common/clock';
 import { ErrorCode, messageOf } from '../common/error-code';
 import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';

@@ -1,10 +1,10 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { CurrentAuth } from '../auth/auth.decorators';
-import { RsaKeyService } from '../auth/crypto/rsa-key.service';
-import { SessionService } from '../auth/session/session.service';
-import type { AuthContext } from '../auth/session/session.types';
+import { CurrentAuth } from '../common/auth-context';
+import { RsaKeyService } from '../crypto/rsa-key.service';
+import { SessionService } from '../session/session.service';
+import type { AuthContext } from '../common/auth-context';
 import { clientIp, userAgent } from '../common/client-info';
 import { NoInputDto } from '../common/validation.pipe';
 import { ChangePasswordDto } from './dto/user.dto';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SessionService } from '../auth/session/session.service';
+import { SessionService } from '../session/session.service';
 import { AppException } from '../common/app.exception';
 import { ErrorCode, messageOf } from '../common/error-code';
 import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
@@ -52,7 +52,7 @@ export class PasswordChangeService {
       }
       if (!(await this.hasher.matches(c.oldPass, user.password))) {
         const locked = await this.lockout.recordWrongPassword({ ...attempt, user, reason: ErrorCode.OLD_PASSWORD_WRONG });
-        if (locked) await this.sessions.logout(c.tokenHash, user.id);
+        if (locked) await this.sessions.end(c.tokenHash, user.id);
         throw new AppException(ErrorCode.OLD_PASSWORD_WRONG);
       }
       await this.accounts.setOwnPassword(c.userId, c.tokenHash, c.newPass);

@@ -1,9 +1,9 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Audited } from '../audit/audited.decorator';
-import { CurrentAuth, RequirePermissions } from '../auth/auth.decorators';
-import type { AuthContext } from '../auth/session/session.types';
-import { SessionService } from '../auth/session/session.service';
+import { CurrentAuth, RequirePermissions } from '../common/auth-context';
+import type { AuthContext } from '../common/auth-context';
+import { SessionService } from '../session/session.service';
 import { NoInputDto } from '../common/validation.pipe';
 import { SaveRoleDto } from './dto/user.dto';
 import { RoleService } from './role.service';

@@ -4,7 +4,7 @@ import { In, Repository } from 'typeorm';
 import { AppException, fieldsFailed, validationFailed } from '../common/app.exception';
 import { isUniqueViolation } from '../common/db-errors';
 import { ErrorCode } from '../common/error-code';
-import { SessionService } from '../auth/session/session.service';
+import { SessionService } from '../session/session.service';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
 import { SaveRoleDto } from './dto/user.dto';

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoginLogModule } from '../login-log/login-log.module';
+import { CryptoModule } from '../crypto/crypto.module';
+import { SessionModule } from '../session/session.module';
 import { StrategyModule } from '../strategy/strategy.module';
 import { LockoutService } from './lockout.service';
 import { MeController } from './me.controller';
@@ -16,7 +18,7 @@ import { UserIdentifierEntity } from './user-identifier.entity';
 import { UserEntity } from './user.entity';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([UserEntity, RoleEntity, UserRoleEntity, UserIdentifierEntity]), StrategyModule, LoginLogModule],
+  imports: [TypeOrmModule.forFeature([UserEntity, RoleEntity, UserRoleEntity, UserIdentifierEntity]), StrategyModule, LoginLogModule, SessionModule, CryptoModule],
   controllers: [UserController, RoleController, MeController],
   providers: [
     UserAccountService,

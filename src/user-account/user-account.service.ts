@@ -8,7 +8,7 @@ import { isDeadlock, isUniqueViolation } from '../common/db-errors';
 import { ErrorCode } from '../common/error-code';
 import { Page } from '../common/paging.dto';
 import { AppConfig } from '../config/app-config';
-import { SessionService } from '../auth/session/session.service';
+import { SessionService } from '../session/session.service';
 import { StrategyService } from '../strategy/strategy.service';
 import { LoginTypes } from '../login-log/login-log.entity';
 import { KeyedMutex } from '../store/keyed-mutex';

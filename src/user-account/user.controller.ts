@@ -1,10 +1,10 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Audited } from '../audit/audited.decorator';
-import { CurrentAuth, RequirePermissions } from '../auth/auth.decorators';
-import { RsaKeyService } from '../auth/crypto/rsa-key.service';
-import type { AuthContext } from '../auth/session/session.types';
-import { SessionService } from '../auth/session/session.service';
+import { CurrentAuth, RequirePermissions } from '../common/auth-context';
+import { RsaKeyService } from '../crypto/rsa-key.service';
+import type { AuthContext } from '../common/auth-context';
+import { SessionService } from '../session/session.service';
 import { CreateUserDto, ListUsersDto, UserIdDto } from './dto/user.dto';
 import { UserAccountService } from './user-account.service';
 

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { DATETIME } from '../database/datetime';
+import { DATETIME } from '../common/datetime';
 
 /** Contract §6 `sys_user`; spec 2.4 fields. */
 @Entity('sys_user')

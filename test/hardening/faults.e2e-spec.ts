@@ -1,7 +1,7 @@
 import { createConnection } from 'mysql2/promise';
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer, Socket } from 'node:net';
-import { SessionService } from '../../src/auth/session/session.service';
+import { SessionService } from '../../src/session/session.service';
 import { LoginStatus } from '../../src/login-log/login-log.entity';
 import { LoginLogService } from '../../src/login-log/login-log.service';
 import { KvStore } from '../../src/store/kv.store';

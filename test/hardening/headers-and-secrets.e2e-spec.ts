@@ -1,7 +1,7 @@
 import { ConsoleLogger, LogLevel } from '@nestjs/common';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { SessionService } from '../../src/auth/session/session.service';
+import { SessionService } from '../../src/session/session.service';
 import { ConfigError, loadConfig } from '../../src/config/app-config';
 import { BACKENDS, sqliteMemory } from '../support/backends';
 import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';

@@ -21,13 +21,14 @@ import { UserIdentifierEntity } from '../../user-account/user-identifier.entity'
 import { UserEntity } from '../../user-account/user.entity';
 import { RoleEntity } from '../../user-account/role.entity';
 import { CaptchaService } from '../captcha/captcha.service';
-import { SessionService } from '../session/session.service';
-import { LoginFailedEvent, UnusualIpEvent } from './login.events';
+import { SessionService } from '../../session/session.service';
+import { LoginFailedEvent } from '../../user-account/account.events';
+import { UnusualIpEvent } from './login.events';
 import { LoginRequest, LoginService } from './login.service';
 import { LockoutService } from '../../user-account/lockout.service';
 import { QrcodeService } from '../../qrcode/qrcode.service';
 import { AuditEntry, AuditLogService } from '../../audit/audit-log.service';
-import { hashToken } from '../session/session.service';
+import { hashToken } from '../../session/session.service';
 import { codeOf } from '../../../test/support/code-of';
 
 const DAY = 86_400_000;
@@ -470,7 +471,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
     it('dies with the session that generated it: logout, kick-out, expiry', async () => {
       addUser();
       const loggedOut = await grant();
-      await sessions.logout(loggedOut.tokenHash, 'u1');
+      await sessions.end(loggedOut.tokenHash, 'u1');
       expect(await verify(loggedOut.code)).toBe(ErrorCode.QRCODE_INVALID);
 
       const kicked = await grant();

@@ -20,7 +20,7 @@ import { RoleService } from '../../user-account/role.service';
 import { UserAccountService } from '../../user-account/user-account.service';
 import { UserEntity } from '../../user-account/user.entity';
 import { CaptchaService } from '../captcha/captcha.service';
-import { SessionService } from '../session/session.service';
+import { SessionService } from '../../session/session.service';
 import { UnusualIpEvent } from './login.events';
 
 const UNUSUAL_IP_SAMPLE = 3;
@@ -290,7 +290,7 @@ export class LoginService {
    */
   private async revokeUnsentToken(a: Attempt): Promise<void> {
     if (!a.tokenHash) return;
-    await this.sessions.logout(a.tokenHash, a.user.id).catch(() => undefined);
+    await this.sessions.end(a.tokenHash, a.user.id).catch(() => undefined);
   }
 
   /** Step 10: at least 3 earlier successful logins and none from this IP. */

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
-import { SessionService } from '../../auth/session/session.service';
+import { SessionService } from '../../session/session.service';
 import { ErrorCode } from '../../common/error-code';
 import { KvStore } from '../../store/kv.store';
 import { MESSAGE_PUSH_CHANNEL } from '../notification.constants';

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { DATETIME } from '../../database/datetime';
+import { DATETIME } from '../../common/datetime';
 import type { NotifyChannel } from '../../strategy/strategy.types';
 import { NotificationKind, NotificationStatus } from '../notification.types';
 

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { DATETIME } from '../../database/datetime';
+import { DATETIME } from '../../common/datetime';
 
 /**
  * `sys_password_reminder`: one row per user and password expiry time that has

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { AuditLogService, SYSTEM_ACTOR } from '../../audit/audit-log.service';
-import { SessionService } from '../../auth/session/session.service';
+import { SessionService } from '../../session/session.service';
 import { Clock } from '../../common/clock';
 import { AppConfig } from '../../config/app-config';
 import { KeyedMutex } from '../../store/keyed-mutex';

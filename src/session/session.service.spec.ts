@@ -1,13 +1,13 @@
 import { Test } from '@nestjs/testing';
-import { Clock, FakeClock } from '../../common/clock';
-import { ErrorCode } from '../../common/error-code';
-import { KvStore } from '../../store/kv.store';
-import { Keys } from '../../store/keys';
-import { MemoryKvStore } from '../../store/memory-kv.store';
-import { StrategyService } from '../../strategy/strategy.service';
-import { LoginStrategy } from '../../strategy/strategy.types';
+import { Clock, FakeClock } from '../common/clock';
+import { ErrorCode } from '../common/error-code';
+import { KvStore } from '../store/kv.store';
+import { Keys } from '../store/keys';
+import { MemoryKvStore } from '../store/memory-kv.store';
+import { StrategyService } from '../strategy/strategy.service';
+import { LoginStrategy } from '../strategy/strategy.types';
 import { hashToken, IssueOptions, SessionService } from './session.service';
-import { codeOf } from '../../../test/support/code-of';
+import { codeOf } from '../../test/support/code-of';
 
 const MINUTE = 60_000;
 

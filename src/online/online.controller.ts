@@ -1,14 +1,14 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { Audited } from '../../audit/audited.decorator';
-import { AppException } from '../../common/app.exception';
-import { ErrorCode } from '../../common/error-code';
-import { Page } from '../../common/paging.dto';
-import { UserAccountService } from '../../user-account/user-account.service';
-import { CurrentAuth, RequirePermissions } from '../auth.decorators';
-import { KickoutDto, ListOnlineDto } from '../dto/online.dto';
-import { SessionService } from './session.service';
-import type { AuthContext, Session } from './session.types';
+import { Audited } from '../audit/audited.decorator';
+import { AppException } from '../common/app.exception';
+import { ErrorCode } from '../common/error-code';
+import { Page } from '../common/paging.dto';
+import { UserAccountService } from '../user-account/user-account.service';
+import { CurrentAuth, RequirePermissions } from '../common/auth-context';
+import { KickoutDto, ListOnlineDto } from './dto/online.dto';
+import { SessionService } from '../session/session.service';
+import type { AuthContext, Session } from '../common/auth-context';
 
 export interface OnlineSessionRow {
   tokenId: string;

@@ -3,8 +3,8 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { AppException } from '../../common/app.exception';
 import { ErrorCode } from '../../common/error-code';
-import { PERMISSIONS } from '../auth.decorators';
-import { SessionService } from '../session/session.service';
+import { PERMISSIONS } from '../../common/auth-context';
+import { SessionService } from '../session.service';
 
 /** Spec 5.3: the permission codes of @RequirePermissions, read from the token's permission cache. */
 @Injectable()

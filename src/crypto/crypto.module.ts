@@ -1,9 +1,8 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { SysPropEntity } from '../../strategy/sys-prop.entity';
+import { SysPropEntity } from '../strategy/sys-prop.entity';
 import { RsaKeyService } from './rsa-key.service';
 
-@Global()
 @Module({
   imports: [TypeOrmModule.forFeature([SysPropEntity])],
   providers: [RsaKeyService],

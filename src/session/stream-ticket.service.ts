@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
-import { Clock } from '../../common/clock';
-import { KvStore } from '../../store/kv.store';
-import { Keys } from '../../store/keys';
+import { Clock } from '../common/clock';
+import { KvStore } from '../store/kv.store';
+import { Keys } from '../store/keys';
 
 export const STREAM_TICKET_TTL_MS = 30_000;
 

@@ -4,9 +4,9 @@ import {
   constants, createHash, createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, privateDecrypt,
 } from 'node:crypto';
 import { Repository } from 'typeorm';
-import { validationFailed } from '../../common/app.exception';
-import { AppConfig } from '../../config/app-config';
-import { SysPropEntity } from '../../strategy/sys-prop.entity';
+import { validationFailed } from '../common/app.exception';
+import { AppConfig } from '../config/app-config';
+import { SysPropEntity } from '../strategy/sys-prop.entity';
 
 const KEY_ROW = { group: 'sys_security', key: 'rsa_private_key' };
 const MAX_CIPHERTEXT_BASE64 = 1024;

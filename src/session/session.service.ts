@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
-import { AppException } from '../../common/app.exception';
-import { Clock } from '../../common/clock';
-import { ErrorCode } from '../../common/error-code';
-import { KvStore } from '../../store/kv.store';
-import { Keys } from '../../store/keys';
-import { StrategyService } from '../../strategy/strategy.service';
-import { Session } from './session.types';
+import { AppException } from '../common/app.exception';
+import { Clock } from '../common/clock';
+import { ErrorCode } from '../common/error-code';
+import { KvStore } from '../store/kv.store';
+import { Keys } from '../store/keys';
+import { StrategyService } from '../strategy/strategy.service';
+import type { AuthContext, Session } from '../common/auth-context';
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -58,8 +58,12 @@ export class SessionService {
   }
 
   /** The live session of a token, or NOT_LOGGED_IN / KICKED_OUT (the latter once: the session is then gone). */
-  async resolve(token: string): Promise<{ tokenHash: string; session: Session }> {
-    const tokenHash = hashToken(token);
+  resolve(token: string): Promise<AuthContext> {
+    return this.resolveHash(hashToken(token));
+  }
+
+  /** As resolve, for a session known by its id (the token's SHA-256), e.g. through a stream ticket. */
+  async resolveHash(tokenHash: string): Promise<AuthContext> {
     const raw = await this.store.get(Keys.token(tokenHash));
     if (!raw) throw new AppException(ErrorCode.NOT_LOGGED_IN);
     const session = JSON.parse(raw) as Session;
@@ -67,11 +71,11 @@ export class SessionService {
       // Once, even under parallel requests: only the request that deletes the marked session
       // (atomically, against the value it read) answers KICKED_OUT; the others find it gone.
       const mine = await this.store.delIfEquals(Keys.token(tokenHash), raw);
-      await this.remove(tokenHash, session.userId);
+      await this.end(tokenHash, session.userId);
       throw new AppException(mine ? ErrorCode.KICKED_OUT : ErrorCode.NOT_LOGGED_IN);
     }
     if (session.expireAt <= this.clock.nowMs()) {
-      await this.remove(tokenHash, session.userId);
+      await this.end(tokenHash, session.userId);
       throw new AppException(ErrorCode.NOT_LOGGED_IN);
     }
     return { tokenHash, session };
@@ -114,12 +118,8 @@ export class SessionService {
   async endAll(userId: string, exceptHash: string | null = null): Promise<void> {
     const hashes = await this.store.sMembers(Keys.userTokens(userId));
     for (const hash of hashes) {
-      if (hash !== exceptHash) await this.remove(hash, userId);
+      if (hash !== exceptHash) await this.end(hash, userId);
     }
-  }
-
-  async logout(tokenHash: string, userId: string): Promise<void> {
-    await this.remove(tokenHash, userId);
   }
 
   /** Live sessions of a user; hashes whose session expired are pruned from the set on the way. */
@@ -158,9 +158,10 @@ export class SessionService {
     return session && session.expireAt > this.clock.nowMs() ? session : null;
   }
 
-  /** Ends one session; its token then answers NOT_LOGGED_IN. */
-  async end(tokenId: string, userId: string): Promise<void> {
-    await this.remove(tokenId, userId);
+  /** Ends one session (logout, kick-out by id, expiry); its token then answers NOT_LOGGED_IN. */
+  async end(tokenHash: string, userId: string): Promise<void> {
+    await this.store.del(Keys.token(tokenHash), Keys.perms(tokenHash));
+    await this.store.sRem(Keys.userTokens(userId), tokenHash);
   }
 
   /** Replaces the cached permission codes of every live session of a user (after a role change). */
@@ -168,10 +169,5 @@ export class SessionService {
     for (const { tokenHash } of await this.sessionsOf(userId)) {
       await this.store.replaceKeepTtl(Keys.perms(tokenHash), JSON.stringify(permissions));
     }
-  }
-
-  private async remove(tokenHash: string, userId: string): Promise<void> {
-    await this.store.del(Keys.token(tokenHash), Keys.perms(tokenHash));
-    await this.store.sRem(Keys.userTokens(userId), tokenHash);
   }
 }

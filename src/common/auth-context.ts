@@ -1,0 +1,57 @@
+import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+
+/**
+ * The authenticated caller, as every feature sees it: the session of contract §6 and the route
+ * metadata the session kernel (src/session) enforces. Declarations only, so that a feature's
+ * controller needs nothing from the kernel but these names.
+ */
+
+/** Contract §6: the session stored at AUTH_TOKEN:{sha256hex(token)} (spec 2.5 temp / kickout). */
+export interface Session {
+  userId: string;
+  temp: 0 | 1;
+  kickout: 0 | 1;
+  ip: string;
+  /** epoch ms */
+  loginTime: number;
+  /** epoch ms */
+  expireAt: number;
+  /** Not in the contract's minimum; kept for the online-session list. */
+  browser?: string | null;
+  os?: string | null;
+  renewedAt?: number | null;
+}
+
+/** What authentication attaches to a request: the session and its id (the token's SHA-256). */
+export interface AuthContext {
+  tokenHash: string;
+  session: Session;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth?: AuthContext;
+  }
+}
+
+export const IS_PUBLIC = 'auth:public';
+export const PERMISSIONS = 'auth:permissions';
+export const ACCEPTS_STREAM_TICKET = 'auth:stream-ticket';
+
+/** White-listed: no token needed (spec 5.2). */
+export const Public = () => SetMetadata(IS_PUBLIC, true);
+
+/** Permission codes the caller's roles must grant (spec 5.3); `*` grants all. */
+export const RequirePermissions = (...codes: string[]) => SetMetadata(PERMISSIONS, codes);
+
+/**
+ * Contract §11: besides Admin-Token, the route takes `?ticket=` from POST /sys/message/streamTicket
+ * (for EventSource, which cannot send headers). Nowhere else is a ticket worth anything.
+ */
+export const AcceptsStreamTicket = () => SetMetadata(ACCEPTS_STREAM_TICKET, true);
+
+/** The authenticated caller's session, as authentication attached it. */
+export const CurrentAuth = createParamDecorator(
+  (_data: unknown, ctx: ExecutionContext): AuthContext => ctx.switchToHttp().getRequest<FastifyRequest>().auth!,
+);
