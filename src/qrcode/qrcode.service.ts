@@ -1,8 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { AuditLogService } from '../audit/audit-log.service';
-import { credentialStamp, LoginResult, LoginService } from '../auth/login/login.service';
-import { hashToken } from '../session/session.service';
+import { LoginChecks, LoginResult, LoginService } from '../auth/login/login.service';
+import { LoginTypes } from '../login-log/login-log.entity';
+import { hashToken, SessionService } from '../session/session.service';
 import { AppException } from '../common/app.exception';
 import { ErrorCode, Locale } from '../common/error-code';
 import { KvStore } from '../store/kv.store';
@@ -33,6 +34,7 @@ export class QrcodeService {
     private readonly accounts: UserAccountService,
     private readonly login: LoginService,
     private readonly audit: AuditLogService,
+    private readonly sessions: SessionService,
   ) {}
 
   async generate(userId: string, tokenHash: string): Promise<{ code: string; expiresIn: number }> {
@@ -52,11 +54,36 @@ export class QrcodeService {
     const raw = await this.store.getDel(Keys.qrcodeOrigin(code));
     if (!raw) throw new AppException(ErrorCode.QRCODE_INVALID);
     const origin = JSON.parse(raw) as GrantOrigin;
-    const result = await this.login.loginByQrcode({
-      userId, tokenHash: origin.tokenHash, credentialStamp: origin.credentialStamp, ip, userAgent, locale,
+    const user = await this.accounts.get(userId).catch((err: unknown) => {
+      // A user deleted since the code was made; a database that is away stays SERVICE_UNAVAILABLE.
+      throw err instanceof AppException && err.code === ErrorCode.NOT_FOUND ? new AppException(ErrorCode.QRCODE_INVALID) : err;
     });
+    // Spec 4.4: the account's disabled and locked status (in the spec's order), then the tail every
+    // way in shares — password expiry (step 6) and first login (step 7) included (contract §11).
+    const result = await this.login.complete(
+      user,
+      { loginType: LoginTypes.QRCODE, account: user.username, ip, userAgent, locale, unusualIpCheck: false },
+      async (checks) => {
+        await this.checkOriginAlive(checks, origin);
+        await checks.checkDisabled();
+        await checks.checkLock();
+      },
+    );
     await this.recordAuthorisation(userId, origin, hashToken(result.accessToken), ip);
     return result;
+  }
+
+  /**
+   * Contract §11: a code is void once the session that generated it has ended (logout, kick-out,
+   * expiry, reset, lock, disable) or the password has changed since; it is then simply invalid.
+   */
+  private async checkOriginAlive(checks: LoginChecks, origin: GrantOrigin): Promise<void> {
+    const session = await this.sessions.byTokenId(origin.tokenHash);
+    await checks.reread();
+    const alive = session !== null && session.kickout === 0 && session.userId === checks.user.id;
+    if (!alive || credentialStamp(checks.user.password) !== origin.credentialStamp) {
+      throw new AppException(ErrorCode.QRCODE_INVALID);
+    }
   }
 
   /**
@@ -74,4 +101,9 @@ export class QrcodeService {
       this.logger.error(`could not audit the QR authorisation of user ${userId}: ${(err as { code?: string }).code ?? (err as Error).name}`);
     }
   }
+}
+
+/** What a QR code remembers of the password it was made under: enough to notice a change, not to attack it. */
+export function credentialStamp(passwordHash: string): string {
+  return createHash('sha256').update(passwordHash).digest('hex').slice(0, 32);
 }

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { createHash } from 'node:crypto';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { AppException } from '../../common/app.exception';
 import { Clock } from '../../common/clock';
@@ -7,23 +6,19 @@ import { ErrorCode, Locale, messageOf, tipText, TipKey } from '../../common/erro
 import { LoginStatus, LoginTypes } from '../../login-log/login-log.entity';
 import { LoginLogService } from '../../login-log/login-log.service';
 import { parseUserAgent } from '../../login-log/user-agent';
+import { SessionService } from '../../session/session.service';
 import { KeyedMutex } from '../../store/keyed-mutex';
 import { Keys } from '../../store/keys';
 import { StrategyService } from '../../strategy/strategy.service';
-import {
-  LOGIN_STRATEGY_WHEN_EXPIRE_DISABLE, LOGIN_STRATEGY_WHEN_EXPIRE_FORCE, LoginStrategy, UserStrategy,
-} from '../../strategy/strategy.types';
-import { DAY_MS, passwordExpiresAt } from '../../user-account/password-expiry';
+import { LoginStrategy, UserStrategy } from '../../strategy/strategy.types';
 import { LockoutService } from '../../user-account/lockout.service';
 import { PasswordHasher } from '../../user-account/password-hasher';
 import { RoleService } from '../../user-account/role.service';
 import { UserAccountService } from '../../user-account/user-account.service';
 import { UserEntity } from '../../user-account/user.entity';
 import { CaptchaService } from '../captcha/captcha.service';
-import { SessionService } from '../../session/session.service';
+import { firstLoginStep, isUnusualIp, Outcome, passwordExpiryStep, UNUSUAL_IP_SAMPLE } from './login-steps';
 import { UnusualIpEvent } from './login.events';
-
-const UNUSUAL_IP_SAMPLE = 3;
 
 export interface LoginRequest {
   account: string;
@@ -42,43 +37,82 @@ export interface LoginResult {
   tip: string;
 }
 
-/** A login proven by a code from a logged-in device (spec 4.4), as QrcodeService read it. */
-export interface QrcodeGrant {
-  userId: string;
-  /** The session that generated the code (contract §11: the code dies with it). */
-  tokenHash: string;
-  /** Fingerprint of the password hash at generation: any password change since voids the code. */
-  credentialStamp: string;
+/** A way in, as the login tail sees it: how the user came and from where. */
+export interface LoginWay {
+  loginType: LoginTypes;
+  /** The account as the client gave it (the login log's `account`). */
+  account: string;
   ip: string;
   userAgent: string;
   locale: Locale;
+  /** A password login's password: spent on a locked account so that timing tells nothing. */
+  password?: string;
+  /** Spec 4.1 step 10 runs for password logins; a code from a known device raises no IP alert. */
+  unusualIpCheck: boolean;
+}
+
+/**
+ * What a way in proves with, inside the account's login mutex: the account as it is now and the
+ * tail's own checks, each logging its refusal as the spec wants.
+ */
+export interface LoginChecks {
+  /** The account as last read (reread() reads it again, inside the mutex). */
+  readonly user: UserEntity;
+  reread(): Promise<void>;
+  /** Step 4 / spec 3.1. */
+  checkLock(): Promise<void>;
+  /** Step 5. */
+  checkDisabled(): Promise<void>;
+  /** Refuses the attempt: one login-log row with `status`, the answer `code`. */
+  fail(status: LoginStatus, code: ErrorCode): Promise<never>;
+}
+
+/**
+ * A step a module adds to the tail (the second factor will be the first): it runs for every way
+ * in, inside the account's mutex, after steps 6 and 7 and before step 8. It may refuse (fail),
+ * demand a temporary token, or hold the login — answer its own result without a token and without
+ * a log row (the way that resumes it calls complete() again). Added with LoginService.use.
+ */
+export interface LoginStep {
+  readonly name: string;
+  run(attempt: StepAttempt): Promise<void>;
+}
+
+export interface StepAttempt extends Pick<LoginChecks, 'user' | 'fail'> {
+  readonly way: LoginWay;
+  readonly now: Date;
+  readonly login: LoginStrategy;
+  readonly account: UserStrategy;
+  /** Whether the token will be temporary (steps 6 and 7 may have demanded it). */
+  readonly temp: boolean;
+  /** A temporary token with this tip, replacing the softer tips of steps 6 and 7. */
+  requireTemp(tip: TipKey): void;
+  /** Answer `result` now: steps 8–11 do not run. */
+  hold(result: LoginResult): void;
 }
 
 /** What the steps know about one attempt. */
-interface Attempt {
-  /** For a QR login: the user name, and no password. */
-  req: Omit<LoginRequest, 'password'> & { password?: string };
+interface Attempt extends Outcome {
+  way: LoginWay;
   user: UserEntity;
-  loginType: LoginTypes;
   now: Date;
   login: LoginStrategy;
   account: UserStrategy;
-  temp: boolean;
-  tip: TipKey | null;
-  tipParams?: Record<string, number>;
-  /** Spec 4.1 step 10 runs for password logins; a code from a known device raises no IP alert. */
-  unusualIpCheck: boolean;
+  held?: LoginResult;
   token?: string;
   tokenHash?: string;
 }
 
 /**
- * Spec 4.1, one named step per rule, in the spec's order — except that the lock
- * check runs before the password compare (contract §5, deliberate deviation).
- * The first failing step ends the request by throwing.
+ * Spec 4.1, one named step per rule, in the spec's order — except that the lock check runs
+ * before the password compare (contract §5, deliberate deviation). The first failing step ends
+ * the request by throwing. Every way in (the password here, the QR code in QrcodeService, and
+ * those a module adds) proves the user its own way and then runs the same tail: complete().
  */
 @Injectable()
 export class LoginService {
+  private readonly steps: LoginStep[] = [];
+
   constructor(
     private readonly captcha: CaptchaService,
     private readonly accounts: UserAccountService,
@@ -93,81 +127,85 @@ export class LoginService {
     private readonly clock: Clock,
   ) {}
 
+  /** Adds a step to the tail of every way in (see LoginStep); steps run in the order they were added. */
+  use(step: LoginStep): void {
+    if (this.steps.some((s) => s.name === step.name)) throw new Error(`login step ${step.name} is already in use`);
+    this.steps.push(step);
+  }
+
   async login(req: LoginRequest): Promise<LoginResult> {
     await this.checkCaptcha(req); // 1
-    const attempt = await this.findUser(req); // 2
-    return this.complete(attempt, async () => {
-      await this.reread(attempt);
-      await this.checkLock(attempt); // 4, before 3 (contract §5)
-      await this.verifyPassword(attempt); // 3
-      await this.checkDisabled(attempt); // 5
-    });
-  }
-
-  /**
-   * Spec 4.4 verify, once the code was taken (single use): the account's disabled and locked
-   * status (in the spec's order), then the same tail as a password login — password expiry
-   * (step 6) and first login (step 7) included (contract §11), multi-device, token, log.
-   */
-  async loginByQrcode(grant: QrcodeGrant): Promise<LoginResult> {
-    const user = await this.accounts.get(grant.userId).catch((err: unknown) => {
-      // A user deleted since the code was made; a database that is away stays SERVICE_UNAVAILABLE.
-      throw err instanceof AppException && err.code === ErrorCode.NOT_FOUND ? new AppException(ErrorCode.QRCODE_INVALID) : err;
-    });
-    const [login, account] = await Promise.all([this.strategy.loginStrategy(), this.strategy.userStrategy()]);
-    const attempt: Attempt = {
-      req: { account: user.username, ip: grant.ip, userAgent: grant.userAgent, locale: grant.locale },
-      user, loginType: LoginTypes.QRCODE, now: this.clock.now(), login, account, temp: false, tip: null, unusualIpCheck: false,
+    const found = await this.findUser(req); // 2
+    const way: LoginWay = {
+      loginType: found.loginType, account: req.account, ip: req.ip, userAgent: req.userAgent, locale: req.locale,
+      password: req.password, unusualIpCheck: true,
     };
-    return this.complete(attempt, async () => {
-      await this.checkGrantAlive(attempt, grant);
-      await this.checkDisabled(attempt); // spec 4.4: disabled, then locked
-      await this.checkLock(attempt);
+    return this.complete(found.user, way, async (checks) => {
+      await checks.reread();
+      await checks.checkLock(); // 4, before 3 (contract §5)
+      await this.verifyPassword(checks.user, way); // 3
+      await checks.checkDisabled(); // 5
     });
   }
 
   /**
-   * The tail every way in shares, once `prove` has run its own checks: steps 6 to 9 under the
-   * account's login mutex, then 10 and 11. Steps of one account never interleave, on any instance:
-   * the failure count is exact under parallel attempts, and an administrator's lock, disable or
-   * reset (which take the same key) cannot end the sessions just before a login stores a new one.
+   * The tail every way in shares, once `prove` has run its own checks: steps 6 and 7, the added
+   * steps, 8 and 9 under the account's login mutex, then 10 and 11. Steps of one account never
+   * interleave, on any instance: the failure count is exact under parallel attempts, and an
+   * administrator's lock, disable or reset (which take the same key) cannot end the sessions
+   * just before a login stores a new one.
    */
-  private async complete(attempt: Attempt, prove: () => Promise<void>): Promise<LoginResult> {
+  async complete(user: UserEntity, way: LoginWay, prove: (checks: LoginChecks) => Promise<void>): Promise<LoginResult> {
+    const [login, account] = await Promise.all([this.strategy.loginStrategy(), this.strategy.userStrategy()]);
+    const a: Attempt = { way, user, now: this.clock.now(), login, account, temp: false, tip: null };
     try {
-      await this.mutex.run(Keys.loginMutex(attempt.user.id), async () => {
-        await prove();
-        await this.checkPasswordExpiry(attempt); // 6
-        this.checkFirstLogin(attempt); // 7
-        await this.applyMultiDevice(attempt); // 8
-        await this.storeToken(attempt); // 9
+      await this.mutex.run(Keys.loginMutex(user.id), async () => {
+        await prove(this.checksOf(a));
+        await this.checkPasswordExpiry(a); // 6
+        Object.assign(a, firstLoginStep(a.user, a.account, a)); // 7
+        for (const step of this.steps) {
+          await step.run(this.stepAttemptOf(a));
+          if (a.held) return;
+        }
+        await this.applyMultiDevice(a); // 8
+        await this.storeToken(a); // 9
       });
-      if (attempt.unusualIpCheck) await this.checkUnusualIp(attempt); // 10
+      if (a.held) return a.held;
+      if (way.unusualIpCheck) await this.checkUnusualIp(a); // 10
       // The success row is written last, once the token is stored: a success in the log always
       // means a token was issued.
-      await this.writeLog(attempt, LoginStatus.SUCCESS); // 11
+      await this.writeLog(a, LoginStatus.SUCCESS); // 11
     } catch (err) {
-      await this.revokeUnsentToken(attempt);
+      await this.revokeUnsentToken(a);
       throw err;
     }
     return {
-      accessToken: attempt.token!,
-      tempUser: attempt.temp,
-      forceUpdatePassword: attempt.temp,
-      tip: attempt.tip ? tipText(attempt.tip, attempt.req.locale, attempt.tipParams) : '',
+      accessToken: a.token!,
+      tempUser: a.temp,
+      forceUpdatePassword: a.temp,
+      tip: a.tip ? tipText(a.tip, way.locale, a.tipParams) : '',
     };
   }
 
-  /**
-   * Contract §11: a code is void once the session that generated it has ended (logout, kick-out,
-   * expiry, reset, lock, disable) or the password has changed since; it is then simply invalid.
-   */
-  private async checkGrantAlive(a: Attempt, grant: QrcodeGrant): Promise<void> {
-    const origin = await this.sessions.byTokenId(grant.tokenHash);
-    const alive = origin !== null && origin.kickout === 0 && origin.userId === a.user.id;
-    await this.reread(a);
-    if (!alive || credentialStamp(a.user.password) !== grant.credentialStamp) {
-      throw new AppException(ErrorCode.QRCODE_INVALID);
-    }
+  private checksOf(a: Attempt): LoginChecks {
+    return {
+      get user() { return a.user; },
+      reread: () => this.reread(a),
+      checkLock: () => this.checkLock(a),
+      checkDisabled: () => this.checkDisabled(a),
+      fail: (status, code) => this.fail(a, status, code),
+    };
+  }
+
+  private stepAttemptOf(a: Attempt): StepAttempt {
+    return {
+      get user() { return a.user; },
+      get temp() { return a.temp; },
+      way: a.way, now: a.now, login: a.login, account: a.account,
+      requireTemp: (tip) => { Object.assign(a, { temp: true, tip, tipParams: undefined }); },
+      hold: (result) => { a.held = result; },
+      fail: (status, code) => this.fail(a, status, code),
+    };
   }
 
   /** Step 1: only when enabled; a captcha is single use. */
@@ -176,21 +214,16 @@ export class LoginService {
   }
 
   /** Step 2: name → mobile → e-mail. Unknown: same compare cost, same message as a wrong password. */
-  private async findUser(req: LoginRequest): Promise<Attempt> {
+  private async findUser(req: LoginRequest): Promise<{ user: UserEntity; loginType: LoginTypes }> {
     const found = await this.accounts.findForLogin(req.account);
-    if (!found) {
-      await this.hasher.burn(req.password);
-      await this.logs.record({
-        userId: null, account: req.account, userName: null, loginType: guessLoginType(req.account),
-        status: LoginStatus.PASSWRONG, ip: req.ip, userAgent: req.userAgent,
-        failureReason: messageOf(ErrorCode.BAD_CREDENTIALS, 'zh'),
-      });
-      throw new AppException(ErrorCode.BAD_CREDENTIALS);
-    }
-    const [login, account] = await Promise.all([this.strategy.loginStrategy(), this.strategy.userStrategy()]);
-    return {
-      req, user: found.user, loginType: found.loginType, now: this.clock.now(), login, account, temp: false, tip: null, unusualIpCheck: true,
-    };
+    if (found) return found;
+    await this.hasher.burn(req.password);
+    await this.logs.record({
+      userId: null, account: req.account, userName: null, loginType: guessLoginType(req.account),
+      status: LoginStatus.PASSWRONG, ip: req.ip, userAgent: req.userAgent,
+      failureReason: messageOf(ErrorCode.BAD_CREDENTIALS, 'zh'),
+    });
+    throw new AppException(ErrorCode.BAD_CREDENTIALS);
   }
 
   /**
@@ -205,15 +238,15 @@ export class LoginService {
   /** Step 4 / spec 3.1: refuse while locked; a lock whose unlock time has passed ends here. */
   private async checkLock(a: Attempt): Promise<void> {
     if (!(await this.accounts.stillLocked(a.user))) return;
-    if (a.req.password !== undefined) await this.hasher.burn(a.req.password);
+    if (a.way.password !== undefined) await this.hasher.burn(a.way.password);
     await this.fail(a, LoginStatus.LOCKED, ErrorCode.ACCOUNT_LOCKED);
   }
 
   /** Step 3 / spec 3.1: a wrong password is logged, counted in the window, may lock, and is notified. */
-  private async verifyPassword(a: Attempt): Promise<void> {
-    if (await this.hasher.matches(a.req.password!, a.user.password)) return;
+  private async verifyPassword(user: UserEntity, way: LoginWay): Promise<void> {
+    if (await this.hasher.matches(way.password!, user.password)) return;
     await this.lockout.recordWrongPassword({
-      user: a.user, account: a.req.account, loginType: a.loginType, ip: a.req.ip, userAgent: a.req.userAgent,
+      user, account: way.account, loginType: way.loginType, ip: way.ip, userAgent: way.userAgent,
       reason: ErrorCode.BAD_CREDENTIALS,
     });
     throw new AppException(ErrorCode.BAD_CREDENTIALS);
@@ -224,43 +257,11 @@ export class LoginService {
     if (a.user.disabled) await this.fail(a, LoginStatus.DISABLED, ErrorCode.ACCOUNT_DISABLED);
   }
 
-  /** Step 6 / spec 3.3: expired when now is later than (last change or creation) + passwordExpireDays. */
+  /** Step 6 / spec 3.3 (the rule: passwordExpiryStep). */
   private async checkPasswordExpiry(a: Attempt): Promise<void> {
-    const expiry = passwordExpiresAt(a.user, a.account.passwordExpireDays);
-    if (!expiry) return;
-    const expiresAt = expiry.getTime();
-    const now = a.now.getTime();
-    if (now > expiresAt) {
-      switch (a.login.loginStrategyWhenExpire) {
-        case LOGIN_STRATEGY_WHEN_EXPIRE_DISABLE:
-          return this.fail(a, LoginStatus.EXPIRED, ErrorCode.ACCOUNT_EXPIRED);
-        case LOGIN_STRATEGY_WHEN_EXPIRE_FORCE:
-          a.temp = true;
-          a.tip = 'PASSWORD_EXPIRED_FORCE';
-          return;
-        default:
-          a.tip = 'PASSWORD_EXPIRED_TIP';
-          return;
-      }
-    }
-    const notifyDays = a.account.expireNotifyDays;
-    if (notifyDays > 0 && expiresAt - now <= notifyDays * DAY_MS) {
-      a.tip = 'PASSWORD_EXPIRES_SOON';
-      a.tipParams = { days: Math.ceil((expiresAt - now) / DAY_MS) };
-    }
-  }
-
-  /** Step 7: an initial password (password_update_time empty). */
-  private checkFirstLogin(a: Attempt): void {
-    if (a.user.passwordUpdateTime !== null) return;
-    if (a.account.forceUpdatePassword) {
-      a.temp = true;
-      a.tip = 'INITIAL_PASSWORD_FORCE';
-    } else if (!a.temp) {
-      // A temporary token already demanded by expiry keeps its stronger tip.
-      a.tip = 'INITIAL_PASSWORD_TIP';
-      a.tipParams = undefined;
-    }
+    const outcome = passwordExpiryStep(a.user, a, a.now, a);
+    if (outcome === 'refuse') await this.fail(a, LoginStatus.EXPIRED, ErrorCode.ACCOUNT_EXPIRED);
+    else Object.assign(a, outcome);
   }
 
   /** Step 8: one device only → every other token of the user is kicked out. */
@@ -270,11 +271,11 @@ export class LoginService {
 
   /** Step 9: a temporary token (temp = 1) or a normal one. */
   private async storeToken(a: Attempt): Promise<void> {
-    const { browser, os } = parseUserAgent(a.req.userAgent);
+    const { browser, os } = parseUserAgent(a.way.userAgent);
     const issued = await this.sessions.issue({
       userId: a.user.id,
       temp: a.temp,
-      ip: a.req.ip,
+      ip: a.way.ip,
       permissions: await this.roles.permissionsOf(a.user.id),
       browser,
       os,
@@ -293,19 +294,19 @@ export class LoginService {
     await this.sessions.end(a.tokenHash, a.user.id).catch(() => undefined);
   }
 
-  /** Step 10: at least 3 earlier successful logins and none from this IP. */
+  /** Step 10 (the rule: isUnusualIp). */
   private async checkUnusualIp(a: Attempt): Promise<void> {
     const ips = await this.logs.recentSuccessIps(a.user.id, UNUSUAL_IP_SAMPLE);
-    if (ips.length >= UNUSUAL_IP_SAMPLE && !ips.includes(a.req.ip)) {
-      await this.events.emitAsync(UnusualIpEvent.NAME, new UnusualIpEvent(a.user.id, a.req.account, a.req.ip, a.now));
+    if (isUnusualIp(ips, a.way.ip)) {
+      await this.events.emitAsync(UnusualIpEvent.NAME, new UnusualIpEvent(a.user.id, a.way.account, a.way.ip, a.now));
     }
   }
 
   /** Step 11 (and the record of every refused attempt). */
   private writeLog(a: Attempt, status: LoginStatus, reason?: ErrorCode): Promise<void> {
     return this.logs.record({
-      userId: a.user.id, account: a.req.account, userName: a.user.name, loginType: a.loginType, status,
-      ip: a.req.ip, userAgent: a.req.userAgent, failureReason: reason ? messageOf(reason, 'zh') : null,
+      userId: a.user.id, account: a.way.account, userName: a.user.name, loginType: a.way.loginType, status,
+      ip: a.way.ip, userAgent: a.way.userAgent, failureReason: reason ? messageOf(reason, 'zh') : null,
     });
   }
 
@@ -313,11 +314,6 @@ export class LoginService {
     await this.writeLog(a, status, code);
     throw new AppException(code);
   }
-}
-
-/** What a QR code remembers of the password it was made under: enough to notice a change, not to attack it. */
-export function credentialStamp(passwordHash: string): string {
-  return createHash('sha256').update(passwordHash).digest('hex').slice(0, 32);
 }
 
 function guessLoginType(account: string): LoginTypes {
