@@ -233,7 +233,7 @@ describe.each(BACKENDS)('log output carries no secrets on $name', (backend) => {
       const streamToken = (await login('secretive', third)).body.data.accessToken;
       const ticket = (await a.post('/sys/message/streamTicket', {}, { token: streamToken })).body.data.ticket;
       secrets.push(ticket);
-      const failing = jest.spyOn(sessions, 'byTokenId').mockRejectedValueOnce(new Error('boom'));
+      const failing = jest.spyOn(sessions, 'resolveHash').mockRejectedValueOnce(new Error('boom'));
       const broken = await a.app.inject({ method: 'GET', url: `/sys/message/stream?ticket=${ticket}` });
       failing.mockRestore();
       expect(broken.statusCode).toBe(500);
