@@ -46,6 +46,28 @@ describe('text catalogue (issue 12.6)', () => {
     expect(bilingual('notification.wrongPasswordHint')).toEqual({ zh: '异常登录:密码错误', en: 'Abnormal login: wrong password' });
   });
 
+  // The texts as the services wrote them inline before the catalogue (a1939ff), parameters filled.
+  it.each([
+    ['validation.undecryptable', { field: 'password' },
+      '参数password不合法: 无法解密,请使用/sys/publicKey的公钥以RSA-OAEP-256加密',
+      'Invalid password: it does not decrypt; encrypt it with RSA-OAEP-256 under /sys/publicKey'],
+    ['validation.maxBelowMin', { min: 30 },
+      '参数maxPasswordLength不合法: 不能小于minPasswordLength(30)',
+      'Invalid maxPasswordLength: must not be below minPasswordLength (30)'],
+    ['validation.identifierTaken', { field: 'email' },
+      '参数email不合法: 已被其他用户的用户名、手机号或邮箱使用(用户名和邮箱不区分大小写)',
+      'Invalid email: another user already has it as user name, mobile or e-mail (user names and e-mails ignore case)'],
+    ['validation.duplicateRole', { code: 'Auditor' },
+      '参数code不合法: 角色Auditor已存在(角色编码不区分大小写)',
+      'Invalid code: the role Auditor already exists (role codes ignore case)'],
+    ['validation.unknownRoles', { roles: 'a,b' }, '参数roles不合法: 角色不存在 a,b', 'Invalid roles: unknown a,b'],
+    ['validation.adminKeepsAll', {}, '内置角色admin必须保留权限*', 'The built-in role admin must keep permission *'],
+    ['validation.nestedTooDeep', {}, '请求体嵌套过深', 'The request body is nested too deeply'],
+    ['validation.notJsonObject', {}, '请求体必须是JSON对象', 'The request body must be a JSON object'],
+  ] as [TextKey, Record<string, string | number>, string, string][])('%s reads as before', (key, params, zh, en) => {
+    expect(bilingual(key, params)).toEqual({ zh, en });
+  });
+
   it('inserts a value as sent, without reading placeholders in it (a field named "{rule}")', () => {
     expect(text('validation.fieldRule', 'zh', { field: '{rule}', rule: 'must be a string' }))
       .toBe('参数{rule}不合法: must be a string');
