@@ -37,10 +37,12 @@ export function notificationContent(kind: NotificationKind, payload: Notificatio
   switch (kind) {
     case NotificationKind.LOGIN_FAILED:
       // Spec 4.2: login account, attempted IP, attempted time, and the abnormal-login hint.
-      return loginAlert(payload as LoginAlertPayload, locale, 'notification.loginFailedTitle', 'notification.labelAttemptIp', 'notification.labelAttemptTime');
+      return loginAlert(payload as LoginAlertPayload, locale,
+        'notification.loginFailedTitle', 'notification.labelAttemptIp', 'notification.labelAttemptTime');
     case NotificationKind.UNUSUAL_IP:
       // Spec 4.2: login account, login IP, login time, and the uncommon-IP hint.
-      return loginAlert(payload as LoginAlertPayload, locale, 'notification.unusualIpTitle', 'notification.labelLoginIp', 'notification.labelLoginTime');
+      return loginAlert(payload as LoginAlertPayload, locale,
+        'notification.unusualIpTitle', 'notification.labelLoginIp', 'notification.labelLoginTime');
     case NotificationKind.PASSWORD_EXPIRY: {
       const p = payload as PasswordExpiryPayload;
       return {
