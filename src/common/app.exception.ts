@@ -1,4 +1,5 @@
 import { ErrorCode } from './error-code';
+import { bilingual, type TextKey, type TextParams } from './texts';
 
 /** One refused input field, for contract §7 `data.errors`. */
 export interface FieldProblem {
@@ -28,8 +29,14 @@ export class AppException extends Error {
  * VALIDATION_FAILED for one refused input field (contract §7: `data.errors` names it, so that a form
  * can mark the field). `body` when the refusal is about the body as a whole.
  */
-export const validationFailed = (zh: string, en: string = zh, field = 'body') =>
-  new AppException(ErrorCode.VALIDATION_FAILED, undefined, { zh, en }, [{ field, zh, en }]);
+export const validationFailed = (key: TextKey, field = 'body', params: TextParams = { field }) => {
+  const problem = fieldProblem(key, field, params);
+  return new AppException(ErrorCode.VALIDATION_FAILED, undefined, { zh: problem.zh, en: problem.en }, [problem]);
+};
+
+/** One refused field, its texts from the catalogue (texts.ts); `{field}` names it unless `params` say otherwise. */
+export const fieldProblem = (key: TextKey, field: string, params: TextParams = { field }): FieldProblem =>
+  ({ field, ...bilingual(key, params) });
 
 /** VALIDATION_FAILED naming each refused field (contract §7); the message joins theirs. */
 export const fieldsFailed = (problems: FieldProblem[]) =>

@@ -2,6 +2,7 @@ import { HttpException } from '@nestjs/common';
 import { AppException } from './app.exception';
 import { ErrorCode, HTTP_STATUS, Locale, messageOf } from './error-code';
 import { Envelope } from './envelope';
+import { text } from './texts';
 
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND',
@@ -57,9 +58,9 @@ export function toEnvelope(err: unknown, locale: Locale): { status: number; body
 }
 
 function describeClientError(err: any, status: number, locale: Locale): string {
-  if (status === 413) return locale === 'en' ? 'The request body is too large' : '请求体过大';
-  if (status === 415) return locale === 'en' ? 'Unsupported content type; send JSON' : '不支持的请求类型,请使用JSON';
+  if (status === 413) return text('validation.bodyTooLarge', locale);
+  if (status === 415) return text('validation.unsupportedMediaType', locale);
   if (err?.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError || /JSON/i.test(String(err?.message)))
-    return locale === 'en' ? 'The request body is not valid JSON' : '请求体不是合法的JSON';
+    return text('validation.invalidJson', locale);
   return messageOf(ErrorCode.VALIDATION_FAILED, locale);
 }

@@ -1,6 +1,7 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
-import { AppException, FieldProblem, validationFailed } from './app.exception';
+import { AppException, FieldProblem, fieldProblem, validationFailed } from './app.exception';
 import { ErrorCode } from './error-code';
+import { text } from './texts';
 
 // When a value breaks several rules, name the most basic one ("must be a string" before "too long").
 const PRIORITY = ['whitelistValidation', 'isDefined', 'isString', 'isInt', 'isBoolean', 'isArray', 'isIn', 'isDateString'];
@@ -10,8 +11,8 @@ const rank = (name: string) => (PRIORITY.includes(name) ? PRIORITY.indexOf(name)
 function problemOf(error: ValidationError, parent = ''): { field: string; rule: string } | null {
   const field = parent ? `${parent}.${error.property}` : error.property;
   if (error.constraints) {
-    const [name, text] = Object.entries(error.constraints).sort(([a], [b]) => rank(a) - rank(b))[0];
-    return { field, rule: name === 'whitelistValidation' ? `${field} is not an accepted field` : text };
+    const [name, rule] = Object.entries(error.constraints).sort(([a], [b]) => rank(a) - rank(b))[0];
+    return { field, rule: name === 'whitelistValidation' ? text('validation.unknownFieldRule', 'en', { field }) : rule };
   }
   for (const child of error.children ?? []) {
     const found = problemOf(child, field);
@@ -23,8 +24,8 @@ function problemOf(error: ValidationError, parent = ''): { field: string; rule: 
 /** Contract §7: one entry per refused field; the message names the first, as before. */
 function problemsOf(errors: ValidationError[]): FieldProblem[] {
   const found = errors.map((e) => problemOf(e)).filter((p): p is { field: string; rule: string } => p !== null);
-  if (!found.length) found.push({ field: 'body', rule: 'the request body must be a JSON object' });
-  return found.map(({ field, rule }) => ({ field, zh: `参数${field}不合法: ${rule}`, en: `Invalid ${field}: ${rule}` }));
+  if (!found.length) found.push({ field: 'body', rule: text('validation.notJsonObjectRule', 'en') });
+  return found.map(({ field, rule }) => fieldProblem('validation.fieldRule', field, { field, rule }));
 }
 
 const INHERITED_KEYS = new Set([...Object.getOwnPropertyNames(Object.prototype), '__proto__']);
@@ -45,7 +46,7 @@ function structuralProblem(body: object): AppException | undefined {
     if (typeof node === 'string') {
       if (LONE_SURROGATE.test(node)) return illFormed(field);
     } else if (node !== null && typeof node === 'object') {
-      if (depth > MAX_BODY_DEPTH) return validationFailed('请求体嵌套过深', 'The request body is nested too deeply');
+      if (depth > MAX_BODY_DEPTH) return validationFailed('validation.nestedTooDeep');
       for (const [key, child] of Object.entries(node)) {
         const at = depth === 1 ? key : field;
         // The key itself is not echoed: it is the ill-formed text.
@@ -58,10 +59,10 @@ function structuralProblem(body: object): AppException | undefined {
 }
 
 const illFormed = (field: string) =>
-  validationFailed(`参数${field}不合法: 不是合法的Unicode文本`, `Invalid ${field}: it is not well-formed Unicode text`, field);
+  validationFailed('validation.notUnicode', field);
 
 const unknownField = (field: string) =>
-  validationFailed(`参数${field}不合法: ${field} is not an accepted field`, `Invalid ${field}: ${field} is not an accepted field`, field);
+  validationFailed('validation.fieldRule', field, { field, rule: text('validation.unknownFieldRule', 'en', { field }) });
 
 /**
  * Strict body validation: unknown fields and wrong types are refused with
@@ -87,7 +88,7 @@ export class BodyValidationPipe extends ValidationPipe {
     if (metadata.type === 'body') {
       if (value === undefined || value === null) value = {};
       if (typeof value !== 'object' || Array.isArray(value)) {
-        throw validationFailed('请求体必须是JSON对象', 'The request body must be a JSON object');
+        throw validationFailed('validation.notJsonObject');
       }
       const body = value as object;
       // class-transformer skips keys that name what every object inherits (constructor, __proto__,

@@ -48,11 +48,7 @@ export class RsaKeyService implements OnModuleInit {
         Buffer.from(base64, 'base64'),
       ).toString('utf8');
     } catch {
-      throw validationFailed(
-        `参数${field}不合法: 无法解密,请使用/sys/publicKey的公钥以RSA-OAEP-256加密`,
-        `Invalid ${field}: it does not decrypt; encrypt it with RSA-OAEP-256 under /sys/publicKey`,
-        field,
-      );
+      throw validationFailed('validation.undecryptable', field);
     }
   }
 

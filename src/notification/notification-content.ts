@@ -1,4 +1,4 @@
-import type { Locale } from '../common/error-code';
+import { type Locale, text, type TextKey } from '../common/texts';
 import {
   LoginAlertPayload, NotificationKind, NotificationPayload, PasswordExpiryPayload,
 } from './notification.types';
@@ -32,54 +32,43 @@ export function formatNotificationTime(value: string | Date): string {
     + `(UTC${offset >= 0 ? '+' : '-'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)})`;
 }
 
-const LABELS = {
-  zh: {
-    account: '登录账号', attemptIp: '尝试登录IP', attemptTime: '尝试登录时间', loginIp: '登录IP', loginTime: '登录时间',
-    expireTime: '密码过期时间',
-  },
-  en: {
-    account: 'Account', attemptIp: 'Attempted from IP', attemptTime: 'Attempted at', loginIp: 'Login IP', loginTime: 'Login time',
-    expireTime: 'Password expires at',
-  },
-} satisfies Record<Locale, Record<string, string>>;
-
 /** Spec 4.2 contents, per kind and locale (zh is the default of the contract). */
 export function notificationContent(kind: NotificationKind, payload: NotificationPayload, locale: Locale = 'zh'): NotificationContent {
-  const l = LABELS[locale];
-  const zh = locale === 'zh';
   switch (kind) {
     case NotificationKind.LOGIN_FAILED:
       // Spec 4.2: login account, attempted IP, attempted time, and the abnormal-login hint.
-      return loginAlert(payload as LoginAlertPayload, locale, zh ? '异常登录提醒' : 'Abnormal login alert', l.attemptIp, l.attemptTime);
+      return loginAlert(payload as LoginAlertPayload, locale,
+        'notification.loginFailedTitle', 'notification.labelAttemptIp', 'notification.labelAttemptTime');
     case NotificationKind.UNUSUAL_IP:
       // Spec 4.2: login account, login IP, login time, and the uncommon-IP hint.
-      return loginAlert(payload as LoginAlertPayload, locale, zh ? '非常用IP登录提醒' : 'Login from an uncommon IP', l.loginIp, l.loginTime);
+      return loginAlert(payload as LoginAlertPayload, locale,
+        'notification.unusualIpTitle', 'notification.labelLoginIp', 'notification.labelLoginTime');
     case NotificationKind.PASSWORD_EXPIRY: {
       const p = payload as PasswordExpiryPayload;
       return {
-        title: zh ? '密码即将过期' : 'Your password expires soon',
-        lead: zh ? `您的密码将在${p.days}天后过期` : `Your password expires in ${p.days} day${p.days === 1 ? '' : 's'}`,
+        title: text('notification.passwordExpiryTitle', locale),
+        lead: text(p.days === 1 ? 'notification.passwordExpiryLeadOneDay' : 'notification.passwordExpiryLead', locale, { days: p.days }),
         fields: [
-          { label: l.account, value: p.account },
-          { label: l.expireTime, value: formatNotificationTime(p.expireTime) },
+          { label: text('notification.labelAccount', locale), value: p.account },
+          { label: text('notification.labelExpireTime', locale), value: formatNotificationTime(p.expireTime) },
         ],
-        advice: zh ? '请尽快登录并修改密码。' : 'Please log in and change it soon.',
+        advice: text('notification.passwordExpiryAdvice', locale),
       };
     }
   }
 }
 
 /** The two login alerts of spec 4.2 differ only in title and in how they name the IP and the time. */
-function loginAlert(p: LoginAlertPayload, locale: Locale, title: string, ipLabel: string, timeLabel: string): NotificationContent {
+function loginAlert(p: LoginAlertPayload, locale: Locale, title: TextKey, ipLabel: TextKey, timeLabel: TextKey): NotificationContent {
   return {
-    title,
+    title: text(title, locale),
     lead: p.hint[locale],
     fields: [
-      { label: LABELS[locale].account, value: p.account },
-      { label: ipLabel, value: p.ip },
-      { label: timeLabel, value: formatNotificationTime(p.time) },
+      { label: text('notification.labelAccount', locale), value: p.account },
+      { label: text(ipLabel, locale), value: p.ip },
+      { label: text(timeLabel, locale), value: formatNotificationTime(p.time) },
     ],
-    advice: locale === 'zh' ? '如非本人操作,请立即修改密码并联系管理员。' : 'If this was not you, change your password now and tell your administrator.',
+    advice: text('notification.loginAlertAdvice', locale),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { Bilingual } from '../common/texts';
 import type { NotifyChannel } from '../strategy/strategy.types';
 
 /** What a notification is about; stored in sys_notification.kind and sys_message.kind. */
@@ -18,8 +19,6 @@ export enum NotificationStatus {
   /** Contract §1: SMTP_URL / SMS_WEBHOOK_URL unset; recorded as not sent, with the reason. */
   NOT_CONFIGURED = 'not_configured',
 }
-
-export type Bilingual = { zh: string; en: string };
 
 /** Spec 4.2: login account, IP, time and the hint; the same shape for both login notifications. */
 export interface LoginAlertPayload {

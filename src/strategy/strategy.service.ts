@@ -84,10 +84,10 @@ export class StrategyService implements OnModuleInit {
       const max = dto.maxPasswordLength ?? current.maxPasswordLength;
       if (max !== 0 && max < min) {
         throw validationFailed(
-          `参数maxPasswordLength不合法: 不能小于minPasswordLength(${min})`,
-          `Invalid maxPasswordLength: must not be below minPasswordLength (${min})`,
+          'validation.maxBelowMin',
           // The field this save sent: a lone minPasswordLength is what breaks the stored maximum.
           dto.maxPasswordLength === undefined ? 'minPasswordLength' : 'maxPasswordLength',
+          { min },
         );
       }
       return (await this.save(StrategyGroup.USER, dto)) as UserStrategy;

@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
-import { AppException, fieldsFailed, validationFailed } from '../common/app.exception';
+import { AppException, fieldProblem, fieldsFailed, validationFailed } from '../common/app.exception';
 import { isUniqueViolation } from '../common/db-errors';
 import { ErrorCode } from '../common/error-code';
 import { SessionService } from '../session/session.service';
@@ -51,7 +51,7 @@ export class RoleService implements OnApplicationBootstrap {
       if (current && !mayGrant(held, current.permissions)) throw new AppException(ErrorCode.FORBIDDEN);
       if (!current && same.length) throw this.duplicateCode(same[0].code);
       if (dto.code === ADMIN_ROLE && !dto.permissions.includes(ALL_PERMISSIONS)) {
-        throw validationFailed('内置角色admin必须保留权限*', 'The built-in role admin must keep permission *', 'permissions');
+        throw validationFailed('validation.adminKeepsAll', 'permissions');
       }
       // Contract §12: taking `*` from a role must not leave the service without a usable holder of it.
       const strips = !!current?.permissions.includes(ALL_PERMISSIONS) && !dto.permissions.includes(ALL_PERMISSIONS);
@@ -90,7 +90,7 @@ export class RoleService implements OnApplicationBootstrap {
     if (!codes.length) return [];
     const found = await this.roles.find({ where: { code: In(codes) } });
     const missing = codes.filter((c) => !found.some((r) => r.code === c));
-    if (missing.length) throw validationFailed(`参数roles不合法: 角色不存在 ${missing.join(',')}`, `Invalid roles: unknown ${missing.join(',')}`, 'roles');
+    if (missing.length) throw validationFailed('validation.unknownRoles', 'roles', { roles: missing.join(',') });
     return found;
   }
 
@@ -111,10 +111,6 @@ export class RoleService implements OnApplicationBootstrap {
   }
 
   private duplicateCode(existing: string) {
-    return fieldsFailed([{
-      field: 'code',
-      zh: `参数code不合法: 角色${existing}已存在(角色编码不区分大小写)`,
-      en: `Invalid code: the role ${existing} already exists (role codes ignore case)`,
-    }]);
+    return fieldsFailed([fieldProblem('validation.duplicateRole', 'code', { code: existing })]);
   }
 }

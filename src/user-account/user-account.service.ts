@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Brackets, DataSource, In, Repository } from 'typeorm';
-import { AppException, FieldProblem, fieldsFailed } from '../common/app.exception';
+import { AppException, FieldProblem, fieldProblem, fieldsFailed } from '../common/app.exception';
 import { Clock } from '../common/clock';
 import { isDeadlock, isUniqueViolation } from '../common/db-errors';
 import { ErrorCode } from '../common/error-code';
@@ -299,10 +299,6 @@ export class UserAccountService {
   }
 
   private taken(field: IdentifierKind): FieldProblem {
-    return {
-      field,
-      zh: `参数${field}不合法: 已被其他用户的用户名、手机号或邮箱使用(用户名和邮箱不区分大小写)`,
-      en: `Invalid ${field}: another user already has it as user name, mobile or e-mail (user names and e-mails ignore case)`,
-    };
+    return fieldProblem('validation.identifierTaken', field);
   }
 }

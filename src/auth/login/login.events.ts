@@ -1,7 +1,9 @@
+import { bilingual } from '../../common/texts';
+
 /** Spec 4.2 / 4.1 step 10: login from none of the latest 3 successful IPs. */
 export class UnusualIpEvent {
   static readonly NAME = 'auth.unusual-ip';
-  readonly hint = { zh: '您的账号在不常用的IP登录', en: 'Login from an uncommon IP address' };
+  readonly hint = bilingual('notification.unusualIpHint');
   constructor(
     readonly userId: string,
     readonly account: string,

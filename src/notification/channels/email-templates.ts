@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import Handlebars from 'handlebars';
-import type { Locale } from '../../common/error-code';
+import { type Locale, text } from '../../common/texts';
 import { NotificationContent } from '../notification-content';
 
 export interface RenderedMail {
@@ -19,30 +19,30 @@ const HTML: Record<Locale, string> = {
 <html lang="zh-CN"><head><meta charset="utf-8"><title>{{title}}</title></head>
 <body style="font-family:-apple-system,'PingFang SC','Microsoft YaHei',sans-serif;color:#222;line-height:1.6">
   <h2 style="margin:0 0 12px">{{title}}</h2>
-  <p>{{name}},您好:</p>
+  <p>{{greeting}}</p>
   <p><strong>{{lead}}</strong></p>
   <table cellpadding="6" style="border-collapse:collapse">
     {{#each fields}}<tr><td style="color:#666">{{label}}</td><td>{{value}}</td></tr>{{/each}}
   </table>
   <p>{{advice}}</p>
-  <p style="color:#999;font-size:12px">此邮件由系统自动发送,请勿直接回复。</p>
+  <p style="color:#999;font-size:12px">{{footer}}</p>
 </body></html>`,
   en: `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{{title}}</title></head>
 <body style="font-family:-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;color:#222;line-height:1.6">
   <h2 style="margin:0 0 12px">{{title}}</h2>
-  <p>Hello {{name}},</p>
+  <p>{{greeting}}</p>
   <p><strong>{{lead}}</strong></p>
   <table cellpadding="6" style="border-collapse:collapse">
     {{#each fields}}<tr><td style="color:#666">{{label}}</td><td>{{value}}</td></tr>{{/each}}
   </table>
   <p>{{advice}}</p>
-  <p style="color:#999;font-size:12px">This message was sent automatically; please do not reply.</p>
+  <p style="color:#999;font-size:12px">{{footer}}</p>
 </body></html>`,
 };
 
 const TEXT: Record<Locale, string> = {
-  zh: `{{name}},您好:
+  zh: `{{greeting}}
 
 {{lead}}
 {{#each fields}}
@@ -51,9 +51,9 @@ const TEXT: Record<Locale, string> = {
 
 {{advice}}
 
-此邮件由系统自动发送,请勿直接回复。
+{{footer}}
 `,
-  en: `Hello {{name}},
+  en: `{{greeting}}
 
 {{lead}}
 {{#each fields}}
@@ -62,11 +62,11 @@ const TEXT: Record<Locale, string> = {
 
 {{advice}}
 
-This message was sent automatically; please do not reply.
+{{footer}}
 `,
 };
 
-type Template = Handlebars.TemplateDelegate<NotificationContent & { name: string }>;
+type Template = Handlebars.TemplateDelegate<NotificationContent & { greeting: string; footer: string }>;
 
 /** Handlebars templates of the e-mail channel, zh (default) and en, compiled once. */
 @Injectable()
@@ -85,7 +85,12 @@ export class EmailTemplates {
   }
 
   render(content: NotificationContent, recipientName: string, locale: Locale = 'zh'): RenderedMail {
-    const context = { ...content, name: recipientName };
+    // The greeting and footer come from the catalogue (texts.ts); the templates only lay them out.
+    const context = {
+      ...content,
+      greeting: text('notification.mailGreeting', locale, { name: recipientName }),
+      footer: text('notification.mailFooter', locale),
+    };
     return { subject: content.title, html: this.html[locale](context), text: this.text[locale](context) };
   }
 }

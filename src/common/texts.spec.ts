@@ -1,0 +1,84 @@
+import { ErrorCode, messageOf, tipText } from './error-code';
+import { bilingual, Bilingual, TEXTS, text, TextKey } from './texts';
+
+const entries = Object.entries(TEXTS).flatMap(([group, texts]) =>
+  Object.entries(texts as Record<string, Bilingual>).map(([name, t]) => [`${group}.${name}`, t] as const));
+const placeholders = (s: string) => [...new Set([...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))].sort();
+
+describe('text catalogue (issue 12.6)', () => {
+  it.each(entries)('%s has a zh and an en text', (_key, t) => {
+    expect(t.zh.trim()).not.toBe('');
+    expect(t.en.trim()).not.toBe('');
+  });
+
+  it.each(entries)('%s names the same placeholders in zh and en', (_key, t) => {
+    expect(placeholders(t.en)).toEqual(placeholders(t.zh));
+  });
+
+  // Copied from contract §2's table (and spec 7, which gives the same texts): requirements, to the character.
+  it.each([
+    [ErrorCode.OK, '操作成功'],
+    [ErrorCode.CAPTCHA_INVALID, '验证码错误或已失效'],
+    [ErrorCode.BAD_CREDENTIALS, '用户名或密码错误'],
+    [ErrorCode.ACCOUNT_LOCKED, '用户已被锁定'],
+    [ErrorCode.ACCOUNT_EXPIRED, '您的账户已过期,请联系管理员'],
+    [ErrorCode.OLD_PASSWORD_WRONG, '旧密码不正确'],
+    [ErrorCode.PASSWORD_NEEDS_UPPER, '密码应包含大写字符'],
+    [ErrorCode.PASSWORD_NEEDS_SYMBOL, '密码应包含特殊字符'],
+    [ErrorCode.KICKED_OUT, '账号已在其他地方登录'],
+    [ErrorCode.IP_MISMATCH, '登录IP已变化,请重新登录'],
+    [ErrorCode.TEMP_TOKEN_FORBIDDEN, '请先修改密码'],
+    [ErrorCode.FORBIDDEN, '没有权限'],
+    [ErrorCode.QRCODE_INVALID, '二维码无效或已过期'],
+  ])('the zh message of %s is the contract\'s', (code, message) => {
+    expect(text(`error.${code}`, 'zh')).toBe(message);
+    expect(messageOf(code, 'zh')).toBe(message);
+  });
+
+  it('fills the minimum into 密码长度应大于{min} (contract §2, spec 7)', () => {
+    expect(messageOf(ErrorCode.PASSWORD_TOO_SHORT, 'zh', { min: 8 })).toBe('密码长度应大于8');
+    expect(messageOf(ErrorCode.PASSWORD_TOO_LONG, 'en', { max: 20 })).toBe('The password must be at most 20 characters long');
+  });
+
+  it('answers English for en and keeps the old helpers on the catalogue', () => {
+    expect(messageOf(ErrorCode.BAD_CREDENTIALS, 'en')).toBe('Wrong user name or password');
+    expect(tipText('PASSWORD_EXPIRES_SOON', 'zh', { days: 3 })).toBe('您的密码将在3天后过期,请尽快修改密码');
+    expect(bilingual('notification.wrongPasswordHint')).toEqual({ zh: '异常登录:密码错误', en: 'Abnormal login: wrong password' });
+  });
+
+  // The texts as the services wrote them inline before the catalogue (a1939ff), parameters filled.
+  it.each([
+    ['validation.undecryptable', { field: 'password' },
+      '参数password不合法: 无法解密,请使用/sys/publicKey的公钥以RSA-OAEP-256加密',
+      'Invalid password: it does not decrypt; encrypt it with RSA-OAEP-256 under /sys/publicKey'],
+    ['validation.maxBelowMin', { min: 30 },
+      '参数maxPasswordLength不合法: 不能小于minPasswordLength(30)',
+      'Invalid maxPasswordLength: must not be below minPasswordLength (30)'],
+    ['validation.identifierTaken', { field: 'email' },
+      '参数email不合法: 已被其他用户的用户名、手机号或邮箱使用(用户名和邮箱不区分大小写)',
+      'Invalid email: another user already has it as user name, mobile or e-mail (user names and e-mails ignore case)'],
+    ['validation.duplicateRole', { code: 'Auditor' },
+      '参数code不合法: 角色Auditor已存在(角色编码不区分大小写)',
+      'Invalid code: the role Auditor already exists (role codes ignore case)'],
+    ['validation.unknownRoles', { roles: 'a,b' }, '参数roles不合法: 角色不存在 a,b', 'Invalid roles: unknown a,b'],
+    ['validation.adminKeepsAll', {}, '内置角色admin必须保留权限*', 'The built-in role admin must keep permission *'],
+    ['validation.nestedTooDeep', {}, '请求体嵌套过深', 'The request body is nested too deeply'],
+    ['validation.notJsonObject', {}, '请求体必须是JSON对象', 'The request body must be a JSON object'],
+  ] as [TextKey, Record<string, string | number>, string, string][])('%s reads as before', (key, params, zh, en) => {
+    expect(bilingual(key, params)).toEqual({ zh, en });
+  });
+
+  it('inserts a value as sent, without reading placeholders in it (a field named "{rule}")', () => {
+    expect(text('validation.fieldRule', 'zh', { field: '{rule}', rule: 'must be a string' }))
+      .toBe('参数{rule}不合法: must be a string');
+  });
+});
+
+// Checked by `npm run typecheck`, which fails when the compiler accepts a line marked @ts-expect-error.
+export function refusedByTheCompiler(): unknown[] {
+  // @ts-expect-error: not a key of the catalogue
+  const unknown: TextKey = 'error.NO_SUCH_CODE';
+  // @ts-expect-error: a catalogue entry needs both zh and en
+  const half: Bilingual = { zh: '只有中文' };
+  return [unknown, half];
+}

@@ -1,0 +1,139 @@
+import type { ErrorCode } from './error-code';
+
+/**
+ * Issue 12.6: the one catalogue of what the service says to people, in zh (the contract's default)
+ * and en (`Accept-Language: en`). Every entry names both languages, so a text missing one does not
+ * compile. `{name}` marks a parameter; both languages of an entry use the same ones (texts.spec.ts).
+ * The web console keeps its own texts (web/).
+ */
+export type Locale = 'zh' | 'en';
+export type Bilingual = { zh: string; en: string };
+export type TextParams = Record<string, string | number>;
+
+/** Contract §2 and spec 7: the message of each error code, to the character. */
+const errors = {
+  OK: { zh: '操作成功', en: 'Success' },
+  VALIDATION_FAILED: { zh: '参数校验失败', en: 'Invalid request' },
+  CAPTCHA_INVALID: { zh: '验证码错误或已失效', en: 'The captcha is wrong or has expired' },
+  BAD_CREDENTIALS: { zh: '用户名或密码错误', en: 'Wrong user name or password' },
+  ACCOUNT_LOCKED: { zh: '用户已被锁定', en: 'The account is locked' },
+  ACCOUNT_DISABLED: { zh: '用户已被禁用', en: 'The account is disabled' },
+  ACCOUNT_EXPIRED: { zh: '您的账户已过期,请联系管理员', en: 'Your account has expired, please contact the administrator' },
+  OLD_PASSWORD_WRONG: { zh: '旧密码不正确', en: 'The old password is not correct' },
+  PASSWORD_TOO_SHORT: { zh: '密码长度应大于{min}', en: 'The password must be at least {min} characters long' },
+  PASSWORD_TOO_LONG: { zh: '密码长度应小于{max}', en: 'The password must be at most {max} characters long' },
+  PASSWORD_NEEDS_DIGIT: { zh: '密码应包含数字', en: 'The password must contain a digit' },
+  PASSWORD_NEEDS_UPPER: { zh: '密码应包含大写字符', en: 'The password must contain an upper-case letter' },
+  PASSWORD_NEEDS_LOWER: { zh: '密码应包含小写字符', en: 'The password must contain a lower-case letter' },
+  PASSWORD_NEEDS_SYMBOL: { zh: '密码应包含特殊字符', en: 'The password must contain a special character' },
+  NOT_LOGGED_IN: { zh: '未登录或登录已过期', en: 'Not logged in, or the session has expired' },
+  KICKED_OUT: { zh: '账号已在其他地方登录', en: 'The account has logged in elsewhere' },
+  IP_MISMATCH: { zh: '登录IP已变化,请重新登录', en: 'Your IP address has changed, please log in again' },
+  TEMP_TOKEN_FORBIDDEN: { zh: '请先修改密码', en: 'Please change your password first' },
+  FORBIDDEN: { zh: '没有权限', en: 'Permission denied' },
+  QRCODE_INVALID: { zh: '二维码无效或已过期', en: 'The QR code is invalid or has expired' },
+  NOT_FOUND: { zh: '资源不存在', en: 'Not found' },
+  RATE_LIMITED: { zh: '请求过于频繁,请稍后再试', en: 'Too many requests, please try again later' },
+  SERVICE_UNAVAILABLE: { zh: '服务暂时不可用,请稍后再试', en: 'The service is temporarily unavailable' },
+  INTERNAL: { zh: '系统内部错误', en: 'Internal error' },
+} satisfies Record<ErrorCode, Bilingual>;
+
+/** Spec 4.1 steps 6 and 7: the `tip` of a successful login. */
+const tips = {
+  PASSWORD_EXPIRED_TIP: { zh: '您的密码已过期,请尽快修改密码', en: 'Your password has expired, please change it soon' },
+  PASSWORD_EXPIRED_FORCE: { zh: '您的密码已过期,请修改密码后再登录', en: 'Your password has expired, change it before logging in' },
+  INITIAL_PASSWORD_FORCE: { zh: '您的密码为初始密码,请修改密码后再登录', en: 'You are using an initial password, change it before logging in' },
+  INITIAL_PASSWORD_TIP: { zh: '您的密码为初始密码,请尽快修改密码', en: 'You are using an initial password, please change it soon' },
+  PASSWORD_EXPIRES_SOON: { zh: '您的密码将在{days}天后过期,请尽快修改密码', en: 'Your password expires in {days} days, please change it soon' },
+} satisfies Record<string, Bilingual>;
+
+/**
+ * Contract §2/§7: VALIDATION_FAILED names the field and the rule. The rules that class-validator
+ * words (and the two below that stand in for its whitelist rule) are English in both languages.
+ */
+const validation = {
+  fieldRule: { zh: '参数{field}不合法: {rule}', en: 'Invalid {field}: {rule}' },
+  unknownFieldRule: { zh: '{field} is not an accepted field', en: '{field} is not an accepted field' },
+  notJsonObjectRule: { zh: 'the request body must be a JSON object', en: 'the request body must be a JSON object' },
+  notJsonObject: { zh: '请求体必须是JSON对象', en: 'The request body must be a JSON object' },
+  notUnicode: { zh: '参数{field}不合法: 不是合法的Unicode文本', en: 'Invalid {field}: it is not well-formed Unicode text' },
+  nestedTooDeep: { zh: '请求体嵌套过深', en: 'The request body is nested too deeply' },
+  bodyTooLarge: { zh: '请求体过大', en: 'The request body is too large' },
+  unsupportedMediaType: { zh: '不支持的请求类型,请使用JSON', en: 'Unsupported content type; send JSON' },
+  invalidJson: { zh: '请求体不是合法的JSON', en: 'The request body is not valid JSON' },
+  undecryptable: {
+    zh: '参数{field}不合法: 无法解密,请使用/sys/publicKey的公钥以RSA-OAEP-256加密',
+    en: 'Invalid {field}: it does not decrypt; encrypt it with RSA-OAEP-256 under /sys/publicKey',
+  },
+  maxBelowMin: {
+    zh: '参数maxPasswordLength不合法: 不能小于minPasswordLength({min})',
+    en: 'Invalid maxPasswordLength: must not be below minPasswordLength ({min})',
+  },
+  identifierTaken: {
+    zh: '参数{field}不合法: 已被其他用户的用户名、手机号或邮箱使用(用户名和邮箱不区分大小写)',
+    en: 'Invalid {field}: another user already has it as user name, mobile or e-mail (user names and e-mails ignore case)',
+  },
+  adminKeepsAll: { zh: '内置角色admin必须保留权限*', en: 'The built-in role admin must keep permission *' },
+  unknownRoles: { zh: '参数roles不合法: 角色不存在 {roles}', en: 'Invalid roles: unknown {roles}' },
+  duplicateRole: {
+    zh: '参数code不合法: 角色{code}已存在(角色编码不区分大小写)',
+    en: 'Invalid code: the role {code} already exists (role codes ignore case)',
+  },
+} satisfies Record<string, Bilingual>;
+
+/** Spec 4.2 and expireNotifyDays: e-mail, SMS and site message contents. */
+const notification = {
+  wrongPasswordHint: { zh: '异常登录:密码错误', en: 'Abnormal login: wrong password' },
+  unusualIpHint: { zh: '您的账号在不常用的IP登录', en: 'Login from an uncommon IP address' },
+  loginFailedTitle: { zh: '异常登录提醒', en: 'Abnormal login alert' },
+  unusualIpTitle: { zh: '非常用IP登录提醒', en: 'Login from an uncommon IP' },
+  loginAlertAdvice: {
+    zh: '如非本人操作,请立即修改密码并联系管理员。',
+    en: 'If this was not you, change your password now and tell your administrator.',
+  },
+  passwordExpiryTitle: { zh: '密码即将过期', en: 'Your password expires soon' },
+  passwordExpiryLead: { zh: '您的密码将在{days}天后过期', en: 'Your password expires in {days} days' },
+  passwordExpiryLeadOneDay: { zh: '您的密码将在{days}天后过期', en: 'Your password expires in {days} day' },
+  passwordExpiryAdvice: { zh: '请尽快登录并修改密码。', en: 'Please log in and change it soon.' },
+  labelAccount: { zh: '登录账号', en: 'Account' },
+  labelAttemptIp: { zh: '尝试登录IP', en: 'Attempted from IP' },
+  labelAttemptTime: { zh: '尝试登录时间', en: 'Attempted at' },
+  labelLoginIp: { zh: '登录IP', en: 'Login IP' },
+  labelLoginTime: { zh: '登录时间', en: 'Login time' },
+  labelExpireTime: { zh: '密码过期时间', en: 'Password expires at' },
+  mailGreeting: { zh: '{name},您好:', en: 'Hello {name},' },
+  mailFooter: { zh: '此邮件由系统自动发送,请勿直接回复。', en: 'This message was sent automatically; please do not reply.' },
+} satisfies Record<string, Bilingual>;
+
+export const TEXTS = { error: errors, tip: tips, validation, notification } as const;
+
+type Group = keyof typeof TEXTS;
+/** `group.name`, e.g. `error.BAD_CREDENTIALS`, `tip.PASSWORD_EXPIRES_SOON`, `validation.notUnicode`. */
+export type TextKey = { [G in Group]: `${G}.${Extract<keyof (typeof TEXTS)[G], string>}` }[Group];
+
+/** Fills `{name}` placeholders; a value is inserted as it is, never read for placeholders itself. */
+export function format(template: string, params?: TextParams): string {
+  if (!params) return template;
+  return template.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m));
+}
+
+function entryOf(key: TextKey): Bilingual {
+  const dot = key.indexOf('.');
+  return (TEXTS as Record<string, Record<string, Bilingual>>)[key.slice(0, dot)][key.slice(dot + 1)];
+}
+
+/** The text of `key` in `locale`, its placeholders filled from `params`. */
+export function text(key: TextKey, locale: Locale, params?: TextParams): string {
+  return format(entryOf(key)[locale], params);
+}
+
+/** Both languages of `key`, for what is stored or thrown before the reader's locale is known. */
+export function bilingual(key: TextKey, params?: TextParams): Bilingual {
+  return { zh: text(key, 'zh', params), en: text(key, 'en', params) };
+}
+
+/** Contract §2: zh unless `Accept-Language` starts with en. */
+export function localeOf(acceptLanguage: string | string[] | undefined): Locale {
+  const header = Array.isArray(acceptLanguage) ? acceptLanguage[0] : acceptLanguage;
+  return header && /^\s*en\b/i.test(header) ? 'en' : 'zh';
+}
