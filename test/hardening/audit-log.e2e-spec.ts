@@ -1,4 +1,9 @@
+import { getRepositoryToken } from '@nestjs/typeorm';
 import { AuditLogService, SYSTEM_ACTOR } from '../../src/audit/audit-log.service';
+import { StrategyService } from '../../src/strategy/strategy.service';
+import { SysPropEntity } from '../../src/strategy/sys-prop.entity';
+import { RoleEntity } from '../../src/user-account/role.entity';
+import { RoleService } from '../../src/user-account/role.service';
 import { createActiveUser, createRole, createUser, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { startApp, TestApp } from '../support/test-app';
@@ -126,6 +131,69 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
       action: 'role.save', target: 'aud_role', targetName: 'Auditing',
       detail: { old: ['sys:user:list'], new: ['sys:user:list', 'sys:auditLog:list'] },
     });
+  });
+
+  /**
+   * Holds the first write that `repository.method` makes until `entry` has been called `calls` times
+   * (at most 2 s): two saves of one thing are then in flight together, each past its own start.
+   */
+  const holdFirstWrite = (repository: any, method: string, entry: jest.SpyInstance, calls: number) => {
+    const original = repository[method].bind(repository);
+    let first = true;
+    return jest.spyOn(repository, method).mockImplementation(async (...args: unknown[]) => {
+      if (first) {
+        first = false;
+        for (let waited = 0; entry.mock.calls.length < calls && waited < 2_000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+      }
+      return original(...args);
+    });
+  };
+
+  /** Two rows of one target saved at once: one starts from `initial`, the other from what the first wrote; the last wrote `final`. */
+  const expectChained = (rows: any[], initial: unknown, final: unknown) => {
+    expect(rows).toHaveLength(2);
+    const first = rows.find((r) => JSON.stringify(r.detail.old) === JSON.stringify(initial));
+    expect(first).toBeDefined();
+    const second = rows.find((r) => r !== first)!;
+    expect(second.detail.old).toEqual(first.detail.new);
+    expect(second.detail.new).toEqual(final);
+  };
+
+  it('gives two saves of one setting group at once each its own old and new values', async () => {
+    const strategy = app.app.get(StrategyService);
+    await app.saveLoginStrategy({ maxFailureTimes: 5 });
+    const entry = jest.spyOn(strategy, 'saveLogin');
+    const hold = holdFirstWrite(app.app.get(getRepositoryToken(SysPropEntity)), 'upsert', entry, 2);
+    const before = (await list()).total;
+    try {
+      const saves = await Promise.all([11, 12].map((n) => app.admin('/sys/strategy/login/save', { maxFailureTimes: n })));
+      expect(saves.map((r) => r.body.success)).toEqual([true, true]);
+    } finally {
+      hold.mockRestore();
+      entry.mockRestore();
+    }
+    const stored = (await app.admin('/sys/strategy/login/info')).body.data.maxFailureTimes;
+    const rows = (await list({ action: 'strategy.login.save', pageSize: 2 })).rows;
+    expect((await list()).total).toBe(before + 2);
+    expectChained(rows, { maxFailureTimes: 5 }, { maxFailureTimes: stored });
+    await app.saveLoginStrategy({ maxFailureTimes: 5 });
+  });
+
+  it('gives two saves of one role at once each its own old and new permission codes', async () => {
+    await createRole(app, 'aud_race', ['sys:user:list']);
+    const roles = app.app.get(RoleService);
+    const entry = jest.spyOn(roles, 'save');
+    const hold = holdFirstWrite(app.app.get(getRepositoryToken(RoleEntity)), 'save', entry, 2);
+    try {
+      const saves = await Promise.all([['sys:user:lock'], ['sys:user:unlock']].map((permissions) =>
+        app.admin('/sys/role/save', { code: 'aud_race', name: 'aud_race', permissions })));
+      expect(saves.map((r) => r.body.success)).toEqual([true, true]);
+    } finally {
+      hold.mockRestore();
+      entry.mockRestore();
+    }
+    const stored = (await app.admin('/sys/role/list')).body.data.find((r: any) => r.code === 'aud_race').permissions;
+    expectChained((await list({ action: 'role.save', target: 'aud_race' })).rows.slice(0, 2), ['sys:user:list'], stored);
   });
 
   it('records nothing for the self-protection refusals, and changes nothing', async () => {
