@@ -273,6 +273,7 @@ export class LoginService {
     const { browser, os } = parseUserAgent(a.req.userAgent);
     const issued = await this.sessions.issue({
       userId: a.user.id,
+      username: a.user.username,
       temp: a.temp,
       ip: a.req.ip,
       permissions: await this.roles.permissionsOf(a.user.id),
