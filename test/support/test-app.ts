@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Type } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
@@ -144,6 +145,8 @@ export interface StartOptions {
   clock?: FakeClock;
   /** Reuse a database and store namespace (a second instance of a cluster). */
   provisioned?: Provisioned;
+  /** Test-only modules beside the app's own (e.g. a controller that drives a port). */
+  imports?: Type[];
 }
 
 export async function startApp(backend: Backend, options: StartOptions = {}): Promise<TestApp> {
@@ -157,7 +160,7 @@ export async function startApp(backend: Backend, options: StartOptions = {}): Pr
     ...options.env,
   });
   const clock = options.clock ?? new FakeClock();
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] })
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config), ...(options.imports ?? [])] })
     .overrideProvider(Clock).useValue(clock)
     .compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(
