@@ -108,20 +108,15 @@ export class StrategyService implements OnModuleInit {
    */
   private async saveGroup(group: StrategyGroup, dto: object, actor: Actor, check?: (current: Shape) => void): Promise<Shape> {
     return this.mutex.run(Keys.strategyMutex(group), async () => {
-      const before = (await this.read(group)) as unknown as Record<string, unknown>;
-      check?.(before as unknown as Shape);
-      const saved = await this.save(group, dto);
-      const after = saved as unknown as Record<string, unknown>;
-      const keys = Object.entries(dto).filter(([k, v]) => v !== undefined && k in after).map(([k]) => k);
+      const before = await this.read(group);
+      check?.(before);
+      const after = await this.save(group, dto);
+      const sent = Object.entries(dto).filter(([key, v]) => v !== undefined && key in after).map(([key]) => key);
+      const fields = (value: Shape) => Object.fromEntries(sent.map((key) => [key, (value as any)[key]]));
       await this.audit.recordDone(AUDIT_ACTION[group], {
-        ...actedBy(actor),
-        targetId: group,
-        detail: {
-          old: Object.fromEntries(keys.map((k) => [k, before[k]])),
-          new: Object.fromEntries(keys.map((k) => [k, after[k]])),
-        },
+        ...actedBy(actor), targetId: group, detail: { old: fields(before), new: fields(after) },
       });
-      return saved;
+      return after;
     });
   }
 

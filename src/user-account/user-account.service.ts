@@ -220,7 +220,7 @@ export class UserAccountService {
     await this.audited('user.disable', by, user);
   }
 
-  /** Spec 4.5 enable(userId); the failure count starts again (contract §5), under the login mutex as unlock. Audited as unlock. */
+  /** Spec 4.5 enable(userId); the failure count starts again (contract §5), under the login mutex as unlock; audited as user.enable when an actor is given. */
   async enable(given: string, actor?: Actor): Promise<void> {
     const user = await this.get(given);
     await this.mutex.run(Keys.loginMutex(user.id), () =>
