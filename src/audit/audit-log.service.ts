@@ -1,19 +1,30 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
 import { Page } from '../common/paging.dto';
 import { AuditLogEntity } from './audit-log.entity';
 import { ListAuditLogDto } from './dto/list-audit-log.dto';
 
 /**
- * One audited action: the port services call for actions that are not an @Audited handler of an
- * administrator (a QR-code authorisation, the recovery command). Never put a password, token,
- * code or hash in `detail`.
+ * Every audited action; the prefix says what the target is. A new audited action is one line here
+ * and one record() call where the action happens.
+ */
+export type AuditAction =
+  | 'strategy.login.save' | 'strategy.user.save'
+  | 'user.create' | 'user.lock' | 'user.unlock' | 'user.disable' | 'user.enable' | 'user.resetPass'
+  | 'role.save'
+  | 'online.kickout'
+  | 'qrcode.authorize'
+  | 'user.recover';
+
+/**
+ * One audited action, recorded by the service (or, where there is none, the controller) that
+ * performs it, once it has happened. Never put a password, token, code or hash in `detail`.
  */
 export interface AuditEntry {
-  /** e.g. 'user.lock', 'qrcode.authorize', 'user.recover' */
-  action: string;
+  action: AuditAction;
   /** The user who acted, or SYSTEM_ACTOR.actorId for the service itself. */
   actorId: string;
   actorName: string | null;
@@ -26,8 +37,14 @@ export interface AuditEntry {
   detail?: Record<string, unknown> | null;
 }
 
+/** An entry without its action, as recordDone() takes it. */
+export type DoneEntry = Omit<AuditEntry, 'action'>;
+
 /** The actor of actions taken by the service itself or by a command run on its server. */
 export const SYSTEM_ACTOR = { actorId: 'system', actorName: 'system' } as const;
+
+/** The actor fields of an entry, for an administrator acting through a request (CurrentActor). */
+export const actedBy = (actor: Actor) => ({ actorId: actor.id, actorName: actor.name, ip: actor.ip });
 
 export interface AuditLogRow extends Omit<AuditLogEntity, 'detail'> {
   detail: Record<string, unknown> | null;
@@ -35,6 +52,8 @@ export interface AuditLogRow extends Omit<AuditLogEntity, 'detail'> {
 
 @Injectable()
 export class AuditLogService {
+  private readonly logger = new Logger('Audit');
+
   constructor(
     @InjectRepository(AuditLogEntity) private readonly rows: Repository<AuditLogEntity>,
     private readonly clock: Clock,
@@ -52,6 +71,19 @@ export class AuditLogService {
       ip: (e.ip ?? '').slice(0, 64),
       createTime: this.clock.now(),
     });
+  }
+
+  /**
+   * For an action that has already happened: writes its row and never rejects. A failure (also of
+   * what `entry` reads to build the row) is logged without details and swallowed: answering an
+   * error would make the client repeat an action that is done.
+   */
+  async recordDone(action: AuditAction, entry: DoneEntry | (() => Promise<DoneEntry>)): Promise<void> {
+    try {
+      await this.record({ action, ...(typeof entry === 'function' ? await entry() : entry) });
+    } catch (err) {
+      this.logger.error(`could not write the audit record of ${action}: ${(err as Error)?.constructor?.name ?? typeof err}`);
+    }
   }
 
   /** Newest first. */

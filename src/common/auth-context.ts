@@ -1,5 +1,6 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { clientIp } from './client-info';
 
 /**
  * The authenticated caller, as every feature sees it: the session of contract §6 and the route
@@ -21,6 +22,11 @@ export interface Session {
   browser?: string | null;
   os?: string | null;
   renewedAt?: number | null;
+  /**
+   * The user name at login (user names do not change), so that an action's audit row names its
+   * actor without reading the account. Absent in sessions issued before it was added.
+   */
+  username?: string;
 }
 
 /** What authentication attaches to a request: the session and its id (the token's SHA-256). */
@@ -55,3 +61,18 @@ export const AcceptsStreamTicket = () => SetMetadata(ACCEPTS_STREAM_TICKET, true
 export const CurrentAuth = createParamDecorator(
   (_data: unknown, ctx: ExecutionContext): AuthContext => ctx.switchToHttp().getRequest<FastifyRequest>().auth!,
 );
+
+/** Who performs an administrative action, as its audit row records it (AuditLogService). */
+export interface Actor {
+  id: string;
+  /** The user name the session carries; null for a session issued before sessions carried it. */
+  name: string | null;
+  ip: string;
+}
+
+/** The authenticated caller as the actor of what the handler does: the session's user and the client IP. */
+export const CurrentActor = createParamDecorator((_data: unknown, ctx: ExecutionContext): Actor => {
+  const request = ctx.switchToHttp().getRequest<FastifyRequest>();
+  const { session } = request.auth!;
+  return { id: session.userId, name: session.username ?? null, ip: clientIp(request) };
+});

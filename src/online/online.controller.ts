@@ -1,14 +1,14 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { Audited } from '../audit/audited.decorator';
+import { actedBy, AuditLogService } from '../audit/audit-log.service';
 import { AppException } from '../common/app.exception';
 import { ErrorCode } from '../common/error-code';
 import { Page } from '../common/paging.dto';
 import { UserAccountService } from '../user-account/user-account.service';
-import { CurrentAuth, RequirePermissions } from '../common/auth-context';
+import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
 import { KickoutDto, ListOnlineDto } from './dto/online.dto';
 import { SessionService } from '../session/session.service';
-import type { AuthContext, Session } from '../common/auth-context';
+import type { Actor, AuthContext, Session } from '../common/auth-context';
 
 export interface OnlineSessionRow {
   tokenId: string;
@@ -30,7 +30,11 @@ export interface OnlineSessionRow {
 @ApiSecurity('Admin-Token')
 @Controller('sys')
 export class OnlineController {
-  constructor(private readonly sessions: SessionService, private readonly accounts: UserAccountService) {}
+  constructor(
+    private readonly sessions: SessionService,
+    private readonly accounts: UserAccountService,
+    private readonly audit: AuditLogService,
+  ) {}
 
   @Post('online/list') @HttpCode(200) @RequirePermissions('sys:online:list')
   async list(@Body() dto: ListOnlineDto): Promise<Page<OnlineSessionRow>> {
@@ -40,11 +44,21 @@ export class OnlineController {
   }
 
   @Post('online/kickout') @HttpCode(200) @RequirePermissions('sys:online:kickout')
-  @Audited('online.kickout')
-  async kickout(@Body() dto: KickoutDto) {
+  /** Audited here (there is no online service): the target is the user whose session ended. */
+  async kickout(@Body() dto: KickoutDto, @CurrentActor() actor: Actor) {
     const session = await this.sessions.byTokenId(dto.tokenId);
     if (!session) throw new AppException(ErrorCode.NOT_FOUND);
     await this.sessions.end(dto.tokenId, session.userId);
+    await this.audit.recordDone('online.kickout', async () => {
+      const users = await this.accounts.byIds([session.userId, ...(actor.name === null ? [actor.id] : [])]);
+      const username = users.get(session.userId)?.username ?? null;
+      return {
+        ...actedBy({ ...actor, name: actor.name ?? users.get(actor.id)?.username ?? null }),
+        targetId: session.userId,
+        targetName: username,
+        detail: { tokenId: dto.tokenId, username },
+      };
+    });
   }
 
   @Post('me/sessions') @HttpCode(200)

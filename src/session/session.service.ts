@@ -12,6 +12,8 @@ export const hashToken = (token: string) => createHash('sha256').update(token).d
 
 export interface IssueOptions {
   userId: string;
+  /** Kept in the session for the audit rows of the user's actions (see Session.username). */
+  username: string;
   temp: boolean;
   ip: string;
   permissions: string[];
@@ -41,6 +43,7 @@ export class SessionService {
     const tokenHash = hashToken(token);
     const session: Session = {
       userId: options.userId,
+      username: options.username,
       temp: options.temp ? 1 : 0,
       kickout: 0,
       ip: options.ip,

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { Audited } from '../audit/audited.decorator';
-import { RequirePermissions } from '../common/auth-context';
+import { CurrentActor, RequirePermissions } from '../common/auth-context';
+import type { Actor } from '../common/auth-context';
 import { NoInputDto } from '../common/validation.pipe';
 import { SaveLoginStrategyDto, SaveUserStrategyDto } from './dto/save-strategy.dto';
 import { StrategyService } from './strategy.service';
@@ -18,9 +18,8 @@ export class StrategyController {
   }
 
   @Post('login/save') @HttpCode(200) @RequirePermissions('sys:strategy:login:save')
-  @Audited('strategy.login.save')
-  async loginSave(@Body() dto: SaveLoginStrategyDto) {
-    await this.strategy.saveLogin(dto);
+  async loginSave(@Body() dto: SaveLoginStrategyDto, @CurrentActor() actor: Actor) {
+    await this.strategy.saveLogin(dto, actor);
   }
 
   @Post('user/info') @HttpCode(200) @RequirePermissions('sys:strategy:user:info')
@@ -29,9 +28,8 @@ export class StrategyController {
   }
 
   @Post('user/save') @HttpCode(200) @RequirePermissions('sys:strategy:user:save')
-  @Audited('strategy.user.save')
-  async userSave(@Body() dto: SaveUserStrategyDto) {
-    await this.strategy.saveUser(dto);
+  async userSave(@Body() dto: SaveUserStrategyDto, @CurrentActor() actor: Actor) {
+    await this.strategy.saveUser(dto, actor);
   }
 
   /** Contract §4: the complexity rules, for any logged-in user (temporary too) to show while typing. */

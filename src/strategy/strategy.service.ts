@@ -4,7 +4,9 @@ import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Cache } from 'cache-manager';
 import { Repository } from 'typeorm';
+import { actedBy, AuditAction, AuditLogService } from '../audit/audit-log.service';
 import { validationFailed } from '../common/app.exception';
+import type { Actor } from '../common/auth-context';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { KvStore } from '../store/kv.store';
 import { Keys } from '../store/keys';
@@ -18,6 +20,10 @@ type Shape = LoginStrategy | UserStrategy;
 const DEFAULTS: Record<StrategyGroup, () => Shape> = {
   [StrategyGroup.LOGIN]: () => new LoginStrategy(),
   [StrategyGroup.USER]: () => new UserStrategy(),
+};
+const AUDIT_ACTION: Record<StrategyGroup, AuditAction> = {
+  [StrategyGroup.LOGIN]: 'strategy.login.save',
+  [StrategyGroup.USER]: 'strategy.user.save',
 };
 const cacheKey = (group: StrategyGroup) => `strategy:${group}`;
 const CACHE_TTL_MS = 60_000;
@@ -37,6 +43,7 @@ export class StrategyService implements OnModuleInit {
     private readonly events: EventEmitter2,
     private readonly store: KvStore,
     private readonly mutex: KeyedMutex,
+    private readonly audit: AuditLogService,
   ) {}
 
   async onModuleInit() {
@@ -67,21 +74,22 @@ export class StrategyService implements OnModuleInit {
     };
   }
 
-  async saveLogin(dto: SaveLoginStrategyDto): Promise<LoginStrategy> {
-    return (await this.save(StrategyGroup.LOGIN, dto)) as LoginStrategy;
+  /** Spec 2.1 save, partial; audited as strategy.login.save (see saveGroup). */
+  async saveLogin(dto: SaveLoginStrategyDto, actor: Actor): Promise<LoginStrategy> {
+    return (await this.saveGroup(StrategyGroup.LOGIN, dto, actor)) as LoginStrategy;
   }
 
   /**
-   * maxPasswordLength ≥ minPasswordLength (unless 0) holds across saves too: the check and the
-   * write of one group run one at a time on every instance, against the stored values rather than
-   * this instance's cache (another instance's save may not have reached it yet). Otherwise a save
-   * of min = 30 and one of max = 20, each valid alone, could both pass.
+   * Spec 2.2 save, partial; audited as strategy.user.save. maxPasswordLength ≥ minPasswordLength
+   * (unless 0) holds across saves too: the check runs inside the save's mutex against the stored
+   * values rather than this instance's cache (another instance's save may not have reached it yet).
+   * Otherwise a save of min = 30 and one of max = 20, each valid alone, could both pass.
    */
-  async saveUser(dto: SaveUserStrategyDto): Promise<UserStrategy> {
-    return this.mutex.run(Keys.strategyMutex(StrategyGroup.USER), async () => {
-      const current = (await this.read(StrategyGroup.USER)) as UserStrategy;
-      const min = dto.minPasswordLength ?? current.minPasswordLength;
-      const max = dto.maxPasswordLength ?? current.maxPasswordLength;
+  async saveUser(dto: SaveUserStrategyDto, actor: Actor): Promise<UserStrategy> {
+    return (await this.saveGroup(StrategyGroup.USER, dto, actor, (current) => {
+      const { minPasswordLength, maxPasswordLength } = current as UserStrategy;
+      const min = dto.minPasswordLength ?? minPasswordLength;
+      const max = dto.maxPasswordLength ?? maxPasswordLength;
       if (max !== 0 && max < min) {
         throw validationFailed(
           'validation.maxBelowMin',
@@ -90,7 +98,25 @@ export class StrategyService implements OnModuleInit {
           { min },
         );
       }
-      return (await this.save(StrategyGroup.USER, dto)) as UserStrategy;
+    })) as UserStrategy;
+  }
+
+  /**
+   * One save of a group at a time on every instance: the stored values are read, checked, written
+   * and audited (the old and new values of the fields the save sent) inside the group's mutex, so
+   * that two administrators saving at once each get their own values in their audit row.
+   */
+  private async saveGroup(group: StrategyGroup, dto: object, actor: Actor, check?: (current: Shape) => void): Promise<Shape> {
+    return this.mutex.run(Keys.strategyMutex(group), async () => {
+      const before = await this.read(group);
+      check?.(before);
+      const after = await this.save(group, dto);
+      const sent = Object.entries(dto).filter(([key, v]) => v !== undefined && key in after).map(([key]) => key);
+      const fields = (value: Shape) => Object.fromEntries(sent.map((key) => [key, (value as any)[key]]));
+      await this.audit.recordDone(AUDIT_ACTION[group], {
+        ...actedBy(actor), targetId: group, detail: { old: fields(before), new: fields(after) },
+      });
+      return after;
     });
   }
 

@@ -1,8 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { Audited } from '../audit/audited.decorator';
-import { CurrentAuth, RequirePermissions } from '../common/auth-context';
-import type { AuthContext } from '../common/auth-context';
+import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
+import type { Actor, AuthContext } from '../common/auth-context';
 import { SessionService } from '../session/session.service';
 import { NoInputDto } from '../common/validation.pipe';
 import { SaveRoleDto } from './dto/user.dto';
@@ -16,9 +15,8 @@ export class RoleController {
 
   /** Contract §11: within the codes of the caller's session. */
   @Post('save') @HttpCode(200) @RequirePermissions('sys:role:save')
-  @Audited('role.save')
-  async save(@Body() dto: SaveRoleDto, @CurrentAuth() auth: AuthContext) {
-    return this.roles.save(dto, await this.sessions.permissions(auth.tokenHash));
+  async save(@Body() dto: SaveRoleDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
+    return this.roles.save(dto, await this.sessions.permissions(auth.tokenHash), actor);
   }
 
   @Post('list') @HttpCode(200) @RequirePermissions('sys:role:list')

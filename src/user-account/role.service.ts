@@ -1,7 +1,9 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
+import { actedBy, AuditLogService } from '../audit/audit-log.service';
 import { AppException, fieldProblem, fieldsFailed, validationFailed } from '../common/app.exception';
+import type { Actor } from '../common/auth-context';
 import { isUniqueViolation } from '../common/db-errors';
 import { ErrorCode } from '../common/error-code';
 import { SessionService } from '../session/session.service';
@@ -9,8 +11,10 @@ import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
 import { SaveRoleDto } from './dto/user.dto';
 import { ALL_PERMISSIONS, mayGrant } from './grants';
+import { named } from './actor-name';
 import { RoleEntity, UserRoleEntity } from './role.entity';
 import { SelfProtection } from './self-protection';
+import { UserEntity } from './user.entity';
 
 export const ADMIN_ROLE = 'admin';
 
@@ -19,9 +23,11 @@ export class RoleService implements OnApplicationBootstrap {
   constructor(
     @InjectRepository(RoleEntity) private readonly roles: Repository<RoleEntity>,
     @InjectRepository(UserRoleEntity) private readonly userRoles: Repository<UserRoleEntity>,
+    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
     private readonly sessions: SessionService,
     private readonly mutex: KeyedMutex,
     private readonly protection: SelfProtection,
+    private readonly audit: AuditLogService,
   ) {}
 
   async onApplicationBootstrap() {
@@ -39,8 +45,10 @@ export class RoleService implements OnApplicationBootstrap {
    * codes it holds into a role, and may only overwrite a role whose current codes it holds too:
    * otherwise a narrow administrator could rename `admin` or strip codes from a role above it.
    * A case variant of an existing code is a duplicate (VALIDATION_FAILED), as for user names.
+   * Audited as role.save with the role's permission codes before (null: created) and after, read
+   * and written inside the role-save mutex, so that parallel saves each record their own values.
    */
-  async save(dto: SaveRoleDto, held: string[]): Promise<RoleEntity> {
+  async save(dto: SaveRoleDto, held: string[], actor: Actor): Promise<RoleEntity> {
     if (!mayGrant(held, dto.permissions)) throw new AppException(ErrorCode.FORBIDDEN);
     // One save at a time across instances: the checks below read what the write replaces, and two
     // parallel saves of one new code would otherwise both insert (a unique violation).
@@ -56,7 +64,14 @@ export class RoleService implements OnApplicationBootstrap {
       // Contract §12: taking `*` from a role must not leave the service without a usable holder of it.
       const strips = !!current?.permissions.includes(ALL_PERMISSIONS) && !dto.permissions.includes(ALL_PERMISSIONS);
       const write = () => this.write(dto);
-      return strips ? this.protection.keepingSuperAdmin({ roleCode: dto.code }, write) : write();
+      const role = await (strips ? this.protection.keepingSuperAdmin({ roleCode: dto.code }, write) : write());
+      await this.audit.recordDone('role.save', async () => ({
+        ...actedBy(await named(actor, this.users)),
+        targetId: role.code,
+        targetName: role.name,
+        detail: { old: current?.permissions ?? null, new: role.permissions },
+      }));
+      return role;
     });
   }
 

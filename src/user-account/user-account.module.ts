@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module';
 import { LoginLogModule } from '../login-log/login-log.module';
 import { CryptoModule } from '../crypto/crypto.module';
 import { SessionModule } from '../session/session.module';
@@ -18,7 +19,7 @@ import { UserIdentifierEntity } from './user-identifier.entity';
 import { UserEntity } from './user.entity';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([UserEntity, RoleEntity, UserRoleEntity, UserIdentifierEntity]), StrategyModule, LoginLogModule, SessionModule, CryptoModule],
+  imports: [TypeOrmModule.forFeature([UserEntity, RoleEntity, UserRoleEntity, UserIdentifierEntity]), StrategyModule, LoginLogModule, SessionModule, CryptoModule, AuditModule],
   controllers: [UserController, RoleController, MeController],
   providers: [
     UserAccountService,

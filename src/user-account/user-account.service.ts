@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Brackets, DataSource, In, Repository } from 'typeorm';
+import { actedBy, AuditAction, AuditLogService } from '../audit/audit-log.service';
 import { AppException, FieldProblem, fieldProblem, fieldsFailed } from '../common/app.exception';
+import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
 import { isDeadlock, isUniqueViolation } from '../common/db-errors';
 import { ErrorCode } from '../common/error-code';
@@ -13,6 +15,7 @@ import { StrategyService } from '../strategy/strategy.service';
 import { LoginTypes } from '../login-log/login-log.entity';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
+import { named } from './actor-name';
 import { ListUsersDto } from './dto/user.dto';
 import { PasswordHasher } from './password-hasher';
 import { passwordExpiresAt } from './password-expiry';
@@ -65,6 +68,7 @@ export class UserAccountService {
     private readonly config: AppConfig,
     private readonly mutex: KeyedMutex,
     private readonly protection: SelfProtection,
+    private readonly audit: AuditLogService,
   ) {}
 
   /**
@@ -97,8 +101,12 @@ export class UserAccountService {
     return user;
   }
 
-  /** `held`: the permission codes of the caller, who may only give roles within them (contract §11). */
-  async create(input: NewUser, held: string[]): Promise<{ id: string; password?: string }> {
+  /**
+   * `held`: the permission codes of the caller, who may only give roles within them (contract §11).
+   * With an actor (an administrator's request), audited as user.create with the roles given; never
+   * with the password. Without one (the first start's admin), not audited.
+   */
+  async create(input: NewUser, held: string[], actor?: Actor): Promise<{ id: string; password?: string }> {
     const rules = await this.strategy.passwordRules();
     const generated = input.password === undefined ? generatePassword(rules) : undefined;
     const plain = input.password ?? generated!;
@@ -143,6 +151,14 @@ export class UserAccountService {
         if (!retry) throw fieldsFailed([this.taken('username')]);
       }
     }
+    if (actor) {
+      await this.audit.recordDone('user.create', async () => ({
+        ...actedBy(await named(actor, this.users)),
+        targetId: id,
+        targetName: input.username,
+        detail: { roles: (await this.roles.rolesOf([id])).get(id) ?? [], username: input.username },
+      }));
+    }
     return generated ? { id, password: generated } : { id };
   }
 
@@ -165,51 +181,62 @@ export class UserAccountService {
     return { total, rows: rows.map((u) => this.view(u, roles.get(u.id) ?? [], passwordExpireDays)) };
   }
 
-  /** Spec 4.5 lock(userId) by an administrator; contract §5/§11 end the user's sessions, §12 protects the caller and the last `*`. */
-  async lock(given: string, actorId: string): Promise<void> {
-    const { id } = await this.get(given);
-    this.protection.assertNotSelf(actorId, id);
+  /**
+   * Spec 4.5 lock(userId) by an administrator; contract §5/§11 end the user's sessions, §12 protects the caller and the last `*`.
+   * `by`: the acting administrator (audited as user.lock), or only its id for a call from no request (not audited).
+   */
+  async lock(given: string, by: Actor | string): Promise<void> {
+    const user = await this.get(given);
+    const { id } = user;
+    this.protection.assertNotSelf(actorIdOf(by), id);
     await this.protection.keepingSuperAdmin({ userId: id }, () => this.mutex.run(Keys.loginMutex(id), async () => {
       await this.lockForFailures(id);
       await this.sessions.endAll(id);
     }));
+    await this.audited('user.lock', by, user);
   }
 
   /**
    * Spec 4.5 unlock(userId); the failure count starts again (contract §5). Under the account's
    * login mutex like lock: a wrong password being counted right now must not lock the account
-   * again with the failures from before this unlock.
+   * again with the failures from before this unlock. Audited as user.unlock when an actor is given.
    */
-  async unlock(given: string): Promise<void> {
-    const { id } = await this.get(given);
-    await this.mutex.run(Keys.loginMutex(id), () =>
-      this.users.update(id, { locked: false, unlockTime: null, failureResetTime: this.clock.now() }));
+  async unlock(given: string, actor?: Actor): Promise<void> {
+    const user = await this.get(given);
+    await this.mutex.run(Keys.loginMutex(user.id), () =>
+      this.users.update(user.id, { locked: false, unlockTime: null, failureResetTime: this.clock.now() }));
+    await this.audited('user.unlock', actor, user);
   }
 
-  /** Spec 4.5 disable(userId) by an administrator; contract §12 protects the caller and the last `*`. */
-  async disable(given: string, actorId: string): Promise<void> {
-    const { id } = await this.get(given);
-    this.protection.assertNotSelf(actorId, id);
+  /** Spec 4.5 disable(userId) by an administrator; contract §12 protects the caller and the last `*`. `by` as for lock. */
+  async disable(given: string, by: Actor | string): Promise<void> {
+    const user = await this.get(given);
+    const { id } = user;
+    this.protection.assertNotSelf(actorIdOf(by), id);
     await this.protection.keepingSuperAdmin({ userId: id }, () => this.mutex.run(Keys.loginMutex(id), async () => {
       await this.users.update(id, { disabled: true, unlockTime: null });
       await this.sessions.endAll(id);
     }));
+    await this.audited('user.disable', by, user);
   }
 
-  /** Spec 4.5 enable(userId); the failure count starts again (contract §5), under the login mutex as unlock. */
-  async enable(given: string): Promise<void> {
-    const { id } = await this.get(given);
-    await this.mutex.run(Keys.loginMutex(id), () =>
-      this.users.update(id, { disabled: false, unlockTime: null, failureResetTime: this.clock.now() }));
+  /** Spec 4.5 enable(userId); the failure count starts again (contract §5), under the login mutex as unlock; audited as user.enable when an actor is given. */
+  async enable(given: string, actor?: Actor): Promise<void> {
+    const user = await this.get(given);
+    await this.mutex.run(Keys.loginMutex(user.id), () =>
+      this.users.update(user.id, { disabled: false, unlockTime: null, failureResetTime: this.clock.now() }));
+    await this.audited('user.enable', actor, user);
   }
 
   /**
    * Spec 4.3 reset: the default password (or a generated one, returned once), password_update_time cleared.
    * Not of one's own account (contract §12): that is /sys/me/pass/update, which asks for the old password.
+   * Audited as user.resetPass (never with the password).
    */
-  async resetPassword(given: string, actorId: string, actorCodes: string[]): Promise<{ password: string } | null> {
-    const { id } = await this.get(given);
-    this.protection.assertNotSelf(actorId, id);
+  async resetPassword(given: string, actor: Actor, actorCodes: string[]): Promise<{ password: string } | null> {
+    const user = await this.get(given);
+    const { id } = user;
+    this.protection.assertNotSelf(actor.id, id);
     // Contract §11 "nobody grants more than they hold": the reset hands the caller the password,
     // so with it every code of the target. sys:user:resetPass alone must not open a * account.
     if (!mayGrant(actorCodes, await this.roles.permissionsOf(id))) {
@@ -222,7 +249,19 @@ export class UserAccountService {
       await this.users.update(id, { password: hash, passwordUpdateTime: null, failureResetTime: this.clock.now() });
       await this.sessions.endAll(id);
     });
+    await this.audited('user.resetPass', actor, user);
     return generated ? { password: generated } : null;
+  }
+
+  /** The audit row of an administrator's action on one user, once it has happened; none without an actor. */
+  private async audited(action: AuditAction, by: Actor | string | undefined, target: UserEntity): Promise<void> {
+    if (by === undefined || typeof by === 'string') return;
+    await this.audit.recordDone(action, async () => ({
+      ...actedBy(await named(by, this.users)),
+      targetId: target.id,
+      targetName: target.username,
+      detail: { username: target.username },
+    }));
   }
 
   /**
@@ -302,3 +341,5 @@ export class UserAccountService {
     return fieldProblem('validation.identifierTaken', field);
   }
 }
+
+const actorIdOf = (by: Actor | string): string => (typeof by === 'string' ? by : by.id);

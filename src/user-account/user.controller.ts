@@ -1,9 +1,8 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { Audited } from '../audit/audited.decorator';
-import { CurrentAuth, RequirePermissions } from '../common/auth-context';
+import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
 import { RsaKeyService } from '../crypto/rsa-key.service';
-import type { AuthContext } from '../common/auth-context';
+import type { Actor, AuthContext } from '../common/auth-context';
 import { SessionService } from '../session/session.service';
 import { CreateUserDto, ListUsersDto, UserIdDto } from './dto/user.dto';
 import { UserAccountService } from './user-account.service';
@@ -20,12 +19,11 @@ export class UserController {
 
   /** Contract §11: the roles given must lie within the codes of the caller's session. */
   @Post('create') @HttpCode(200) @RequirePermissions('sys:user:create')
-  @Audited('user.create')
-  async create(@Body() dto: CreateUserDto, @CurrentAuth() auth: AuthContext) {
+  async create(@Body() dto: CreateUserDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
     return this.accounts.create({
       ...dto,
       password: dto.password === undefined ? undefined : this.rsa.decrypt('password', dto.password),
-    }, await this.sessions.permissions(auth.tokenHash));
+    }, await this.sessions.permissions(auth.tokenHash), actor);
   }
 
   @Post('list') @HttpCode(200) @RequirePermissions('sys:user:list')
@@ -34,32 +32,27 @@ export class UserController {
   }
 
   @Post('lock') @HttpCode(200) @RequirePermissions('sys:user:lock')
-  @Audited('user.lock')
-  async lock(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext) {
-    await this.accounts.lock(dto.id, auth.session.userId);
+  async lock(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
+    await this.accounts.lock(dto.id, actor);
   }
 
   @Post('unlock') @HttpCode(200) @RequirePermissions('sys:user:unlock')
-  @Audited('user.unlock')
-  async unlock(@Body() dto: UserIdDto) {
-    await this.accounts.unlock(dto.id);
+  async unlock(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
+    await this.accounts.unlock(dto.id, actor);
   }
 
   @Post('disable') @HttpCode(200) @RequirePermissions('sys:user:disable')
-  @Audited('user.disable')
-  async disable(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext) {
-    await this.accounts.disable(dto.id, auth.session.userId);
+  async disable(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
+    await this.accounts.disable(dto.id, actor);
   }
 
   @Post('enable') @HttpCode(200) @RequirePermissions('sys:user:enable')
-  @Audited('user.enable')
-  async enable(@Body() dto: UserIdDto) {
-    await this.accounts.enable(dto.id);
+  async enable(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
+    await this.accounts.enable(dto.id, actor);
   }
 
   @Post('resetPass') @HttpCode(200) @RequirePermissions('sys:user:resetPass')
-  @Audited('user.resetPass')
-  async resetPass(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext) {
-    return this.accounts.resetPassword(dto.id, auth.session.userId, await this.sessions.permissions(auth.tokenHash));
+  async resetPass(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
+    return this.accounts.resetPassword(dto.id, actor, await this.sessions.permissions(auth.tokenHash));
   }
 }

@@ -96,7 +96,7 @@ describe.each(BACKENDS)('extending the login tail on $name', (backend) => {
   let codes: HelpdeskCodes;
   let review: ReviewStep;
   beforeAll(async () => {
-    app = await startApp(backend, { modules: [ExtensionModule] });
+    app = await startApp(backend, { imports: [ExtensionModule] });
     codes = app.app.get(HelpdeskCodes);
     review = app.app.get(ReviewStep);
   });

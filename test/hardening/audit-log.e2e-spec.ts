@@ -1,7 +1,32 @@
-import { AuditLogService, SYSTEM_ACTOR } from '../../src/audit/audit-log.service';
+import { Controller, HttpCode, Module, Post } from '@nestjs/common';
+import { getRepositoryToken } from '@nestjs/typeorm';
+import { actedBy, AuditAction, AuditLogService, SYSTEM_ACTOR } from '../../src/audit/audit-log.service';
+import { AuditModule } from '../../src/audit/audit.module';
+import { Actor, CurrentActor, RequirePermissions } from '../../src/common/auth-context';
+import { StrategyService } from '../../src/strategy/strategy.service';
+import { SysPropEntity } from '../../src/strategy/sys-prop.entity';
+import { RoleEntity } from '../../src/user-account/role.entity';
+import { RoleService } from '../../src/user-account/role.service';
 import { createActiveUser, createRole, createUser, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
-import { startApp, TestApp } from '../support/test-app';
+import { ADMIN_PASSWORD, startApp, TestApp, tokenKey } from '../support/test-app';
+
+/**
+ * The extension point: a new audited action is one line in AuditAction and one record() call where
+ * the action happens, with the actor the request's session gives. 'test.probe' stands for that line.
+ */
+@Controller('test/audit')
+class ProbeController {
+  constructor(private readonly audit: AuditLogService) {}
+
+  @Post('probe') @HttpCode(200) @RequirePermissions('sys:auditLog:list')
+  async probe(@CurrentActor() actor: Actor) {
+    await this.audit.record({ action: 'test.probe' as AuditAction, ...actedBy(actor), targetId: 'probe', detail: { n: 1 } });
+  }
+}
+
+@Module({ imports: [AuditModule], controllers: [ProbeController] })
+class ProbeModule {}
 
 /** Issue 5.6: the audit log of administrative actions and /sys/auditLog/list. */
 describe.each(BACKENDS)('audit log of administrative actions on $name', (backend) => {
@@ -10,7 +35,7 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
   let user: TestUser;
 
   beforeAll(async () => {
-    app = await startApp(backend);
+    app = await startApp(backend, { imports: [ProbeModule] });
     adminId = (await app.admin('/sys/me/info')).body.data.id;
     user = await createActiveUser(app);
   });
@@ -128,6 +153,69 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
     });
   });
 
+  /**
+   * Holds the first write that `repository.method` makes until `entry` has been called `calls` times
+   * (at most 2 s): two saves of one thing are then in flight together, each past its own start.
+   */
+  const holdFirstWrite = (repository: any, method: string, entry: jest.SpyInstance, calls: number) => {
+    const original = repository[method].bind(repository);
+    let first = true;
+    return jest.spyOn(repository, method).mockImplementation(async (...args: unknown[]) => {
+      if (first) {
+        first = false;
+        for (let waited = 0; entry.mock.calls.length < calls && waited < 2_000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+      }
+      return original(...args);
+    });
+  };
+
+  /** Two rows of one target saved at once: one starts from `initial`, the other from what the first wrote; the last wrote `final`. */
+  const expectChained = (rows: any[], initial: unknown, final: unknown) => {
+    expect(rows).toHaveLength(2);
+    const first = rows.find((r) => JSON.stringify(r.detail.old) === JSON.stringify(initial));
+    expect(first).toBeDefined();
+    const second = rows.find((r) => r !== first)!;
+    expect(second.detail.old).toEqual(first.detail.new);
+    expect(second.detail.new).toEqual(final);
+  };
+
+  it('gives two saves of one setting group at once each its own old and new values', async () => {
+    const strategy = app.app.get(StrategyService);
+    await app.saveLoginStrategy({ maxFailureTimes: 5 });
+    const entry = jest.spyOn(strategy, 'saveLogin');
+    const hold = holdFirstWrite(app.app.get(getRepositoryToken(SysPropEntity)), 'upsert', entry, 2);
+    const before = (await list()).total;
+    try {
+      const saves = await Promise.all([11, 12].map((n) => app.admin('/sys/strategy/login/save', { maxFailureTimes: n })));
+      expect(saves.map((r) => r.body.success)).toEqual([true, true]);
+    } finally {
+      hold.mockRestore();
+      entry.mockRestore();
+    }
+    const stored = (await app.admin('/sys/strategy/login/info')).body.data.maxFailureTimes;
+    const rows = (await list({ action: 'strategy.login.save', pageSize: 2 })).rows;
+    expect((await list()).total).toBe(before + 2);
+    expectChained(rows, { maxFailureTimes: 5 }, { maxFailureTimes: stored });
+    await app.saveLoginStrategy({ maxFailureTimes: 5 });
+  });
+
+  it('gives two saves of one role at once each its own old and new permission codes', async () => {
+    await createRole(app, 'aud_race', ['sys:user:list']);
+    const roles = app.app.get(RoleService);
+    const entry = jest.spyOn(roles, 'save');
+    const hold = holdFirstWrite(app.app.get(getRepositoryToken(RoleEntity)), 'save', entry, 2);
+    try {
+      const saves = await Promise.all([['sys:user:lock'], ['sys:user:unlock']].map((permissions) =>
+        app.admin('/sys/role/save', { code: 'aud_race', name: 'aud_race', permissions })));
+      expect(saves.map((r) => r.body.success)).toEqual([true, true]);
+    } finally {
+      hold.mockRestore();
+      entry.mockRestore();
+    }
+    const stored = (await app.admin('/sys/role/list')).body.data.find((r: any) => r.code === 'aud_race').permissions;
+    expectChained((await list({ action: 'role.save', target: 'aud_race' })).rows.slice(0, 2), ['sys:user:list'], stored);
+  });
+
   it('records nothing for the self-protection refusals, and changes nothing', async () => {
     const before = (await list()).total;
     const row = await app.userRow(adminId);
@@ -157,6 +245,29 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
     await app.app.get(AuditLogService).record({ action: 'user.recover', ...SYSTEM_ACTOR, targetId: user.id, targetName: user.username });
     expect(await latest()).toMatchObject({ action: 'user.recover', userId: 'system', username: 'system', ip: '', detail: null });
     await app.db.query('DELETE FROM sys_audit_log WHERE action IN (?, ?)', ['qrcode.authorize', 'user.recover']);
+  });
+
+  it('records a new action through the port with the actor of the request, and lists it', async () => {
+    expect((await app.admin('/test/audit/probe')).body.success).toBe(true);
+    expect((await list({ action: 'test.probe' })).rows).toEqual([{
+      id: expect.any(String), userId: adminId, username: 'admin', action: 'test.probe', target: 'probe', targetName: null,
+      detail: { n: 1 }, ip: '10.9.9.9', createTime: app.clock.now().toISOString(),
+    }]);
+    await app.db.query('DELETE FROM sys_audit_log WHERE action = ?', ['test.probe']);
+  });
+
+  it('names the actor of a session issued before sessions carried the user name where the accounts are at hand', async () => {
+    const token = await app.token('admin', ADMIN_PASSWORD, { ip: '10.9.9.9' });
+    const { username, ...legacy } = await app.sessionOf(token);
+    expect(username).toBe('admin');
+    await app.store.replaceKeepTtl(tokenKey(token), JSON.stringify(legacy));
+    const target = await createUser(app);
+    expect((await app.post('/sys/user/lock', { id: target.id }, { token, ip: '10.9.9.9' })).body.success).toBe(true);
+    expect(await latest()).toMatchObject({ action: 'user.lock', userId: adminId, username: 'admin', target: target.id });
+    // The strategy has no accounts at hand: its row names the actor by id only.
+    expect((await app.post('/sys/strategy/login/save', { maxFailureTimes: 5 }, { token, ip: '10.9.9.9' })).body.success).toBe(true);
+    expect(await latest()).toMatchObject({ action: 'strategy.login.save', userId: adminId, username: null });
+    await app.db.query('DELETE FROM sys_audit_log WHERE username IS NULL');
   });
 
   it('records nothing for refused actions: bad input, unknown ids, missing permission', async () => {

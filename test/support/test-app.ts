@@ -145,8 +145,8 @@ export interface StartOptions {
   clock?: FakeClock;
   /** Reuse a database and store namespace (a second instance of a cluster). */
   provisioned?: Provisioned;
-  /** Modules added beside the service's own (tests of the extension points). */
-  modules?: Type[];
+  /** Test-only modules beside the app's own (e.g. a controller that drives a port). */
+  imports?: Type[];
 }
 
 export async function startApp(backend: Backend, options: StartOptions = {}): Promise<TestApp> {
@@ -160,7 +160,7 @@ export async function startApp(backend: Backend, options: StartOptions = {}): Pr
     ...options.env,
   });
   const clock = options.clock ?? new FakeClock();
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config), ...(options.modules ?? [])] })
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config), ...(options.imports ?? [])] })
     .overrideProvider(Clock).useValue(clock)
     .compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(

@@ -274,6 +274,7 @@ export class LoginService {
     const { browser, os } = parseUserAgent(a.way.userAgent);
     const issued = await this.sessions.issue({
       userId: a.user.id,
+      username: a.user.username,
       temp: a.temp,
       ip: a.way.ip,
       permissions: await this.roles.permissionsOf(a.user.id),
