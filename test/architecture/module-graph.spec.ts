@@ -9,6 +9,8 @@ import { preProcessFile } from 'typescript';
  * everything and is left out; so are specs, which may reach anywhere.
  */
 const SRC = resolve(__dirname, '../../src');
+/** Imported by everyone, left out of the README's diagram (database also lists every module's entities). */
+const KERNEL = ['common', 'config', 'store', 'database'];
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -74,6 +76,16 @@ describe('module graph (issue 12)', () => {
   it('keeps the session kernel free of features: it reads only the login settings', () => {
     const kernel = ['common', 'config', 'store', 'session'];
     expect([...(graph.get('session')?.keys() ?? [])].filter((f) => !kernel.includes(f))).toEqual(['strategy']);
+  });
+
+  it('is the diagram in the README ("How it is built"), kernel left out', () => {
+    const readme = readFileSync(resolve(__dirname, '../../README.md'), 'utf8');
+    const diagram = /## How it is built[\s\S]*?```mermaid\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    const drawn = diagram.split('\n').map((line) => /^\s*([\w-]+) --> ([\w-]+)\s*$/.exec(line)).filter((m) => m !== null)
+      .map((m) => `${m![1]} --> ${m![2]}`).sort();
+    const actual = [...graph].flatMap(([from, edges]) => [...edges.keys()].map((to) => [from, to]))
+      .filter(([from, to]) => !KERNEL.includes(from) && !KERNEL.includes(to)).map(([from, to]) => `${from} --> ${to}`).sort();
+    expect(drawn).toEqual(actual);
   });
 
   it('finds the imports it checks (a walker that sees nothing would pass anything)', () => {
