@@ -8,6 +8,7 @@ import type { AuthContext, Session } from '../../auth/session/session.types';
 import { AppException } from '../../common/app.exception';
 import { clientIp } from '../../common/client-info';
 import { ErrorCode, localeOf } from '../../common/error-code';
+import { NoInputDto } from '../../common/validation.pipe';
 import { StrategyService } from '../../strategy/strategy.service';
 import { ListMessagesDto, ReadMessagesDto } from '../dto/message.dto';
 import { MessagePushService } from './message-push.service';
@@ -44,7 +45,7 @@ export class MessageController {
    */
   @Post('streamTicket') @HttpCode(200)
   @ApiOperation({ summary: 'One-time ticket (30 s) for opening the message stream from a browser' })
-  async streamTicket(@CurrentAuth() auth: AuthContext): Promise<{ ticket: string }> {
+  async streamTicket(@CurrentAuth() auth: AuthContext, @Body() _body: NoInputDto): Promise<{ ticket: string }> {
     return { ticket: await this.tickets.issue(auth.tokenHash) };
   }
 
