@@ -10,11 +10,32 @@ export interface Envelope<T> {
   data: T | null;
 }
 
+/** Contract §7: one refused input field of a VALIDATION_FAILED answer (`data.errors`). */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
 export class ApiError extends Error {
-  constructor(readonly code: string, message: string, readonly status: number) {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number,
+    /** The refused fields a VALIDATION_FAILED answer names; empty for every other failure. */
+    readonly fieldErrors: FieldError[] = [],
+  ) {
     super(message);
     this.name = 'ApiError';
   }
+}
+
+/** `data.errors` of a failed envelope, keeping only well-formed entries (anything else: none). */
+function fieldErrorsIn(code: string, data: unknown): FieldError[] {
+  if (code !== 'VALIDATION_FAILED' || !data || typeof data !== 'object') return [];
+  const errors = (data as { errors?: unknown }).errors;
+  if (!Array.isArray(errors)) return [];
+  return errors.filter((e): e is FieldError => !!e && typeof e === 'object'
+    && typeof (e as FieldError).field === 'string' && typeof (e as FieldError).message === 'string');
 }
 
 export const TOKEN_KEY = 'Admin-Token';
@@ -62,7 +83,7 @@ export async function post<T = null>(url: string, body: object = {}): Promise<T>
   }
   if (envelope.success) return envelope.data as T;
 
-  const error = new ApiError(envelope.code, envelope.message, response.status);
+  const error = new ApiError(envelope.code, envelope.message, response.status, fieldErrorsIn(envelope.code, envelope.data));
   // Only a request that carried a token can end a session; a failed login is just a failed login.
   if (token && SESSION_END_CODES.has(error.code)) {
     sessionEnded(token, error);
@@ -96,8 +117,18 @@ export interface PageQuery {
   pageSize: number;
 }
 
-/** The field a VALIDATION_FAILED message names: "参数x不合法: …" / "Invalid x: …". */
-export function fieldOf(error: ApiError): string | undefined {
-  if (error.code !== 'VALIDATION_FAILED') return undefined;
-  return /^(?:参数|Invalid )([A-Za-z_][\w.]*)/.exec(error.message)?.[1];
+/**
+ * What a form marks after a failed call: each field the service refused (contract §7 `data.errors`)
+ * that is one of `fields`, with the service's message for it. `rest` is true when the failure is not
+ * (only) about those fields, so the form shows the message as a whole too.
+ */
+export function fieldErrorsFor(error: unknown, fields: readonly string[]): { marks: Record<string, string>; rest: boolean } {
+  const marks: Record<string, string> = {};
+  if (!(error instanceof ApiError) || !error.fieldErrors.length) return { marks, rest: true };
+  let rest = false;
+  for (const { field, message } of error.fieldErrors) {
+    if (fields.includes(field)) marks[field] ??= message;
+    else rest = true;
+  }
+  return { marks, rest };
 }
