@@ -4,8 +4,9 @@ import { Audited } from '../audit/audited.decorator';
 import { CurrentAuth, RequirePermissions } from '../auth/auth.decorators';
 import type { AuthContext } from '../auth/session/session.types';
 import { SessionService } from '../auth/session/session.service';
+import { ApiEnvelope } from '../common/api-envelope';
 import { NoInputDto } from '../common/validation.pipe';
-import { SaveRoleDto } from './dto/user.dto';
+import { RoleDto, SaveRoleDto } from './dto/user.dto';
 import { RoleService } from './role.service';
 
 @ApiTags('roles')
@@ -22,6 +23,8 @@ export class RoleController {
   }
 
   @Post('list') @HttpCode(200) @RequirePermissions('sys:role:list')
+
+  @ApiEnvelope(RoleDto, 'array')
   list(@Body() _body: NoInputDto) {
     return this.roles.list();
   }

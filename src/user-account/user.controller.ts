@@ -5,7 +5,8 @@ import { CurrentAuth, RequirePermissions } from '../auth/auth.decorators';
 import { RsaKeyService } from '../auth/crypto/rsa-key.service';
 import type { AuthContext } from '../auth/session/session.types';
 import { SessionService } from '../auth/session/session.service';
-import { CreateUserDto, ListUsersDto, UserIdDto } from './dto/user.dto';
+import { ApiEnvelope } from '../common/api-envelope';
+import { CreatedUserDto, CreateUserDto, ListUsersDto, ResetPasswordResultDto, UserIdDto, UserRowDto } from './dto/user.dto';
 import { UserAccountService } from './user-account.service';
 
 @ApiTags('users')
@@ -20,6 +21,7 @@ export class UserController {
 
   /** Contract §11: the roles given must lie within the codes of the caller's session. */
   @Post('create') @HttpCode(200) @RequirePermissions('sys:user:create')
+  @ApiEnvelope(CreatedUserDto)
   @Audited('user.create')
   async create(@Body() dto: CreateUserDto, @CurrentAuth() auth: AuthContext) {
     return this.accounts.create({
@@ -29,6 +31,8 @@ export class UserController {
   }
 
   @Post('list') @HttpCode(200) @RequirePermissions('sys:user:list')
+
+  @ApiEnvelope(UserRowDto, 'page')
   list(@Body() dto: ListUsersDto) {
     return this.accounts.list(dto);
   }
@@ -58,6 +62,8 @@ export class UserController {
   }
 
   @Post('resetPass') @HttpCode(200) @RequirePermissions('sys:user:resetPass')
+
+  @ApiEnvelope(ResetPasswordResultDto, 'object', 'data is null unless the service generated the password')
   @Audited('user.resetPass')
   async resetPass(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext) {
     return this.accounts.resetPassword(dto.id, auth.session.userId, await this.sessions.permissions(auth.tokenHash));

@@ -2,11 +2,12 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Audited } from '../../audit/audited.decorator';
 import { AppException } from '../../common/app.exception';
+import { ApiEnvelope } from '../../common/api-envelope';
 import { ErrorCode } from '../../common/error-code';
 import { Page } from '../../common/paging.dto';
 import { UserAccountService } from '../../user-account/user-account.service';
 import { CurrentAuth, RequirePermissions } from '../auth.decorators';
-import { KickoutDto, ListOnlineDto } from '../dto/online.dto';
+import { KickoutDto, ListOnlineDto, OnlineSessionRowDto } from '../dto/online.dto';
 import { SessionService } from './session.service';
 import type { AuthContext, Session } from './session.types';
 
@@ -33,6 +34,8 @@ export class OnlineController {
   constructor(private readonly sessions: SessionService, private readonly accounts: UserAccountService) {}
 
   @Post('online/list') @HttpCode(200) @RequirePermissions('sys:online:list')
+
+  @ApiEnvelope(OnlineSessionRowDto, 'page')
   async list(@Body() dto: ListOnlineDto): Promise<Page<OnlineSessionRow>> {
     const all = await this.sessions.allSessions();
     const page = all.slice((dto.pageNum - 1) * dto.pageSize, dto.pageNum * dto.pageSize);
@@ -48,6 +51,8 @@ export class OnlineController {
   }
 
   @Post('me/sessions') @HttpCode(200)
+
+  @ApiEnvelope(OnlineSessionRowDto, 'page')
   async mine(@CurrentAuth() auth: AuthContext, @Body() dto: ListOnlineDto): Promise<Page<OnlineSessionRow>> {
     const own = (await this.sessions.sessionsOf(auth.session.userId))
       .sort((a, b) => b.session.loginTime - a.session.loginTime);

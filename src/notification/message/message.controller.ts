@@ -5,12 +5,13 @@ import { CurrentAuth, Public } from '../../auth/auth.decorators';
 import { tokenOf } from '../../auth/guards/token.guard';
 import { SessionService } from '../../auth/session/session.service';
 import type { AuthContext, Session } from '../../auth/session/session.types';
+import { ApiEnvelope } from '../../common/api-envelope';
 import { AppException } from '../../common/app.exception';
 import { clientIp } from '../../common/client-info';
 import { ErrorCode, localeOf } from '../../common/error-code';
 import { NoInputDto } from '../../common/validation.pipe';
 import { StrategyService } from '../../strategy/strategy.service';
-import { ListMessagesDto, ReadMessagesDto } from '../dto/message.dto';
+import { ListMessagesDto, ReadMessagesDto, SiteMessageDto, StreamTicketDto } from '../dto/message.dto';
 import { MessagePushService } from './message-push.service';
 import { MessageStream } from './message-stream';
 import { MessageService } from './message.service';
@@ -30,6 +31,8 @@ export class MessageController {
   ) {}
 
   @Post('list') @HttpCode(200)
+
+  @ApiEnvelope(SiteMessageDto, 'page')
   list(@CurrentAuth() auth: AuthContext, @Body() dto: ListMessagesDto) {
     return this.messages.list(auth.session.userId, dto);
   }
@@ -44,6 +47,7 @@ export class MessageController {
    * calling session. A temporary token does not get one (TEMP_URIS, spec 5.4).
    */
   @Post('streamTicket') @HttpCode(200)
+  @ApiEnvelope(StreamTicketDto)
   @ApiOperation({ summary: 'One-time ticket (30 s) for opening the message stream from a browser' })
   async streamTicket(@CurrentAuth() auth: AuthContext, @Body() _body: NoInputDto): Promise<{ ticket: string }> {
     return { ticket: await this.tickets.issue(auth.tokenHash) };
