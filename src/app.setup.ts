@@ -4,6 +4,7 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyInstance } from 'fastify';
+import { addValidationFailedResponses, FieldErrorDto, ValidationFailedDto } from './common/api-envelope';
 import { BodyValidationPipe } from './common/validation.pipe';
 import { AppConfig } from './config/app-config';
 import { parseFormBody } from './common/form-body';
@@ -59,10 +60,12 @@ export async function setupApp(app: NestFastifyApplication): Promise<void> {
  * the console's API types from it (tools/api-types.ts).
  */
 export function openApiDocument(app: INestApplication): OpenAPIObject {
-  return SwaggerModule.createDocument(app, new DocumentBuilder()
+  const document = SwaggerModule.createDocument(app, new DocumentBuilder()
     .setTitle('Login policy service')
     .setDescription('Login policy, account policy, sessions and login log. Every operation is POST with a JSON body; '
       + 'responses use the envelope { success, code, message, data }.')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'Admin-Token' }, 'Admin-Token')
-    .build());
+    .build(), { extraModels: [FieldErrorDto, ValidationFailedDto] });
+  addValidationFailedResponses(document);
+  return document;
 }
