@@ -1,6 +1,8 @@
 // Nest 12 ships ESM-only packages; @swc/jest compiles them (and our TS) to CommonJS.
 const esm = ['@nestjs', 'file-type', 'load-esm', 'uid', 'cookie', 'strtok3',
-  'token-types', '@tokenizer', 'uint8array-extras', 'content-disposition'];
+  'token-types', '@tokenizer', 'uint8array-extras', 'content-disposition',
+  // openapi-typescript (tools/api-types.ts, its drift test) requires these ESM-only packages.
+  'openapi-typescript', 'parse-json', 'index-to-position', 'change-case', 'supports-color'];
 const swc = (syntax) => ['@swc/jest', {
   jsc: { parser: { syntax, decorators: true },
     transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' },

@@ -1,8 +1,10 @@
 import formBody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
+import type { INestApplication } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyInstance } from 'fastify';
+import { addValidationFailedResponses, FieldErrorDto, ValidationFailedDto } from './common/api-envelope';
 import { BodyValidationPipe } from './common/validation.pipe';
 import { AppConfig } from './config/app-config';
 import { parseFormBody } from './common/form-body';
@@ -50,11 +52,20 @@ export async function setupApp(app: NestFastifyApplication): Promise<void> {
   // The admin console (web/dist) at /, when built; the API keeps its paths.
   await registerStaticConsole(app);
 
+  SwaggerModule.setup('docs', app, openApiDocument(app));
+}
+
+/**
+ * The OpenAPI document of the app's operations, as /docs serves it. `npm run api:types` generates
+ * the console's API types from it (tools/api-types.ts).
+ */
+export function openApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, new DocumentBuilder()
     .setTitle('Login policy service')
     .setDescription('Login policy, account policy, sessions and login log. Every operation is POST with a JSON body; '
       + 'responses use the envelope { success, code, message, data }.')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'Admin-Token' }, 'Admin-Token')
-    .build());
-  SwaggerModule.setup('docs', app, document);
+    .build(), { extraModels: [FieldErrorDto, ValidationFailedDto] });
+  addValidationFailedResponses(document);
+  return document;
 }

@@ -205,7 +205,6 @@ function missingCases(e: Endpoint, valid: Record<string, unknown>): Case[] {
     ...required.map((f) => ({ label: `without ${f}`, body: omit(valid, f), code: 'VALIDATION_FAILED', field: f })),
     { label: '{}', body: {}, code: 'VALIDATION_FAILED', field: required[0] },
     { label: 'empty body', raw: '', code: 'VALIDATION_FAILED', field: required[0] },
-    { label: 'JSON null', raw: 'null', code: 'VALIDATION_FAILED', field: required[0] },
     { label: 'empty form body', raw: '', contentType: 'application/x-www-form-urlencoded', code: 'VALIDATION_FAILED', field: required[0] },
   ];
 }
@@ -233,14 +232,20 @@ function unknownFieldCases(e: Endpoint, valid: Record<string, unknown>): Case[] 
   ];
 }
 
+/**
+ * Contract §7 (issue 12): a body that is not a JSON object is refused on every operation, naming
+ * `body`, even where an empty object would do (JSON null was once taken for `{}`).
+ */
 function nonObjectCases(valid: Record<string, unknown>): Case[] {
   return [
-    { label: '[]', raw: '[]', code: 'VALIDATION_FAILED' },
-    { label: '[valid body]', body: [valid], code: 'VALIDATION_FAILED' },
-    { label: 'JSON string', raw: '"hello"', code: 'VALIDATION_FAILED' },
-    { label: 'JSON string of the valid body', raw: JSON.stringify(JSON.stringify(valid)), code: 'VALIDATION_FAILED' },
-    { label: 'JSON number', raw: '42', code: 'VALIDATION_FAILED' },
-    { label: 'JSON true', raw: 'true', code: 'VALIDATION_FAILED' },
+    { label: 'JSON null', raw: 'null', code: 'VALIDATION_FAILED', field: 'body' },
+    { label: '[]', raw: '[]', code: 'VALIDATION_FAILED', field: 'body' },
+    { label: '[valid body]', body: [valid], code: 'VALIDATION_FAILED', field: 'body' },
+    { label: 'JSON string', raw: '"hello"', code: 'VALIDATION_FAILED', field: 'body' },
+    { label: 'JSON string "x"', raw: '"x"', code: 'VALIDATION_FAILED', field: 'body' },
+    { label: 'JSON string of the valid body', raw: JSON.stringify(JSON.stringify(valid)), code: 'VALIDATION_FAILED', field: 'body' },
+    { label: 'JSON number', raw: '42', code: 'VALIDATION_FAILED', field: 'body' },
+    { label: 'JSON true', raw: 'true', code: 'VALIDATION_FAILED', field: 'body' },
   ];
 }
 
@@ -380,12 +385,12 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
   }
 
   /** Sends every case and returns a line for each answer that is not the expected refusal. */
-  async function problemsOf(path: string, cases: Case[]): Promise<string[]> {
+  async function problemsOf(path: string, cases: Case[], as = token): Promise<string[]> {
     const problems: string[] = [];
     for (const c of cases) {
       let res: Reply;
       try {
-        res = await send(path, c);
+        res = await send(path, c, { token: as });
       } catch (err) {
         problems.push(`${c.label}: answer is not JSON (${(err as Error).message})`);
         continue;
@@ -394,7 +399,9 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
         && res.body.success === false && typeof res.body.message === 'string' && res.body.message !== ''
         // Contract §7: VALIDATION_FAILED names the refused fields in data.errors; other failures keep data: null.
         && (c.code === 'VALIDATION_FAILED' ? fieldErrorsOk(res.body.data) : res.body.data === null);
-      const fieldOk = !c.field || (res.body?.message?.includes(c.field) && fieldErrorsOk(res.body.data, c.field));
+      // A refusal of the whole body says so in words ("请求体…") rather than by the name `body`.
+      const named = c.field === 'body' || res.body?.message?.includes(c.field ?? '');
+      const fieldOk = !c.field || (named && fieldErrorsOk(res.body.data, c.field));
       if (res.status !== STATUS[c.code] || res.body?.code !== c.code || !shapeOk || !fieldOk) {
         problems.push(`${c.label}: expected ${STATUS[c.code]} ${c.code}${c.field ? ` naming ${c.field}` : ''}, got ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
       }
@@ -565,6 +572,30 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
       expect(plain.body).toMatchObject({ code: 'VALIDATION_FAILED', data: { errors: [{ field: 'password', message: plain.body.message }] } });
       const role = await app.admin('/sys/user/create', { username: `v_${randomBytes(3).toString('hex')}`, name: 'V', roles: ['no_such_role'] });
       expect(role.body).toMatchObject({ code: 'VALIDATION_FAILED', data: { errors: [{ field: 'roles', message: role.body.message }] } });
+    });
+
+    it('issue 12: every POST operation of the OpenAPI document refuses null, [], "x", 42 and true, naming the body', async () => {
+      const doc = (await app.app.inject({ method: 'GET', url: '/docs-json' })).json();
+      // GET /health is a probe for load balancers and reads no body; its POST twin is left alone.
+      const posts = Object.keys(doc.paths).filter((path) => doc.paths[path].post && path !== '/health').sort();
+      // The document lists every operation this suite knows, and those it does not (audit log, stream ticket).
+      expect(posts).toEqual(expect.arrayContaining([...ENDPOINTS.map((e) => e.path), '/sys/auditLog/list', '/sys/message/streamTicket']));
+      const cases: Case[] = ['null', '[]', '"x"', '42', 'true'].map((raw) => ({ label: raw, raw, code: 'VALIDATION_FAILED', field: 'body' }));
+      // A session of its own: were logout to take one of these bodies for {}, it would end only this one.
+      const own = await app.token('admin', ADMIN_PASSWORD, { ip: '10.9.9.9' });
+      const before = await snapshot();
+      const problems: string[] = [];
+      for (const path of posts) problems.push(...(await problemsOf(path, cases, own)).map((p) => `${path} ${p}`));
+      expect(problems).toEqual([]);
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('issue 12: a strategy save with the body null is refused and leaves the values as they were', async () => {
+      const before = (await app.admin('/sys/strategy/login/info')).body.data;
+      const res = await send('/sys/strategy/login/save', { raw: 'null' });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ success: false, code: 'VALIDATION_FAILED', message: res.body.message, data: { errors: [{ field: 'body', message: res.body.message }] } });
+      expect((await app.admin('/sys/strategy/login/info')).body.data).toEqual(before);
     });
 
     it('a body that is not an object, or not JSON, names the body', async () => {

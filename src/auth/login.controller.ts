@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
+import { ApiEnvelope } from '../common/api-envelope';
 import { clientIp, userAgent } from '../common/client-info';
 import { NoInputDto } from '../common/validation.pipe';
 import { localeOf } from '../common/error-code';
@@ -8,7 +9,7 @@ import { RateLimit } from '../rate-limit/rate-limit.decorator';
 import { CurrentAuth, Public } from '../common/auth-context';
 import { CaptchaService } from './captcha/captcha.service';
 import { RsaKeyService } from '../crypto/rsa-key.service';
-import { CaptchaResultDto, LoginDto, LoginResultDto } from './dto/login.dto';
+import { CaptchaResultDto, LoginDto, LoginResultDto, PublicKeyDto } from './dto/login.dto';
 import { LoginService } from './login/login.service';
 import { SessionService } from '../session/session.service';
 import type { AuthContext } from '../common/auth-context';
@@ -25,7 +26,7 @@ export class LoginController {
 
   @Post('login') @HttpCode(200) @Public()
   @RateLimit('login')
-  @ApiOkResponse({ type: LoginResultDto })
+  @ApiEnvelope(LoginResultDto)
   login(@Body() dto: LoginDto, @Req() request: FastifyRequest) {
     return this.logins.login({
       account: dto.account,
@@ -44,13 +45,14 @@ export class LoginController {
   }
 
   @Post('publicKey') @HttpCode(200) @Public()
+  @ApiEnvelope(PublicKeyDto)
   publicKey(@Body() _body: NoInputDto) {
     return this.rsa.publicKey();
   }
 
   @Post('captcha') @HttpCode(200) @Public()
   @RateLimit('captcha')
-  @ApiOkResponse({ type: CaptchaResultDto })
+  @ApiEnvelope(CaptchaResultDto)
   createCaptcha(@Body() _body: NoInputDto) {
     return this.captcha.create();
   }

@@ -33,13 +33,15 @@ describe('BodyValidationPipe (contract §2: strict bodies)', () => {
       expect(out).toEqual({ ...login, imgId: 'c1', imgCode: 'ab12' });
     });
 
-    it('an absent or null body counts as {} (defaults apply)', async () => {
-      for (const value of [undefined, null, {}]) {
+    it('an absent body counts as {} (defaults apply); JSON null does not (issue 12)', async () => {
+      for (const value of [undefined, {}]) {
         const out = await pipe.transform(value, body(ListUsersDto));
         expect(out).toBeInstanceOf(ListUsersDto);
         expect(out).toEqual({ pageNum: 1, pageSize: 10 });
       }
-      expect((await refusal(null, LoginDto)).en).toBe('Invalid account: account must be a string');
+      expect((await refusal(undefined, LoginDto)).en).toBe('Invalid account: account must be a string');
+      expect((await refusal(null, ListUsersDto)).en).toBe(NOT_OBJECT);
+      expect((await refusal(null, LoginDto)).en).toBe(NOT_OBJECT);
     });
 
     it('a form-encoded body may carry numbers as text; a JSON body may not', async () => {
@@ -79,8 +81,8 @@ describe('BodyValidationPipe (contract §2: strict bodies)', () => {
 
     it('an operation without input refuses any field, also on an otherwise empty body', async () => {
       expect(await pipe.transform({}, body(NoInputDto))).toEqual({});
-      expect(await pipe.transform(null, body(NoInputDto))).toEqual({});
       expect(await pipe.transform(undefined, body(NoInputDto))).toEqual({});
+      expect((await refusal(null, NoInputDto)).en).toBe(NOT_OBJECT);
       expect((await refusal({ a: 1 }, NoInputDto)).en).toBe('Invalid a: a is not an accepted field');
       expect((await refusal({ pageSize: 10 }, NoInputDto)).en).toBe('Invalid pageSize: pageSize is not an accepted field');
       expect((await refusal({ constructor: 1 }, NoInputDto)).en).toContain('constructor is not an accepted field');
@@ -88,11 +90,13 @@ describe('BodyValidationPipe (contract §2: strict bodies)', () => {
   });
 
   describe('bodies that are not objects', () => {
-    it.each([['a string', 'text'], ['a number', 42], ['true', true], ['an array', [login]], ['an empty array', []]])(
-      '%s is refused',
+    it.each([['null', null], ['a string', 'text'], ['a number', 42], ['true', true], ['an array', [login]], ['an empty array', []]])(
+      '%s is refused, naming the body',
       async (_name, value) => {
         expect(await refusal(value, LoginDto)).toEqual({ zh: '请求体必须是JSON对象', en: NOT_OBJECT });
         expect((await refusal(value, NoInputDto)).en).toBe(NOT_OBJECT);
+        const err = await pipe.transform(value, body(ListUsersDto)).catch((e: AppException) => e);
+        expect((err as AppException).fields?.map((f) => f.field)).toEqual(['body']);
       },
     );
   });

@@ -66,7 +66,8 @@ const unknownField = (field: string) =>
 
 /**
  * Strict body validation: unknown fields and wrong types are refused with
- * VALIDATION_FAILED naming the field and the rule; an absent body counts as {}.
+ * VALIDATION_FAILED naming the field and the rule; an absent body counts as {},
+ * and a body that is not a JSON object (null included) is refused naming `body`.
  */
 @Injectable()
 export class BodyValidationPipe extends ValidationPipe {
@@ -86,8 +87,10 @@ export class BodyValidationPipe extends ValidationPipe {
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body') {
-      if (value === undefined || value === null) value = {};
-      if (typeof value !== 'object' || Array.isArray(value)) {
+      // No body at all (or an empty one, see app.setup.ts) is `{}` (contract §2). JSON `null` is a body,
+      // and not an object: refused like an array or a string (contract §7), on every operation.
+      if (value === undefined) value = {};
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) {
         throw validationFailed('validation.notJsonObject');
       }
       const body = value as object;

@@ -6,9 +6,10 @@ import { ErrorCode } from '../common/error-code';
 import { Page } from '../common/paging.dto';
 import { UserAccountService } from '../user-account/user-account.service';
 import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
-import { KickoutDto, ListOnlineDto } from './dto/online.dto';
+import { KickoutDto, ListOnlineDto, OnlineSessionRowDto } from './dto/online.dto';
 import { SessionService } from '../session/session.service';
 import type { Actor, AuthContext, Session } from '../common/auth-context';
+import { ApiEnvelope } from '../common/api-envelope';
 
 export interface OnlineSessionRow {
   tokenId: string;
@@ -37,6 +38,7 @@ export class OnlineController {
   ) {}
 
   @Post('online/list') @HttpCode(200) @RequirePermissions('sys:online:list')
+  @ApiEnvelope(OnlineSessionRowDto, 'page')
   async list(@Body() dto: ListOnlineDto): Promise<Page<OnlineSessionRow>> {
     const all = await this.sessions.allSessions();
     const page = all.slice((dto.pageNum - 1) * dto.pageSize, dto.pageNum * dto.pageSize);
@@ -62,6 +64,7 @@ export class OnlineController {
   }
 
   @Post('me/sessions') @HttpCode(200)
+  @ApiEnvelope(OnlineSessionRowDto, 'page')
   async mine(@CurrentAuth() auth: AuthContext, @Body() dto: ListOnlineDto): Promise<Page<OnlineSessionRow>> {
     const own = (await this.sessions.sessionsOf(auth.session.userId))
       .sort((a, b) => b.session.loginTime - a.session.loginTime);

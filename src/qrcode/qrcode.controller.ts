@@ -1,14 +1,16 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
+import { ApiEnvelope } from '../common/api-envelope';
 import { AppException } from '../common/app.exception';
 import { clientIp, userAgent } from '../common/client-info';
 import { ErrorCode, localeOf } from '../common/error-code';
 import { NoInputDto } from '../common/validation.pipe';
 import { CurrentAuth, Public } from '../common/auth-context';
 import type { AuthContext } from '../common/auth-context';
+import { LoginResultDto } from '../auth/dto/login.dto';
 import { RateLimit } from '../rate-limit/rate-limit.decorator';
-import { VerifyQrcodeDto } from './dto/qrcode.dto';
+import { QrcodeGrantDto, VerifyQrcodeDto } from './dto/qrcode.dto';
 import { QrcodeService } from './qrcode.service';
 
 @ApiTags('qrcode')
@@ -17,6 +19,8 @@ export class QrcodeController {
   constructor(private readonly qrcodes: QrcodeService) {}
 
   @Post('generate') @HttpCode(200) @ApiSecurity('Admin-Token')
+
+  @ApiEnvelope(QrcodeGrantDto)
   generate(@CurrentAuth() auth: AuthContext, @Body() _body: NoInputDto) {
     // A temporary token must change its password first, whatever TEMP_URIS says.
     if (auth.session.temp === 1) throw new AppException(ErrorCode.TEMP_TOKEN_FORBIDDEN);
@@ -24,6 +28,8 @@ export class QrcodeController {
   }
 
   @Post('verify') @HttpCode(200) @Public()
+
+  @ApiEnvelope(LoginResultDto)
   @RateLimit('qrcode-verify')
   verify(@Body() dto: VerifyQrcodeDto, @Req() request: FastifyRequest) {
     return this.qrcodes.verify(dto.code, clientIp(request), userAgent(request), localeOf(request.headers['accept-language']));

@@ -2,8 +2,10 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentActor, RequirePermissions } from '../common/auth-context';
 import type { Actor } from '../common/auth-context';
+import { ApiEnvelope } from '../common/api-envelope';
 import { NoInputDto } from '../common/validation.pipe';
 import { SaveLoginStrategyDto, SaveUserStrategyDto } from './dto/save-strategy.dto';
+import { LoginStrategyDto, PasswordRulesDto, UserStrategyDto } from './dto/strategy-info.dto';
 import { StrategyService } from './strategy.service';
 
 @ApiTags('strategy')
@@ -13,6 +15,7 @@ export class StrategyController {
   constructor(private readonly strategy: StrategyService) {}
 
   @Post('login/info') @HttpCode(200) @RequirePermissions('sys:strategy:login:info')
+  @ApiEnvelope(LoginStrategyDto)
   loginInfo(@Body() _body: NoInputDto) {
     return this.strategy.loginStrategy();
   }
@@ -23,6 +26,7 @@ export class StrategyController {
   }
 
   @Post('user/info') @HttpCode(200) @RequirePermissions('sys:strategy:user:info')
+  @ApiEnvelope(UserStrategyDto)
   userInfo(@Body() _body: NoInputDto) {
     return this.strategy.userStrategy();
   }
@@ -34,6 +38,7 @@ export class StrategyController {
 
   /** Contract §4: the complexity rules, for any logged-in user (temporary too) to show while typing. */
   @Post('user/rules') @HttpCode(200)
+  @ApiEnvelope(PasswordRulesDto)
   rules(@Body() _body: NoInputDto) {
     return this.strategy.passwordRules();
   }

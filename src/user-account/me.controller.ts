@@ -6,8 +6,9 @@ import { RsaKeyService } from '../crypto/rsa-key.service';
 import { SessionService } from '../session/session.service';
 import type { AuthContext } from '../common/auth-context';
 import { clientIp, userAgent } from '../common/client-info';
+import { ApiEnvelope } from '../common/api-envelope';
 import { NoInputDto } from '../common/validation.pipe';
-import { ChangePasswordDto } from './dto/user.dto';
+import { ChangePasswordDto, MeInfoDto } from './dto/user.dto';
 import { PasswordChangeService } from './password-change.service';
 import { UserAccountService } from './user-account.service';
 
@@ -24,6 +25,8 @@ export class MeController {
   ) {}
 
   @Post('info') @HttpCode(200)
+
+  @ApiEnvelope(MeInfoDto)
   async info(@CurrentAuth() auth: AuthContext, @Body() _body: NoInputDto) {
     const user = await this.accounts.get(auth.session.userId);
     return {

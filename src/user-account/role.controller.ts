@@ -3,8 +3,9 @@ import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
 import type { Actor, AuthContext } from '../common/auth-context';
 import { SessionService } from '../session/session.service';
+import { ApiEnvelope } from '../common/api-envelope';
 import { NoInputDto } from '../common/validation.pipe';
-import { SaveRoleDto } from './dto/user.dto';
+import { RoleDto, SaveRoleDto } from './dto/user.dto';
 import { RoleService } from './role.service';
 
 @ApiTags('roles')
@@ -20,6 +21,8 @@ export class RoleController {
   }
 
   @Post('list') @HttpCode(200) @RequirePermissions('sys:role:list')
+
+  @ApiEnvelope(RoleDto, 'array')
   list(@Body() _body: NoInputDto) {
     return this.roles.list();
   }

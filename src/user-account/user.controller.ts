@@ -3,8 +3,9 @@ import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
 import { RsaKeyService } from '../crypto/rsa-key.service';
 import type { Actor, AuthContext } from '../common/auth-context';
+import { ApiEnvelope } from '../common/api-envelope';
 import { SessionService } from '../session/session.service';
-import { CreateUserDto, ListUsersDto, UserIdDto } from './dto/user.dto';
+import { CreatedUserDto, CreateUserDto, ListUsersDto, ResetPasswordResultDto, UserIdDto, UserRowDto } from './dto/user.dto';
 import { UserAccountService } from './user-account.service';
 
 @ApiTags('users')
@@ -19,6 +20,7 @@ export class UserController {
 
   /** Contract §11: the roles given must lie within the codes of the caller's session. */
   @Post('create') @HttpCode(200) @RequirePermissions('sys:user:create')
+  @ApiEnvelope(CreatedUserDto)
   async create(@Body() dto: CreateUserDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
     return this.accounts.create({
       ...dto,
@@ -27,6 +29,7 @@ export class UserController {
   }
 
   @Post('list') @HttpCode(200) @RequirePermissions('sys:user:list')
+  @ApiEnvelope(UserRowDto, 'page')
   list(@Body() dto: ListUsersDto) {
     return this.accounts.list(dto);
   }
@@ -52,6 +55,7 @@ export class UserController {
   }
 
   @Post('resetPass') @HttpCode(200) @RequirePermissions('sys:user:resetPass')
+  @ApiEnvelope(ResetPasswordResultDto, 'object', 'data is null unless the service generated the password')
   async resetPass(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
     return this.accounts.resetPassword(dto.id, actor, await this.sessions.permissions(auth.tokenHash));
   }

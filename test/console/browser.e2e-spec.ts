@@ -633,4 +633,48 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     const theirs = await userRow(page, other.username);
     for (const action of ['lock', 'disable', 'reset']) expect(await theirs.locator(sel(`user-${action}`)).count()).toBe(1);
   });
+
+  scenario('9. every field the service refuses (data.errors, contract §7) is marked at its form item, not only the one its message names', 'field-errors', async () => {
+    const page = await adminPage();
+    const errorsOf = (body: Envelope<any>) => Object.fromEntries((body.data?.errors ?? []).map((e: any) => [e.field, e.message]));
+
+    // Strategy: two values the form lets through and the service refuses, saved at once.
+    await scene.goto(page, '/system/strategy');
+    await page.locator(sel('strategy-tab-login')).click();
+    const maxFailures = textBox(page, 'field-maxFailureTimes');
+    await until(async () => (await maxFailures.inputValue()) === '5', 'maxFailureTimes to load as 5');
+    await maxFailures.fill('0');
+    await maxFailures.press('Tab');
+    await textBox(page, 'field-lockMinutes').fill('0');
+    await textBox(page, 'field-lockMinutes').press('Tab');
+    const refused = await act(page, page.locator(sel('strategy-save-login')), '/sys/strategy/login/save');
+    expect(refused.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED' });
+    const strategyErrors = errorsOf(refused.body);
+    expect(Object.keys(strategyErrors).sort()).toEqual(['lockMinutes', 'maxFailureTimes']);
+    for (const [field, message] of Object.entries(strategyErrors)) {
+      await waitForText(page.locator(sel(`error-${field}`)), message as string, `the error at ${field}`);
+    }
+    // Fields the service did not name stay unmarked.
+    expect(await page.locator(sel('error-sessionExpireMinutes')).count()).toBe(0);
+    expect((await app.admin('/sys/strategy/login/info')).body.data).toMatchObject({ maxFailureTimes: 5, lockMinutes: 1440 });
+    await scene.shot(page, 'strategy-field-errors');
+
+    // Create user: a mobile and an e-mail the dialog does not check, marked at their inputs.
+    await scene.goto(page, '/system/users');
+    await page.locator(sel('users-create')).click();
+    await textBox(page, 'create-username').fill(`marks_${Date.now().toString(36)}`);
+    await textBox(page, 'create-mobile').fill('12-34');
+    await textBox(page, 'create-email').fill('not an e-mail');
+    const created = await act(page, page.locator(sel('create-submit')), '/sys/user/create');
+    expect(created.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED' });
+    const createErrors = errorsOf(created.body);
+    expect(Object.keys(createErrors).sort()).toEqual(['email', 'mobile']);
+    for (const [field, message] of Object.entries(createErrors)) {
+      const item = page.locator(sel(`create-item-${field}`));
+      await until(async () => (await item.getAttribute('class'))?.includes('is-error'), `the ${field} item to be marked`);
+      await waitForText(item.locator('.el-form-item__error'), message as string, `the error under ${field}`);
+    }
+    expect(await page.locator(sel('create-item-username')).getAttribute('class')).not.toContain('is-error');
+    await scene.shot(page, 'create-field-errors');
+  });
 });

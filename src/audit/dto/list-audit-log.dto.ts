@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 import { Optional } from '../../common/optional';
 import { PagingDto } from '../../common/paging.dto';
@@ -12,4 +12,19 @@ export class ListAuditLogDto extends PagingDto {
 
   @ApiPropertyOptional({ description: 'user id or setting group the action was on' }) @Optional() @IsString() @MaxLength(128)
   target?: string;
+}
+
+/** A row of /sys/auditLog/list. */
+export class AuditRowDto {
+  @ApiProperty() id: string;
+  @ApiProperty({ description: 'the administrator who acted' }) userId: string;
+  @ApiProperty({ type: String, nullable: true }) username: string | null;
+  @ApiProperty({ example: 'user.lock' }) action: string;
+  @ApiProperty({ type: String, nullable: true }) target: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'the target user\'s user name (a role\'s name) when the action was recorded' })
+  targetName: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'what changed, or null' })
+  detail: Record<string, unknown> | null;
+  @ApiProperty() ip: string;
+  @ApiProperty({ format: 'date-time' }) createTime: string;
 }

@@ -34,3 +34,10 @@ export class CaptchaResultDto {
   @ApiProperty({ type: String, nullable: true, description: 'the captcha as a PNG data URL (data:image/png;base64,...), 120x40 pixels' })
   img: string | null;
 }
+
+/** Contract §3: the key every password field is encrypted under. */
+export class PublicKeyDto {
+  @ApiProperty() keyId: string;
+  @ApiProperty({ example: 'RSA-OAEP-256' }) algorithm: string;
+  @ApiProperty({ description: 'SPKI PEM' }) publicKey: string;
+}

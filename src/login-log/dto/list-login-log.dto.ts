@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, MaxLength, ValidateBy } from 'class-validator';
 import { Optional } from '../../common/optional';
 import { PagingDto } from '../../common/paging.dto';
@@ -27,10 +27,10 @@ export class ListLoginLogDto extends PagingDto {
   @ApiPropertyOptional() @Optional() @IsString() @MaxLength(128)
   account?: string;
 
-  @ApiPropertyOptional({ enum: LoginStatus }) @Optional() @IsIn(Object.values(LoginStatus))
+  @ApiPropertyOptional({ enum: LoginStatus, enumName: 'LoginStatus' }) @Optional() @IsIn(Object.values(LoginStatus))
   status?: LoginStatus;
 
-  @ApiPropertyOptional({ enum: LoginTypes }) @Optional() @IsIn(Object.values(LoginTypes))
+  @ApiPropertyOptional({ enum: LoginTypes, enumName: 'LoginType' }) @Optional() @IsIn(Object.values(LoginTypes))
   loginType?: LoginTypes;
 
   @ApiPropertyOptional() @Optional() @IsString() @MaxLength(64)
@@ -41,4 +41,18 @@ export class ListLoginLogDto extends PagingDto {
 
   @ApiPropertyOptional({ description: 'ISO 8601, inclusive' }) @Optional() @IsInstant()
   endTime?: string;
+}
+
+/** A row of /sys/loginLog/list (contract §4 row fields, plus its id). */
+export class LoginLogRowDto {
+  @ApiProperty() id: string;
+  @ApiProperty() account: string;
+  @ApiProperty({ type: String, nullable: true }) userName: string | null;
+  @ApiProperty({ enum: LoginTypes, enumName: 'LoginType' }) loginType: LoginTypes;
+  @ApiProperty({ enum: LoginStatus, enumName: 'LoginStatus' }) status: LoginStatus;
+  @ApiProperty() ip: string;
+  @ApiProperty({ type: String, nullable: true }) browser: string | null;
+  @ApiProperty({ type: String, nullable: true }) os: string | null;
+  @ApiProperty({ format: 'date-time' }) loginTime: string;
+  @ApiProperty({ type: String, nullable: true }) failureReason: string | null;
 }

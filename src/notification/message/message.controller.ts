@@ -3,9 +3,11 @@ import { ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AcceptsStreamTicket, CurrentAuth } from '../../common/auth-context';
 import type { AuthContext } from '../../common/auth-context';
+import { ApiEnvelope } from '../../common/api-envelope';
 import { localeOf } from '../../common/error-code';
+import { NoInputDto } from '../../common/validation.pipe';
 import { StreamTicketService } from '../../session/stream-ticket.service';
-import { ListMessagesDto, ReadMessagesDto } from '../dto/message.dto';
+import { ListMessagesDto, ReadMessagesDto, SiteMessageDto, StreamTicketDto } from '../dto/message.dto';
 import { MessagePushService } from './message-push.service';
 import { MessageStream } from './message-stream';
 import { MessageService } from './message.service';
@@ -22,6 +24,7 @@ export class MessageController {
   ) {}
 
   @Post('list') @HttpCode(200)
+  @ApiEnvelope(SiteMessageDto, 'page')
   list(@CurrentAuth() auth: AuthContext, @Body() dto: ListMessagesDto) {
     return this.messages.list(auth.session.userId, dto);
   }
@@ -36,8 +39,9 @@ export class MessageController {
    * calling session. A temporary token does not get one (TEMP_URIS, spec 5.4).
    */
   @Post('streamTicket') @HttpCode(200)
+  @ApiEnvelope(StreamTicketDto)
   @ApiOperation({ summary: 'One-time ticket (30 s) for opening the message stream from a browser' })
-  async streamTicket(@CurrentAuth() auth: AuthContext): Promise<{ ticket: string }> {
+  async streamTicket(@CurrentAuth() auth: AuthContext, @Body() _body: NoInputDto): Promise<{ ticket: string }> {
     return { ticket: await this.tickets.issue(auth.tokenHash) };
   }
 

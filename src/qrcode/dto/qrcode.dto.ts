@@ -6,3 +6,8 @@ export class VerifyQrcodeDto {
   @IsString() @MinLength(1) @MaxLength(64)
   code: string;
 }
+
+export class QrcodeGrantDto {
+  @ApiProperty() code: string;
+  @ApiProperty({ type: Number, description: 'seconds' }) expiresIn: number;
+}

@@ -67,3 +67,48 @@ export class SaveRoleDto {
   @FormArray() @IsArray() @ArrayMaxSize(200) @IsString({ each: true }) @MaxLength(64, { each: true })
   permissions: string[];
 }
+
+/** OpenAPI only: a row of /sys/user/list (no hash, contract §4). */
+export class UserRowDto {
+  @ApiProperty() id: string;
+  @ApiProperty() username: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ type: String, nullable: true }) mobile: string | null;
+  @ApiProperty({ type: String, nullable: true }) email: string | null;
+  @ApiProperty() locked: boolean;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) unlockTime: string | null;
+  @ApiProperty() disabled: boolean;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) passwordUpdateTime: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) passwordExpireTime: string | null;
+  @ApiProperty({ format: 'date-time' }) createTime: string;
+  @ApiProperty({ type: [String] }) roles: string[];
+}
+
+/** OpenAPI only: /sys/user/create's answer; `password` only when the service generated it (shown once). */
+export class CreatedUserDto {
+  @ApiProperty() id: string;
+  @ApiPropertyOptional() password?: string;
+}
+
+/** OpenAPI only: /sys/user/resetPass's answer when the service generated the password; null otherwise. */
+export class ResetPasswordResultDto {
+  @ApiPropertyOptional() password?: string;
+}
+
+/** OpenAPI only: a role of /sys/role/list. */
+export class RoleDto {
+  @ApiProperty() code: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ type: [String] }) permissions: string[];
+}
+
+/** OpenAPI only: /sys/me/info. */
+export class MeInfoDto {
+  @ApiProperty() id: string;
+  @ApiProperty() username: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ type: String, nullable: true }) mobile: string | null;
+  @ApiProperty({ type: String, nullable: true }) email: string | null;
+  @ApiProperty({ type: [String], description: 'permission codes; `*` holds every one' }) permissions: string[];
+  @ApiProperty() tempUser: boolean;
+}

@@ -1,22 +1,8 @@
-import { post, type Page, type PageQuery } from './request';
+import { post, type Page } from './request';
+import type { components } from './schema';
 
-export interface AuditRow {
-  id: string;
-  userId: string;
-  username: string | null;
-  action: string;
-  target: string | null;
-  /** The target user's user name (a role's name) when the action was recorded. */
-  targetName: string | null;
-  detail: unknown;
-  ip: string;
-  createTime: string;
-}
-
-export interface AuditQuery extends PageQuery {
-  action?: string;
-  username?: string;
-  target?: string;
-}
+/** From the service's OpenAPI document (schema.d.ts, npm run api:types). */
+export type AuditRow = components['schemas']['AuditRowDto'];
+export type AuditQuery = components['schemas']['ListAuditLogDto'];
 
 export const listAuditLog = (q: AuditQuery) => post<Page<AuditRow>>('/sys/auditLog/list', q);

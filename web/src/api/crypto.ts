@@ -1,14 +1,11 @@
 import { post } from './request';
+import type { components } from './schema';
 
 /**
  * Password transport (contract §3): every password field is the base64 of
  * RSA-OAEP/SHA-256 ciphertext under the SPKI PEM key from /sys/publicKey.
  */
-interface PublicKeyInfo {
-  keyId: string;
-  algorithm: string;
-  publicKey: string;
-}
+type PublicKeyInfo = components['schemas']['PublicKeyDto'];
 
 type Encrypt = (plain: Uint8Array<ArrayBuffer>) => Promise<Uint8Array>;
 

@@ -1,0 +1,32 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+/** OpenAPI only: what /sys/strategy/login/info answers (spec 2.1, every field). */
+export class LoginStrategyDto {
+  @ApiProperty({ description: 'minutes' }) sessionExpireMinutes: number;
+  @ApiProperty({ description: 'minutes' }) tempSessionExpireMinutes: number;
+  @ApiProperty({ description: 'minutes' }) lockMinutes: number;
+  @ApiProperty() maxFailureTimes: number;
+  @ApiProperty({ description: 'hours' }) maxFailureInterval: number;
+  @ApiProperty({ description: 'comma-separated: email, sms, site; empty for none' }) sendMsgWhenErrorLogin: string;
+  @ApiProperty({ description: 'comma-separated: email, sms, site; empty for none' }) sendMsgWhenErrorIp: string;
+  @ApiProperty({ description: '1 tip, 2 force change, 3 refuse', enum: [1, 2, 3] }) loginStrategyWhenExpire: 1 | 2 | 3;
+  @ApiProperty() bindIp: boolean;
+  @ApiProperty() multiOnline: boolean;
+}
+
+/** OpenAPI only: the complexity rules of spec 2.2 (/sys/strategy/user/rules). */
+export class PasswordRulesDto {
+  @ApiProperty() minPasswordLength: number;
+  @ApiProperty() maxPasswordLength: number;
+  @ApiProperty() includeLowerCase: boolean;
+  @ApiProperty() includeUpperCase: boolean;
+  @ApiProperty() includeNumber: boolean;
+  @ApiProperty() includeSymbol: boolean;
+}
+
+/** OpenAPI only: what /sys/strategy/user/info answers (spec 2.2, every field). */
+export class UserStrategyDto extends PasswordRulesDto {
+  @ApiProperty({ description: 'days; 0 never expires' }) passwordExpireDays: number;
+  @ApiProperty({ description: 'days' }) expireNotifyDays: number;
+  @ApiProperty() forceUpdatePassword: boolean;
+}
