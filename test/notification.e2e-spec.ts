@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { getRepositoryToken } from '@nestjs/typeorm';
 import { SMTPServer } from 'smtp-server';
 import type { Repository } from 'typeorm';
-import { FakeClock } from '../src/common/clock';
+import { FakeClock } from './support/fake-clock';
 import { formatNotificationTime } from '../src/notification/notification-content';
 import { MessagePushService } from '../src/notification/message/message-push.service';
 import { NotificationService } from '../src/notification/notification.service';

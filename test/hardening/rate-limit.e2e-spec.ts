@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
-import { FakeClock } from '../../src/common/clock';
+import { FakeClock } from '../support/fake-clock';
 import { KvStore } from '../../src/store/kv.store';
 import { MemoryKvStore } from '../../src/store/memory-kv.store';
 import { RedisKvStore } from '../../src/store/redis-kv.store';
