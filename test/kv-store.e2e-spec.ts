@@ -5,9 +5,9 @@ import { KeyedMutex } from '../src/store/keyed-mutex';
 import { KvStore } from '../src/store/kv.store';
 import { MemoryKvStore } from '../src/store/memory-kv.store';
 import { RedisKvStore } from '../src/store/redis-kv.store';
+import { sleep } from './support/wait';
 
 const REDIS = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const newPrefix = () => `kvtest${randomBytes(4).toString('hex')}:`;
 
 /** Deletes every key under a prefix (SCAN, never KEYS). */
