@@ -3,6 +3,7 @@ import { createUser, TestUser } from './factories';
 import { fieldErrorsOk } from './support/field-errors';
 import { BACKENDS } from './support/backends';
 import { ADMIN_PASSWORD, CallOptions, Reply, startApp, TestApp } from './support/test-app';
+import { BAD_CREDENTIALS } from './support/envelopes';
 
 /**
  * Contract §2: whatever a client sends, the answer is a 4xx in the envelope
@@ -546,7 +547,7 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
       for (const account of ["admin' --", "admin' OR '1'='1", '张三😀', 'ad\u0000min']) {
         const res = await app.login(account, ADMIN_PASSWORD);
         expect(res.status).toBe(401);
-        expect(res.body).toEqual({ success: false, code: 'BAD_CREDENTIALS', message: '用户名或密码错误', data: null });
+        expect(res.body).toEqual(BAD_CREDENTIALS);
         const [row] = await app.logRows(account);
         expect(row).toMatchObject({ account, status: 'passwrong', user_id: null });
       }

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
-import { FakeClock } from '../src/common/clock';
+import { FakeClock } from './support/fake-clock';
 import { KeyedMutex } from '../src/store/keyed-mutex';
 import { KvStore } from '../src/store/kv.store';
 import { MemoryKvStore } from '../src/store/memory-kv.store';
 import { RedisKvStore } from '../src/store/redis-kv.store';
+import { sleep } from './support/wait';
 
 const REDIS = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const newPrefix = () => `kvtest${randomBytes(4).toString('hex')}:`;
 
 /** Deletes every key under a prefix (SCAN, never KEYS). */

@@ -3,16 +3,11 @@ import { createActiveUser, createRole, createUser, TestUser } from './factories'
 import { BACKENDS } from './support/backends';
 import { epochMs, Reply, startApp, TestApp } from './support/test-app';
 import { namesFields } from './support/field-errors';
+import { ACCOUNT_DISABLED, ACCOUNT_LOCKED, BAD_CREDENTIALS, FORBIDDEN, NOT_LOGGED_IN, OK_NO_DATA } from './support/envelopes';
 
 const LOCK_MINUTES = 10;
 const MINUTE = 60_000;
 const WRONG = 'Wrong#pass1';
-
-const LOCKED = { success: false, code: 'ACCOUNT_LOCKED', message: '用户已被锁定', data: null };
-const DISABLED = { success: false, code: 'ACCOUNT_DISABLED', message: '用户已被禁用', data: null };
-const BAD_CREDENTIALS = { success: false, code: 'BAD_CREDENTIALS', message: '用户名或密码错误', data: null };
-const NOT_LOGGED_IN = { success: false, code: 'NOT_LOGGED_IN', message: '未登录或登录已过期', data: null };
-const OK_NO_DATA = { success: true, code: 'OK', message: '操作成功', data: null };
 
 const ADMIN_OPERATIONS = ['lock', 'unlock', 'disable', 'enable'] as const;
 
@@ -100,11 +95,11 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
 
       const right = await app.login(user.username, user.password);
       expect(right.status).toBe(423);
-      expect(right.body).toEqual(LOCKED);
+      expect(right.body).toEqual(ACCOUNT_LOCKED);
       // The same answer to a wrong guess: the reply never tells whether the guess was right.
       const wrong = await app.login(user.username, WRONG);
       expect(wrong.status).toBe(423);
-      expect(wrong.body).toEqual(LOCKED);
+      expect(wrong.body).toEqual(ACCOUNT_LOCKED);
 
       expect(await logStatuses(user)).toEqual(['passwrong', 'passwrong', 'passwrong', 'locked', 'locked']);
       const [lastRow] = (await app.logRows(user.username)).slice(-1);
@@ -121,7 +116,7 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
 
       const res = await app.login(user.username, user.password);
       expect(res.status).toBe(423);
-      expect(res.body).toEqual(LOCKED);
+      expect(res.body).toEqual(ACCOUNT_LOCKED);
       expect(await state(user)).toEqual(lockedState);
     });
 
@@ -135,7 +130,7 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
       app.clock.set(lockedState.unlockTime!);
       const atUnlockTime = await app.login(user.username, user.password);
       expect(atUnlockTime.status).toBe(423);
-      expect(atUnlockTime.body).toEqual(LOCKED);
+      expect(atUnlockTime.body).toEqual(ACCOUNT_LOCKED);
       expect(await state(user)).toEqual(lockedState);
 
       // unlock_time is now 1 ms in the past: the lock ends and the login goes on to success.
@@ -170,7 +165,7 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
 
       const res = await app.login(user.username, user.password);
       expect(res.status).toBe(403);
-      expect(res.body).toEqual(DISABLED);
+      expect(res.body).toEqual(ACCOUNT_DISABLED);
       expect(await state(user)).toEqual({ locked: false, unlockTime: null, disabled: true });
     });
 
@@ -208,7 +203,7 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
         expect(me.status).toBe(401);
         expect(me.body).toEqual(NOT_LOGGED_IN);
       }
-      expect((await app.login(user.username, user.password)).body).toEqual(LOCKED);
+      expect((await app.login(user.username, user.password)).body).toEqual(ACCOUNT_LOCKED);
     });
 
     it('admin /sys/user/unlock unlocks (locked false, unlock_time null) and the failure count starts again from zero', async () => {
@@ -233,7 +228,7 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
     it('admin unlock also ends a lock set by the administrator, well before unlock_time', async () => {
       const user = await activeUser();
       await app.admin('/sys/user/lock', { id: user.id });
-      expect((await app.login(user.username, user.password)).body).toEqual(LOCKED);
+      expect((await app.login(user.username, user.password)).body).toEqual(ACCOUNT_LOCKED);
       await app.admin('/sys/user/unlock', { id: user.id });
       expect(await state(user)).toEqual(unlocked);
       expect((await app.login(user.username, user.password)).status).toBe(200);
@@ -272,7 +267,7 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
       expect(first.status).toBe(401);
       expect(first.body).toEqual(BAD_CREDENTIALS);
       expect(await state(user)).toEqual({ locked: true, unlockTime: app.clock.nowMs() + LOCK_MINUTES * MINUTE, disabled: false });
-      expect((await app.login(user.username, user.password)).body).toEqual(LOCKED);
+      expect((await app.login(user.username, user.password)).body).toEqual(ACCOUNT_LOCKED);
     });
 
     it('window edge, contract §5 "since now − maxFailureInterval hours": a failure exactly maxFailureInterval old still counts', async () => {
@@ -340,7 +335,7 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
 
       const right = await app.login(user.username, user.password);
       expect(right.status).toBe(403);
-      expect(right.body).toEqual(DISABLED);
+      expect(right.body).toEqual(ACCOUNT_DISABLED);
       // Spec 4.1 order: the password is checked before the disabled state.
       expect((await app.login(user.username, WRONG)).body).toEqual(BAD_CREDENTIALS);
       expect((await logStatuses(user)).slice(-2)).toEqual(['disabled', 'passwrong']);
@@ -367,10 +362,10 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
       expect(await state(user)).toEqual({ locked: true, unlockTime: null, disabled: true });
       // Spec 3.1: locked with an empty unlock_time stays locked, however much time passes.
       app.clock.advanceMinutes(LOCK_MINUTES * 10);
-      expect((await app.login(user.username, user.password)).body).toEqual(LOCKED);
+      expect((await app.login(user.username, user.password)).body).toEqual(ACCOUNT_LOCKED);
 
       await app.admin('/sys/user/unlock', { id: user.id });
-      expect((await app.login(user.username, user.password)).body).toEqual(DISABLED);
+      expect((await app.login(user.username, user.password)).body).toEqual(ACCOUNT_DISABLED);
     });
 
     it('enable clears unlock_time', async () => {
@@ -412,7 +407,7 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
       expect(codes.filter((c) => c === 'ACCOUNT_LOCKED')).toHaveLength(15);
       for (const r of replies.filter((x) => x.body.code === 'ACCOUNT_LOCKED')) {
         expect(r.status).toBe(423);
-        expect(r.body).toEqual(LOCKED);
+        expect(r.body).toEqual(ACCOUNT_LOCKED);
       }
       expect(await countStatus(user, 'passwrong')).toBe(5);
       expect(await countStatus(user, 'locked')).toBe(15);
@@ -474,7 +469,7 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
       for (const op of ['unlock', 'disable', 'enable']) {
         const res = await app.post(`/sys/user/${op}`, { id: target.id }, { token });
         expect(res.status).toBe(403);
-        expect(res.body).toEqual({ success: false, code: 'FORBIDDEN', message: '没有权限', data: null });
+        expect(res.body).toEqual(FORBIDDEN);
       }
       expect(await state(target)).toEqual(unlocked);
 
@@ -497,7 +492,7 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
 
       const res = await app.post(`/sys/user/${op}`, { id: target.id }, { token });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ success: false, code: 'FORBIDDEN', message: '没有权限', data: null });
+      expect(res.body).toEqual(FORBIDDEN);
       const anonymous = await app.post(`/sys/user/${op}`, { id: target.id });
       expect(anonymous.status).toBe(401);
       expect(anonymous.body).toEqual(NOT_LOGGED_IN);

@@ -3,6 +3,7 @@ import { createRole, createUser, TestUser } from './factories';
 import { BACKENDS } from './support/backends';
 import { epochMs, startApp, TestApp } from './support/test-app';
 import { namesFields } from './support/field-errors';
+import { FORBIDDEN, NOT_LOGGED_IN } from './support/envelopes';
 
 const FIREFOX_LINUX = 'Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0';
 const SAFARI_IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1';
@@ -231,11 +232,11 @@ describe.each(BACKENDS)('login log of spec 2.6 and contract §4 on $name', (back
     expect(ok.body).toMatchObject({ success: true, data: { total: 1 } });
     const refused = await app.post('/sys/loginLog/list', { pageNum: 1, pageSize: 10 }, { token: otherToken });
     expect(refused.status).toBe(403);
-    expect(refused.body).toEqual({ success: false, code: 'FORBIDDEN', message: '没有权限', data: null });
+    expect(refused.body).toEqual(FORBIDDEN);
     const anonymous = await app.post('/sys/loginLog/list', { pageNum: 1, pageSize: 10 });
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.code).toBe('NOT_LOGGED_IN');
-    expect(anonymous.body).toEqual({ success: false, code: 'NOT_LOGGED_IN', message: '未登录或登录已过期', data: null });
+    expect(anonymous.body).toEqual(NOT_LOGGED_IN);
   });
 
   it('defaults the paging when omitted', async () => {

@@ -5,6 +5,7 @@ import { loadImage } from '@napi-rs/canvas';
 import { createActiveUser, createUser } from './factories';
 import { BACKENDS } from './support/backends';
 import { startApp, TestApp } from './support/test-app';
+import { BAD_CREDENTIALS, CAPTCHA_INVALID } from './support/envelopes';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -47,7 +48,7 @@ describe.each(BACKENDS)('login pipeline of spec 4.1 on $name', (backend) => {
     const unknown = await app.login('nobody_here', 'Whatever#1');
     const wrong = await app.login(user.username, 'Wrong#pass1');
     expect(unknown.status).toBe(401);
-    expect(unknown.body).toEqual({ success: false, code: 'BAD_CREDENTIALS', message: '用户名或密码错误', data: null });
+    expect(unknown.body).toEqual(BAD_CREDENTIALS);
     expect(wrong.body).toEqual(unknown.body);
     const [row] = await app.logRows('nobody_here');
     expect(row).toMatchObject({ status: 'passwrong', user_id: null });
@@ -74,7 +75,7 @@ describe.each(BACKENDS)('login pipeline of spec 4.1 on $name', (backend) => {
     const wrongPassword = await app.login(user.username, 'Wrong#pass1');
     expect(wrongPassword.body.code).toBe('BAD_CREDENTIALS');
     expect(wrongPassword.status).toBe(401);
-    expect(wrongPassword.body).toEqual({ success: false, code: 'BAD_CREDENTIALS', message: '用户名或密码错误', data: null });
+    expect(wrongPassword.body).toEqual(BAD_CREDENTIALS);
     expect((await app.logRows(user.username)).map((r) => r.status).slice(-2)).toEqual(['disabled', 'passwrong']);
     await app.admin('/sys/user/enable', { id: user.id });
     expect((await app.login(user.username, user.password)).body.success).toBe(true);
@@ -142,18 +143,18 @@ describe.each(BACKENDS)('login pipeline of spec 4.1 on $name', (backend) => {
       const wrong = await captchaApp.post('/sys/login', { account: 'admin', password, imgId: captcha.imgId, imgCode: 'zzzz' });
       expect(wrong.body.code).toBe('CAPTCHA_INVALID');
       expect(wrong.status).toBe(400);
-      expect(wrong.body).toEqual({ success: false, code: 'CAPTCHA_INVALID', message: '验证码错误或已失效', data: null });
+      expect(wrong.body).toEqual(CAPTCHA_INVALID);
       // The wrong guess consumed it: the right text no longer works either.
       const reused = await captchaApp.post('/sys/login', { account: 'admin', password, imgId: captcha.imgId, imgCode: text });
       expect(reused.body.code).toBe('CAPTCHA_INVALID');
-      expect(reused.body).toEqual({ success: false, code: 'CAPTCHA_INVALID', message: '验证码错误或已失效', data: null });
+      expect(reused.body).toEqual(CAPTCHA_INVALID);
       const fresh = (await captchaApp.post('/sys/captcha')).body.data;
       const freshText = await captchaApp.store.get(`CAPTCHA:${fresh.imgId}`);
       const ok = await captchaApp.post('/sys/login', { account: 'admin', password, imgId: fresh.imgId, imgCode: freshText!.toUpperCase() });
       expect(ok.body.success).toBe(true);
       // Used once: the same captcha does not open a second login.
       const again = await captchaApp.post('/sys/login', { account: 'admin', password, imgId: fresh.imgId, imgCode: freshText });
-      expect(again.body).toEqual({ success: false, code: 'CAPTCHA_INVALID', message: '验证码错误或已失效', data: null });
+      expect(again.body).toEqual(CAPTCHA_INVALID);
     } finally {
       await captchaApp.close();
     }

@@ -1,8 +1,6 @@
-import type { AddressInfo } from 'node:net';
 import { getRepositoryToken } from '@nestjs/typeorm';
-import { SMTPServer } from 'smtp-server';
 import type { Repository } from 'typeorm';
-import { FakeClock } from '../src/common/clock';
+import { FakeClock } from './support/fake-clock';
 import { formatNotificationTime } from '../src/notification/notification-content';
 import { MessagePushService } from '../src/notification/message/message-push.service';
 import { NotificationService } from '../src/notification/notification.service';
@@ -11,113 +9,16 @@ import { PasswordExpiryReminderService } from '../src/notification/reminder/pass
 import { PasswordReminderEntity } from '../src/notification/reminder/password-reminder.entity';
 import { createActiveUser, createUser, TestUser } from './factories';
 import { Backend, BACKENDS, mariadbRedis, Provisioned } from './support/backends';
-import { SseClient } from './support/sse-client';
+import { SseClient, streamTicket } from './support/sse-client';
+import { deadSmtp, SmtpSink } from './support/smtp-sink';
 import { WebhookSink } from './support/webhook-sink';
-import { startApp, TestApp } from './support/test-app';
+import { listenOnLocalPort, startApp, TestApp } from './support/test-app';
+import { sleep, waitFor } from './support/wait';
+import { NOT_LOGGED_IN } from './support/envelopes';
 
 const DAY = 86_400_000;
 
 // ---------------------------------------------------------------- sinks and clients
-
-interface ReceivedMail {
-  to: string[];
-  raw: string;
-  /** Decoded text of every MIME part (quoted-printable / base64 undone). */
-  text: string;
-}
-
-/** A real SMTP server on a local port; stop() and start() again keep the port. */
-class SmtpSink {
-  readonly mails: ReceivedMail[] = [];
-  port = 0;
-  private server?: SMTPServer;
-
-  async start(): Promise<this> {
-    this.server = new SMTPServer({
-      logger: false,
-      authOptional: true,
-      // Plain SMTP on localhost: no STARTTLS with the built-in test certificate.
-      disabledCommands: ['STARTTLS', 'AUTH'],
-      onData: (stream, session, callback) => {
-        const chunks: Buffer[] = [];
-        stream.on('data', (c: Buffer) => chunks.push(c));
-        stream.on('end', () => {
-          const raw = Buffer.concat(chunks).toString('utf8');
-          const to = session.envelope.rcptTo.map((r) => r.address);
-          this.mails.push({ to, raw, text: mimeText(raw) });
-          callback();
-        });
-      },
-    });
-    await new Promise<void>((resolve, reject) => {
-      this.server!.once('error', reject);
-      this.server!.listen(this.port, '127.0.0.1', () => resolve());
-    });
-    this.port = (this.server.server.address() as AddressInfo).port;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
-  get url(): string {
-    return `smtp://127.0.0.1:${this.port}`;
-  }
-
-  to(address: string): ReceivedMail[] {
-    return this.mails.filter((m) => m.to.includes(address));
-  }
-}
-
-/** Decodes the bodies of a raw MIME message enough to search them. */
-function mimeText(raw: string): string {
-  const parts: string[] = [];
-  const re = /Content-Transfer-Encoding:\s*([\w-]+)\r?\n(?:[^\r\n]+\r?\n)*\r?\n([\s\S]*?)(?=\r?\n--|$)/gi;
-  for (const [, encoding, body] of raw.matchAll(re)) {
-    if (/base64/i.test(encoding)) parts.push(Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8'));
-    else if (/quoted-printable/i.test(encoding)) parts.push(decodeQuotedPrintable(body));
-    else parts.push(body);
-  }
-  return parts.join('\n');
-}
-
-function decodeQuotedPrintable(body: string): string {
-  const joined = body.replace(/=\r?\n/g, '');
-  return joined.replace(/(?:=[0-9A-F]{2})+/gi, (run) =>
-    Buffer.from(run.split('=').slice(1).map((h) => parseInt(h, 16))).toString('utf8'));
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls until probe returns something truthy. */
-type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
-
-/** Polls until probe returns something truthy, and returns it. */
-async function waitFor<T>(probe: () => Promise<T> | T, what: string, timeoutMs = 5000): Promise<Truthy<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as Truthy<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
-
-/** A one-time ticket of POST /sys/message/streamTicket (contract §11). */
-async function streamTicket(app: TestApp, token: string): Promise<string> {
-  const res = await app.post<{ ticket: string }>('/sys/message/streamTicket', {}, { token });
-  if (!res.body.success) throw new Error(`stream ticket refused: ${res.body.code}`);
-  return res.body.data!.ticket;
-}
-
-async function listen(app: TestApp): Promise<string> {
-  await app.app.listen(0, '127.0.0.1');
-  const { port } = app.app.getHttpServer().address() as AddressInfo;
-  return `http://127.0.0.1:${port}`;
-}
 
 /** A user without e-mail (and without mobile), with a changed password. */
 async function createUserWithoutContacts(app: TestApp): Promise<TestUser> {
@@ -167,13 +68,6 @@ function dbTime(value: Date | string): number {
   return value instanceof Date ? value.getTime() : new Date(`${value.replace(' ', 'T')}Z`).getTime();
 }
 
-/** A port with nothing listening (an SMTP server that is down). */
-async function deadSmtp(): Promise<SmtpSink> {
-  const sink = await new SmtpSink().start();
-  await sink.stop();
-  return sink;
-}
-
 // ---------------------------------------------------------------- per backend
 
 describe.each(BACKENDS)('notifications of spec 4.2 on $name', (backend: Backend) => {
@@ -188,7 +82,7 @@ describe.each(BACKENDS)('notifications of spec 4.2 on $name', (backend: Backend)
     app = await startApp(backend, {
       env: { SMTP_URL: smtp.url, MAIL_FROM: 'Security <security@example.com>', SMS_WEBHOOK_URL: sms.url },
     });
-    baseUrl = await listen(app);
+    baseUrl = await listenOnLocalPort(app);
   });
   afterAll(async () => {
     await app.close();
@@ -341,7 +235,7 @@ describe.each(BACKENDS)('notifications of spec 4.2 on $name', (backend: Backend)
     const none = await SseClient.open(`${baseUrl}/sys/message/stream`);
     expect(none.status).toBe(401);
     await sleep(50);
-    expect(JSON.parse(none.raw)).toEqual({ success: false, code: 'NOT_LOGGED_IN', message: '未登录或登录已过期', data: null });
+    expect(JSON.parse(none.raw)).toEqual(NOT_LOGGED_IN);
     const garbage = await SseClient.open(`${baseUrl}/sys/message/stream`, { 'admin-token': 'nope' });
     expect(garbage.status).toBe(401);
     // An initial password with forceUpdatePassword = true gives a temporary token.
@@ -601,7 +495,7 @@ describe('two instances on one MariaDB + Redis', () => {
   });
 
   it('pushes a site message to an SSE stream held by the other instance', async () => {
-    const url = await listen(b);
+    const url = await listenOnLocalPort(b);
     const user = await createActiveUser(a);
     const token = await a.token(user.username, user.password);
     await a.saveLoginStrategy({ sendMsgWhenErrorLogin: 'site' });

@@ -4,24 +4,11 @@ import { BACKENDS } from './support/backends';
 import { encryptPassword } from './support/password-transport';
 import { epochMs, startApp, TestApp } from './support/test-app';
 import { namesFields } from './support/field-errors';
+import { PASSWORD_RULE_DEFAULTS } from './support/settings';
+import { ACCOUNT_EXPIRED, BAD_CREDENTIALS, NOT_LOGGED_IN, OK_NO_DATA, OLD_PASSWORD_WRONG, failure } from './support/envelopes';
 
-/** Spec 2.2 defaults of the complexity fields (what /sys/strategy/user/rules answers on a fresh start). */
-const DEFAULT_RULES = {
-  minPasswordLength: 6,
-  maxPasswordLength: 20,
-  includeLowerCase: true,
-  includeUpperCase: false,
-  includeNumber: true,
-  includeSymbol: true,
-};
 const MINUTE = 60_000;
 
-const failure = (code: string, message: string) => ({ success: false, code, message, data: null });
-const OK_NO_DATA = { success: true, code: 'OK', message: '操作成功', data: null };
-const NOT_LOGGED_IN = failure('NOT_LOGGED_IN', '未登录或登录已过期');
-const BAD_CREDENTIALS = failure('BAD_CREDENTIALS', '用户名或密码错误');
-const OLD_PASSWORD_WRONG = failure('OLD_PASSWORD_WRONG', '旧密码不正确');
-const ACCOUNT_EXPIRED = failure('ACCOUNT_EXPIRED', '您的账户已过期,请联系管理员');
 const INITIAL_TIP = '您的密码为初始密码,请尽快修改密码';
 const INITIAL_FORCE_TIP = '您的密码为初始密码,请修改密码后再登录';
 
@@ -34,7 +21,7 @@ function changePassword(app: TestApp, token: string, oldPass: string, newPass: s
 const sessionOf = (app: TestApp, token: string): Promise<any> => app.sessionOf(token);
 
 /** Contract §2 character classes. */
-function meetsRules(password: string, rules: typeof DEFAULT_RULES): boolean {
+function meetsRules(password: string, rules: typeof PASSWORD_RULE_DEFAULTS): boolean {
   const length = [...password].length;
   return length >= rules.minPasswordLength && length <= rules.maxPasswordLength
     && (!rules.includeNumber || /[0-9]/.test(password))
@@ -51,7 +38,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       app = await startApp(backend);
     });
     // Some tests tighten the account strategy; the factories' passwords need the defaults back.
-    afterEach(() => app.saveUserStrategy(DEFAULT_RULES));
+    afterEach(() => app.saveUserStrategy(PASSWORD_RULE_DEFAULTS));
     afterAll(() => app.close());
 
     it('a wrong old password is OLD_PASSWORD_WRONG, checked before the new one, and changes nothing', async () => {
@@ -207,7 +194,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       const user = await createActiveUser(app);
       const first = await app.token(user.username, user.password, { ip: '10.3.0.1' });
       const second = await app.token(user.username, user.password, { ip: '10.3.0.2' });
-      const strict = { ...DEFAULT_RULES, minPasswordLength: 16, maxPasswordLength: 24, includeUpperCase: true };
+      const strict = { ...PASSWORD_RULE_DEFAULTS, minPasswordLength: 16, maxPasswordLength: 24, includeUpperCase: true };
       await app.saveUserStrategy(strict);
 
       const res = await app.admin('/sys/user/resetPass', { id: user.id });
@@ -248,7 +235,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       const token = await app.token(user.username, user.password);
       const rules = await app.post('/sys/strategy/user/rules', {}, { token });
       expect(rules.status).toBe(200);
-      expect(rules.body).toEqual({ success: true, code: 'OK', message: '操作成功', data: DEFAULT_RULES });
+      expect(rules.body).toEqual({ success: true, code: 'OK', message: '操作成功', data: PASSWORD_RULE_DEFAULTS });
       // The full account strategy stays behind its permission.
       expect((await app.post('/sys/strategy/user/info', {}, { token })).body.code).toBe('FORBIDDEN');
 
@@ -371,7 +358,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
 
       const me = await app.post('/sys/me/info', {}, { token: temp });
       expect(me.body).toMatchObject({ success: true, data: { id: user.id, tempUser: true } });
-      expect((await app.post('/sys/strategy/user/rules', {}, { token: temp })).body.data).toEqual(DEFAULT_RULES);
+      expect((await app.post('/sys/strategy/user/rules', {}, { token: temp })).body.data).toEqual(PASSWORD_RULE_DEFAULTS);
       const list = await app.post('/sys/user/list', { pageNum: 1, pageSize: 10 }, { token: temp });
       expect(list.status).toBe(403);
       expect(list.body).toEqual(failure('TEMP_TOKEN_FORBIDDEN', '请先修改密码'));

@@ -2,15 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { createActiveUser, createRole, createUser } from './factories';
 import { BACKENDS } from './support/backends';
 import { permsKey, sha256hex, startApp, TestApp, tokenKey } from './support/test-app';
+import { FORBIDDEN, IP_MISMATCH, KICKED_OUT, NOT_LOGGED_IN, OK_NO_DATA, QRCODE_INVALID } from './support/envelopes';
+import { saveSettings } from './support/settings';
 
 const MIN = 60_000;
 const userTokensKey = (userId: string) => `AUTH_USER_TOKENS:${userId}`;
 const LIST_BODY = { pageNum: 1, pageSize: 10 };
-
-const NOT_LOGGED_IN = { success: false, code: 'NOT_LOGGED_IN', message: '未登录或登录已过期', data: null };
-const KICKED_OUT = { success: false, code: 'KICKED_OUT', message: '账号已在其他地方登录', data: null };
-const IP_MISMATCH = { success: false, code: 'IP_MISMATCH', message: '登录IP已变化,请重新登录', data: null };
-const FORBIDDEN = { success: false, code: 'FORBIDDEN', message: '没有权限', data: null };
 
 describe.each(BACKENDS)('sessions and tokens of spec 3.4 and 5 on $name', (backend) => {
   let app: TestApp;
@@ -20,11 +17,8 @@ describe.each(BACKENDS)('sessions and tokens of spec 3.4 and 5 on $name', (backe
   });
   afterAll(() => app.close());
 
-  // One app per backend: every test starts from the default login strategy.
-  afterEach(async () => {
-    await app.saveLoginStrategy({ sessionExpireMinutes: 30, tempSessionExpireMinutes: 5, multiOnline: true, bindIp: false });
-    await app.saveUserStrategy({ forceUpdatePassword: false });
-  });
+  // One app per backend: every test starts from the default settings of spec 2.1 / 2.2.
+  afterEach(() => saveSettings(app));
 
   const sessionOf = (token: string): Promise<any> => app.sessionOf(token);
 
@@ -54,7 +48,7 @@ describe.each(BACKENDS)('sessions and tokens of spec 3.4 and 5 on $name', (backe
       expect(verify.body.code).not.toBe('NOT_LOGGED_IN');
       expect(verify.body.code).toBe('QRCODE_INVALID');
       expect(verify.status).toBe(400);
-      expect(verify.body).toEqual({ success: false, code: 'QRCODE_INVALID', message: '二维码无效或已过期', data: null });
+      expect(verify.body).toEqual(QRCODE_INVALID);
     });
 
     it('a normal token lives sessionExpireMinutes (default 30) without requests, then answers NOT_LOGGED_IN', async () => {
@@ -300,7 +294,7 @@ describe.each(BACKENDS)('sessions and tokens of spec 3.4 and 5 on $name', (backe
 
       const res = await app.post('/sys/logout', {}, { token });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ success: true, code: 'OK', message: '操作成功', data: null });
+      expect(res.body).toEqual(OK_NO_DATA);
       expect(await app.store.get(tokenKey(token))).toBeNull();
       expect(await app.store.get(permsKey(token))).toBeNull();
       expect(await app.store.sMembers(userTokensKey(user.id))).not.toContain(hash);

@@ -4,38 +4,12 @@ import { createRole, createUser } from './factories';
 import { BACKENDS, mariadbRedis } from './support/backends';
 import { startApp, TestApp, tokenKey } from './support/test-app';
 import { namesFields } from './support/field-errors';
-
-// Spec 2.1, setting group user_login_strategy.
-const LOGIN_DEFAULTS = {
-  sessionExpireMinutes: 30,
-  tempSessionExpireMinutes: 5,
-  lockMinutes: 1440,
-  maxFailureTimes: 5,
-  maxFailureInterval: 24,
-  sendMsgWhenErrorLogin: '',
-  sendMsgWhenErrorIp: '',
-  loginStrategyWhenExpire: 3,
-  bindIp: false,
-  multiOnline: true,
-};
-
-// Spec 2.2, setting group user_strategy.
-const USER_DEFAULTS = {
-  passwordExpireDays: 90,
-  expireNotifyDays: 10,
-  minPasswordLength: 6,
-  maxPasswordLength: 20,
-  includeLowerCase: true,
-  includeUpperCase: false,
-  includeNumber: true,
-  includeSymbol: true,
-  forceUpdatePassword: false,
-};
+import { sleep } from './support/wait';
+import { LOGIN_DEFAULTS, saveSettings, USER_DEFAULTS } from './support/settings';
+import { FORBIDDEN, KICKED_OUT, NOT_LOGGED_IN, OK_NO_DATA, PASSWORD_NEEDS_UPPER } from './support/envelopes';
 
 const LOGIN = { info: '/sys/strategy/login/info', save: '/sys/strategy/login/save', group: 'user_login_strategy' } as const;
 const USER = { info: '/sys/strategy/user/info', save: '/sys/strategy/user/save', group: 'user_strategy' } as const;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend) => {
   let app: TestApp;
@@ -58,10 +32,7 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
     return Object.fromEntries(rows.map((r: any) => [r.prop_key, r.prop_value]));
   };
   /** Settings back to the defaults, so that every test starts from spec 2.1 / 2.2. */
-  const reset = async () => {
-    await app.saveLoginStrategy(LOGIN_DEFAULTS);
-    await app.saveUserStrategy(USER_DEFAULTS);
-  };
+  const reset = () => saveSettings(app);
 
   describe('info', () => {
     it('answers exactly the fields and defaults of spec 2.1 and 2.2 before anything is saved', async () => {
@@ -100,7 +71,7 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
     it.each([LOGIN, USER])('$info needs its info permission', async (which) => {
       const refused = await app.post(which.info, {}, { token: nobodyToken });
       expect(refused.status).toBe(403);
-      expect(refused.body).toEqual({ success: false, code: 'FORBIDDEN', message: '没有权限', data: null });
+      expect(refused.body).toEqual(FORBIDDEN);
       const allowed = await app.post(which.info, {}, { token: readerToken });
       expect(allowed.body).toMatchObject({ success: true, code: 'OK' });
     });
@@ -111,7 +82,7 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
       for (const token of [readerToken, nobodyToken]) {
         const res = await app.post(which.save, body, { token });
         expect(res.status).toBe(403);
-        expect(res.body).toEqual({ success: false, code: 'FORBIDDEN', message: '没有权限', data: null });
+        expect(res.body).toEqual(FORBIDDEN);
       }
       expect(await info(which)).toEqual(before);
     });
@@ -124,10 +95,10 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
       const otherGroup = await app.post(USER.save, { minPasswordLength: 7 }, { token });
       expect(otherGroup.body.code).toBe('FORBIDDEN');
       expect(otherGroup.status).toBe(403);
-      expect(otherGroup.body).toEqual({ success: false, code: 'FORBIDDEN', message: '没有权限', data: null });
+      expect(otherGroup.body).toEqual(FORBIDDEN);
       const read = await app.post(LOGIN.info, {}, { token });
       expect(read.body.code).toBe('FORBIDDEN');
-      expect(read.body).toEqual({ success: false, code: 'FORBIDDEN', message: '没有权限', data: null });
+      expect(read.body).toEqual(FORBIDDEN);
       expect((await info(LOGIN)).lockMinutes).toBe(60);
       expect((await info(USER)).minPasswordLength).toBe(6);
       await reset();
@@ -138,7 +109,7 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
         const res = await app.post(path, {});
         expect(res.status).toBe(401);
         expect(res.body.code).toBe('NOT_LOGGED_IN');
-        expect({ path, body: res.body }).toEqual({ path, body: { success: false, code: 'NOT_LOGGED_IN', message: '未登录或登录已过期', data: null } });
+        expect({ path, body: res.body }).toEqual({ path, body: NOT_LOGGED_IN });
       }
     });
   });
@@ -149,7 +120,7 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
     it('a partial login-strategy save changes only the given fields, and stores them in sys_props', async () => {
       const res = await app.admin(LOGIN.save, { sessionExpireMinutes: 45, sendMsgWhenErrorLogin: 'email,sms' });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ success: true, code: 'OK', message: '操作成功', data: null });
+      expect(res.body).toEqual(OK_NO_DATA);
       expect(await info(LOGIN)).toEqual({ ...LOGIN_DEFAULTS, sessionExpireMinutes: 45, sendMsgWhenErrorLogin: 'email,sms' });
       expect(await rowsOf(LOGIN.group)).toMatchObject({ sessionExpireMinutes: '45', sendMsgWhenErrorLogin: 'email,sms' });
 
@@ -275,7 +246,7 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
     it('a form-encoded login-strategy save is typed like JSON', async () => {
       const res = await form(LOGIN.save, 'sessionExpireMinutes=45&multiOnline=false&sendMsgWhenErrorIp=email%2Csite');
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ success: true, code: 'OK', message: '操作成功', data: null });
+      expect(res.body).toEqual(OK_NO_DATA);
       const data = await info(LOGIN);
       expect(data).toEqual({ ...LOGIN_DEFAULTS, sessionExpireMinutes: 45, multiOnline: false, sendMsgWhenErrorIp: 'email,site' });
       expect(typeof data.sessionExpireMinutes).toBe('number');
@@ -340,7 +311,7 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
       const res = await app.post('/sys/me/info', {}, { token: first });
       expect(res.body).toMatchObject({ success: false, code: 'KICKED_OUT' });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ success: false, code: 'KICKED_OUT', message: '账号已在其他地方登录', data: null });
+      expect(res.body).toEqual(KICKED_OUT);
     });
 
     it('the complexity rules of a user-strategy save apply to the next password change and show in the rules', async () => {
@@ -355,7 +326,7 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
       expect((await change('Short#1a')).body).toMatchObject({ code: 'PASSWORD_TOO_SHORT', message: '密码长度应大于12' });
       const noUpper = await change('lowercase#only1');
       expect(noUpper.body.code).toBe('PASSWORD_NEEDS_UPPER');
-      expect(noUpper.body).toEqual({ success: false, code: 'PASSWORD_NEEDS_UPPER', message: '密码应包含大写字符', data: null });
+      expect(noUpper.body).toEqual(PASSWORD_NEEDS_UPPER);
       expect((await change('Long#Enough1x')).body.success).toBe(true);
     });
   });

@@ -5,6 +5,8 @@ import { BACKENDS } from './support/backends';
 import { ADMIN_PASSWORD, startApp, TestApp } from './support/test-app';
 import { Keys } from '../src/store/keys';
 import { namesFields } from './support/field-errors';
+import { sleep } from './support/wait';
+import { FORBIDDEN, NOT_LOGGED_IN, OK_NO_DATA, PASSWORD_NEEDS_UPPER } from './support/envelopes';
 
 const tag = () => randomBytes(4).toString('hex');
 const mobileOf = () => `137${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
@@ -210,7 +212,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
         const res = await app.admin('/sys/user/create', { username: `up_${tag()}`, name: 'Upper', password: await app.encrypt('abcdef1#') });
         expect(res.body).toMatchObject({ code: 'PASSWORD_NEEDS_UPPER', message: '密码应包含大写字符' });
         expect(res.status).toBe(400);
-        expect(res.body).toEqual({ success: false, code: 'PASSWORD_NEEDS_UPPER', message: '密码应包含大写字符', data: null });
+        expect(res.body).toEqual(PASSWORD_NEEDS_UPPER);
       } finally {
         await app.saveUserStrategy({ includeUpperCase: false });
       }
@@ -230,7 +232,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       const res = await app.post('/sys/user/create', { username: `n_${tag()}`, name: 'No token' });
       expect(res.status).toBe(401);
       expect(res.body.code).toBe('NOT_LOGGED_IN');
-      expect(res.body).toEqual({ success: false, code: 'NOT_LOGGED_IN', message: '未登录或登录已过期', data: null });
+      expect(res.body).toEqual(NOT_LOGGED_IN);
     });
   });
 
@@ -362,7 +364,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       const username = `f_${tag()}`;
       const create = await app.post('/sys/user/create', { username, name: 'Nope', password: await app.encrypt('Passw0rd!x') }, { token });
       expect(create.status).toBe(403);
-      expect(create.body).toEqual({ success: false, code: 'FORBIDDEN', message: '没有权限', data: null });
+      expect(create.body).toEqual(FORBIDDEN);
       expect(await app.db.query('SELECT id FROM sys_user WHERE username = ?', [username])).toHaveLength(0);
 
       for (const path of ['/sys/role/save', '/sys/role/list', '/sys/user/lock', '/sys/loginLog/list']) {
@@ -378,7 +380,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       const res = await app.post('/sys/user/list', { pageNum: 1, pageSize: 10 }, { token });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('FORBIDDEN');
-      expect(res.body).toEqual({ success: false, code: 'FORBIDDEN', message: '没有权限', data: null });
+      expect(res.body).toEqual(FORBIDDEN);
     });
 
     it('the built-in role admin cannot lose *', async () => {
@@ -437,7 +439,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       const res = await app.post('/sys/me/info');
       expect(res.status).toBe(401);
       expect(res.body.code).toBe('NOT_LOGGED_IN');
-      expect(res.body).toEqual({ success: false, code: 'NOT_LOGGED_IN', message: '未登录或登录已过期', data: null });
+      expect(res.body).toEqual(NOT_LOGGED_IN);
     });
   });
 });
@@ -464,14 +466,14 @@ describe.each(BACKENDS)('unlock and enable wait for a login of the same account 
       answered = true;
       return res;
     });
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     expect(answered).toBe(false);
     const row = await app.userRow(user.id);
     expect(Boolean(op === 'unlock' ? row.locked : row.disabled)).toBe(true);
 
     await app.store.del(mutexKey);
     const res = await pending;
-    expect(res.body).toEqual({ success: true, code: 'OK', message: '操作成功', data: null });
+    expect(res.body).toEqual(OK_NO_DATA);
     const after = await app.userRow(user.id);
     expect(Boolean(op === 'unlock' ? after.locked : after.disabled)).toBe(false);
   });

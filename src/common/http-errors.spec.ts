@@ -2,6 +2,7 @@ import { QueryFailedError } from 'typeorm';
 import { loadConfig } from '../config/app-config';
 import { sessionLimitsSql } from '../database/data-source-options';
 import { toEnvelope } from './http-errors';
+import { SERVICE_UNAVAILABLE } from '../../test/support/envelopes';
 
 /** A driver error as mysql2 raises it: MariaDB's 1969 comes without a code name. */
 const driverError = (errno: number, code: string | undefined, sqlState: string) =>
@@ -19,7 +20,7 @@ describe('a database statement past its deadline', () => {
     for (const thrown of [err, new QueryFailedError('INSERT ...', [], err)]) {
       expect(toEnvelope(thrown, 'zh')).toEqual({
         status: 503,
-        body: { success: false, code: 'SERVICE_UNAVAILABLE', message: '服务暂时不可用,请稍后再试', data: null },
+        body: SERVICE_UNAVAILABLE,
       });
     }
   });

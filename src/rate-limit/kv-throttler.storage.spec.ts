@@ -1,4 +1,4 @@
-import { FakeClock } from '../common/clock';
+import { FakeClock } from '../../test/support/fake-clock';
 import { MemoryKvStore } from '../store/memory-kv.store';
 import { KvThrottlerStorage, THROTTLE_KEY_PREFIX } from './kv-throttler.storage';
 

@@ -1,5 +1,6 @@
 import { Test } from '@nestjs/testing';
-import { Clock, FakeClock } from '../common/clock';
+import { Clock } from '../common/clock';
+import { FakeClock } from '../../test/support/fake-clock';
 import { ErrorCode } from '../common/error-code';
 import { KvStore } from '../store/kv.store';
 import { Keys } from '../store/keys';

@@ -2,8 +2,7 @@ import { AppConfig } from '../config/app-config';
 import { SystemClock } from '../common/clock';
 import { KeyedMutex } from './keyed-mutex';
 import { MemoryKvStore } from './memory-kv.store';
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+import { sleep } from '../../test/support/wait';
 
 /**
  * Issue 11.10: the lease bounds how long a crashed holder blocks others, but it must never run

@@ -48,7 +48,7 @@ export class LockoutService {
     const { maxFailureInterval, maxFailureTimes } = await this.strategy.loginStrategy();
     const failures = await this.logs.countFailuresSince(w.user.id, failureWindowStart(now, maxFailureInterval, w.user.failureResetTime));
     const locks = failuresLock(failures, maxFailureTimes);
-    if (locks) await this.accounts.lockForFailures(w.user.id);
+    if (locks) await this.accounts.lockAfterFailures(w.user.id);
     await this.events.emitAsync(LoginFailedEvent.NAME, new LoginFailedEvent(w.user.id, w.account, w.loginType, w.ip, now));
     return locks;
   }

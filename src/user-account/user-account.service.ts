@@ -190,7 +190,7 @@ export class UserAccountService {
     const { id } = user;
     this.protection.assertNotSelf(actorIdOf(by), id);
     await this.protection.keepingSuperAdmin({ userId: id }, () => this.mutex.run(Keys.loginMutex(id), async () => {
-      await this.lockForFailures(id);
+      await this.lockForLockMinutes(id);
       await this.sessions.endAll(id);
     }));
     await this.audited('user.lock', by, user);
@@ -288,13 +288,13 @@ export class UserAccountService {
   }
 
   /**
-   * Spec 3.1 / 4.5: locked = true, unlock_time = now + lockMinutes; the caller holds the account's
-   * login mutex. Ends no session: a lock reached by wrong passwords only refuses new logins
-   * (contract §11), or anyone who knows an account name could log its owner out.
+   * Spec 3.1: the automatic lock when wrong passwords reach maxFailureTimes; the caller
+   * (LockoutService) holds the account's login mutex. Ends no session: a lock reached by wrong
+   * passwords only refuses new logins (contract §11), or anyone who knows an account name could
+   * log its owner out. The administrator's lock is `lock`, which does end them.
    */
-  async lockForFailures(id: string): Promise<void> {
-    const { lockMinutes } = await this.strategy.loginStrategy();
-    await this.users.update(id, { locked: true, unlockTime: lockedUntil(this.clock.now(), lockMinutes) });
+  async lockAfterFailures(id: string): Promise<void> {
+    await this.lockForLockMinutes(id);
   }
 
   /** id → user, for lists that show who holds a session. */
@@ -324,6 +324,12 @@ export class UserAccountService {
       createTime: u.createTime,
       roles,
     };
+  }
+
+  /** Spec 3.1 / 4.5, for either lock: locked = true, unlock_time = now + lockMinutes. Sessions are the caller's choice. */
+  private async lockForLockMinutes(id: string): Promise<void> {
+    const { lockMinutes } = await this.strategy.loginStrategy();
+    await this.users.update(id, { locked: true, unlockTime: lockedUntil(this.clock.now(), lockMinutes) });
   }
 
   /**

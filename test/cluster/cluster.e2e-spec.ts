@@ -5,6 +5,8 @@ import {
   ADMIN_PASSWORD, buildService, ClusterBackend, provisionCluster, ServiceNode, sha256hex,
 } from './cluster-node';
 import { WebhookSink } from '../support/webhook-sink';
+import { sleep, waitFor } from '../support/wait';
+import { ACCOUNT_LOCKED, KICKED_OUT, NOT_LOGGED_IN, QRCODE_INVALID } from '../support/envelopes';
 
 /**
  * Scale-out (issue 6): two instances of the built service, started together as separate
@@ -16,16 +18,6 @@ jest.setTimeout(120_000);
 
 const WRONG = 'Wrong#pass1';
 const PASSWORD = 'Passw0rd!x';
-const LOCKED = { success: false, code: 'ACCOUNT_LOCKED', message: '用户已被锁定', data: null };
-const NOT_LOGGED_IN = { success: false, code: 'NOT_LOGGED_IN', message: '未登录或登录已过期', data: null };
-
-async function waitUntil(check: () => Promise<boolean>, what: string, limitMs: number): Promise<void> {
-  const giveUpAt = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > giveUpAt) throw new Error(`timed out after ${limitMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('two instances on one MariaDB + Redis (scale-out)', () => {
   let backend: ClusterBackend;
@@ -94,7 +86,7 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
       if (Date.now() - started > limitMs) {
         throw new Error(`${node.name} still shows ${JSON.stringify(res.body.data)} after ${limitMs} ms`);
       }
-      await new Promise((r) => setTimeout(r, 25));
+      await sleep(25);
     }
   }
 
@@ -143,7 +135,7 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
       const old = await a.post('/sys/me/info', {}, { token: fromA });
       expect(old.status).toBe(401);
       expect(old.body).toMatchObject({ success: false, code: 'KICKED_OUT' });
-      expect(old.body).toEqual({ success: false, code: 'KICKED_OUT', message: '账号已在其他地方登录', data: null });
+      expect(old.body).toEqual(KICKED_OUT);
       // Contract §5: KICKED_OUT once, then the session is gone — on either instance.
       const afterKick = await b.post('/sys/me/info', {}, { token: fromA });
       expect(afterKick.body.code).toBe('NOT_LOGGED_IN');
@@ -172,7 +164,7 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     expect(codes.filter((c) => c === 'BAD_CREDENTIALS')).toHaveLength(5);
     expect(codes.filter((c) => c === 'ACCOUNT_LOCKED')).toHaveLength(15);
     for (const r of replies) {
-      if (r.body.code === 'ACCOUNT_LOCKED') expect({ status: r.status, body: r.body }).toEqual({ status: 423, body: LOCKED });
+      if (r.body.code === 'ACCOUNT_LOCKED') expect({ status: r.status, body: r.body }).toEqual({ status: 423, body: ACCOUNT_LOCKED });
       else expect({ status: r.status, message: r.body.message }).toEqual({ status: 401, message: '用户名或密码错误' });
     }
 
@@ -195,7 +187,7 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     expect((await a.login(user.username, PASSWORD)).body.code).toBe('ACCOUNT_LOCKED');
     for (const node of [a, b]) {
       const res = await node.login(user.username, PASSWORD);
-      expect({ node: node.name, status: res.status, body: res.body }).toEqual({ node: node.name, status: 423, body: LOCKED });
+      expect({ node: node.name, status: res.status, body: res.body }).toEqual({ node: node.name, status: 423, body: ACCOUNT_LOCKED });
     }
   });
 
@@ -216,7 +208,7 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     const again = await a.post('/auth/qrcode/verify', { code }, { ip: '10.3.0.2' });
     expect(again.body).toMatchObject({ success: false, code: 'QRCODE_INVALID' });
     expect(again.status).toBe(400);
-    expect(again.body).toEqual({ success: false, code: 'QRCODE_INVALID', message: '二维码无效或已过期', data: null });
+    expect(again.body).toEqual(QRCODE_INVALID);
   });
 
   it('a token renewed on A is renewed for B too', async () => {
@@ -271,14 +263,14 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
       const replies = await Promise.all(attempts.map(({ user, node, ip }) => node.login(user.username, WRONG, ip)));
       expect(replies.map((r) => r.body.code)).toEqual(attempts.map(() => 'BAD_CREDENTIALS'));
 
-      await waitUntil(async () => {
+      await waitFor(async () => {
         const rows = await rowsOf();
         return rows.length === attempts.length * 2
           && rows.filter((r) => r.channel === 'site').every((r) => r.status === 'sent')
           && rows.filter((r) => r.channel === 'sms').every((r) => Number(r.attempts) === 1 && r.claimed_by === null);
-      }, 'site messages sent and one failed SMS attempt per row', 10_000);
+      }, 'site messages sent and one failed SMS attempt per row', 10_000, 100);
       sms.status = 200;
-      await waitUntil(async () => (await rowsOf()).every((r) => r.status === 'sent'), 'every SMS sent on retry', 20_000);
+      await waitFor(async () => (await rowsOf()).every((r) => r.status === 'sent'), 'every SMS sent on retry', 20_000, 100);
 
       const rows = await rowsOf();
       const smsIds = rows.filter((r) => r.channel === 'sms').map((r) => r.id).sort();

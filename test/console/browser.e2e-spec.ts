@@ -4,8 +4,8 @@ import type { Browser, BrowserContext, Locator, Page, Response } from 'playwrigh
 import { Envelope } from '../../src/common/envelope';
 import { createActiveUser, createRole, TestUser } from '../factories';
 import { sqliteMemory } from '../support/backends';
-import { browserSuiteMissing, launchChromium, listenOnLocalPort } from '../support/console-browser';
-import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
+import { browserSuiteMissing, launchChromium } from '../support/console-browser';
+import { ADMIN_PASSWORD, listenOnLocalPort, startApp, TestApp } from '../support/test-app';
 
 /*
  * Issue 7: the admin console (web/, served by the service at /) driven in a real browser against

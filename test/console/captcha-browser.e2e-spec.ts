@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { Envelope } from '../../src/common/envelope';
 import { sqliteMemory } from '../support/backends';
-import { browserSuiteMissing, launchChromium, listenOnLocalPort } from '../support/console-browser';
-import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
+import { browserSuiteMissing, launchChromium } from '../support/console-browser';
+import { ADMIN_PASSWORD, listenOnLocalPort, startApp, TestApp } from '../support/test-app';
 
 /*
  * Contract §11 in the admin console: with the captcha enabled the login page shows the PNG

@@ -10,6 +10,7 @@ import { RoleService } from '../../src/user-account/role.service';
 import { createActiveUser, createRole, createUser, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { ADMIN_PASSWORD, startApp, TestApp, tokenKey } from '../support/test-app';
+import { sleep } from '../support/wait';
 
 /**
  * The extension point: a new audited action is one line in AuditAction and one record() call where
@@ -163,7 +164,7 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
     return jest.spyOn(repository, method).mockImplementation(async (...args: unknown[]) => {
       if (first) {
         first = false;
-        for (let waited = 0; entry.mock.calls.length < calls && waited < 2_000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+        for (let waited = 0; entry.mock.calls.length < calls && waited < 2_000; waited += 10) await sleep(10);
       }
       return original(...args);
     });

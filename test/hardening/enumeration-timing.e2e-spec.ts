@@ -1,6 +1,7 @@
 import { createActiveUser, TestUser } from '../factories';
 import { sqliteMemory } from '../support/backends';
 import { startApp, TestApp } from '../support/test-app';
+import { ACCOUNT_LOCKED, BAD_CREDENTIALS } from '../support/envelopes';
 
 const SAMPLES = 15;
 const WARM_UP = 3;
@@ -51,12 +52,12 @@ describe('account enumeration through messages and timing (sqlite+memory)', () =
     const disabledWrong = await app.login(disabled.username, 'Wrong#pass1');
     expect(disabledWrong.body.code).toBe('BAD_CREDENTIALS');
     expect(disabledWrong.status).toBe(401);
-    expect(disabledWrong.body).toEqual({ success: false, code: 'BAD_CREDENTIALS', message: '用户名或密码错误', data: null });
+    expect(disabledWrong.body).toEqual(BAD_CREDENTIALS);
     // A locked account gives the same locked answer to a wrong and to a right password (contract §5).
     const lockedWrong = await app.login(locked.username, 'Wrong#pass1');
     const lockedRight = await app.login(locked.username, locked.password);
     expect(lockedWrong.status).toBe(423);
-    expect(lockedWrong.body).toEqual({ success: false, code: 'ACCOUNT_LOCKED', message: '用户已被锁定', data: null });
+    expect(lockedWrong.body).toEqual(ACCOUNT_LOCKED);
     expect(lockedRight.status).toBe(lockedWrong.status);
     expect(lockedRight.body).toEqual(lockedWrong.body);
   });

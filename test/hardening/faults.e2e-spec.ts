@@ -9,10 +9,10 @@ import { PasswordHasher } from '../../src/user-account/password-hasher';
 import { createActiveUser, TestUser } from '../factories';
 import { BACKENDS, mariadbRedis, Provisioned } from '../support/backends';
 import { Reply, startApp, TestApp } from '../support/test-app';
+import { sleep } from '../support/wait';
+import { SERVICE_UNAVAILABLE } from '../support/envelopes';
 
 jest.setTimeout(90_000);
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -81,8 +81,6 @@ async function timed<T>(call: Promise<T>): Promise<{ ms: number; res: T }> {
   return { ms: Date.now() - started, res };
 }
 
-const UNAVAILABLE = { success: false, code: 'SERVICE_UNAVAILABLE', message: '服务暂时不可用,请稍后再试', data: null };
-
 /**
  * Issue 5.4: Redis goes away under a running app on MariaDB + Redis. Every operation that needs
  * it answers SERVICE_UNAVAILABLE 503 quickly instead of hanging, no login is logged as a success
@@ -115,7 +113,7 @@ describe('Redis outage under a running app (MariaDB + private redis-server)', ()
 
   async function expectUnavailable(call: Promise<Reply>) {
     const { ms, res } = await timed(call);
-    expect({ status: res.status, body: res.body }).toEqual({ status: 503, body: UNAVAILABLE });
+    expect({ status: res.status, body: res.body }).toEqual({ status: 503, body: SERVICE_UNAVAILABLE });
     expect(ms).toBeLessThan(2_500);
   }
 
@@ -316,10 +314,10 @@ describe('database outage under a running app (MariaDB behind a cuttable proxy +
     await proxy.cut();
 
     const timedLogin = await timed(app.login(user.username, user.password));
-    expect({ status: timedLogin.res.status, body: timedLogin.res.body }).toEqual({ status: 503, body: UNAVAILABLE });
+    expect({ status: timedLogin.res.status, body: timedLogin.res.body }).toEqual({ status: 503, body: SERVICE_UNAVAILABLE });
     expect(timedLogin.ms).toBeLessThan(2_500);
     const list = await timed(app.post('/sys/user/list', {}, { token }));
-    expect({ status: list.res.status, body: list.res.body }).toEqual({ status: 503, body: UNAVAILABLE });
+    expect({ status: list.res.status, body: list.res.body }).toEqual({ status: 503, body: SERVICE_UNAVAILABLE });
     const parallel = await timed(Promise.all(Array.from({ length: 10 }, (_, i) =>
       app.login(user.username, user.password, { ip: `10.82.0.${i}` }))));
     expect(parallel.res.map((r) => r.status)).toEqual(Array(10).fill(503));
@@ -389,12 +387,12 @@ describe('a stalled login log table (MariaDB + Redis, DB_STATEMENT_TIMEOUT_MS = 
 
       const stalled = await Promise.all(Array.from({ length: 8 }, (_, i) =>
         timed(app.login(user.username, `Wrong#1${i}`, { ip: `10.84.0.${i}` }))));
-      for (const { res } of stalled) expect({ status: res.status, body: res.body }).toEqual({ status: 503, body: UNAVAILABLE });
+      for (const { res } of stalled) expect({ status: res.status, body: res.body }).toEqual({ status: 503, body: SERVICE_UNAVAILABLE });
       expect(Math.max(...stalled.map((s) => s.ms))).toBeLessThan(3 * DEADLINE_MS + 1_000);
 
       const health = await timed(app.app.inject({ method: 'GET', url: '/health' }));
       expect(health.res.statusCode).toBe(503);
-      expect(health.res.json()).toEqual(UNAVAILABLE);
+      expect(health.res.json()).toEqual(SERVICE_UNAVAILABLE);
       expect(health.ms).toBeLessThan(2_500);
     } finally {
       await unlocked;

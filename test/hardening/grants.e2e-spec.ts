@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { createRole, createUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { permsKey, startApp, TestApp } from '../support/test-app';
+import { FORBIDDEN } from '../support/envelopes';
 
 const tag = () => randomBytes(4).toString('hex');
-const FORBIDDEN = { success: false, code: 'FORBIDDEN', message: '没有权限', data: null };
 
 /** Contract §11 "Nobody grants more than they hold": role saves and role assignments stay within the caller's codes. */
 describe.each(BACKENDS)('grants stay within the caller\'s permission codes on $name', (backend) => {

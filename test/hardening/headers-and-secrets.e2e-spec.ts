@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { SessionService } from '../../src/session/session.service';
 import { ConfigError, loadConfig } from '../../src/config/app-config';
 import { BACKENDS, sqliteMemory } from '../support/backends';
+import { streamTicket } from '../support/sse-client';
 import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
+import { sleep } from '../support/wait';
 
 const ALL_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 const BCRYPT_HASH = /\$2[aby]?\$\d{2}\$[./A-Za-z0-9]{53}/;
@@ -231,7 +233,7 @@ describe.each(BACKENDS)('log output carries no secrets on $name', (backend) => {
       // A server error on the message stream, whose one-time ticket travels in the query string.
       const sessions = a.app.get(SessionService);
       const streamToken = (await login('secretive', third)).body.data.accessToken;
-      const ticket = (await a.post('/sys/message/streamTicket', {}, { token: streamToken })).body.data.ticket;
+      const ticket = await streamTicket(a, streamToken);
       secrets.push(ticket);
       const failing = jest.spyOn(sessions, 'resolveHash').mockRejectedValueOnce(new Error('boom'));
       const broken = await a.app.inject({ method: 'GET', url: `/sys/message/stream?ticket=${ticket}` });
@@ -242,7 +244,7 @@ describe.each(BACKENDS)('log output carries no secrets on $name', (backend) => {
       const hashes = await a.db.query('SELECT password FROM sys_user');
       secrets.push(...hashes.map((r: any) => r.password));
       // Let the notification worker and the listeners have their say too.
-      await new Promise((r) => setTimeout(r, 300));
+      await sleep(300);
     } finally {
       await app?.close();
       for (const spy of spies) spy.mockRestore();

@@ -1,7 +1,7 @@
 import { hash } from 'bcrypt';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { FakeClock } from '../../src/common/clock';
+import { FakeClock } from '../support/fake-clock';
 import { dataSourceOptions, MIGRATIONS } from '../../src/database/data-source-options';
 import { createUser } from '../factories';
 import { BACKENDS } from '../support/backends';

@@ -1,21 +1,9 @@
-import type { AddressInfo } from 'node:net';
 import { createActiveUser, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
-import { SseClient } from '../support/sse-client';
-import { sha256hex, startApp, TestApp } from '../support/test-app';
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const NOT_LOGGED_IN = { success: false, code: 'NOT_LOGGED_IN', message: '未登录或登录已过期', data: null };
-
-async function waitFor<T>(probe: () => T | Promise<T>, what: string, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
+import { SseClient, streamTicket } from '../support/sse-client';
+import { listenOnLocalPort, sha256hex, startApp, TestApp } from '../support/test-app';
+import { sleep, waitFor } from '../support/wait';
+import { NOT_LOGGED_IN } from '../support/envelopes';
 
 /**
  * Contract §11 "Streams end with their session" and "Stream tickets": an open GET /sys/message/stream
@@ -29,8 +17,7 @@ describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend
 
   beforeAll(async () => {
     app = await startApp(backend);
-    await app.app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(app.app.getHttpServer().address() as AddressInfo).port}`;
+    base = await listenOnLocalPort(app);
   });
   afterEach(() => {
     for (const c of clients.splice(0)) c.disconnect();
@@ -47,11 +34,6 @@ describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend
     await waitFor(() => client.ended, 'the refusal to end');
     return { status: client.status, body: JSON.parse(client.raw) };
   };
-  const ticketOf = async (token: string) => {
-    const res = await app.post<{ ticket: string }>('/sys/message/streamTicket', {}, { token });
-    expect(res.body).toMatchObject({ success: true, code: 'OK', data: { ticket: expect.any(String) } });
-    return res.body.data!.ticket;
-  };
   const connected = (client: SseClient) => waitFor(() => client.raw.includes(': connected'), 'the stream preamble');
 
   describe('an open stream ends within a second of its session', () => {
@@ -65,7 +47,7 @@ describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend
     /** Opens one stream by header and one by ticket, runs `end`, and expects both closed with `code` < 1 s later. */
     async function expectEndedBy(end: () => Promise<unknown>, code: 'NOT_LOGGED_IN' | 'KICKED_OUT') {
       const byHeader = await open('', { 'admin-token': token });
-      const byTicket = await open(`?ticket=${await ticketOf(token)}`);
+      const byTicket = await open(`?ticket=${await streamTicket(app, token)}`);
       expect([byHeader.status, byTicket.status]).toEqual([200, 200]);
       await connected(byHeader);
       await connected(byTicket);
@@ -139,7 +121,7 @@ describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend
     });
 
     it('a ticket opens one stream, once; stored only by its hash, for 30 s', async () => {
-      const ticket = await ticketOf(token);
+      const ticket = await streamTicket(app, token);
       expect(ticket).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(await app.store.get(`STREAM_TICKET:${ticket}`)).toBeNull();
       const ttl = await app.store.ttl(`STREAM_TICKET:${sha256hex(ticket)}`);
@@ -154,15 +136,15 @@ describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend
     });
 
     it('of 10 parallel opens with one ticket exactly one gets the stream', async () => {
-      const ticket = await ticketOf(token);
+      const ticket = await streamTicket(app, token);
       const all = await Promise.all(Array.from({ length: 10 }, () => open(`?ticket=${ticket}`)));
       expect(all.map((c) => c.status).sort()).toEqual([200, ...Array(9).fill(401)]);
       for (const refused of all.filter((c) => c.status === 401)) expect((await refusal(refused)).body).toEqual(NOT_LOGGED_IN);
     });
 
     it('a ticket is good for 30 seconds', async () => {
-      const fresh = await ticketOf(token);
-      const stale = await ticketOf(token);
+      const fresh = await streamTicket(app, token);
+      const stale = await streamTicket(app, token);
       app.clock.advance(29_000);
       expect((await open(`?ticket=${fresh}`)).status).toBe(200);
       app.clock.advance(1_000);
@@ -170,7 +152,7 @@ describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend
     });
 
     it('a ticket of a session that has ended since is refused', async () => {
-      const ticket = await ticketOf(token);
+      const ticket = await streamTicket(app, token);
       await app.post('/sys/logout', {}, { token });
       expect(await refusal(await open(`?ticket=${ticket}`))).toEqual({ status: 401, body: NOT_LOGGED_IN });
     });

@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
-import { FakeClock } from '../../src/common/clock';
+import { FakeClock } from '../support/fake-clock';
 import { KvStore } from '../../src/store/kv.store';
 import { MemoryKvStore } from '../../src/store/memory-kv.store';
 import { RedisKvStore } from '../../src/store/redis-kv.store';
 import { createActiveUser, TestUser } from '../factories';
 import { BACKENDS, mariadbRedis } from '../support/backends';
 import { startApp, TestApp } from '../support/test-app';
+import { sleep } from '../support/wait';
+import { RATE_LIMITED } from '../support/envelopes';
 
 const REDIS = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const LIMITED = { success: false, code: 'RATE_LIMITED', message: '请求过于频繁,请稍后再试', data: null };
 
 /** Issue 5.1: per-IP throttling of /sys/login, /auth/qrcode/verify and /sys/captcha. */
 describe.each(BACKENDS)('per-IP throttling on $name', (backend) => {
@@ -36,7 +36,7 @@ describe.each(BACKENDS)('per-IP throttling on $name', (backend) => {
     const logsBefore = (await app.logRows(user.username)).length;
     const throttled = await app.login(user.username, user.password, { ip });
     expect(throttled.status).toBe(429);
-    expect(throttled.body).toEqual(LIMITED);
+    expect(throttled.body).toEqual(RATE_LIMITED);
     expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
     expect(Number(throttled.headers['retry-after'])).toBeLessThanOrEqual(60);
     // Refused before the pipeline: no login log row, no failure counted.
@@ -67,7 +67,7 @@ describe.each(BACKENDS)('per-IP throttling on $name', (backend) => {
     const verifies = [];
     for (let i = 0; i < 4; i++) verifies.push(await app.post('/auth/qrcode/verify', { code: `no-such-code-${i}` }, { ip }));
     expect(verifies.map((r) => r.body.code)).toEqual(['QRCODE_INVALID', 'QRCODE_INVALID', 'QRCODE_INVALID', 'RATE_LIMITED']);
-    expect(verifies[3].body).toEqual(LIMITED);
+    expect(verifies[3].body).toEqual(RATE_LIMITED);
     expect((await app.post('/auth/qrcode/verify', { code: 'x' }, { ip: '10.50.2.2' })).body.code).toBe('QRCODE_INVALID');
   });
 

@@ -1,6 +1,7 @@
 import { createActiveUser, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { sha256hex, startApp, TestApp } from '../support/test-app';
+import { ACCOUNT_EXPIRED, ACCOUNT_LOCKED, OLD_PASSWORD_WRONG, QRCODE_INVALID } from '../support/envelopes';
 
 const WRONG = 'Wrong#pass1';
 const MINUTE = 60_000;
@@ -38,7 +39,6 @@ describe.each(BACKENDS)('revocation and lockout (contract §11) on $name', (back
     app.db.query('SELECT login_type, status, failure_reason FROM sys_login_log WHERE user_id = ? ORDER BY id', [user.id]);
 
   describe('QR codes die with their session (item 1)', () => {
-    const INVALID = { success: false, code: 'QRCODE_INVALID', message: '二维码无效或已过期', data: null };
 
     it('a code of a session that logged out is void', async () => {
       const user = await createActiveUser(app);
@@ -47,7 +47,7 @@ describe.each(BACKENDS)('revocation and lockout (contract §11) on $name', (back
       expect((await app.post('/sys/logout', {}, { token })).body.success).toBe(true);
       const res = await verify(code);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual(INVALID);
+      expect(res.body).toEqual(QRCODE_INVALID);
     });
 
     it('a code is void after the user changes the password, even from the session that made it', async () => {
@@ -56,20 +56,20 @@ describe.each(BACKENDS)('revocation and lockout (contract §11) on $name', (back
       const code = await generate(token);
       expect((await changePassword(token, user.password, 'Third#pass3')).body.success).toBe(true);
       expect((await me(token)).body.success).toBe(true);
-      expect((await verify(code)).body).toEqual(INVALID);
+      expect((await verify(code)).body).toEqual(QRCODE_INVALID);
     });
 
     it('a code is void after an administrator resets the password or kicks the session out', async () => {
       const user = await createActiveUser(app);
       const forReset = await generate(await app.token(user.username, user.password));
       expect((await app.admin('/sys/user/resetPass', { id: user.id })).body.success).toBe(true);
-      expect((await verify(forReset)).body).toEqual(INVALID);
+      expect((await verify(forReset)).body).toEqual(QRCODE_INVALID);
 
       const password = (await app.admin('/sys/user/resetPass', { id: user.id })).body.data.password;
       const token = await app.token(user.username, password);
       const forKick = await generate(token);
       expect((await app.admin('/sys/online/kickout', { tokenId: sha256hex(token) })).body.success).toBe(true);
-      expect((await verify(forKick)).body).toEqual(INVALID);
+      expect((await verify(forKick)).body).toEqual(QRCODE_INVALID);
     });
 
     it('a token from a code cannot keep minting codes once the first session ends', async () => {
@@ -78,7 +78,7 @@ describe.each(BACKENDS)('revocation and lockout (contract §11) on $name', (back
       const second = (await verify(await generate(first))).body.data.accessToken;
       const third = await generate(second);
       await app.post('/sys/logout', {}, { token: second });
-      expect((await verify(third)).body).toEqual(INVALID);
+      expect((await verify(third)).body).toEqual(QRCODE_INVALID);
       // A code of a live session still works.
       expect((await verify(await generate(first))).body.success).toBe(true);
     });
@@ -96,7 +96,7 @@ describe.each(BACKENDS)('revocation and lockout (contract §11) on $name', (back
         expect((await app.login(user.username, user.password)).body.code).toBe('ACCOUNT_EXPIRED');
         const res = await verify(refused);
         expect(res.status).toBe(403);
-        expect(res.body).toEqual({ success: false, code: 'ACCOUNT_EXPIRED', message: '您的账户已过期,请联系管理员', data: null });
+        expect(res.body).toEqual(ACCOUNT_EXPIRED);
         expect((await rowsOf(user)).at(-1)).toMatchObject({ login_type: 'qrcode', status: 'expired' });
 
         await app.saveLoginStrategy({ loginStrategyWhenExpire: 2 });
@@ -176,7 +176,7 @@ describe.each(BACKENDS)('revocation and lockout (contract §11) on $name', (back
       for (let i = 0; i < 2; i++) {
         const res = await changePassword(thief, `Guess#${i}aa`, 'Stolen#pass1');
         expect(res.status).toBe(400);
-        expect(res.body).toEqual({ success: false, code: 'OLD_PASSWORD_WRONG', message: '旧密码不正确', data: null });
+        expect(res.body).toEqual(OLD_PASSWORD_WRONG);
       }
       expect(await locked(user)).toBe(false);
       expect((await me(thief)).body.success).toBe(true);
@@ -205,7 +205,7 @@ describe.each(BACKENDS)('revocation and lockout (contract §11) on $name', (back
       for (let i = 0; i < 3; i++) await app.login(user.username, WRONG);
       const res = await changePassword(token, user.password, 'Stolen#pass1');
       expect(res.status).toBe(423);
-      expect(res.body).toEqual({ success: false, code: 'ACCOUNT_LOCKED', message: '用户已被锁定', data: null });
+      expect(res.body).toEqual(ACCOUNT_LOCKED);
       expect((await rowsOf(user)).at(-1)).toMatchObject({ login_type: 'passchange', status: 'locked' });
       app.clock.advance(10 * MINUTE + 1);
       try {

@@ -1,8 +1,6 @@
 import { existsSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Browser, chromium } from 'playwright-core';
-import { TestApp } from './test-app';
 
 /**
  * Browser tests of the admin console drive Debian's Chromium through playwright-core; a browser is
@@ -27,14 +25,4 @@ export function launchChromium(): Promise<Browser> {
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
     ],
   });
-}
-
-/**
- * Puts an app started by startApp (initialised, answering inject) on a real port as well, and
- * returns its base URL. 127.0.0.1 counts as a secure context, so the console's WebCrypto works.
- */
-export async function listenOnLocalPort(app: TestApp): Promise<string> {
-  await app.app.listen(0, '127.0.0.1');
-  const { port } = app.app.getHttpServer().address() as AddressInfo;
-  return `http://127.0.0.1:${port}`;
 }

@@ -1,4 +1,5 @@
 import { get, IncomingHttpHeaders } from 'node:http';
+import type { TestApp } from './test-app';
 
 export interface SseEvent {
   event: string;
@@ -72,4 +73,11 @@ export class SseClient {
     }
     for (const wake of this.waiters.splice(0)) wake();
   }
+}
+
+/** A one-time stream ticket of POST /sys/message/streamTicket (contract §11), insisting on success. */
+export async function streamTicket(app: TestApp, token: string): Promise<string> {
+  const res = await app.post<{ ticket: string }>('/sys/message/streamTicket', {}, { token });
+  expect(res.body).toMatchObject({ success: true, code: 'OK', data: { ticket: expect.any(String) } });
+  return res.body.data!.ticket;
 }

@@ -1,17 +1,20 @@
 import { createHash } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import type { Type } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
 import { setupApp } from '../../src/app.setup';
-import { Clock, FakeClock } from '../../src/common/clock';
+import { Clock } from '../../src/common/clock';
+import { FakeClock } from './fake-clock';
 import { Envelope } from '../../src/common/envelope';
 import { loadConfig } from '../../src/config/app-config';
 import { fastifyTrustProxy } from '../../src/config/trust-proxy';
 import { KvStore } from '../../src/store/kv.store';
 import { Backend, Provisioned } from './backends';
 import { encryptPassword } from './password-transport';
+import type { LoginSettings, UserSettings } from './settings';
 
 export const ADMIN_PASSWORD = 'Admin@12345';
 
@@ -109,12 +112,12 @@ export class TestApp {
     return this.post<T>(path, body, { token: await this.adminToken(), ip: '10.9.9.9' });
   }
 
-  async saveLoginStrategy(fields: Record<string, unknown>) {
+  async saveLoginStrategy(fields: Partial<LoginSettings>) {
     const res = await this.admin('/sys/strategy/login/save', fields);
     if (!res.body.success) throw new Error(`login strategy save failed: ${res.body.message}`);
   }
 
-  async saveUserStrategy(fields: Record<string, unknown>) {
+  async saveUserStrategy(fields: Partial<UserSettings>) {
     const res = await this.admin('/sys/strategy/user/save', fields);
     if (!res.body.success) throw new Error(`user strategy save failed: ${res.body.message}`);
   }
@@ -171,4 +174,15 @@ export async function startApp(backend: Backend, options: StartOptions = {}): Pr
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   return new TestApp(app, clock, provisioned, !options.provisioned);
+}
+
+/**
+ * Puts an app started by startApp (initialised, answering inject) on a real port as well, and
+ * returns its base URL: for the message stream over a real socket and for the browser suites
+ * (127.0.0.1 counts as a secure context, so the console's WebCrypto works).
+ */
+export async function listenOnLocalPort(app: TestApp): Promise<string> {
+  await app.app.listen(0, '127.0.0.1');
+  const { port } = app.app.getHttpServer().address() as AddressInfo;
+  return `http://127.0.0.1:${port}`;
 }

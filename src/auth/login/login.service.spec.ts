@@ -1,7 +1,8 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
 import { getDataSourceToken, getRepositoryToken } from '@nestjs/typeorm';
-import { Clock, FakeClock } from '../../common/clock';
+import { Clock } from '../../common/clock';
+import { FakeClock } from '../../../test/support/fake-clock';
 import { ErrorCode } from '../../common/error-code';
 import { AppConfig } from '../../config/app-config';
 import { LoginStatus, LoginTypes } from '../../login-log/login-log.entity';

@@ -1,0 +1,56 @@
+import type { TestApp } from './test-app';
+
+/** Spec 2.1 defaults, setting group user_login_strategy. */
+export const LOGIN_DEFAULTS = {
+  sessionExpireMinutes: 30,
+  tempSessionExpireMinutes: 5,
+  lockMinutes: 1440,
+  maxFailureTimes: 5,
+  maxFailureInterval: 24,
+  sendMsgWhenErrorLogin: '',
+  sendMsgWhenErrorIp: '',
+  loginStrategyWhenExpire: 3,
+  bindIp: false,
+  multiOnline: true,
+};
+
+/** Spec 2.2 defaults, setting group user_strategy. */
+export const USER_DEFAULTS = {
+  passwordExpireDays: 90,
+  expireNotifyDays: 10,
+  minPasswordLength: 6,
+  maxPasswordLength: 20,
+  includeLowerCase: true,
+  includeUpperCase: false,
+  includeNumber: true,
+  includeSymbol: true,
+  forceUpdatePassword: false,
+};
+
+/** The complexity fields of spec 2.2 at their defaults (what /sys/strategy/user/rules answers on a fresh start). */
+export const PASSWORD_RULE_DEFAULTS = {
+  minPasswordLength: USER_DEFAULTS.minPasswordLength,
+  maxPasswordLength: USER_DEFAULTS.maxPasswordLength,
+  includeLowerCase: USER_DEFAULTS.includeLowerCase,
+  includeUpperCase: USER_DEFAULTS.includeUpperCase,
+  includeNumber: USER_DEFAULTS.includeNumber,
+  includeSymbol: USER_DEFAULTS.includeSymbol,
+};
+
+export type LoginSettings = typeof LOGIN_DEFAULTS;
+export type UserSettings = typeof USER_DEFAULTS;
+
+/** A whole login group: the spec defaults with `overrides`. */
+export const loginSettings = (overrides: Partial<LoginSettings> = {}): LoginSettings => ({ ...LOGIN_DEFAULTS, ...overrides });
+
+/** A whole user group: the spec defaults with `overrides`. */
+export const userSettings = (overrides: Partial<UserSettings> = {}): UserSettings => ({ ...USER_DEFAULTS, ...overrides });
+
+/**
+ * Saves both groups whole (through the admin API, as an operator would): the spec defaults with
+ * the given overrides, so that a test starts from spec 2.1 / 2.2 whatever the one before changed.
+ */
+export async function saveSettings(app: TestApp, overrides: { login?: Partial<LoginSettings>; user?: Partial<UserSettings> } = {}): Promise<void> {
+  await app.saveLoginStrategy(loginSettings(overrides.login));
+  await app.saveUserStrategy(userSettings(overrides.user));
+}
