@@ -1,13 +1,12 @@
-import { Repository } from 'typeorm';
 import type { Actor } from '../common/auth-context';
-import { UserEntity } from './user.entity';
+import type { UserRepository } from './user.repository';
 
 /**
  * The actor with a user name for its audit row: the session's, or, for a session issued before
  * sessions carried the user name, the account's (user names do not change).
  */
-export async function named(actor: Actor, users: Repository<UserEntity>): Promise<Actor> {
+export async function named(actor: Actor, users: Pick<UserRepository, 'byId'>): Promise<Actor> {
   if (actor.name !== null) return actor;
-  const user = await users.findOne({ where: { id: actor.id } });
+  const user = await users.byId(actor.id);
   return { ...actor, name: user?.username ?? null };
 }

@@ -1,6 +1,4 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { In, Repository } from 'typeorm';
 import { actedBy, AuditLogService } from '../audit/audit-log.service';
 import { AppException, fieldProblem, fieldsFailed, validationFailed } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
@@ -12,18 +10,18 @@ import { Keys } from '../store/keys';
 import { SaveRoleDto } from './dto/user.dto';
 import { ALL_PERMISSIONS, mayGrant } from './grants';
 import { named } from './actor-name';
-import { RoleEntity, UserRoleEntity } from './role.entity';
+import { RoleEntity } from './role.entity';
+import { RoleRepository } from './role.repository';
 import { SelfProtection } from './self-protection';
-import { UserEntity } from './user.entity';
+import { UserRepository } from './user.repository';
 
 export const ADMIN_ROLE = 'admin';
 
 @Injectable()
 export class RoleService implements OnApplicationBootstrap {
   constructor(
-    @InjectRepository(RoleEntity) private readonly roles: Repository<RoleEntity>,
-    @InjectRepository(UserRoleEntity) private readonly userRoles: Repository<UserRoleEntity>,
-    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    private readonly roles: RoleRepository,
+    private readonly users: UserRepository,
     private readonly sessions: SessionService,
     private readonly mutex: KeyedMutex,
     private readonly protection: SelfProtection,
@@ -32,12 +30,11 @@ export class RoleService implements OnApplicationBootstrap {
 
   async onApplicationBootstrap() {
     // Contract §4: the built-in role admin holds `*`. orIgnore: instances may start together.
-    await this.roles.createQueryBuilder().insert()
-      .values({ code: ADMIN_ROLE, name: '超级管理员', permissions: ['*'] }).orIgnore().execute();
+    await this.roles.insertIfAbsent({ code: ADMIN_ROLE, name: '超级管理员', permissions: ['*'] });
   }
 
   list(): Promise<RoleEntity[]> {
-    return this.roles.find({ order: { code: 'ASC' } });
+    return this.roles.all();
   }
 
   /**
@@ -53,8 +50,7 @@ export class RoleService implements OnApplicationBootstrap {
     // One save at a time across instances: the checks below read what the write replaces, and two
     // parallel saves of one new code would otherwise both insert (a unique violation).
     return this.mutex.run(Keys.roleSaveMutex, async () => {
-      const same = await this.roles.createQueryBuilder('r')
-        .where('LOWER(r.code) = :code', { code: dto.code.toLowerCase() }).getMany();
+      const same = await this.roles.byCodeIgnoringCase(dto.code);
       const current = same.find((r) => r.code === dto.code);
       if (current && !mayGrant(held, current.permissions)) throw new AppException(ErrorCode.FORBIDDEN);
       if (!current && same.length) throw this.duplicateCode(same[0].code);
@@ -87,8 +83,7 @@ export class RoleService implements OnApplicationBootstrap {
     }
     // Sessions of the role's members get the new permission codes now, not at their next login;
     // inside the mutex, so that the codes of the last save are the ones that stay.
-    const members = await this.userRoles.find({ where: { roleCode: dto.code } });
-    for (const { userId } of members) {
+    for (const userId of await this.roles.memberIds(dto.code)) {
       await this.sessions.refreshPermissions(userId, await this.permissionsOf(userId));
     }
     return role;
@@ -103,23 +98,21 @@ export class RoleService implements OnApplicationBootstrap {
   /** The roles named by `codes`; VALIDATION_FAILED naming `roles` when one does not exist. */
   private async existing(codes: string[]): Promise<RoleEntity[]> {
     if (!codes.length) return [];
-    const found = await this.roles.find({ where: { code: In(codes) } });
+    const found = await this.roles.byCodes(codes);
     const missing = codes.filter((c) => !found.some((r) => r.code === c));
     if (missing.length) throw validationFailed('validation.unknownRoles', 'roles', { roles: missing.join(',') });
     return found;
   }
 
   async permissionsOf(userId: string): Promise<string[]> {
-    const links = await this.userRoles.find({ where: { userId } });
-    if (!links.length) return [];
-    const roles = await this.roles.find({ where: { code: In(links.map((l) => l.roleCode)) } });
+    const roles = await this.roles.heldBy(userId);
     return [...new Set(roles.flatMap((r) => r.permissions))].sort();
   }
 
   async rolesOf(userIds: string[]): Promise<Map<string, string[]>> {
     const map = new Map<string, string[]>();
     if (!userIds.length) return map;
-    for (const link of await this.userRoles.find({ where: { userId: In(userIds) } })) {
+    for (const link of await this.roles.assignmentsOf(userIds)) {
       map.set(link.userId, [...(map.get(link.userId) ?? []), link.roleCode]);
     }
     return map;

@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { AppException } from '../common/app.exception';
 import { ErrorCode } from '../common/error-code';
 import { Clock } from '../common/clock';
@@ -8,8 +6,8 @@ import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
 import { ALL_PERMISSIONS } from './grants';
 import { unlockDue } from './lock-policy';
-import { RoleEntity, UserRoleEntity } from './role.entity';
-import { UserEntity } from './user.entity';
+import { RoleRepository } from './role.repository';
+import { UserRepository } from './user.repository';
 
 /** What a change takes away from the holders of `*`: one user (lock, disable) or a role's `*` (role save). */
 export type SuperAdminLoss = { userId: string } | { roleCode: string };
@@ -24,9 +22,9 @@ export type SuperAdminLoss = { userId: string } | { roleCode: string };
 @Injectable()
 export class SelfProtection {
   constructor(
-    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    private readonly users: UserRepository,
     // The role rows themselves, not RoleService: RoleService asks this guard before a save.
-    @InjectRepository(RoleEntity) private readonly roles: Repository<RoleEntity>,
+    private readonly roles: RoleRepository,
     private readonly mutex: KeyedMutex,
     private readonly clock: Clock,
   ) {}
@@ -62,13 +60,10 @@ export class SelfProtection {
    * over, as at login), leaving out the role `withoutRole` when given.
    */
   async usableSuperAdmins(withoutRole?: string): Promise<string[]> {
-    const codes = (await this.roles.find())
+    const codes = (await this.roles.all())
       .filter((r) => r.permissions.includes(ALL_PERMISSIONS) && r.code !== withoutRole).map((r) => r.code);
     if (!codes.length) return [];
-    const holders = await this.users.createQueryBuilder('u')
-      .innerJoin(UserRoleEntity, 'ur', 'ur.user_id = u.id')
-      .where('ur.role_code IN (:...codes)', { codes })
-      .getMany();
+    const holders = await this.users.holdingRoles(codes);
     const now = this.clock.now();
     const usable = holders.filter((u) => !u.disabled && (!u.locked || unlockDue({ locked: true, unlockTime: u.unlockTime }, now)));
     return [...new Set(usable.map((u) => u.id))];

@@ -11,17 +11,21 @@ import { PasswordChangeService } from './password-change.service';
 import { BcryptPasswordHasher, PasswordHasher } from './password-hasher';
 import { RoleController } from './role.controller';
 import { RoleEntity, UserRoleEntity } from './role.entity';
+import { RoleRepository } from './role.repository';
 import { RoleService } from './role.service';
 import { SelfProtection } from './self-protection';
 import { UserAccountService } from './user-account.service';
 import { UserController } from './user.controller';
 import { UserIdentifierEntity } from './user-identifier.entity';
 import { UserEntity } from './user.entity';
+import { UserRepository } from './user.repository';
 
 @Module({
   imports: [TypeOrmModule.forFeature([UserEntity, RoleEntity, UserRoleEntity, UserIdentifierEntity]), StrategyModule, LoginLogModule, SessionModule, CryptoModule, AuditModule],
   controllers: [UserController, RoleController, MeController],
   providers: [
+    UserRepository,
+    RoleRepository,
     UserAccountService,
     LockoutService,
     PasswordChangeService,
@@ -29,6 +33,6 @@ import { UserEntity } from './user.entity';
     SelfProtection,
     { provide: PasswordHasher, useClass: BcryptPasswordHasher },
   ],
-  exports: [UserAccountService, LockoutService, RoleService, PasswordHasher],
+  exports: [UserAccountService, LockoutService, RoleService, PasswordHasher, UserRepository],
 })
 export class UserAccountModule {}

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { Brackets, DataSource, In, Repository } from 'typeorm';
 import { actedBy, AuditAction, AuditLogService } from '../audit/audit-log.service';
 import { AppException, FieldProblem, fieldProblem, fieldsFailed } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
@@ -22,12 +20,11 @@ import { passwordExpiresAt } from './password-expiry';
 import { mayGrant } from './grants';
 import { lockedUntil, unlockDue } from './lock-policy';
 import { checkPasswordComplexity, generatePassword } from './password-policy';
-import { UserRoleEntity } from './role.entity';
 import { RoleService } from './role.service';
-import { Identifier, IdentifierKind, identifiersOf, LOGIN_TYPE_OF, loginCandidates, matchLogin } from './user-identifier';
-import { UserIdentifierEntity } from './user-identifier.entity';
+import { Identifier, IdentifierKind, identifiersOf, LOGIN_TYPE_OF } from './user-identifier';
 import { SelfProtection } from './self-protection';
 import { UserEntity } from './user.entity';
+import { UserRepository } from './user.repository';
 
 export interface NewUser {
   username: string;
@@ -57,9 +54,7 @@ export interface UserView {
 @Injectable()
 export class UserAccountService {
   constructor(
-    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
-    @InjectRepository(UserIdentifierEntity) private readonly identifiers: Repository<UserIdentifierEntity>,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly users: UserRepository,
     private readonly roles: RoleService,
     private readonly hasher: PasswordHasher,
     private readonly strategy: StrategyService,
@@ -77,11 +72,8 @@ export class UserAccountService {
    * and the same way on every database.
    */
   async findForLogin(account: string): Promise<{ user: UserEntity; loginType: LoginTypes } | null> {
-    const hit = matchLogin(account, await this.identifiers.find({ where: { value: In(loginCandidates(account)) } }));
-    if (!hit) return null;
-    const user = await this.users.createQueryBuilder('u').addSelect('u.password')
-      .where('u.id = :id', { id: hit.userId }).getOne();
-    return user ? { user, loginType: LOGIN_TYPE_OF[hit.kind] } : null;
+    const found = await this.users.findForLogin(account);
+    return found ? { user: found.user, loginType: LOGIN_TYPE_OF[found.kind] } : null;
   }
 
   /**
@@ -90,13 +82,13 @@ export class UserAccountService {
    * case or trailing spaces, but the mutex, the session keys and the self check compare exact strings.
    */
   async get(id: string): Promise<UserEntity> {
-    const user = await this.users.findOne({ where: { id } });
+    const user = await this.users.byId(id);
     if (!user) throw new AppException(ErrorCode.NOT_FOUND);
     return user;
   }
 
   async withPassword(id: string): Promise<UserEntity> {
-    const user = await this.users.createQueryBuilder('u').addSelect('u.password').where('u.id = :id', { id }).getOne();
+    const user = await this.users.withPassword(id);
     if (!user) throw new AppException(ErrorCode.NOT_FOUND);
     return user;
   }
@@ -132,14 +124,9 @@ export class UserAccountService {
     };
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.dataSource.transaction(async (tx) => {
-          // Contract §11: the primary key of sys_user_identifier refuses a value another user holds in
-          // any field, atomically, also when parallel requests passed assertUnique together. Written
-          // first, so that parallel creates of one value meet on that one key before any other.
-          await tx.insert(UserIdentifierEntity, identifiers.map((i) => ({ ...i, userId: id })));
-          await tx.insert(UserEntity, row);
-          if (roleCodes.length) await tx.insert(UserRoleEntity, roleCodes.map((roleCode) => ({ userId: id, roleCode })));
-        });
+        // Contract §11: the identifiers' key refuses a value another user holds in any field,
+        // atomically, also when parallel requests passed assertUnique together.
+        await this.users.insertWithIdentifiers(row, identifiers, roleCodes);
         break;
       } catch (err) {
         // InnoDB may pick a waiting insert of the same key as a deadlock victim: try again, and a
@@ -163,19 +150,7 @@ export class UserAccountService {
   }
 
   async list(query: ListUsersDto): Promise<Page<UserView>> {
-    const qb = this.users.createQueryBuilder('u');
-    if (query.keyword) {
-      // '!' rather than a backslash as the LIKE escape: MySQL/MariaDB read '\' inside a string literal as an
-      // escaped quote (a syntax error), SQLite does not; '!' means the same on both.
-      const like = `%${query.keyword.replace(/[!%_]/g, (c) => `!${c}`)}%`;
-      // LOWER on both sides: the identifier columns compare bytes (contract §11), and the keyword
-      // search stays case-insensitive as before, on both databases.
-      qb.where(new Brackets((w) => {
-        for (const f of ['username', 'name', 'mobile', 'email']) w.orWhere(`LOWER(u.${f}) LIKE :like ESCAPE '!'`, { like: like.toLowerCase() });
-      }));
-    }
-    const [rows, total] = await qb.orderBy('u.create_time', 'ASC').addOrderBy('u.id', 'ASC')
-      .skip((query.pageNum - 1) * query.pageSize).take(query.pageSize).getManyAndCount();
+    const [rows, total] = await this.users.page({ keyword: query.keyword }, query.pageNum, query.pageSize);
     const roles = await this.roles.rolesOf(rows.map((u) => u.id));
     const { passwordExpireDays } = await this.strategy.userStrategy();
     return { total, rows: rows.map((u) => this.view(u, roles.get(u.id) ?? [], passwordExpireDays)) };
@@ -204,7 +179,7 @@ export class UserAccountService {
   async unlock(given: string, actor?: Actor): Promise<void> {
     const user = await this.get(given);
     await this.mutex.run(Keys.loginMutex(user.id), () =>
-      this.users.update(user.id, { locked: false, unlockTime: null, failureResetTime: this.clock.now() }));
+      this.users.unlock(user.id, this.clock.now()));
     await this.audited('user.unlock', actor, user);
   }
 
@@ -214,7 +189,7 @@ export class UserAccountService {
     const { id } = user;
     this.protection.assertNotSelf(actorIdOf(by), id);
     await this.protection.keepingSuperAdmin({ userId: id }, () => this.mutex.run(Keys.loginMutex(id), async () => {
-      await this.users.update(id, { disabled: true, unlockTime: null });
+      await this.users.disable(id);
       await this.sessions.endAll(id);
     }));
     await this.audited('user.disable', by, user);
@@ -224,7 +199,7 @@ export class UserAccountService {
   async enable(given: string, actor?: Actor): Promise<void> {
     const user = await this.get(given);
     await this.mutex.run(Keys.loginMutex(user.id), () =>
-      this.users.update(user.id, { disabled: false, unlockTime: null, failureResetTime: this.clock.now() }));
+      this.users.enable(user.id, this.clock.now()));
     await this.audited('user.enable', actor, user);
   }
 
@@ -246,7 +221,7 @@ export class UserAccountService {
     const generated = this.config.DEFAULT_PASSWORD ? undefined : generatePassword(await this.strategy.passwordRules());
     const hash = await this.hasher.hash(generated ?? this.config.DEFAULT_PASSWORD!);
     await this.mutex.run(Keys.loginMutex(id), async () => {
-      await this.users.update(id, { password: hash, passwordUpdateTime: null, failureResetTime: this.clock.now() });
+      await this.users.resetPassword(id, hash, this.clock.now());
       await this.sessions.endAll(id);
     });
     await this.audited('user.resetPass', actor, user);
@@ -270,7 +245,7 @@ export class UserAccountService {
    */
   async setOwnPassword(userId: string, currentTokenHash: string, newPass: string): Promise<void> {
     checkPasswordComplexity(newPass, await this.strategy.passwordRules());
-    await this.users.update(userId, { password: await this.hasher.hash(newPass), passwordUpdateTime: this.clock.now() });
+    await this.users.setPassword(userId, await this.hasher.hash(newPass), this.clock.now());
     await this.sessions.endAll(userId, currentTokenHash);
   }
 
@@ -282,7 +257,7 @@ export class UserAccountService {
     if (!user.locked) return false;
     const now = this.clock.now();
     if (!unlockDue({ locked: true, unlockTime: user.unlockTime }, now)) return true;
-    await this.users.update(user.id, { locked: false, unlockTime: null, failureResetTime: now });
+    await this.users.unlock(user.id, now);
     Object.assign(user, { locked: false, unlockTime: null, failureResetTime: now });
     return false;
   }
@@ -301,7 +276,7 @@ export class UserAccountService {
   async byIds(ids: string[]): Promise<Map<string, UserEntity>> {
     const unique = [...new Set(ids)];
     if (!unique.length) return new Map();
-    const rows = await this.users.find({ where: { id: In(unique) } });
+    const rows = await this.users.byIds(unique);
     return new Map(rows.map((u) => [u.id, u]));
   }
 
@@ -329,7 +304,7 @@ export class UserAccountService {
   /** Spec 3.1 / 4.5, for either lock: locked = true, unlock_time = now + lockMinutes. Sessions are the caller's choice. */
   private async lockForLockMinutes(id: string): Promise<void> {
     const { lockMinutes } = await this.strategy.loginStrategy();
-    await this.users.update(id, { locked: true, unlockTime: lockedUntil(this.clock.now(), lockMinutes) });
+    await this.users.lock(id, lockedUntil(this.clock.now(), lockMinutes));
   }
 
   /**
@@ -337,8 +312,7 @@ export class UserAccountService {
    * e-mail (as normalised by user-identifier.ts); the user's own fields may share a value.
    */
   private async assertUnique(identifiers: Identifier[]): Promise<void> {
-    const values = identifiers.map((i) => i.value);
-    const taken = new Set((await this.identifiers.find({ where: { value: In(values) } })).map((r) => r.value));
+    const taken = await this.users.identifiersTaken(identifiers.map((i) => i.value));
     const problems: FieldProblem[] = identifiers.filter((i) => taken.has(i.value)).map((i) => this.taken(i.kind));
     if (problems.length) throw fieldsFailed(problems);
   }

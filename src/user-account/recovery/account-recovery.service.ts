@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { AuditLogService, SYSTEM_ACTOR } from '../../audit/audit-log.service';
 import { SessionService } from '../../session/session.service';
 import { Clock } from '../../common/clock';
@@ -10,9 +8,7 @@ import { Keys } from '../../store/keys';
 import { StrategyService } from '../../strategy/strategy.service';
 import { PasswordHasher } from '../password-hasher';
 import { generatePassword } from '../password-policy';
-import { normaliseIdentifier } from '../user-identifier';
-import { UserIdentifierEntity } from '../user-identifier.entity';
-import { UserEntity } from '../user.entity';
+import { UserRepository } from '../user.repository';
 
 export interface Recovered {
   id: string;
@@ -34,8 +30,7 @@ export interface Recovered {
 @Injectable()
 export class AccountRecoveryService {
   constructor(
-    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
-    @InjectRepository(UserIdentifierEntity) private readonly identifiers: Repository<UserIdentifierEntity>,
+    private readonly users: UserRepository,
     private readonly strategy: StrategyService,
     private readonly hasher: PasswordHasher,
     private readonly sessions: SessionService,
@@ -48,18 +43,14 @@ export class AccountRecoveryService {
   /** null when no user has that user name. */
   async recover(username: string): Promise<Recovered | null> {
     // As a login finds it (contract §11): through sys_user_identifier, user names ignoring case.
-    const held = await this.identifiers.findOne({ where: { kind: 'username', value: normaliseIdentifier('username', username) } });
-    const user = held && (await this.users.findOne({ where: { id: held.userId } }));
+    const user = await this.users.byUsername(username);
     if (!user) return null;
     const password = generatePassword(await this.strategy.passwordRules());
     const hash = await this.hasher.hash(password);
     // Under the account's login mutex, like an administrator's reset: a wrong password being
     // counted right now must not lock the account again with the failures from before.
     await this.mutex.run(Keys.loginMutex(user.id), async () => {
-      await this.users.update(user.id, {
-        locked: false, unlockTime: null, disabled: false,
-        password: hash, passwordUpdateTime: null, failureResetTime: this.clock.now(),
-      });
+      await this.users.recover(user.id, hash, this.clock.now());
       await this.sessions.endAll(user.id);
     });
     const recovered = {

@@ -1,0 +1,55 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, Repository } from 'typeorm';
+import { RoleEntity, UserRoleEntity } from './role.entity';
+
+/** `sys_role` and `sys_user_role`: the only place that queries them. */
+@Injectable()
+export class RoleRepository {
+  constructor(
+    @InjectRepository(RoleEntity) private readonly roles: Repository<RoleEntity>,
+    @InjectRepository(UserRoleEntity) private readonly userRoles: Repository<UserRoleEntity>,
+  ) {}
+
+  /** Writes `role` unless a role with its code exists; never fails on that (instances may start together). */
+  async insertIfAbsent(role: RoleEntity): Promise<void> {
+    await this.roles.createQueryBuilder().insert().values(role).orIgnore().execute();
+  }
+
+  /** Every role, by code. */
+  all(): Promise<RoleEntity[]> {
+    return this.roles.find({ order: { code: 'ASC' } });
+  }
+
+  /** The roles whose code equals `code` ignoring case (the role itself and its case variants). */
+  byCodeIgnoringCase(code: string): Promise<RoleEntity[]> {
+    return this.roles.createQueryBuilder('r').where('LOWER(r.code) = :code', { code: code.toLowerCase() }).getMany();
+  }
+
+  /** The roles among `codes` that exist. */
+  byCodes(codes: string[]): Promise<RoleEntity[]> {
+    return this.roles.find({ where: { code: In(codes) } });
+  }
+
+  /** Creates or overwrites the role of `role.code`; a clash of keys comes out as the driver's unique violation. */
+  save(role: RoleEntity): Promise<RoleEntity> {
+    return this.roles.save(role);
+  }
+
+  /** Ids of the users holding the role `code`. */
+  async memberIds(code: string): Promise<string[]> {
+    return (await this.userRoles.find({ where: { roleCode: code } })).map((l) => l.userId);
+  }
+
+  /** The roles the user holds. */
+  async heldBy(userId: string): Promise<RoleEntity[]> {
+    const links = await this.userRoles.find({ where: { userId } });
+    if (!links.length) return [];
+    return this.byCodes(links.map((l) => l.roleCode));
+  }
+
+  /** The role links of the users `userIds`. */
+  assignmentsOf(userIds: string[]): Promise<UserRoleEntity[]> {
+    return this.userRoles.find({ where: { userId: In(userIds) } });
+  }
+}

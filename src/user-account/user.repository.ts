@@ -1,0 +1,149 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { Brackets, DataSource, In, Repository } from 'typeorm';
+import { UserRoleEntity } from './role.entity';
+import { Identifier, IdentifierKind, loginCandidates, matchLogin, normaliseIdentifier } from './user-identifier';
+import { UserIdentifierEntity } from './user-identifier.entity';
+import { UserEntity } from './user.entity';
+
+/** What the user list can be narrowed by (spec 2.4). */
+export interface UserFilter {
+  /** Part of the user name, name, mobile or e-mail, whatever its case. */
+  keyword?: string;
+}
+
+/** A user as created: lock times start empty (the columns' default). */
+export type NewUserRow = Omit<UserEntity, 'unlockTime' | 'failureResetTime'>;
+
+/**
+ * `sys_user` and `sys_user_identifier` (and the role links written with a new user): the only place
+ * that queries them. Rows come back without the password hash unless the method's name says so.
+ */
+@Injectable()
+export class UserRepository {
+  constructor(
+    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    @InjectRepository(UserIdentifierEntity) private readonly identifiers: Repository<UserIdentifierEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  /**
+   * Contract §5: the user (with the password hash) whose user name, mobile or e-mail is `account`,
+   * in that order; `kind` is the field that matched. Contract §11: through sys_user_identifier, so
+   * user names and e-mails match whatever their case, and the same way on every database.
+   */
+  async findForLogin(account: string): Promise<{ user: UserEntity; kind: IdentifierKind } | null> {
+    const hit = matchLogin(account, await this.identifiers.find({ where: { value: In(loginCandidates(account)) } }));
+    if (!hit) return null;
+    const user = await this.withPassword(hit.userId);
+    return user ? { user, kind: hit.kind } : null;
+  }
+
+  /** The user whose user name is `username` as a login finds it (contract §11: ignoring case). */
+  async byUsername(username: string): Promise<UserEntity | null> {
+    const held = await this.identifiers.findOne({ where: { kind: 'username', value: normaliseIdentifier('username', username) } });
+    return held && this.users.findOne({ where: { id: held.userId } });
+  }
+
+  byId(id: string): Promise<UserEntity | null> {
+    return this.users.findOne({ where: { id } });
+  }
+
+  withPassword(id: string): Promise<UserEntity | null> {
+    return this.users.createQueryBuilder('u').addSelect('u.password').where('u.id = :id', { id }).getOne();
+  }
+
+  /** The users among `ids` that exist (ids given once or more). */
+  byIds(ids: string[]): Promise<UserEntity[]> {
+    return this.users.find({ where: { id: In(ids) } });
+  }
+
+  count(): Promise<number> {
+    return this.users.count();
+  }
+
+  /** The users holding at least one of the roles `codes` (each once). */
+  holdingRoles(codes: string[]): Promise<UserEntity[]> {
+    return this.users.createQueryBuilder('u')
+      .innerJoin(UserRoleEntity, 'ur', 'ur.user_id = u.id')
+      .where('ur.role_code IN (:...codes)', { codes })
+      .getMany();
+  }
+
+  /** Contract §11: the values among `values` that some user already holds as user name, mobile or e-mail. */
+  async identifiersTaken(values: string[]): Promise<Set<string>> {
+    return new Set((await this.identifiers.find({ where: { value: In(values) } })).map((r) => r.value));
+  }
+
+  /**
+   * One page of the users matching `filter`, oldest first, and how many match in all.
+   */
+  page(filter: UserFilter, pageNum: number, pageSize: number): Promise<[UserEntity[], number]> {
+    const qb = this.users.createQueryBuilder('u');
+    if (filter.keyword) {
+      // '!' rather than a backslash as the LIKE escape: MySQL/MariaDB read '\' inside a string literal as an
+      // escaped quote (a syntax error), SQLite does not; '!' means the same on both.
+      const like = `%${filter.keyword.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+      // LOWER on both sides: the identifier columns compare bytes (contract §11), and the keyword
+      // search stays case-insensitive as before, on both databases.
+      qb.where(new Brackets((w) => {
+        for (const f of ['username', 'name', 'mobile', 'email']) w.orWhere(`LOWER(u.${f}) LIKE :like ESCAPE '!'`, { like: like.toLowerCase() });
+      }));
+    }
+    return qb.orderBy('u.create_time', 'ASC').addOrderBy('u.id', 'ASC')
+      .skip((pageNum - 1) * pageSize).take(pageSize).getManyAndCount();
+  }
+
+  /**
+   * A new user with its identifiers and roles, in one transaction. Contract §11: the primary key of
+   * sys_user_identifier refuses a value another user holds in any field, atomically, also when
+   * parallel creates passed the caller's check together; the identifiers are written first, so that
+   * parallel creates of one value meet on that one key before any other. Throws the driver's unique
+   * violation or deadlock error as it comes.
+   */
+  async insertWithIdentifiers(user: NewUserRow, identifiers: Identifier[], roleCodes: string[]): Promise<void> {
+    await this.dataSource.transaction(async (tx) => {
+      await tx.insert(UserIdentifierEntity, identifiers.map((i) => ({ ...i, userId: user.id })));
+      await tx.insert(UserEntity, user);
+      if (roleCodes.length) await tx.insert(UserRoleEntity, roleCodes.map((roleCode) => ({ userId: user.id, roleCode })));
+    });
+  }
+
+  /** Spec 3.1 / 4.5: locked until `until`. */
+  async lock(id: string, until: Date): Promise<void> {
+    await this.users.update(id, { locked: true, unlockTime: until });
+  }
+
+  /** Spec 4.5 unlock, or a lock whose time has passed; failures before `at` no longer count (contract §5). */
+  async unlock(id: string, at: Date): Promise<void> {
+    await this.users.update(id, { locked: false, unlockTime: null, failureResetTime: at });
+  }
+
+  /** Spec 4.5 disable. */
+  async disable(id: string): Promise<void> {
+    await this.users.update(id, { disabled: true, unlockTime: null });
+  }
+
+  /** Spec 4.5 enable; failures before `at` no longer count (contract §5). */
+  async enable(id: string, at: Date): Promise<void> {
+    await this.users.update(id, { disabled: false, unlockTime: null, failureResetTime: at });
+  }
+
+  /** Spec 4.3 change: `hash` is the user's own password since `at`. */
+  async setPassword(id: string, hash: string, at: Date): Promise<void> {
+    await this.users.update(id, { password: hash, passwordUpdateTime: at });
+  }
+
+  /** Spec 4.3 reset: `hash` is an initial password (contract §4); failures before `at` no longer count. */
+  async resetPassword(id: string, hash: string, at: Date): Promise<void> {
+    await this.users.update(id, { password: hash, passwordUpdateTime: null, failureResetTime: at });
+  }
+
+  /** Contract §12 recovery: unlocked, enabled, with the initial password `hash`; failures before `at` no longer count. */
+  async recover(id: string, hash: string, at: Date): Promise<void> {
+    await this.users.update(id, {
+      locked: false, unlockTime: null, disabled: false,
+      password: hash, passwordUpdateTime: null, failureResetTime: at,
+    });
+  }
+}
