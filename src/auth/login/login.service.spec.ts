@@ -1,6 +1,5 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
-import { getDataSourceToken, getRepositoryToken } from '@nestjs/typeorm';
 import { Clock } from '../../common/clock';
 import { FakeClock } from '../../../test/support/fake-clock';
 import { ErrorCode } from '../../common/error-code';
@@ -17,10 +16,7 @@ import { PasswordHasher } from '../../user-account/password-hasher';
 import { RoleService } from '../../user-account/role.service';
 import { SelfProtection } from '../../user-account/self-protection';
 import { UserAccountService } from '../../user-account/user-account.service';
-import { identifiersOf } from '../../user-account/user-identifier';
-import { UserIdentifierEntity } from '../../user-account/user-identifier.entity';
 import { UserEntity } from '../../user-account/user.entity';
-import { RoleEntity } from '../../user-account/role.entity';
 import { CaptchaService } from '../captcha/captcha.service';
 import { SessionService } from '../../session/session.service';
 import { LoginFailedEvent } from '../../user-account/account.events';
@@ -31,59 +27,11 @@ import { QrcodeService } from '../../qrcode/qrcode.service';
 import { AuditEntry, AuditLogService } from '../../audit/audit-log.service';
 import { hashToken } from '../../session/session.service';
 import { codeOf } from '../../../test/support/code-of';
+import { InMemoryRepositories, inMemoryRepositories, InMemoryUserRepository } from '../../../test/support/in-memory';
 
 const DAY = 86_400_000;
 const MINUTE = 60_000;
 const PASSWORD = 'Right-pass1';
-
-/**
- * The few TypeORM calls UserAccountService makes on the login path (lookup by a column through the
- * query builder, update by id), over an in-memory table. Rows come back as copies, as from a database.
- */
-class FakeUserRepository {
-  readonly rows = new Map<string, UserEntity>();
-
-  createQueryBuilder() {
-    let match: (u: UserEntity) => boolean = () => false;
-    const qb = {
-      addSelect: () => qb,
-      where: (sql: string, params: Record<string, unknown>) => {
-        const [, field, param] = /^u\.(\w+) = :(\w+)$/.exec(sql)!;
-        match = (u) => (u as unknown as Record<string, unknown>)[field] === params[param];
-        return qb;
-      },
-      getOne: async () => {
-        const row = [...this.rows.values()].find(match);
-        return row ? { ...row } : null;
-      },
-    };
-    return qb;
-  }
-
-  async findOne({ where: { id } }: { where: { id: string } }) {
-    if (this.failWith) throw this.failWith;
-    const row = this.rows.get(id);
-    return row ? { ...row } : null;
-  }
-
-  /** An outage of the database for reads by id (QR verify). */
-  failWith: unknown = null;
-
-  async update(id: string, changes: Partial<UserEntity>) {
-    const row = this.rows.get(id);
-    if (row) Object.assign(row, changes);
-  }
-}
-
-/** sys_user_identifier as the service keeps it, derived from the fake users: `find` by `value: In([...])`. */
-class FakeIdentifierRepository {
-  constructor(private readonly users: FakeUserRepository) {}
-
-  async find({ where }: { where: { value: { value: string[] } } }) {
-    const rows = [...this.users.rows.values()].flatMap((u) => identifiersOf(u).map((i) => ({ ...i, userId: u.id })));
-    return rows.filter((r) => where.value.value.includes(r.value));
-  }
-}
 
 /** The login log as LoginLogService keeps it: rows stamped with the clock, failures counted since a time. */
 class FakeLoginLog {
@@ -132,7 +80,8 @@ class FakeHasher extends PasswordHasher {
 describe('LoginService (spec 4.1, contract §5)', () => {
   let clock: FakeClock;
   let store: MemoryKvStore;
-  let users: FakeUserRepository;
+  let repos: InMemoryRepositories;
+  let users: InMemoryUserRepository;
   let log: FakeLoginLog;
   let hasher: FakeHasher;
   let events: EventEmitter2;
@@ -151,8 +100,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
       password: `hash:${PASSWORD}`, passwordUpdateTime: new Date(clock.nowMs() - DAY), createTime: new Date(clock.nowMs() - 2 * DAY),
       locked: false, unlockTime: null, disabled: false, failureResetTime: null, ...over,
     };
-    users.rows.set(user.id, user);
-    return user;
+    return users.add(user, ['viewer']);
   };
   const row = (id = 'u1') => users.rows.get(id)!;
   const req = (over: Partial<LoginRequest> = {}): LoginRequest => ({
@@ -163,7 +111,9 @@ describe('LoginService (spec 4.1, contract §5)', () => {
   beforeEach(async () => {
     clock = new FakeClock(new Date('2025-06-01T00:00:00Z'));
     store = new MemoryKvStore(clock);
-    users = new FakeUserRepository();
+    repos = inMemoryRepositories();
+    users = repos.users;
+    await repos.roles.save({ code: 'viewer', name: 'Viewer', permissions: ['sys:user:list'] });
     log = new FakeLoginLog(clock);
     hasher = new FakeHasher();
     events = new EventEmitter2();
@@ -177,14 +127,10 @@ describe('LoginService (spec 4.1, contract §5)', () => {
     };
     const moduleRef = await Test.createTestingModule({
       providers: [
-        LoginService, UserAccountService, LockoutService, SelfProtection, SessionService, KeyedMutex, CaptchaService, QrcodeService,
-        { provide: getRepositoryToken(UserEntity), useValue: users },
-        { provide: getRepositoryToken(UserIdentifierEntity), useValue: new FakeIdentifierRepository(users) },
-        { provide: getDataSourceToken(), useValue: {} },
-        { provide: getRepositoryToken(RoleEntity), useValue: {} },
+        LoginService, UserAccountService, LockoutService, RoleService, SelfProtection, SessionService, KeyedMutex, CaptchaService, QrcodeService,
+        ...repos.providers,
         { provide: LoginLogService, useValue: log },
         { provide: PasswordHasher, useValue: hasher },
-        { provide: RoleService, useValue: { permissionsOf: async () => ['sys:user:list'] } },
         { provide: StrategyService, useValue: strategy },
         { provide: AppConfig, useValue: config },
         { provide: KvStore, useValue: store },

@@ -1,0 +1,202 @@
+import type { Provider } from '@nestjs/common';
+import { RoleEntity, UserRoleEntity } from '../../src/user-account/role.entity';
+import { RoleRepository } from '../../src/user-account/role.repository';
+import { Identifier, IdentifierKind, identifiersOf, loginCandidates, matchLogin, normaliseIdentifier } from '../../src/user-account/user-identifier';
+import { UserIdentifierEntity } from '../../src/user-account/user-identifier.entity';
+import { UserEntity } from '../../src/user-account/user.entity';
+import { NewUserRow, UserFilter, UserRepository } from '../../src/user-account/user.repository';
+
+/**
+ * In-memory repositories for unit specs: the tables as maps, shared between the repositories as the
+ * database shares them. Each class implements every public method of the real repository, so that a
+ * renamed or changed method breaks the build here rather than a spec at run time.
+ */
+type Shape<T> = Pick<T, keyof T>;
+
+interface Tables {
+  users: Map<string, UserEntity>;
+  /** sys_user_identifier, by its key, the normalised value. */
+  identifiers: Map<string, UserIdentifierEntity>;
+  roles: Map<string, RoleEntity>;
+  userRoles: UserRoleEntity[];
+}
+
+/** As the drivers report a clash of keys (see common/db-errors.ts). */
+const duplicate = (value: string) => Object.assign(new Error(`Duplicate entry '${value}'`), { code: 'ER_DUP_ENTRY' });
+
+/** A row as read without its hash (the column is select: false). */
+const withoutPassword = ({ password: _password, ...u }: UserEntity) => ({ ...u }) as UserEntity;
+
+export class InMemoryUserRepository implements Shape<UserRepository> {
+  /** The rows themselves: a spec may change one to stand for a change by another request. */
+  readonly rows: Map<string, UserEntity>;
+  /** Set: reads by id fail with it (a database going away). */
+  failWith: unknown = null;
+
+  constructor(private readonly tables: Tables) {
+    this.rows = tables.users;
+  }
+
+  /** A user as if created, with its identifiers and the roles `roleCodes`; the row is kept as given. */
+  add(user: UserEntity, roleCodes: string[] = []): UserEntity {
+    this.rows.set(user.id, user);
+    for (const i of identifiersOf(user)) this.tables.identifiers.set(i.value, { ...i, userId: user.id });
+    for (const roleCode of roleCodes) this.tables.userRoles.push({ userId: user.id, roleCode });
+    return user;
+  }
+
+  async findForLogin(account: string): Promise<{ user: UserEntity; kind: IdentifierKind } | null> {
+    const candidates = loginCandidates(account);
+    const hit = matchLogin(account, [...this.tables.identifiers.values()].filter((i) => candidates.includes(i.value)));
+    if (!hit) return null;
+    const user = await this.withPassword(hit.userId);
+    return user ? { user, kind: hit.kind } : null;
+  }
+
+  async byUsername(username: string): Promise<UserEntity | null> {
+    const held = this.tables.identifiers.get(normaliseIdentifier('username', username));
+    return held?.kind === 'username' ? this.byId(held.userId) : null;
+  }
+
+  async byId(id: string): Promise<UserEntity | null> {
+    if (this.failWith) throw this.failWith;
+    const row = this.rows.get(id);
+    return row ? withoutPassword(row) : null;
+  }
+
+  async withPassword(id: string): Promise<UserEntity | null> {
+    const row = this.rows.get(id);
+    return row ? { ...row } : null;
+  }
+
+  async byIds(ids: string[]): Promise<UserEntity[]> {
+    return [...this.rows.values()].filter((u) => ids.includes(u.id)).map(withoutPassword);
+  }
+
+  async count(): Promise<number> {
+    return this.rows.size;
+  }
+
+  async holdingRoles(codes: string[]): Promise<UserEntity[]> {
+    const ids = new Set(this.tables.userRoles.filter((l) => codes.includes(l.roleCode)).map((l) => l.userId));
+    return [...this.rows.values()].filter((u) => ids.has(u.id)).map(withoutPassword);
+  }
+
+  async identifiersTaken(values: string[]): Promise<Set<string>> {
+    return new Set(values.filter((v) => this.tables.identifiers.has(v)));
+  }
+
+  async page(filter: UserFilter, pageNum: number, pageSize: number): Promise<[UserEntity[], number]> {
+    const keyword = filter.keyword?.toLowerCase();
+    const matching = [...this.rows.values()]
+      .filter((u) => !keyword || [u.username, u.name, u.mobile, u.email].some((f) => f?.toLowerCase().includes(keyword)))
+      .sort((a, b) => a.createTime.getTime() - b.createTime.getTime() || a.id.localeCompare(b.id));
+    return [matching.slice((pageNum - 1) * pageSize, pageNum * pageSize).map(withoutPassword), matching.length];
+  }
+
+  async insertWithIdentifiers(user: NewUserRow, identifiers: Identifier[], roleCodes: string[]): Promise<void> {
+    const taken = identifiers.find((i) => this.tables.identifiers.has(i.value));
+    if (taken) throw duplicate(taken.value);
+    if (this.rows.has(user.id)) throw duplicate(user.id);
+    this.add({ unlockTime: null, failureResetTime: null, ...user }, roleCodes);
+  }
+
+  async lock(id: string, until: Date): Promise<void> {
+    this.change(id, { locked: true, unlockTime: until });
+  }
+
+  async unlock(id: string, at: Date): Promise<void> {
+    this.change(id, { locked: false, unlockTime: null, failureResetTime: at });
+  }
+
+  async disable(id: string): Promise<void> {
+    this.change(id, { disabled: true, unlockTime: null });
+  }
+
+  async enable(id: string, at: Date): Promise<void> {
+    this.change(id, { disabled: false, unlockTime: null, failureResetTime: at });
+  }
+
+  async setPassword(id: string, hash: string, at: Date): Promise<void> {
+    this.change(id, { password: hash, passwordUpdateTime: at });
+  }
+
+  async resetPassword(id: string, hash: string, at: Date): Promise<void> {
+    this.change(id, { password: hash, passwordUpdateTime: null, failureResetTime: at });
+  }
+
+  async recover(id: string, hash: string, at: Date): Promise<void> {
+    this.change(id, { locked: false, unlockTime: null, disabled: false, password: hash, passwordUpdateTime: null, failureResetTime: at });
+  }
+
+  /** As an UPDATE by id: no row, no change. */
+  private change(id: string, changes: Partial<UserEntity>): void {
+    const row = this.rows.get(id);
+    if (row) Object.assign(row, changes);
+  }
+}
+
+export class InMemoryRoleRepository implements Shape<RoleRepository> {
+  readonly rows: Map<string, RoleEntity>;
+
+  constructor(private readonly tables: Tables) {
+    this.rows = tables.roles;
+  }
+
+  async insertIfAbsent(role: RoleEntity): Promise<void> {
+    if (!this.rows.has(role.code)) this.rows.set(role.code, { ...role });
+  }
+
+  async all(): Promise<RoleEntity[]> {
+    return [...this.rows.values()].sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0)).map(copyRole);
+  }
+
+  async byCodeIgnoringCase(code: string): Promise<RoleEntity[]> {
+    return [...this.rows.values()].filter((r) => r.code.toLowerCase() === code.toLowerCase()).map(copyRole);
+  }
+
+  async byCodes(codes: string[]): Promise<RoleEntity[]> {
+    return [...this.rows.values()].filter((r) => codes.includes(r.code)).map(copyRole);
+  }
+
+  async save(role: RoleEntity): Promise<RoleEntity> {
+    this.rows.set(role.code, copyRole(role));
+    return role;
+  }
+
+  async memberIds(code: string): Promise<string[]> {
+    return this.tables.userRoles.filter((l) => l.roleCode === code).map((l) => l.userId);
+  }
+
+  async heldBy(userId: string): Promise<RoleEntity[]> {
+    return this.byCodes(this.tables.userRoles.filter((l) => l.userId === userId).map((l) => l.roleCode));
+  }
+
+  async assignmentsOf(userIds: string[]): Promise<UserRoleEntity[]> {
+    return this.tables.userRoles.filter((l) => userIds.includes(l.userId)).map((l) => ({ ...l }));
+  }
+}
+
+const copyRole = (r: RoleEntity): RoleEntity => ({ ...r, permissions: [...r.permissions] });
+
+export interface InMemoryRepositories {
+  users: InMemoryUserRepository;
+  roles: InMemoryRoleRepository;
+  /** For Test.createTestingModule: each real repository class bound to its in-memory stand-in. */
+  providers: Provider[];
+}
+
+/** One set of empty tables and the repositories over them. */
+export function inMemoryRepositories(): InMemoryRepositories {
+  const tables: Tables = { users: new Map(), identifiers: new Map(), roles: new Map(), userRoles: [] };
+  const users = new InMemoryUserRepository(tables);
+  const roles = new InMemoryRoleRepository(tables);
+  return {
+    users,
+    roles,
+    providers: [
+      { provide: UserRepository, useValue: users },
+      { provide: RoleRepository, useValue: roles },
+    ],
+  };
+}
