@@ -5,7 +5,6 @@ import { AppConfig } from '../config/app-config';
 import { SessionModule } from '../session/session.module';
 import { StrategyModule } from '../strategy/strategy.module';
 import { UserAccountModule } from '../user-account/user-account.module';
-import { UserEntity } from '../user-account/user.entity';
 import { EmailChannel, mailFrom, smtpTransportUrl } from './channels/email.channel';
 import { EmailTemplates } from './channels/email-templates';
 import { SiteChannel } from './channels/site.channel';
@@ -14,6 +13,7 @@ import { SmsProvider, WebhookSmsProvider } from './channels/sms.provider';
 import { LoginNotificationListener } from './login-notification.listener';
 import { MessageController } from './message/message.controller';
 import { MessageEntity } from './message/message.entity';
+import { MessageRepository } from './message/message.repository';
 import { MessagePushService } from './message/message-push.service';
 import { MessageService } from './message/message.service';
 import { StreamTicketService } from '../session/stream-ticket.service';
@@ -22,9 +22,11 @@ import { NotificationService } from './notification.service';
 import { NOTIFICATION_CHANNELS, NotificationChannel } from './notification.types';
 import { NotificationEntity } from './outbox/notification.entity';
 import { NotificationOutbox } from './outbox/notification-outbox';
+import { NotificationRepository } from './outbox/notification.repository';
 import { OutboxWorker } from './outbox/outbox.worker';
 import { PasswordExpiryReminderService } from './reminder/password-expiry-reminder.service';
 import { PasswordReminderEntity } from './reminder/password-reminder.entity';
+import { ReminderRepository } from './reminder/reminder.repository';
 
 /**
  * Spec 4.2: e-mail, SMS and site notifications of abnormal logins and unusual
@@ -33,7 +35,7 @@ import { PasswordReminderEntity } from './reminder/password-reminder.entity';
  */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([NotificationEntity, MessageEntity, PasswordReminderEntity, UserEntity]),
+    TypeOrmModule.forFeature([NotificationEntity, MessageEntity, PasswordReminderEntity]),
     MailerModule.forRootAsync({
       imports: [],
       inject: [AppConfig],
@@ -50,6 +52,9 @@ import { PasswordReminderEntity } from './reminder/password-reminder.entity';
   ],
   controllers: [MessageController],
   providers: [
+    NotificationRepository,
+    MessageRepository,
+    ReminderRepository,
     NotificationOutbox,
     OutboxWorker,
     NotificationService,

@@ -15,6 +15,7 @@ import { RoleService } from './role.service';
 import { SelfProtection } from './self-protection';
 import { UserAccountService } from './user-account.service';
 import { UserController } from './user.controller';
+import { UserDirectory } from './user-directory';
 import { UserIdentifierEntity } from './user-identifier.entity';
 import { UserEntity } from './user.entity';
 
@@ -27,8 +28,9 @@ import { UserEntity } from './user.entity';
     PasswordChangeService,
     RoleService,
     SelfProtection,
+    UserDirectory,
     { provide: PasswordHasher, useClass: BcryptPasswordHasher },
   ],
-  exports: [UserAccountService, LockoutService, RoleService, PasswordHasher],
+  exports: [UserAccountService, LockoutService, RoleService, PasswordHasher, UserDirectory],
 })
 export class UserAccountModule {}
