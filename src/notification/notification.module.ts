@@ -5,6 +5,7 @@ import { AppConfig } from '../config/app-config';
 import { SessionModule } from '../session/session.module';
 import { StrategyModule } from '../strategy/strategy.module';
 import { UserAccountModule } from '../user-account/user-account.module';
+import { NotificationChannels } from './channels/notification-channels';
 import { EmailChannel, mailFrom, smtpTransportUrl } from './channels/email.channel';
 import { EmailTemplates } from './channels/email-templates';
 import { SiteChannel } from './channels/site.channel';
@@ -67,6 +68,7 @@ import { ReminderRepository } from './reminder/reminder.repository';
     EmailChannel,
     SmsChannel,
     SiteChannel,
+    NotificationChannels,
     { provide: SmsProvider, useClass: WebhookSmsProvider },
     {
       provide: NOTIFICATION_CHANNELS,
@@ -74,6 +76,6 @@ import { ReminderRepository } from './reminder/reminder.repository';
       useFactory: (...channels: NotificationChannel[]) => channels,
     },
   ],
-  exports: [NotificationService, MessageService],
+  exports: [NotificationService, NotificationChannels, MessageService],
 })
 export class NotificationModule {}

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock';
-import type { NotifyChannel } from '../../strategy/strategy.types';
 import { NotificationKind, NotificationPayload, NotificationStatus } from '../notification.types';
 import { NotificationEntity } from './notification.entity';
 import { NotificationRepository } from './notification.repository';
@@ -22,7 +21,7 @@ export class NotificationOutbox {
 
   /** One pending row per channel, in one INSERT (so all or none), in the caller's transaction when given. */
   async add(
-    userId: string, kind: NotificationKind, channels: NotifyChannel[], payload: NotificationPayload, manager?: EntityManager,
+    userId: string, kind: NotificationKind, channels: string[], payload: NotificationPayload, manager?: EntityManager,
   ): Promise<string[]> {
     const unique = [...new Set(channels)];
     if (!unique.length) return [];
