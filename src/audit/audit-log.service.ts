@@ -1,10 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
 import { Page } from '../common/paging.dto';
 import { AuditLogEntity } from './audit-log.entity';
+import { AuditLogRepository } from './audit-log.repository';
 import { ListAuditLogDto } from './dto/list-audit-log.dto';
 
 /**
@@ -55,7 +54,7 @@ export class AuditLogService {
   private readonly logger = new Logger('Audit');
 
   constructor(
-    @InjectRepository(AuditLogEntity) private readonly rows: Repository<AuditLogEntity>,
+    private readonly rows: AuditLogRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -88,12 +87,7 @@ export class AuditLogService {
 
   /** Newest first. */
   async list(q: ListAuditLogDto): Promise<Page<AuditLogRow>> {
-    const qb = this.rows.createQueryBuilder('a');
-    if (q.action) qb.andWhere('a.action = :action', { action: q.action });
-    if (q.username) qb.andWhere('a.username = :username', { username: q.username });
-    if (q.target) qb.andWhere('a.target = :target', { target: q.target });
-    const [rows, total] = await qb.orderBy('a.create_time', 'DESC').addOrderBy('a.id', 'DESC')
-      .skip((q.pageNum - 1) * q.pageSize).take(q.pageSize).getManyAndCount();
+    const [rows, total] = await this.rows.page({ action: q.action, username: q.username, target: q.target }, q.pageNum, q.pageSize);
     return {
       total,
       rows: rows.map((row) => ({ ...row, id: String(row.id), detail: row.detail ? JSON.parse(row.detail) : null })),

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditLogController } from './audit-log.controller';
 import { AuditLogEntity } from './audit-log.entity';
+import { AuditLogRepository } from './audit-log.repository';
 import { AuditLogService } from './audit-log.service';
 
 /**
@@ -11,7 +12,7 @@ import { AuditLogService } from './audit-log.service';
 @Module({
   imports: [TypeOrmModule.forFeature([AuditLogEntity])],
   controllers: [AuditLogController],
-  providers: [AuditLogService],
+  providers: [AuditLogService, AuditLogRepository],
   exports: [AuditLogService],
 })
 export class AuditModule {}

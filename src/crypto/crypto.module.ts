@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { SysPropEntity } from '../strategy/sys-prop.entity';
+import { StrategyModule } from '../strategy/strategy.module';
 import { RsaKeyService } from './rsa-key.service';
 
+/** The shared RSA key is kept in the settings store, which StrategyModule owns. */
 @Module({
-  imports: [TypeOrmModule.forFeature([SysPropEntity])],
+  imports: [StrategyModule],
   providers: [RsaKeyService],
   exports: [RsaKeyService],
 })

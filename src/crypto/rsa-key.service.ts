@@ -1,14 +1,13 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import {
   constants, createHash, createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, privateDecrypt,
 } from 'node:crypto';
-import { Repository } from 'typeorm';
 import { validationFailed } from '../common/app.exception';
 import { AppConfig } from '../config/app-config';
-import { SysPropEntity } from '../strategy/sys-prop.entity';
+import { SettingsRepository } from '../strategy/settings.repository';
 
-const KEY_ROW = { group: 'sys_security', key: 'rsa_private_key' };
+// The settings row that holds the generated key; existing databases keep theirs under this name.
+const KEY_ROW = { group: 'sys_security', key: 'rsa_private_key' } as const;
 const MAX_CIPHERTEXT_BASE64 = 1024;
 
 /**
@@ -24,7 +23,7 @@ export class RsaKeyService implements OnModuleInit {
 
   constructor(
     private readonly config: AppConfig,
-    @InjectRepository(SysPropEntity) private readonly props: Repository<SysPropEntity>,
+    private readonly settings: SettingsRepository,
   ) {}
 
   async onModuleInit() {
@@ -53,12 +52,11 @@ export class RsaKeyService implements OnModuleInit {
   }
 
   private async sharedKey(): Promise<string> {
-    const existing = await this.props.findOne({ where: KEY_ROW });
-    if (existing) return existing.value;
+    const existing = await this.settings.get(KEY_ROW.group, KEY_ROW.key);
+    if (existing !== null) return existing;
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     // Two instances starting together: the first insert wins, both then use the stored key.
-    await this.props.createQueryBuilder().insert().values({ ...KEY_ROW, value: pem }).orIgnore().execute();
-    return (await this.props.findOneOrFail({ where: KEY_ROW })).value;
+    return this.settings.insertIfAbsent(KEY_ROW.group, KEY_ROW.key, pem);
   }
 }

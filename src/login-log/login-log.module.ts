@@ -2,12 +2,13 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoginLogController } from './login-log.controller';
 import { LoginLogEntity } from './login-log.entity';
+import { LoginLogRepository } from './login-log.repository';
 import { LoginLogService } from './login-log.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([LoginLogEntity])],
   controllers: [LoginLogController],
-  providers: [LoginLogService],
+  providers: [LoginLogService, LoginLogRepository],
   exports: [LoginLogService],
 })
 export class LoginLogModule {}

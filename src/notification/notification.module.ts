@@ -5,7 +5,7 @@ import { AppConfig } from '../config/app-config';
 import { SessionModule } from '../session/session.module';
 import { StrategyModule } from '../strategy/strategy.module';
 import { UserAccountModule } from '../user-account/user-account.module';
-import { UserEntity } from '../user-account/user.entity';
+import { NotificationChannels } from './channels/notification-channels';
 import { EmailChannel, mailFrom, smtpTransportUrl } from './channels/email.channel';
 import { EmailTemplates } from './channels/email-templates';
 import { SiteChannel } from './channels/site.channel';
@@ -14,6 +14,7 @@ import { SmsProvider, WebhookSmsProvider } from './channels/sms.provider';
 import { LoginNotificationListener } from './login-notification.listener';
 import { MessageController } from './message/message.controller';
 import { MessageEntity } from './message/message.entity';
+import { MessageRepository } from './message/message.repository';
 import { MessagePushService } from './message/message-push.service';
 import { MessageService } from './message/message.service';
 import { StreamTicketService } from '../session/stream-ticket.service';
@@ -22,9 +23,11 @@ import { NotificationService } from './notification.service';
 import { NOTIFICATION_CHANNELS, NotificationChannel } from './notification.types';
 import { NotificationEntity } from './outbox/notification.entity';
 import { NotificationOutbox } from './outbox/notification-outbox';
+import { NotificationRepository } from './outbox/notification.repository';
 import { OutboxWorker } from './outbox/outbox.worker';
 import { PasswordExpiryReminderService } from './reminder/password-expiry-reminder.service';
 import { PasswordReminderEntity } from './reminder/password-reminder.entity';
+import { ReminderRepository } from './reminder/reminder.repository';
 
 /**
  * Spec 4.2: e-mail, SMS and site notifications of abnormal logins and unusual
@@ -33,7 +36,7 @@ import { PasswordReminderEntity } from './reminder/password-reminder.entity';
  */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([NotificationEntity, MessageEntity, PasswordReminderEntity, UserEntity]),
+    TypeOrmModule.forFeature([NotificationEntity, MessageEntity, PasswordReminderEntity]),
     MailerModule.forRootAsync({
       imports: [],
       inject: [AppConfig],
@@ -50,6 +53,9 @@ import { PasswordReminderEntity } from './reminder/password-reminder.entity';
   ],
   controllers: [MessageController],
   providers: [
+    NotificationRepository,
+    MessageRepository,
+    ReminderRepository,
     NotificationOutbox,
     OutboxWorker,
     NotificationService,
@@ -62,6 +68,7 @@ import { PasswordReminderEntity } from './reminder/password-reminder.entity';
     EmailChannel,
     SmsChannel,
     SiteChannel,
+    NotificationChannels,
     { provide: SmsProvider, useClass: WebhookSmsProvider },
     {
       provide: NOTIFICATION_CHANNELS,
@@ -69,6 +76,6 @@ import { PasswordReminderEntity } from './reminder/password-reminder.entity';
       useFactory: (...channels: NotificationChannel[]) => channels,
     },
   ],
-  exports: [NotificationService, MessageService],
+  exports: [NotificationService, NotificationChannels, MessageService],
 })
 export class NotificationModule {}

@@ -1,6 +1,4 @@
 import type { Bilingual } from '../common/texts';
-import type { NotifyChannel } from '../strategy/strategy.types';
-
 /** What a notification is about; stored in sys_notification.kind and sys_message.kind. */
 export enum NotificationKind {
   /** Spec 4.2: wrong password. */
@@ -42,7 +40,8 @@ export type NotificationPayload = LoginAlertPayload | PasswordExpiryPayload;
 export interface Delivery {
   id: string;
   userId: string;
-  channel: NotifyChannel;
+  /** The channel's name (NotificationChannels). */
+  channel: string;
   kind: NotificationKind;
   payload: NotificationPayload;
   /** When the notification was raised (the event), not when it is delivered. */
@@ -55,7 +54,8 @@ export interface Delivery {
  * PermanentDeliveryError end the row, anything else is retried with backoff.
  */
 export abstract class NotificationChannel {
-  abstract readonly name: NotifyChannel;
+  /** email, sms and site are the spec's; a module's own channel has its own name (NotificationChannels.use). */
+  abstract readonly name: string;
   abstract deliver(delivery: Delivery): Promise<void>;
 }
 

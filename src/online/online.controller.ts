@@ -11,21 +11,6 @@ import { SessionService } from '../session/session.service';
 import type { Actor, AuthContext, Session } from '../common/auth-context';
 import { ApiEnvelope } from '../common/api-envelope';
 
-export interface OnlineSessionRow {
-  tokenId: string;
-  userId: string;
-  username: string | null;
-  name: string | null;
-  ip: string;
-  browser: string | null;
-  os: string | null;
-  loginTime: number;
-  renewedAt: number | null;
-  expireAt: number;
-  temp: boolean;
-  current?: boolean;
-}
-
 /** Live sessions for administrators (all) and for each user (their own); a tokenId never reveals the token. */
 @ApiTags('online sessions')
 @ApiSecurity('Admin-Token')
@@ -39,7 +24,7 @@ export class OnlineController {
 
   @Post('online/list') @HttpCode(200) @RequirePermissions('sys:online:list')
   @ApiEnvelope(OnlineSessionRowDto, 'page')
-  async list(@Body() dto: ListOnlineDto): Promise<Page<OnlineSessionRow>> {
+  async list(@Body() dto: ListOnlineDto): Promise<Page<OnlineSessionRowDto>> {
     const all = await this.sessions.allSessions();
     const page = all.slice((dto.pageNum - 1) * dto.pageSize, dto.pageNum * dto.pageSize);
     return { total: all.length, rows: await this.rows(page) };
@@ -65,7 +50,7 @@ export class OnlineController {
 
   @Post('me/sessions') @HttpCode(200)
   @ApiEnvelope(OnlineSessionRowDto, 'page')
-  async mine(@CurrentAuth() auth: AuthContext, @Body() dto: ListOnlineDto): Promise<Page<OnlineSessionRow>> {
+  async mine(@CurrentAuth() auth: AuthContext, @Body() dto: ListOnlineDto): Promise<Page<OnlineSessionRowDto>> {
     const own = (await this.sessions.sessionsOf(auth.session.userId))
       .sort((a, b) => b.session.loginTime - a.session.loginTime);
     const page = own.slice((dto.pageNum - 1) * dto.pageSize, dto.pageNum * dto.pageSize);
@@ -80,7 +65,7 @@ export class OnlineController {
     await this.sessions.end(dto.tokenId, session.userId);
   }
 
-  private async rows(page: { tokenHash: string; session: Session }[]): Promise<OnlineSessionRow[]> {
+  private async rows(page: { tokenHash: string; session: Session }[]): Promise<OnlineSessionRowDto[]> {
     const users = await this.accounts.byIds(page.map((p) => p.session.userId));
     return page.map(({ tokenHash, session }) => ({
       tokenId: tokenHash,

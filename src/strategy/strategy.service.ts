@@ -1,9 +1,7 @@
 import { CACHE_MANAGER } from '@nestjs/cache-manager';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
-import { InjectRepository } from '@nestjs/typeorm';
 import type { Cache } from 'cache-manager';
-import { Repository } from 'typeorm';
 import { actedBy, AuditAction, AuditLogService } from '../audit/audit-log.service';
 import { validationFailed } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
@@ -11,7 +9,7 @@ import { KeyedMutex } from '../store/keyed-mutex';
 import { KvStore } from '../store/kv.store';
 import { Keys } from '../store/keys';
 import { SaveLoginStrategyDto, SaveUserStrategyDto } from './dto/save-strategy.dto';
-import { SysPropEntity } from './sys-prop.entity';
+import { SettingsRepository } from './settings.repository';
 import {
   LoginStrategy, PasswordRules, StrategyGroup, SysPropsChangedEvent, UserStrategy,
 } from './strategy.types';
@@ -38,7 +36,7 @@ export class StrategyService implements OnModuleInit {
   private readonly logger = new Logger(StrategyService.name);
 
   constructor(
-    @InjectRepository(SysPropEntity) private readonly props: Repository<SysPropEntity>,
+    private readonly settings: SettingsRepository,
     @Inject(CACHE_MANAGER) private readonly cache: Cache,
     private readonly events: EventEmitter2,
     private readonly store: KvStore,
@@ -140,22 +138,22 @@ export class StrategyService implements OnModuleInit {
 
   /** The group as stored in sys_props, defaults for the fields never saved. */
   private async read(group: StrategyGroup): Promise<Shape> {
-    const rows = await this.props.find({ where: { group } });
+    const stored = await this.settings.readGroup(group);
     const value = DEFAULTS[group]();
-    for (const row of rows) {
-      if (!(row.key in value)) continue;
-      const fallback = (value as any)[row.key];
-      (value as any)[row.key] = decode(row.value, typeof fallback) ?? fallback;
+    for (const [key, raw] of stored) {
+      if (!(key in value)) continue;
+      const fallback = (value as any)[key];
+      (value as any)[key] = decode(raw, typeof fallback) ?? fallback;
     }
     return value;
   }
 
   private async save(group: StrategyGroup, dto: object): Promise<Shape> {
-    const rows = Object.entries(dto)
+    const values = Object.fromEntries(Object.entries(dto)
       .filter(([, v]) => v !== undefined)
-      .map(([key, v]) => ({ group, key, value: String(v) }));
-    if (rows.length) {
-      await this.props.upsert(rows, ['group', 'key']);
+      .map(([key, v]) => [key, String(v)]));
+    if (Object.keys(values).length) {
+      await this.settings.writeGroup(group, values);
       // Await the refresh so that the caller's next read sees the new values.
       await this.events.emitAsync(SysPropsChangedEvent.NAME, new SysPropsChangedEvent(group));
     }

@@ -16,6 +16,7 @@ import { RoleService } from './role.service';
 import { SelfProtection } from './self-protection';
 import { UserAccountService } from './user-account.service';
 import { UserController } from './user.controller';
+import { UserDirectory } from './user-directory';
 import { UserIdentifierEntity } from './user-identifier.entity';
 import { UserEntity } from './user.entity';
 import { UserRepository } from './user.repository';
@@ -31,8 +32,9 @@ import { UserRepository } from './user.repository';
     PasswordChangeService,
     RoleService,
     SelfProtection,
+    UserDirectory,
     { provide: PasswordHasher, useClass: BcryptPasswordHasher },
   ],
-  exports: [UserAccountService, LockoutService, RoleService, PasswordHasher, UserRepository],
+  exports: [UserAccountService, LockoutService, RoleService, PasswordHasher, UserRepository, UserDirectory],
 })
 export class UserAccountModule {}

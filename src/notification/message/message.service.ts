@@ -1,11 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { In, Repository } from 'typeorm';
 import { Page } from '../../common/paging.dto';
 import { ListMessagesDto } from '../dto/message.dto';
-import { isUniqueViolation } from '../../common/db-errors';
 import { reasonOf } from '../notification.errors';
-import { MessageEntity } from './message.entity';
+import type { MessageEntity } from './message.entity';
+import { MessageRepository } from './message.repository';
 import { MessagePushService } from './message-push.service';
 import { MessageView, NewMessage } from './message.types';
 
@@ -15,7 +13,7 @@ export class MessageService {
   private readonly logger = new Logger('Notification');
 
   constructor(
-    @InjectRepository(MessageEntity) private readonly messages: Repository<MessageEntity>,
+    private readonly messages: MessageRepository,
     private readonly push: MessagePushService,
   ) {}
 
@@ -25,13 +23,7 @@ export class MessageService {
    * effort: the message is in the list whatever happens to it.
    */
   async post(message: NewMessage): Promise<MessageView> {
-    let row: MessageEntity = { ...message, read: false };
-    try {
-      await this.messages.insert(row);
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-      row = (await this.messages.findOneBy({ id: message.id }))!;
-    }
+    const row = await this.messages.insertOnce({ ...message, read: false });
     const view = toView(row);
     await this.push.publish(row.userId, view).catch((err: unknown) =>
       this.logger.warn(`could not push message ${row.id}: ${reasonOf(err)}`));
@@ -40,10 +32,7 @@ export class MessageService {
 
   /** The caller's messages, newest first. */
   async list(userId: string, query: ListMessagesDto): Promise<Page<MessageView>> {
-    const qb = this.messages.createQueryBuilder('m').where('m.user_id = :userId', { userId });
-    if (query.unreadOnly) qb.andWhere('m.is_read = :read', { read: false });
-    const [rows, total] = await qb.orderBy('m.create_time', 'DESC').addOrderBy('m.id', 'DESC')
-      .skip((query.pageNum - 1) * query.pageSize).take(query.pageSize).getManyAndCount();
+    const [rows, total] = await this.messages.pageOfUser(userId, !!query.unreadOnly, query.pageNum, query.pageSize);
     return { total, rows: rows.map(toView) };
   }
 
@@ -51,7 +40,7 @@ export class MessageService {
   async markRead(userId: string, ids: string[]): Promise<void> {
     const unique = [...new Set(ids)];
     if (!unique.length) return;
-    await this.messages.update({ userId, id: In(unique) }, { read: true });
+    await this.messages.markRead(userId, unique);
   }
 }
 

@@ -1,6 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { DATETIME } from '../../common/datetime';
-import type { NotifyChannel } from '../../strategy/strategy.types';
 import { NotificationKind, NotificationStatus } from '../notification.types';
 
 /**
@@ -19,7 +18,7 @@ export class NotificationEntity {
   userId: string;
 
   @Column({ type: 'varchar', length: 16 })
-  channel: NotifyChannel;
+  channel: string;
 
   @Column({ type: 'varchar', length: 32 })
   kind: NotificationKind;

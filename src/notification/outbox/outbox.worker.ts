@@ -1,12 +1,12 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Clock } from '../../common/clock';
-import type { NotifyChannel } from '../../strategy/strategy.types';
+import { NotificationChannels } from '../channels/notification-channels';
 import { reasonOf } from '../notification.errors';
 import {
-  ChannelNotConfiguredError, NOTIFICATION_CHANNELS, NotificationChannel, NotificationStatus, PermanentDeliveryError,
+  ChannelNotConfiguredError, NotificationStatus, PermanentDeliveryError,
 } from '../notification.types';
 import { NotificationEntity } from './notification.entity';
 import { NotificationOutbox } from './notification-outbox';
@@ -24,18 +24,15 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Notification');
   /** This instance's claim mark: host, pid and a random part (two apps in one process differ). */
   readonly owner = `${hostname().slice(0, 40)}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  private readonly channels: Map<NotifyChannel, NotificationChannel>;
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
 
   constructor(
     private readonly outbox: NotificationOutbox,
-    @Inject(NOTIFICATION_CHANNELS) channels: NotificationChannel[],
+    private readonly channels: NotificationChannels,
     private readonly clock: Clock,
-  ) {
-    this.channels = new Map(channels.map((c) => [c.name, c]));
-  }
+  ) {}
 
   onApplicationBootstrap() {
     // Rows left pending before a restart go out without waiting for the first poll.

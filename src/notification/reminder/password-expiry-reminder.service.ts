@@ -1,17 +1,14 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Cron, CronExpression, Timeout } from '@nestjs/schedule';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
 import { Clock } from '../../common/clock';
 import { StrategyService } from '../../strategy/strategy.service';
 import type { NotifyChannel } from '../../strategy/strategy.types';
-import { UserEntity } from '../../user-account/user.entity';
 import { DAY_MS, passwordExpiresAt } from '../../user-account/password-expiry';
-import { isUniqueViolation } from '../../common/db-errors';
+import { DirectoryUser, UserDirectory } from '../../user-account/user-directory';
 import { reasonOf } from '../notification.errors';
 import { NotificationService } from '../notification.service';
 import { NotificationKind, PasswordExpiryPayload } from '../notification.types';
-import { PasswordReminderEntity } from './password-reminder.entity';
+import { ReminderRepository } from './reminder.repository';
 
 const PAGE = 500;
 
@@ -31,9 +28,8 @@ export class PasswordExpiryReminderService implements OnModuleDestroy {
 
   constructor(
     private readonly strategy: StrategyService,
-    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
-    @InjectRepository(PasswordReminderEntity) private readonly reminders: Repository<PasswordReminderEntity>,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly users: UserDirectory,
+    private readonly reminders: ReminderRepository,
     private readonly notifications: NotificationService,
     private readonly clock: Clock,
   ) {}
@@ -82,12 +78,7 @@ export class PasswordExpiryReminderService implements OnModuleDestroy {
     let reminded = 0;
     let afterId = '';
     for (;;) {
-      const batch = await this.users.createQueryBuilder('u')
-        .where('u.id > :afterId', { afterId })
-        .andWhere('COALESCE(u.password_update_time, u.create_time) > :from', { from })
-        .andWhere('COALESCE(u.password_update_time, u.create_time) <= :until', { until })
-        .andWhere('(u.disabled IS NULL OR u.disabled = :enabled)', { enabled: false })
-        .orderBy('u.id', 'ASC').take(PAGE).getMany();
+      const batch = await this.users.enabledWithPasswordSetIn(from, until, afterId, PAGE);
       for (const user of batch) {
         if (await this.remind(user, days, now)) reminded += 1;
       }
@@ -99,27 +90,21 @@ export class PasswordExpiryReminderService implements OnModuleDestroy {
   }
 
   /** True when this call reminded the user; false when the period was already reminded (here or elsewhere). */
-  private async remind(user: UserEntity, days: number, now: number): Promise<boolean> {
+  private async remind(user: DirectoryUser, days: number, now: number): Promise<boolean> {
     const expireTime = passwordExpiresAt(user, days)!;
     // The usual case, checked without a transaction (on SQLite a rolled-back transaction
     // would take concurrent writes on the same connection with it).
-    if (await this.reminders.existsBy({ userId: user.id, expireTime })) return false;
+    if (await this.reminders.wasReminded(user.id, expireTime)) return false;
     const channels: NotifyChannel[] = user.email ? ['site', 'email'] : ['site'];
     const payload: PasswordExpiryPayload = {
       account: user.username,
       expireTime: expireTime.toISOString(),
       days: Math.max(1, Math.ceil((expireTime.getTime() - now) / DAY_MS)),
     };
-    try {
-      await this.dataSource.transaction(async (tx) => {
-        await tx.insert(PasswordReminderEntity, { userId: user.id, expireTime, createTime: this.clock.now() });
-        await this.notifications.enqueue(tx, user.id, NotificationKind.PASSWORD_EXPIRY, channels, payload);
-      });
-      return true;
-    } catch (err) {
-      // Another instance inserted the same key first: it sends, this one does not.
-      if (isUniqueViolation(err)) return false;
-      throw err;
-    }
+    // False when another instance recorded the same period first: it sends, this one does not.
+    return this.reminders.recordOnce(
+      { userId: user.id, expireTime, createTime: this.clock.now() },
+      (tx) => this.notifications.enqueue(tx, user.id, NotificationKind.PASSWORD_EXPIRY, channels, payload),
+    );
   }
 }

@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { MoreThanOrEqual, Repository } from 'typeorm';
+import { LoginLogEntity, LoginStatus, LoginTypes } from './login-log.entity';
+
+/** What the login-log list can be narrowed by (spec 2.6); every given field must match. */
+export interface LoginLogFilter {
+  account?: string;
+  status?: LoginStatus;
+  loginType?: LoginTypes;
+  ip?: string;
+  /** Inclusive bounds of the login time. */
+  from?: Date;
+  to?: Date;
+}
+
+/** `sys_login_log`: the only place that queries it. */
+@Injectable()
+export class LoginLogRepository {
+  constructor(@InjectRepository(LoginLogEntity) private readonly logs: Repository<LoginLogEntity>) {}
+
+  async insert(row: Omit<LoginLogEntity, 'id'>): Promise<void> {
+    await this.logs.insert(row);
+  }
+
+  /** Spec 3.1: passwrong records of the user since `since` (served by idx_login_log_user_status_time). */
+  countFailuresSince(userId: string, since: Date): Promise<number> {
+    return this.logs.count({ where: { userId, status: LoginStatus.PASSWRONG, loginTime: MoreThanOrEqual(since) } });
+  }
+
+  /** Spec 4.1 step 10: IPs of the user's latest `count` successful logins, newest first. */
+  async recentSuccessIps(userId: string, count: number): Promise<string[]> {
+    const rows = await this.logs.find({
+      select: { ip: true },
+      where: { userId, status: LoginStatus.SUCCESS },
+      order: { loginTime: 'DESC', id: 'DESC' },
+      take: count,
+    });
+    return rows.map((r) => r.ip);
+  }
+
+  /** One page of the records matching `filter`, newest first, and how many match in all. */
+  page(filter: LoginLogFilter, pageNum: number, pageSize: number): Promise<[LoginLogEntity[], number]> {
+    const qb = this.logs.createQueryBuilder('l');
+    if (filter.account) qb.andWhere('l.account = :account', { account: filter.account });
+    if (filter.status) qb.andWhere('l.status = :status', { status: filter.status });
+    if (filter.loginType) qb.andWhere('l.login_type = :loginType', { loginType: filter.loginType });
+    if (filter.ip) qb.andWhere('l.ip = :ip', { ip: filter.ip });
+    if (filter.from) qb.andWhere('l.login_time >= :begin', { begin: filter.from });
+    if (filter.to) qb.andWhere('l.login_time <= :end', { end: filter.to });
+    return qb.orderBy('l.login_time', 'DESC').addOrderBy('l.id', 'DESC')
+      .skip((pageNum - 1) * pageSize).take(pageSize).getManyAndCount();
+  }
+}

@@ -1,0 +1,31 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { NOTIFICATION_CHANNELS, NotificationChannel } from '../notification.types';
+
+/** sys_notification.channel is varchar(16). */
+const CHANNEL_NAME = /^[a-z][a-z0-9-]{0,15}$/;
+
+/**
+ * Every channel the outbox delivers to, by name: the spec's three (email, sms, site) and those a
+ * module adds with use() — a security team's webhook, a chat robot. The strategy's
+ * sendMsgWhenError* fields choose among the spec's three only (spec 2.1); a module that adds a
+ * channel also decides when to send to it (NotificationService.notify with its name), and gets the
+ * outbox's durability, retries and statuses for free.
+ */
+@Injectable()
+export class NotificationChannels {
+  private readonly byName = new Map<string, NotificationChannel>();
+
+  constructor(@Inject(NOTIFICATION_CHANNELS) builtIn: NotificationChannel[]) {
+    for (const channel of builtIn) this.use(channel);
+  }
+
+  use(channel: NotificationChannel): void {
+    if (!CHANNEL_NAME.test(channel.name)) throw new Error(`a channel name is 1 to 16 of a-z, 0-9, -: ${channel.name}`);
+    if (this.byName.has(channel.name)) throw new Error(`notification channel ${channel.name} is already in use`);
+    this.byName.set(channel.name, channel);
+  }
+
+  get(name: string): NotificationChannel | undefined {
+    return this.byName.get(name);
+  }
+}

@@ -1,0 +1,103 @@
+import { Injectable, Module, OnModuleInit } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { NotificationChannels } from '../../src/notification/channels/notification-channels';
+import { NotificationModule } from '../../src/notification/notification.module';
+import { NotificationService } from '../../src/notification/notification.service';
+import { Delivery, NotificationChannel, NotificationKind } from '../../src/notification/notification.types';
+import { LoginFailedEvent } from '../../src/user-account/account.events';
+import { createActiveUser } from '../factories';
+import { BACKENDS } from '../support/backends';
+import { startApp, TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait';
+
+/**
+ * README "Extending": a new notification channel — here a security team's feed of wrong passwords —
+ * added by a module beside the service's own, delivered through the outbox like email, sms and site.
+ */
+@Injectable()
+class SecurityFeed extends NotificationChannel implements OnModuleInit {
+  readonly name = 'security-feed';
+  readonly received: Delivery[] = [];
+  failures = 0;
+
+  constructor(private readonly channels: NotificationChannels) {
+    super();
+  }
+
+  onModuleInit() {
+    this.channels.use(this);
+  }
+
+  async deliver(delivery: Delivery): Promise<void> {
+    if (this.failures > 0) {
+      this.failures--;
+      throw new Error('feed busy');
+    }
+    this.received.push(delivery);
+  }
+}
+
+/** The module decides when its channel is used: every wrong password, whatever the strategy says. */
+@Injectable()
+class SecurityFeedListener {
+  constructor(private readonly notifications: NotificationService) {}
+
+  @OnEvent(LoginFailedEvent.NAME, { async: true, promisify: true })
+  async onLoginFailed(e: LoginFailedEvent): Promise<void> {
+    await this.notifications.notify(e.userId, NotificationKind.LOGIN_FAILED, ['security-feed'], {
+      account: e.account, ip: e.ip, time: e.time.toISOString(), hint: e.hint,
+    });
+  }
+}
+
+@Module({ imports: [NotificationModule], providers: [SecurityFeed, SecurityFeedListener] })
+class SecurityFeedModule {}
+
+describe.each(BACKENDS)('extending the notification channels on $name', (backend) => {
+  let app: TestApp;
+  let feed: SecurityFeed;
+  beforeAll(async () => {
+    app = await startApp(backend, { imports: [SecurityFeedModule] });
+    feed = app.app.get(SecurityFeed);
+  });
+  afterAll(() => app.close());
+
+  const rows = (userId: string) =>
+    app.db.query('SELECT * FROM sys_notification WHERE user_id = ? AND channel = ?', [userId, 'security-feed']);
+
+  it('delivers through the outbox: one row, sent, with the payload of the event', async () => {
+    const user = await createActiveUser(app);
+    expect((await app.login(user.username, 'Wrong#pass1', { ip: '10.7.7.7' })).body.code).toBe('BAD_CREDENTIALS');
+    const [row] = await waitFor(async () => {
+      const found = await rows(user.id);
+      return found.length === 1 && found[0].status === 'sent' && found;
+    }, 'the feed row marked sent');
+    expect(row).toMatchObject({ kind: 'login-failed', attempts: expect.anything() });
+    const delivery = feed.received.find((d) => d.userId === user.id)!;
+    expect(delivery).toMatchObject({ channel: 'security-feed', kind: 'login-failed', payload: { account: user.username, ip: '10.7.7.7' } });
+  });
+
+  it('gets the outbox retries: a failed attempt is tried again once due', async () => {
+    const user = await createActiveUser(app);
+    feed.failures = 1;
+    expect((await app.login(user.username, 'Wrong#pass1')).body.code).toBe('BAD_CREDENTIALS');
+    const [failed] = await waitFor(async () => {
+      const found = await rows(user.id);
+      return found.length === 1 && Number(found[0].attempts) === 1 && found[0].claimed_by === null && found;
+    }, 'the failed first attempt');
+    expect(failed).toMatchObject({ status: 'pending', last_error: expect.stringContaining('feed busy') });
+    app.clock.advance(5000);
+    const [sent] = await waitFor(async () => {
+      const found = await rows(user.id);
+      return found[0]?.status === 'sent' && found;
+    }, 'the retried row marked sent');
+    expect(Number(sent.attempts)).toBe(2);
+    expect(feed.received.filter((d) => d.userId === user.id)).toHaveLength(1);
+  });
+
+  it('refuses a second channel of the same name, and a name the outbox cannot store', () => {
+    const channels = app.app.get(NotificationChannels);
+    expect(() => channels.use(Object.assign(Object.create(SecurityFeed.prototype), { name: 'email' }))).toThrow(/already in use/);
+    expect(() => channels.use(Object.assign(Object.create(SecurityFeed.prototype), { name: 'a-name-longer-than-16' }))).toThrow(/1 to 16/);
+  });
+});
