@@ -1,4 +1,6 @@
 import type { Provider } from '@nestjs/common';
+import { LoginLogEntity, LoginStatus } from '../../src/login-log/login-log.entity';
+import { LoginLogFilter, LoginLogRepository } from '../../src/login-log/login-log.repository';
 import { RoleEntity, UserRoleEntity } from '../../src/user-account/role.entity';
 import { RoleRepository } from '../../src/user-account/role.repository';
 import { Identifier, IdentifierKind, identifiersOf, loginCandidates, matchLogin, normaliseIdentifier } from '../../src/user-account/user-identifier';
@@ -179,9 +181,49 @@ export class InMemoryRoleRepository implements Shape<RoleRepository> {
 
 const copyRole = (r: RoleEntity): RoleEntity => ({ ...r, permissions: [...r.permissions] });
 
+export class InMemoryLoginLogRepository implements Shape<LoginLogRepository> {
+  /** The rows as written, oldest first, with ids counting up as the database gives them. */
+  readonly rows: LoginLogEntity[] = [];
+  /** Set: the next writes fail with it (a database going away). */
+  failWith: unknown = null;
+
+  async insert(row: Omit<LoginLogEntity, 'id'>): Promise<void> {
+    if (this.failWith) throw this.failWith;
+    this.rows.push({ ...row, id: String(this.rows.length + 1) });
+  }
+
+  async countFailuresSince(userId: string, since: Date): Promise<number> {
+    return this.rows.filter((r) => r.userId === userId && r.status === LoginStatus.PASSWRONG
+      && r.loginTime.getTime() >= since.getTime()).length;
+  }
+
+  async recentSuccessIps(userId: string, count: number): Promise<string[]> {
+    return this.newestFirst(this.rows.filter((r) => r.userId === userId && r.status === LoginStatus.SUCCESS))
+      .slice(0, count).map((r) => r.ip);
+  }
+
+  async page(filter: LoginLogFilter, pageNum: number, pageSize: number): Promise<[LoginLogEntity[], number]> {
+    const matching = this.newestFirst(this.rows.filter((r) =>
+      (!filter.account || r.account === filter.account) && (!filter.status || r.status === filter.status)
+      && (!filter.loginType || r.loginType === filter.loginType) && (!filter.ip || r.ip === filter.ip)
+      && (!filter.from || r.loginTime >= filter.from) && (!filter.to || r.loginTime <= filter.to)));
+    return [matching.slice((pageNum - 1) * pageSize, pageNum * pageSize).map((r) => ({ ...r })), matching.length];
+  }
+
+  /** The statuses written, oldest first. */
+  statuses(): LoginStatus[] {
+    return this.rows.map((r) => r.status);
+  }
+
+  private newestFirst(rows: LoginLogEntity[]): LoginLogEntity[] {
+    return [...rows].sort((a, b) => b.loginTime.getTime() - a.loginTime.getTime() || Number(b.id) - Number(a.id));
+  }
+}
+
 export interface InMemoryRepositories {
   users: InMemoryUserRepository;
   roles: InMemoryRoleRepository;
+  loginLogs: InMemoryLoginLogRepository;
   /** For Test.createTestingModule: each real repository class bound to its in-memory stand-in. */
   providers: Provider[];
 }
@@ -191,12 +233,15 @@ export function inMemoryRepositories(): InMemoryRepositories {
   const tables: Tables = { users: new Map(), identifiers: new Map(), roles: new Map(), userRoles: [] };
   const users = new InMemoryUserRepository(tables);
   const roles = new InMemoryRoleRepository(tables);
+  const loginLogs = new InMemoryLoginLogRepository();
   return {
     users,
     roles,
+    loginLogs,
     providers: [
       { provide: UserRepository, useValue: users },
       { provide: RoleRepository, useValue: roles },
+      { provide: LoginLogRepository, useValue: loginLogs },
     ],
   };
 }

@@ -5,7 +5,7 @@ import { FakeClock } from '../../../test/support/fake-clock';
 import { ErrorCode } from '../../common/error-code';
 import { AppConfig } from '../../config/app-config';
 import { LoginStatus, LoginTypes } from '../../login-log/login-log.entity';
-import { LoginAttempt, LoginLogService } from '../../login-log/login-log.service';
+import { LoginLogService } from '../../login-log/login-log.service';
 import { KeyedMutex } from '../../store/keyed-mutex';
 import { Keys } from '../../store/keys';
 import { KvStore } from '../../store/kv.store';
@@ -27,38 +27,11 @@ import { QrcodeService } from '../../qrcode/qrcode.service';
 import { AuditEntry, AuditLogService } from '../../audit/audit-log.service';
 import { hashToken } from '../../session/session.service';
 import { codeOf } from '../../../test/support/code-of';
-import { InMemoryRepositories, inMemoryRepositories, InMemoryUserRepository } from '../../../test/support/in-memory';
+import { InMemoryLoginLogRepository, InMemoryRepositories, inMemoryRepositories, InMemoryUserRepository } from '../../../test/support/in-memory';
 
 const DAY = 86_400_000;
 const MINUTE = 60_000;
 const PASSWORD = 'Right-pass1';
-
-/** The login log as LoginLogService keeps it: rows stamped with the clock, failures counted since a time. */
-class FakeLoginLog {
-  readonly rows: (LoginAttempt & { loginTime: Date })[] = [];
-  /** Set: the next writes fail with it (a database going away). */
-  failWith: unknown = null;
-  constructor(private readonly clock: Clock) {}
-
-  async record(attempt: LoginAttempt) {
-    if (this.failWith) throw this.failWith;
-    this.rows.push({ ...attempt, loginTime: this.clock.now() });
-  }
-
-  async countFailuresSince(userId: string, since: Date) {
-    return this.rows.filter((r) => r.userId === userId && r.status === LoginStatus.PASSWRONG
-      && r.loginTime.getTime() >= since.getTime()).length;
-  }
-
-  async recentSuccessIps(userId: string, count: number) {
-    return this.rows.filter((r) => r.userId === userId && r.status === LoginStatus.SUCCESS)
-      .reverse().slice(0, count).map((r) => r.ip);
-  }
-
-  statuses() {
-    return this.rows.map((r) => r.status);
-  }
-}
 
 /** Plain-text "hashes"; records which passwords were compared and how often a dummy compare ran. */
 class FakeHasher extends PasswordHasher {
@@ -82,7 +55,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
   let store: MemoryKvStore;
   let repos: InMemoryRepositories;
   let users: InMemoryUserRepository;
-  let log: FakeLoginLog;
+  let log: InMemoryLoginLogRepository;
   let hasher: FakeHasher;
   let events: EventEmitter2;
   let loginSettings: LoginStrategy;
@@ -114,7 +87,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
     repos = inMemoryRepositories();
     users = repos.users;
     await repos.roles.save({ code: 'viewer', name: 'Viewer', permissions: ['sys:user:list'] });
-    log = new FakeLoginLog(clock);
+    log = repos.loginLogs;
     hasher = new FakeHasher();
     events = new EventEmitter2();
     audited = [];
@@ -129,7 +102,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
       providers: [
         LoginService, UserAccountService, LockoutService, RoleService, SelfProtection, SessionService, KeyedMutex, CaptchaService, QrcodeService,
         ...repos.providers,
-        { provide: LoginLogService, useValue: log },
+        LoginLogService,
         { provide: PasswordHasher, useValue: hasher },
         { provide: StrategyService, useValue: strategy },
         { provide: AppConfig, useValue: config },
