@@ -29,10 +29,12 @@ export interface Session {
   username?: string;
 }
 
-/** What authentication attaches to a request: the session and its id (the token's SHA-256). */
+/** What authentication attaches to a request: the session, its id (the token's SHA-256) and its permission codes. */
 export interface AuthContext {
   tokenHash: string;
   session: Session;
+  /** AUTH_PERMS of the session, read with it in one round trip (spec 5.3). */
+  permissions: string[];
 }
 
 declare module 'fastify' {

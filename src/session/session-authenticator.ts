@@ -38,14 +38,15 @@ export class SessionAuthenticator {
   }
 
   async authenticate(request: FastifyRequest, { acceptsTicket = false } = {}): Promise<AuthContext> {
-    const { tokenHash, session } = await this.sessionOf(request, acceptsTicket);
+    const auth = await this.sessionOf(request, acceptsTicket);
+    const { session } = auth;
     if ((await this.strategy.loginStrategy()).bindIp && session.ip !== clientIp(request)) {
       throw new AppException(ErrorCode.IP_MISMATCH);
     }
     if (session.temp === 1 && !this.tempUris.has(pathOf(request))) {
       throw new AppException(ErrorCode.TEMP_TOKEN_FORBIDDEN);
     }
-    return { tokenHash, session };
+    return auth;
   }
 
   /** A `?ticket=` is spent here, whatever follows; the session that asked for it must still be live. */

@@ -64,8 +64,15 @@ describe('SessionService (spec 3.4, contract §5/§6)', () => {
       expect(await store.ttl(Keys.token(tokenHash))).toBe(30 * MINUTE);
 
       const resolved = await sessions.resolve(token);
-      expect(resolved).toEqual({ tokenHash, session });
+      expect(resolved).toEqual({ tokenHash, session, permissions: ['sys:user:list'] });
       expect(await sessions.permissions(tokenHash)).toEqual(['sys:user:list']);
+    });
+
+    it('reads a live session and its permission codes in one round trip (issue 13)', async () => {
+      const { token } = await sessions.issue(options());
+      const reads = [jest.spyOn(store, 'get'), jest.spyOn(store, 'mget')];
+      await sessions.resolve(token);
+      expect(reads.map((spy) => spy.mock.calls.length)).toEqual([0, 1]);
     });
 
     it('two logins get different tokens', async () => {

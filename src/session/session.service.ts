@@ -67,7 +67,8 @@ export class SessionService {
 
   /** As resolve, for a session known by its id (the token's SHA-256), e.g. through a stream ticket. */
   async resolveHash(tokenHash: string): Promise<AuthContext> {
-    const raw = await this.store.get(Keys.token(tokenHash));
+    // One round trip: the session and its permission codes together (issue 13).
+    const [raw, perms] = await this.store.mget([Keys.token(tokenHash), Keys.perms(tokenHash)]);
     if (!raw) throw new AppException(ErrorCode.NOT_LOGGED_IN);
     const session = JSON.parse(raw) as Session;
     if (session.kickout === 1) {
@@ -81,7 +82,7 @@ export class SessionService {
       await this.end(tokenHash, session.userId);
       throw new AppException(ErrorCode.NOT_LOGGED_IN);
     }
-    return { tokenHash, session };
+    return { tokenHash, session, permissions: perms ? (JSON.parse(perms) as string[]) : [] };
   }
 
   async permissions(tokenHash: string): Promise<string[]> {

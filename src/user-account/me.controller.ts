@@ -3,7 +3,6 @@ import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CurrentAuth } from '../common/auth-context';
 import { RsaKeyService } from '../crypto/rsa-key.service';
-import { SessionService } from '../session/session.service';
 import type { AuthContext } from '../common/auth-context';
 import { clientIp, userAgent } from '../common/client-info';
 import { ApiEnvelope } from '../common/api-envelope';
@@ -19,7 +18,6 @@ import { UserAccountService } from './user-account.service';
 export class MeController {
   constructor(
     private readonly accounts: UserAccountService,
-    private readonly sessions: SessionService,
     private readonly rsa: RsaKeyService,
     private readonly passwords: PasswordChangeService,
   ) {}
@@ -35,7 +33,7 @@ export class MeController {
       name: user.name,
       mobile: user.mobile,
       email: user.email,
-      permissions: await this.sessions.permissions(auth.tokenHash),
+      permissions: auth.permissions,
       tempUser: auth.session.temp === 1,
     };
   }

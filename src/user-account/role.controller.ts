@@ -2,7 +2,6 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
 import type { Actor, AuthContext } from '../common/auth-context';
-import { SessionService } from '../session/session.service';
 import { ApiEnvelope } from '../common/api-envelope';
 import { NoInputDto } from '../common/validation.pipe';
 import { RoleDto, SaveRoleDto } from './dto/user.dto';
@@ -12,12 +11,12 @@ import { RoleService } from './role.service';
 @ApiSecurity('Admin-Token')
 @Controller('sys/role')
 export class RoleController {
-  constructor(private readonly roles: RoleService, private readonly sessions: SessionService) {}
+  constructor(private readonly roles: RoleService) {}
 
   /** Contract §11: within the codes of the caller's session. */
   @Post('save') @HttpCode(200) @RequirePermissions('sys:role:save')
   async save(@Body() dto: SaveRoleDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
-    return this.roles.save(dto, await this.sessions.permissions(auth.tokenHash), actor);
+    return this.roles.save(dto, auth.permissions, actor);
   }
 
   @Post('list') @HttpCode(200) @RequirePermissions('sys:role:list')

@@ -4,7 +4,6 @@ import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-co
 import { RsaKeyService } from '../crypto/rsa-key.service';
 import type { Actor, AuthContext } from '../common/auth-context';
 import { ApiEnvelope } from '../common/api-envelope';
-import { SessionService } from '../session/session.service';
 import { CreatedUserDto, CreateUserDto, ListUsersDto, ResetPasswordResultDto, UserIdDto, UserRowDto } from './dto/user.dto';
 import { UserAccountService } from './user-account.service';
 
@@ -15,7 +14,6 @@ export class UserController {
   constructor(
     private readonly accounts: UserAccountService,
     private readonly rsa: RsaKeyService,
-    private readonly sessions: SessionService,
   ) {}
 
   /** Contract §11: the roles given must lie within the codes of the caller's session. */
@@ -25,7 +23,7 @@ export class UserController {
     return this.accounts.create({
       ...dto,
       password: dto.password === undefined ? undefined : this.rsa.decrypt('password', dto.password),
-    }, await this.sessions.permissions(auth.tokenHash), actor);
+    }, auth.permissions, actor);
   }
 
   @Post('list') @HttpCode(200) @RequirePermissions('sys:user:list')
@@ -57,6 +55,6 @@ export class UserController {
   @Post('resetPass') @HttpCode(200) @RequirePermissions('sys:user:resetPass')
   @ApiEnvelope(ResetPasswordResultDto, 'object', 'data is null unless the service generated the password')
   async resetPass(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
-    return this.accounts.resetPassword(dto.id, actor, await this.sessions.permissions(auth.tokenHash));
+    return this.accounts.resetPassword(dto.id, actor, auth.permissions);
   }
 }
