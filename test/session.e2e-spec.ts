@@ -4,6 +4,7 @@ import { BACKENDS } from './support/backends';
 import { permsKey, sha256hex, startApp, TestApp, tokenKey } from './support/test-app';
 import { FORBIDDEN, IP_MISMATCH, KICKED_OUT, NOT_LOGGED_IN, OK_NO_DATA, QRCODE_INVALID } from './support/envelopes';
 import { saveSettings } from './support/settings';
+import { UserRepository } from '../src/user-account/user.repository';
 
 const MIN = 60_000;
 const userTokensKey = (userId: string) => `AUTH_USER_TOKENS:${userId}`;
@@ -424,6 +425,30 @@ describe.each(BACKENDS)('sessions and tokens of spec 3.4 and 5 on $name', (backe
   });
 
   describe('stored session (contract §6)', () => {
+    it('/sys/me/info answers from the session alone, and from the account for a session without the profile', async () => {
+      const user = await createActiveUser(app);
+      const token = await app.token(user.username, user.password);
+      const expected = {
+        id: user.id, username: user.username, name: expect.any(String), mobile: user.mobile, email: user.email,
+        permissions: [], tempUser: false,
+      };
+      const accountReads = jest.spyOn(app.app.get(UserRepository), 'byId');
+      try {
+        const fromSession = await me(token);
+        expect(fromSession.body.data).toEqual(expected);
+        expect(accountReads).not.toHaveBeenCalled();
+        // A session stored before the profile was kept in it: the same answer, read from the account.
+        const stored = JSON.parse((await app.store.get(tokenKey(token)))!);
+        delete stored.profile;
+        delete stored.username;
+        await app.store.replaceKeepTtl(tokenKey(token), JSON.stringify(stored));
+        expect((await me(token)).body.data).toEqual(fromSession.body.data);
+        expect(accountReads).toHaveBeenCalledTimes(1);
+      } finally {
+        accountReads.mockRestore();
+      }
+    });
+
     it('holds exactly the contract fields, keyed by the SHA-256 of the token, never the token itself', async () => {
       const user = await createActiveUser(app);
       const loginAt = app.clock.nowMs();

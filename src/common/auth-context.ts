@@ -27,6 +27,18 @@ export interface Session {
    * actor without reading the account. Absent in sessions issued before it was added.
    */
   username?: string;
+  /**
+   * The account's contact fields at login, so that /sys/me/info needs no SQL (issue 13). Whatever
+   * changes them must write them into the user's live sessions too (as a role change does with
+   * AUTH_PERMS). Absent in sessions issued before it was added: /sys/me/info then reads the account.
+   */
+  profile?: SessionProfile;
+}
+
+export interface SessionProfile {
+  name: string;
+  mobile: string | null;
+  email: string | null;
 }
 
 /** What authentication attaches to a request: the session, its id (the token's SHA-256) and its permission codes. */

@@ -30,7 +30,7 @@ describe('SessionService (spec 3.4, contract §5/§6)', () => {
   let sessions: SessionService;
 
   const options = (over: Partial<IssueOptions> = {}): IssueOptions => ({
-    userId: 'u1', username: 'alice', temp: false, ip: '10.0.0.1', permissions: ['sys:user:list'], ...over,
+    userId: 'u1', username: 'alice', profile: { name: 'Alice', mobile: null, email: null }, temp: false, ip: '10.0.0.1', permissions: ['sys:user:list'], ...over,
   });
 
   beforeEach(async () => {

@@ -6,7 +6,7 @@ import { ErrorCode } from '../common/error-code';
 import { KvStore } from '../store/kv.store';
 import { Keys } from '../store/keys';
 import { StrategyService } from '../strategy/strategy.service';
-import type { AuthContext, Session } from '../common/auth-context';
+import type { AuthContext, Session, SessionProfile } from '../common/auth-context';
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -14,6 +14,8 @@ export interface IssueOptions {
   userId: string;
   /** Kept in the session for the audit rows of the user's actions (see Session.username). */
   username: string;
+  /** Kept in the session for /sys/me/info (see Session.profile). */
+  profile: SessionProfile;
   temp: boolean;
   ip: string;
   permissions: string[];
@@ -44,6 +46,7 @@ export class SessionService {
     const session: Session = {
       userId: options.userId,
       username: options.username,
+      profile: options.profile,
       temp: options.temp ? 1 : 0,
       kickout: 0,
       ip: options.ip,

@@ -26,7 +26,11 @@ export class MeController {
 
   @ApiEnvelope(MeInfoDto)
   async info(@CurrentAuth() auth: AuthContext, @Body() _body: NoInputDto) {
-    const user = await this.accounts.get(auth.session.userId);
+    // From the session when it carries the profile (one round trip, no SQL: issue 13).
+    const { session } = auth;
+    const user = session.username !== undefined && session.profile
+      ? { id: session.userId, username: session.username, ...session.profile }
+      : await this.accounts.get(session.userId);
     return {
       id: user.id,
       username: user.username,

@@ -431,7 +431,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
     it('applies the first-login rule (step 7): an initial password gets a temporary token', async () => {
       addUser({ passwordUpdateTime: null });
       userSettings.forceUpdatePassword = true;
-      const origin = await sessions.issue({ userId: 'u1', username: 'alice', temp: false, ip: '10.0.0.1', permissions: [] });
+      const origin = await sessions.issue({ userId: 'u1', username: 'alice', profile: { name: 'Alice', mobile: null, email: null }, temp: false, ip: '10.0.0.1', permissions: [] });
       const { code } = await qrcodes.generate('u1', origin.tokenHash);
       const result = await qrcodes.verify(code, '10.7.7.7', 'jest', 'en');
       expect(result).toMatchObject({ tempUser: true, forceUpdatePassword: true });

@@ -275,6 +275,7 @@ export class LoginService {
     const issued = await this.sessions.issue({
       userId: a.user.id,
       username: a.user.username,
+      profile: { name: a.user.name, mobile: a.user.mobile, email: a.user.email },
       temp: a.temp,
       ip: a.way.ip,
       permissions: await this.roles.permissionsOf(a.user.id),
