@@ -23,6 +23,8 @@ import { LoginFailedEvent } from '../../user-account/account.events';
 import { UnusualIpEvent } from './login.events';
 import { LoginRequest, LoginService } from './login.service';
 import { LockoutService } from '../../user-account/lockout.service';
+import { CompareSlots } from '../../user-account/compare-slots';
+import { PasswordProof } from '../../user-account/password-proof.service';
 import { QrcodeService } from '../../qrcode/qrcode.service';
 import { AuditEntry, AuditLogService } from '../../audit/audit-log.service';
 import { hashToken } from '../../session/session.service';
@@ -100,7 +102,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
     };
     const moduleRef = await Test.createTestingModule({
       providers: [
-        LoginService, UserAccountService, LockoutService, RoleService, SelfProtection, SessionService, KeyedMutex, CaptchaService, QrcodeService,
+        LoginService, UserAccountService, LockoutService, CompareSlots, PasswordProof, RoleService, SelfProtection, SessionService, KeyedMutex, CaptchaService, QrcodeService,
         ...repos.providers,
         LoginLogService,
         { provide: PasswordHasher, useValue: hasher },
