@@ -124,6 +124,28 @@ describe.each(BACKENDS)('compare slots of one account (issue 13.3) on $name', (b
     expect(probe.maxRunning).toBe(2);
   });
 
+  it('logins that find no free slot are served in the order they came, not by luck', async () => {
+    await app.saveLoginStrategy({ maxFailureTimes: 1 });
+    const user = await createActiveUser(app);
+    probe.watch(user.password);
+    probe.hold(user.password);
+    const answered: string[] = [];
+    const login = (name: string) => app.login(user.username, user.password).then((r) => { answered.push(name); return r; });
+
+    const first = login('first');
+    await waitFor(() => probe.running === 1, 'the first compare in flight', 3000);
+    const waiting: Promise<unknown>[] = [];
+    for (const name of ['w1', 'w2', 'w3', 'w4', 'w5']) {
+      waiting.push(login(name));
+      await sleep(25);
+    }
+    probe.open();
+    const replies = await Promise.all([first, ...waiting]) as { body: { code: string } }[];
+
+    expect(replies.map((r) => r.body.code)).toEqual(Array(6).fill('OK'));
+    expect(answered).toEqual(['first', 'w1', 'w2', 'w3', 'w4', 'w5']);
+  });
+
   it('a right password admitted while wrong ones are compared logs in; the wrong ones then lock the account, exactly', async () => {
     await app.saveLoginStrategy({ maxFailureTimes: 3 });
     const user = await createActiveUser(app);

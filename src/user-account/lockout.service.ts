@@ -44,12 +44,12 @@ export class LockoutService {
 
   /**
    * A slot for one password compare of the account, or null while failures counted in the window
-   * plus compares in flight leave none (freeSlots). The caller holds the account's login mutex (the
-   * count and the take are one step) and has checked the lock.
+   * plus the `inFlight` compares leave none (freeSlots). The caller holds the account's login mutex
+   * (the count and the take are one step), read `inFlight` (CompareSlots.held) in that same hold and
+   * has checked the lock.
    */
-  async reserveCompare(user: UserEntity): Promise<CompareSlot | null> {
+  async reserveCompare(user: UserEntity, inFlight: number): Promise<CompareSlot | null> {
     const { maxFailureInterval, maxFailureTimes } = await this.strategy.loginStrategy();
-    const inFlight = await this.slots.held(user.id);
     // The count is read only when it decides: not when the compares in flight fill every slot
     // whatever it is, nor when they leave one free whatever it is (none in flight).
     if (freeSlots(0, inFlight, maxFailureTimes) === 0) return null;

@@ -46,6 +46,9 @@ type Admission = { locked: true; user: UserEntity } | { locked: false; user: Use
  */
 @Injectable()
 export class PasswordProof {
+  /** Per account, the end of this instance's line of waiters (see admit). */
+  private readonly lines = new Map<string, Promise<void>>();
+
   constructor(
     private readonly accounts: UserAccountService,
     private readonly lockout: LockoutService,
@@ -89,31 +92,62 @@ export class PasswordProof {
     }
   }
 
-  /** Step 1, until a slot is free or the account is found locked; SERVICE_UNAVAILABLE at the mutex's wait. */
+  /**
+   * Step 1, until a slot is free or the account is found locked; SERVICE_UNAVAILABLE at the mutex's
+   * wait. Those of one account that find no slot wait in line on this instance, first come first
+   * served, and only the first of the line looks for a free slot: no herd of pollers, and a
+   * newcomer never takes the slot the longest waiter is waiting for.
+   */
   private async admit(userId: string, giveUpAt: number): Promise<Admission> {
-    let delay = 2;
-    for (;;) {
-      const { maxFailureTimes } = await this.strategy.loginStrategy();
-      // Every slot taken by compares in flight: no need to take the mutex to find none is free.
-      if (freeSlots(0, await this.slots.held(userId), maxFailureTimes) > 0) {
-        let slot: CompareSlot | null = null;
-        try {
-          const admitted = await this.mutex.run(Keys.loginMutex(userId), async (): Promise<Admission | null> => {
-            const user = await this.accounts.withPassword(userId);
-            if (await this.accounts.stillLocked(user)) return { locked: true, user };
-            slot = await this.lockout.reserveCompare(user);
-            return slot ? { locked: false, user, slot } : null;
-          }, undefined, Math.max(0, giveUpAt - Date.now()));
-          if (admitted) return admitted;
-        } catch (err) {
-          // A slot taken in a section that failed to end (the store going away) must not stay renewed.
-          await (slot as CompareSlot | null)?.release();
-          throw err;
-        }
+    if (!this.lines.has(userId)) {
+      const admitted = await this.tryAdmit(userId, giveUpAt, false);
+      if (admitted) return admitted;
+    }
+    return this.inLine(userId, async () => {
+      for (;;) {
+        if (Date.now() > giveUpAt) throw new AppException(ErrorCode.SERVICE_UNAVAILABLE);
+        const admitted = await this.tryAdmit(userId, giveUpAt, true);
+        if (admitted) return admitted;
+        await new Promise((r) => setTimeout(r, 5 + Math.random() * 10));
       }
-      if (Date.now() > giveUpAt) throw new AppException(ErrorCode.SERVICE_UNAVAILABLE);
-      await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
-      delay = Math.min(delay * 2, 50);
+    });
+  }
+
+  /** One look for a slot: null when none is free. */
+  private async tryAdmit(userId: string, giveUpAt: number, waiting: boolean): Promise<Admission | null> {
+    const { maxFailureTimes } = await this.strategy.loginStrategy();
+    // While waiting, every slot taken by compares in flight is seen without taking the mutex.
+    if (waiting && freeSlots(0, await this.slots.held(userId), maxFailureTimes) === 0) return null;
+    let slot: CompareSlot | null = null;
+    try {
+      return await this.mutex.run(Keys.loginMutex(userId), async (): Promise<Admission | null> => {
+        const inFlight = await this.slots.held(userId);
+        if (freeSlots(0, inFlight, maxFailureTimes) === 0) return null;
+        const user = await this.accounts.withPassword(userId);
+        if (await this.accounts.stillLocked(user)) return { locked: true, user };
+        slot = await this.lockout.reserveCompare(user, inFlight);
+        return slot ? { locked: false, user, slot } : null;
+      }, undefined, Math.max(0, giveUpAt - Date.now()));
+    } catch (err) {
+      // A slot taken in a section that failed to end (the store going away) must not stay renewed.
+      await (slot as CompareSlot | null)?.release();
+      throw err;
+    }
+  }
+
+  /** Runs `wait` after every earlier waiter of the account on this instance has had its turn. */
+  private async inLine<T>(userId: string, wait: () => Promise<T>): Promise<T> {
+    const ahead = this.lines.get(userId) ?? Promise.resolve();
+    let done!: () => void;
+    const mine = new Promise<void>((r) => { done = r; });
+    const tail = ahead.then(() => mine);
+    this.lines.set(userId, tail);
+    try {
+      await ahead;
+      return await wait();
+    } finally {
+      done();
+      if (this.lines.get(userId) === tail) this.lines.delete(userId);
     }
   }
 }
