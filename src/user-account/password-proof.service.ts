@@ -37,7 +37,8 @@ type Admission = { locked: true; user: UserEntity } | { locked: false; user: Use
  * account's login mutex through BCrypt (issue 13.3):
  *
  * 1. under the mutex: reread, lock check (contract §5: before the compare), take a compare slot
- *    (LockoutService.reserveCompare); with none free, let go of the mutex and try again shortly;
+ *    (LockoutService.reserveCompare); with none free, let go of the mutex and wait in this
+ *    instance's line for the account (the lock is checked again whenever a slot shows free);
  * 2. outside: the compare, while the slot is held;
  * 3. a wrong password: under the mutex, the slot freed and the failure recorded in one step, so
  *    failures + compares in flight never exceed maxFailureTimes and no more than maxFailureTimes
