@@ -275,7 +275,7 @@ function loginLoad(url, accounts, password, duration = SECONDS) {
     requests: [{
       method: 'POST', path: '/sys/login',
       headers: { 'content-type': 'application/json', 'user-agent': UA },
-      // Different accounts in turn: one account's logins are serialised by its lock mutex (by design).
+      // Different accounts in turn (BENCH_USERS=1: one account, whose compares run in maxFailureTimes slots).
       setupRequest: (req) => ({ ...req, body: JSON.stringify({ account: accounts[i++ % accounts.length], password }) }),
     }],
   });

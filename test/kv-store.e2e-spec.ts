@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
 import { FakeClock } from './support/fake-clock';
 import { KeyedMutex } from '../src/store/keyed-mutex';
+import { Keys } from '../src/store/keys';
+import { SystemClock } from '../src/common/clock';
+import { CompareSlots } from '../src/user-account/compare-slots';
 import { KvStore } from '../src/store/kv.store';
 import { MemoryKvStore } from '../src/store/memory-kv.store';
 import { RedisKvStore } from '../src/store/redis-kv.store';
@@ -478,6 +481,51 @@ describe.each(SUBJECTS)('KvStore contract on $name', (subject) => {
       await expect(mutex.run(k, async () => 'never', 15_000, 50)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
       // Giving up never deletes the other holder's lock.
       await expect(store.get(k)).resolves.toBe('someone-else');
+    });
+  });
+
+  describe('CompareSlots on this store (issue 13.3)', () => {
+    const user = () => key('slots-user');
+
+    it('counts the slots taken; a release frees its own, once, however often it is called', async () => {
+      const slots = new CompareSlots(store);
+      const u = user();
+      await expect(slots.held(u)).resolves.toBe(0);
+      const [one, two] = [await slots.take(u), await slots.take(u)];
+      await expect(slots.held(u)).resolves.toBe(2);
+      await one.release();
+      await one.release();
+      await expect(slots.held(u)).resolves.toBe(1);
+      await two.release();
+      await expect(slots.held(u)).resolves.toBe(0);
+      await expect(store.sMembers(Keys.loginSlots(u))).resolves.toEqual([]);
+    });
+
+    it('a slot whose holder died (no release, no renewal) lapses with its lease, and its name is dropped', async () => {
+      const slots = new CompareSlots(store, short);
+      const u = user();
+      await store.set(Keys.loginSlot(u, 'dead'), 'dead', short);
+      await store.sAdd(Keys.loginSlots(u), 'dead');
+      await expect(slots.held(u)).resolves.toBe(1);
+      await opened.elapse(short + 30);
+      await expect(slots.held(u)).resolves.toBe(0);
+      await expect(store.sMembers(Keys.loginSlots(u))).resolves.toEqual([]);
+    });
+
+    it('a slot whose compare runs past its lease is kept: the lease is renewed while it is held', async () => {
+      // Real time on both: a memory store on the system clock, Redis as it is.
+      const real = subject.name === 'memory' ? new MemoryKvStore(new SystemClock()) : store;
+      try {
+        const slots = new CompareSlots(real, 60);
+        const u = user();
+        const slot = await slots.take(u);
+        await sleep(250);
+        await expect(slots.held(u)).resolves.toBe(1);
+        await slot.release();
+        await expect(slots.held(u)).resolves.toBe(0);
+      } finally {
+        if (real !== store) await real.close();
+      }
     });
   });
 });

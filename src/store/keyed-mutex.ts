@@ -8,9 +8,9 @@ import { KvStore } from './kv.store';
 /**
  * A mutual-exclusion section per key across every instance that shares the
  * store: SET NX PX to take it, compare-and-delete to release it. The login pipeline
- * uses it so that the lock check, the password compare and the failure count
- * of one account are never interleaved (contract §5: exactly maxFailureTimes
- * evaluated). No maintained package offers this on node-redis (redlock needs
+ * uses it so that the lock check, the reservation of a compare slot and the
+ * failure count of one account are never interleaved (contract §5: exactly
+ * maxFailureTimes evaluated); the BCrypt compare itself runs outside (issue 13.3). No maintained package offers this on node-redis (redlock needs
  * ioredis), and it is a handful of lines on the store port.
  *
  * The lease bounds how long a crashed holder blocks others; a living holder renews it
@@ -27,7 +27,7 @@ export class KeyedMutex {
    * two deadlines only queues requests behind a stall (issue 11.10); a healthy section of one
    * account takes milliseconds plus one password compare.
    */
-  private readonly defaultWaitMs: number;
+  readonly defaultWaitMs: number;
   /**
    * No longer than the wait: a living holder renews its lease anyway, and a crashed one must not
    * keep every taker of its key answering 503 for longer than a taker would wait.

@@ -12,6 +12,10 @@ export const Keys = {
   /** A one-time ticket of GET /sys/message/stream, by the SHA-256 of the ticket (contract §11). */
   streamTicket: (ticketHash: string) => `STREAM_TICKET:${ticketHash}`,
   loginMutex: (userId: string) => `AUTH_LOGIN_MUTEX:${userId}`,
+  /** Ids of the account's password compares in flight (issue 13.3), each alive while its own key is. */
+  loginSlots: (userId: string) => `AUTH_LOGIN_SLOTS:${userId}`,
+  /** One compare in flight: its lease, renewed while the compare runs. */
+  loginSlot: (userId: string, slotId: string) => `AUTH_LOGIN_SLOT:${userId}:${slotId}`,
   /** Saves of one setting group, whose fields are checked against each other, one at a time. */
   strategyMutex: (group: string) => `STRATEGY_SAVE_MUTEX:${group}`,
   /** Role saves one at a time: the grant check reads the role it overwrites, and case variants of a code are refused. */

@@ -1,4 +1,4 @@
-import { failuresLock, failureWindowStart, lockedUntil, unlockDue } from './lock-policy';
+import { failuresLock, freeSlots, failureWindowStart, lockedUntil, unlockDue } from './lock-policy';
 
 const HOUR = 3_600_000;
 const now = new Date('2025-03-10T12:00:00.000Z');
@@ -85,6 +85,34 @@ describe('lock policy of spec 3.1 and contract §5', () => {
       expect(until).toEqual(now);
       expect(unlockDue({ locked: true, unlockTime: until }, now)).toBe(false);
       expect(unlockDue({ locked: true, unlockTime: until }, new Date(now.getTime() + 1))).toBe(true);
+    });
+  });
+
+  describe('freeSlots: compares of one account that may start now (issue 13.3)', () => {
+    it('without failures or compares in flight, maxFailureTimes compares may run at once', () => {
+      expect(freeSlots(0, 0, 5)).toBe(5);
+      expect(freeSlots(0, 0, 1)).toBe(1);
+    });
+
+    it('each counted failure and each compare in flight takes one', () => {
+      expect(freeSlots(2, 0, 5)).toBe(3);
+      expect(freeSlots(0, 3, 5)).toBe(2);
+      expect(freeSlots(2, 2, 5)).toBe(1);
+    });
+
+    it('none once failures + compares in flight reach maxFailureTimes: no more wrong ones can be evaluated', () => {
+      expect(freeSlots(2, 3, 5)).toBe(0);
+      expect(freeSlots(4, 1, 5)).toBe(0);
+      expect(freeSlots(0, 5, 5)).toBe(0);
+      expect(freeSlots(0, 9, 5)).toBe(0);
+    });
+
+    it('failures at or past maxFailureTimes without a lock: one compare at a time, never none', () => {
+      expect(freeSlots(5, 0, 5)).toBe(1);
+      expect(freeSlots(7, 0, 5)).toBe(1);
+      expect(freeSlots(5, 1, 5)).toBe(0);
+      expect(freeSlots(1, 0, 1)).toBe(1);
+      expect(freeSlots(1, 1, 1)).toBe(0);
     });
   });
 });

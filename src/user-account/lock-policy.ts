@@ -19,6 +19,18 @@ export function failuresLock(failures: number, maxFailureTimes: number): boolean
 }
 
 /** Spec 3.1: a lock ends at a login attempt only when unlock_time is set and earlier than now. */
+/**
+ * Issue 13.3: how many more password compares of one account may start now, given the failures
+ * counted in the window and the compares already in flight (each may turn out one more failure).
+ * Never more than maxFailureTimes − failures at once, so that no more than maxFailureTimes wrong
+ * passwords are ever evaluated before the lock. When the count already reached maxFailureTimes
+ * without a lock (the limit lowered, or a lock write that failed), one compare at a time, as a
+ * serial order would run it: a wrong one then locks, a right one logs in.
+ */
+export function freeSlots(failures: number, inFlight: number, maxFailureTimes: number): number {
+  return Math.max(0, Math.max(maxFailureTimes - failures, 1) - inFlight);
+}
+
 export function unlockDue(lock: { locked: boolean; unlockTime: Date | null }, now: Date): boolean {
   return !!lock.locked && lock.unlockTime !== null && lock.unlockTime.getTime() < now.getTime();
 }

@@ -6,7 +6,8 @@ import { ErrorCode, messageOf } from '../common/error-code';
 import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
 import { LoginLogService } from '../login-log/login-log.service';
 import { StrategyService } from '../strategy/strategy.service';
-import { failuresLock, failureWindowStart } from './lock-policy';
+import { CompareSlot, CompareSlots } from './compare-slots';
+import { failuresLock, failureWindowStart, freeSlots } from './lock-policy';
 import { UserAccountService } from './user-account.service';
 import { UserEntity } from './user.entity';
 
@@ -26,7 +27,9 @@ export interface WrongPassword {
  * Spec 3.1 for every place a password is proven: the login (step 3) and the old password of a
  * password change (contract §11: a stolen token must not be a free password oracle). One wrong
  * password is logged `passwrong`, counted in the window and may lock the account; the owner is
- * notified (spec 4.2). The caller holds the account's login mutex, so the count is exact.
+ * notified (spec 4.2). The caller holds the account's login mutex, so the count is exact; and a
+ * password is only compared in a slot (reserveCompare), so that no more wrong ones are evaluated than
+ * the count has room for, although compares of one account run at once (issue 13.3).
  */
 @Injectable()
 export class LockoutService {
@@ -36,7 +39,24 @@ export class LockoutService {
     private readonly strategy: StrategyService,
     private readonly events: EventEmitter2,
     private readonly clock: Clock,
+    private readonly slots: CompareSlots,
   ) {}
+
+  /**
+   * A slot for one password compare of the account, or null while failures counted in the window
+   * plus the `inFlight` compares leave none (freeSlots). The caller holds the account's login mutex
+   * (the count and the take are one step), read `inFlight` (CompareSlots.held) in that same hold and
+   * has checked the lock.
+   */
+  async reserveCompare(user: UserEntity, inFlight: number): Promise<CompareSlot | null> {
+    const { maxFailureInterval, maxFailureTimes } = await this.strategy.loginStrategy();
+    // The count is read only when it decides: not when the compares in flight fill every slot
+    // whatever it is, nor when they leave one free whatever it is (none in flight).
+    if (freeSlots(0, inFlight, maxFailureTimes) === 0) return null;
+    if (freeSlots(Number.MAX_SAFE_INTEGER, inFlight, maxFailureTimes) > 0) return this.slots.take(user.id);
+    const failures = await this.failuresInWindow(user, this.clock.now(), maxFailureInterval);
+    return freeSlots(failures, inFlight, maxFailureTimes) > 0 ? this.slots.take(user.id) : null;
+  }
 
   /** True when this failure locked the account. An automatic lock ends no session (contract §11). */
   async recordWrongPassword(w: WrongPassword): Promise<boolean> {
@@ -46,10 +66,14 @@ export class LockoutService {
       status: LoginStatus.PASSWRONG, ip: w.ip, userAgent: w.userAgent, failureReason: messageOf(w.reason, 'zh'),
     });
     const { maxFailureInterval, maxFailureTimes } = await this.strategy.loginStrategy();
-    const failures = await this.logs.countFailuresSince(w.user.id, failureWindowStart(now, maxFailureInterval, w.user.failureResetTime));
+    const failures = await this.failuresInWindow(w.user, now, maxFailureInterval);
     const locks = failuresLock(failures, maxFailureTimes);
     if (locks) await this.accounts.lockAfterFailures(w.user.id);
     await this.events.emitAsync(LoginFailedEvent.NAME, new LoginFailedEvent(w.user.id, w.account, w.loginType, w.ip, now));
     return locks;
+  }
+
+  private failuresInWindow(user: UserEntity, now: Date, maxFailureInterval: number): Promise<number> {
+    return this.logs.countFailuresSince(user.id, failureWindowStart(now, maxFailureInterval, user.failureResetTime));
   }
 }

@@ -7,8 +7,9 @@ import { LoginLogService } from '../login-log/login-log.service';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
 import { LockoutService } from './lockout.service';
-import { PasswordHasher } from './password-hasher';
+import { PasswordProof } from './password-proof.service';
 import { UserAccountService } from './user-account.service';
+import { UserEntity } from './user.entity';
 
 export interface OwnPasswordChange {
   userId: string;
@@ -21,10 +22,10 @@ export interface OwnPasswordChange {
 }
 
 /**
- * Spec 4.3 change, with the old password proven as a login proves it (contract §11): under the
- * account's login mutex, refused without a compare while the account is locked, and a wrong old
- * password logged (`passwrong`, login type `passchange`), counted toward the lock of spec 3.1 and,
- * when it locks the account, the end of the session that tried. A stolen token gets at most
+ * Spec 4.3 change, with the old password proven as a login proves it (contract §11, PasswordProof:
+ * in a compare slot of the account, outside its login mutex), refused without a compare while the
+ * account is locked, and a wrong old password logged (`passwrong`, login type `passchange`), counted
+ * toward the lock of spec 3.1 and, when it locks the account, the end of the session that tried. A stolen token gets at most
  * maxFailureTimes guesses, as a stranger at the login page does.
  */
 @Injectable()
@@ -32,30 +33,45 @@ export class PasswordChangeService {
   constructor(
     private readonly accounts: UserAccountService,
     private readonly lockout: LockoutService,
-    private readonly hasher: PasswordHasher,
+    private readonly proof: PasswordProof,
     private readonly sessions: SessionService,
     private readonly logs: LoginLogService,
     private readonly mutex: KeyedMutex,
   ) {}
 
   async changeOwn(c: OwnPasswordChange): Promise<void> {
-    await this.mutex.run(Keys.loginMutex(c.userId), async () => {
-      const user = await this.accounts.withPassword(c.userId);
-      const attempt = { account: user.username, loginType: LoginTypes.PASSCHANGE, ip: c.ip, userAgent: c.userAgent };
-      if (await this.accounts.stillLocked(user)) {
-        await this.hasher.burn(c.oldPass);
-        await this.logs.record({
-          ...attempt, userId: user.id, userName: user.name, status: LoginStatus.LOCKED,
-          failureReason: messageOf(ErrorCode.ACCOUNT_LOCKED, 'zh'),
+    const attempt = { loginType: LoginTypes.PASSCHANGE, ip: c.ip, userAgent: c.userAgent };
+    const refuseLocked = async (user: UserEntity): Promise<never> => {
+      await this.logs.record({
+        ...attempt, account: user.username, userId: user.id, userName: user.name, status: LoginStatus.LOCKED,
+        failureReason: messageOf(ErrorCode.ACCOUNT_LOCKED, 'zh'),
+      });
+      throw new AppException(ErrorCode.ACCOUNT_LOCKED);
+    };
+    for (;;) {
+      const right = await this.proof.compare(c.userId, c.oldPass, {
+        locked: refuseLocked,
+        wrong: async (user) => {
+          const locked = await this.lockout.recordWrongPassword({ ...attempt, account: user.username, user, reason: ErrorCode.OLD_PASSWORD_WRONG });
+          if (locked) await this.sessions.end(c.tokenHash, user.id);
+          throw new AppException(ErrorCode.OLD_PASSWORD_WRONG);
+        },
+      });
+      try {
+        const changed = await this.mutex.run(Keys.loginMutex(c.userId), async () => {
+          await right.release();
+          const user = await this.accounts.withPassword(c.userId);
+          // Changed meanwhile (a reset): the old password is compared again, with the new hash.
+          if (user.password !== right.hash) return false;
+          // Locked meanwhile by a wrong password or an administrator: the answer a serial order gives.
+          if (await this.accounts.stillLocked(user)) await refuseLocked(user);
+          await this.accounts.setOwnPassword(c.userId, c.tokenHash, c.newPass);
+          return true;
         });
-        throw new AppException(ErrorCode.ACCOUNT_LOCKED);
+        if (changed) return;
+      } finally {
+        await right.release();
       }
-      if (!(await this.hasher.matches(c.oldPass, user.password))) {
-        const locked = await this.lockout.recordWrongPassword({ ...attempt, user, reason: ErrorCode.OLD_PASSWORD_WRONG });
-        if (locked) await this.sessions.end(c.tokenHash, user.id);
-        throw new AppException(ErrorCode.OLD_PASSWORD_WRONG);
-      }
-      await this.accounts.setOwnPassword(c.userId, c.tokenHash, c.newPass);
-    });
+    }
   }
 }

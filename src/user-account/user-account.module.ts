@@ -5,9 +5,11 @@ import { LoginLogModule } from '../login-log/login-log.module';
 import { CryptoModule } from '../crypto/crypto.module';
 import { SessionModule } from '../session/session.module';
 import { StrategyModule } from '../strategy/strategy.module';
+import { CompareSlots } from './compare-slots';
 import { LockoutService } from './lockout.service';
 import { MeController } from './me.controller';
 import { PasswordChangeService } from './password-change.service';
+import { PasswordProof } from './password-proof.service';
 import { BcryptPasswordHasher, PasswordHasher } from './password-hasher';
 import { RoleController } from './role.controller';
 import { RoleEntity, UserRoleEntity } from './role.entity';
@@ -29,12 +31,14 @@ import { UserRepository } from './user.repository';
     RoleRepository,
     UserAccountService,
     LockoutService,
+    CompareSlots,
+    PasswordProof,
     PasswordChangeService,
     RoleService,
     SelfProtection,
     UserDirectory,
     { provide: PasswordHasher, useClass: BcryptPasswordHasher },
   ],
-  exports: [UserAccountService, LockoutService, RoleService, PasswordHasher, UserRepository, UserDirectory],
+  exports: [UserAccountService, LockoutService, PasswordProof, RoleService, PasswordHasher, UserRepository, UserDirectory],
 })
 export class UserAccountModule {}

@@ -23,6 +23,8 @@ import { LoginFailedEvent } from '../../user-account/account.events';
 import { UnusualIpEvent } from './login.events';
 import { LoginRequest, LoginService } from './login.service';
 import { LockoutService } from '../../user-account/lockout.service';
+import { CompareSlots } from '../../user-account/compare-slots';
+import { PasswordProof } from '../../user-account/password-proof.service';
 import { QrcodeService } from '../../qrcode/qrcode.service';
 import { AuditEntry, AuditLogService } from '../../audit/audit-log.service';
 import { hashToken } from '../../session/session.service';
@@ -37,12 +39,17 @@ const PASSWORD = 'Right-pass1';
 class FakeHasher extends PasswordHasher {
   compared: string[] = [];
   burns = 0;
+  /** Runs while the next compare is in flight (then is cleared): what happens to the account meanwhile. */
+  meanwhile: (() => void) | null = null;
   async hash(plain: string) {
     return `hash:${plain}`;
   }
   async matches(plain: string, hash: string) {
     this.compared.push(plain);
     await new Promise((r) => setImmediate(r)); // a compare takes time: let parallel attempts interleave
+    const meanwhile = this.meanwhile;
+    this.meanwhile = null;
+    meanwhile?.();
     return hash === `hash:${plain}`;
   }
   async burn() {
@@ -100,7 +107,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
     };
     const moduleRef = await Test.createTestingModule({
       providers: [
-        LoginService, UserAccountService, LockoutService, RoleService, SelfProtection, SessionService, KeyedMutex, CaptchaService, QrcodeService,
+        LoginService, UserAccountService, LockoutService, CompareSlots, PasswordProof, RoleService, SelfProtection, SessionService, KeyedMutex, CaptchaService, QrcodeService,
         ...repos.providers,
         LoginLogService,
         { provide: PasswordHasher, useValue: hasher },
@@ -258,6 +265,41 @@ describe('LoginService (spec 4.1, contract §5)', () => {
       events.on(LoginFailedEvent.NAME, (e: LoginFailedEvent) => seen.push(e));
       await attempt({ password: 'wrong', ip: '10.9.9.9' });
       expect(seen).toEqual([expect.objectContaining({ userId: 'u1', account: 'zhangsan', ip: '10.9.9.9', time: clock.now() })]);
+    });
+  });
+
+  describe('the compare runs outside the mutex (issue 13.3): what changed meanwhile decides, as in a serial order', () => {
+    it('a password reset during a right compare: compared again with the new hash, so the old password is wrong and counts', async () => {
+      addUser();
+      hasher.meanwhile = () => { row().password = 'hash:New-pass2'; };
+      expect(await attempt()).toBe(ErrorCode.BAD_CREDENTIALS);
+      expect(hasher.compared).toEqual([PASSWORD, PASSWORD]);
+      expect(log.statuses()).toEqual([LoginStatus.PASSWRONG]);
+      expect(await sessions.sessionsOf('u1')).toEqual([]);
+    });
+
+    it('a password reset during a wrong compare to what was typed: compared again, and it logs in, nothing counted', async () => {
+      addUser();
+      hasher.meanwhile = () => { row().password = 'hash:New-pass2'; };
+      expect(await attempt({ password: 'New-pass2' })).toBe('ok');
+      expect(log.statuses()).toEqual([LoginStatus.SUCCESS]);
+      expect(await log.countFailuresSince('u1', new Date(0))).toBe(0);
+    });
+
+    it('an administrator\'s lock during a wrong compare: ACCOUNT_LOCKED, logged locked, not counted', async () => {
+      addUser();
+      hasher.meanwhile = () => { Object.assign(row(), { locked: true, unlockTime: null }); };
+      expect(await attempt({ password: 'wrong' })).toBe(ErrorCode.ACCOUNT_LOCKED);
+      expect(log.statuses()).toEqual([LoginStatus.LOCKED]);
+      expect(await log.countFailuresSince('u1', new Date(0))).toBe(0);
+    });
+
+    it('disabled during a right compare: ACCOUNT_DISABLED, no session', async () => {
+      addUser();
+      hasher.meanwhile = () => { row().disabled = true; };
+      expect(await attempt()).toBe(ErrorCode.ACCOUNT_DISABLED);
+      expect(log.statuses()).toEqual([LoginStatus.DISABLED]);
+      expect(await sessions.sessionsOf('u1')).toEqual([]);
     });
   });
 

@@ -13,6 +13,7 @@ import { StrategyService } from '../../strategy/strategy.service';
 import { LoginStrategy, UserStrategy } from '../../strategy/strategy.types';
 import { LockoutService } from '../../user-account/lockout.service';
 import { PasswordHasher } from '../../user-account/password-hasher';
+import { PasswordProof, RightPassword } from '../../user-account/password-proof.service';
 import { RoleService } from '../../user-account/role.service';
 import { UserAccountService } from '../../user-account/user-account.service';
 import { UserEntity } from '../../user-account/user.entity';
@@ -45,7 +46,10 @@ export interface LoginWay {
   ip: string;
   userAgent: string;
   locale: Locale;
-  /** A password login's password: spent on a locked account so that timing tells nothing. */
+  /**
+   * A password not compared yet: spent on a locked account so that timing tells nothing. The
+   * password login compares before the tail (PasswordProof) and leaves it out.
+   */
   password?: string;
   /** Spec 4.1 step 10 runs for password logins; a code from a known device raises no IP alert. */
   unusualIpCheck: boolean;
@@ -125,6 +129,7 @@ export class LoginService {
     private readonly lockout: LockoutService,
     private readonly events: EventEmitter2,
     private readonly clock: Clock,
+    private readonly proof: PasswordProof,
   ) {}
 
   /** Adds a step to the tail of every way in (see LoginStep); steps run in the order they were added. */
@@ -135,25 +140,36 @@ export class LoginService {
 
   async login(req: LoginRequest): Promise<LoginResult> {
     await this.checkCaptcha(req); // 1
-    const found = await this.findUser(req); // 2
+    const { user, loginType } = await this.findUser(req); // 2
     const way: LoginWay = {
-      loginType: found.loginType, account: req.account, ip: req.ip, userAgent: req.userAgent, locale: req.locale,
-      password: req.password, unusualIpCheck: true,
+      loginType, account: req.account, ip: req.ip, userAgent: req.userAgent, locale: req.locale, unusualIpCheck: true,
     };
-    return this.complete(found.user, way, async (checks) => {
-      await checks.reread();
-      await checks.checkLock(); // 4, before 3 (contract §5)
-      await this.verifyPassword(checks.user, way); // 3
-      await checks.checkDisabled(); // 5
-    });
+    for (;;) {
+      const right = await this.verifyPassword(user, way, req.password); // 4, then 3 (contract §5)
+      try {
+        return await this.complete(user, way, async (checks) => {
+          await right.release();
+          await checks.reread();
+          if (checks.user.password !== right.hash) throw PASSWORD_CHANGED;
+          // Again: a wrong password or an administrator may have locked the account during the compare.
+          await checks.checkLock();
+          await checks.checkDisabled(); // 5
+        });
+      } catch (err) {
+        if (err !== PASSWORD_CHANGED) throw err;
+      } finally {
+        await right.release();
+      }
+    }
   }
 
   /**
    * The tail every way in shares, once `prove` has run its own checks: steps 6 and 7, the added
-   * steps, 8 and 9 under the account's login mutex, then 10 and 11. Steps of one account never
-   * interleave, on any instance: the failure count is exact under parallel attempts, and an
-   * administrator's lock, disable or reset (which take the same key) cannot end the sessions
-   * just before a login stores a new one.
+   * steps, 8 and 9 under the account's login mutex, then 10 and 11. These steps of one account never
+   * interleave, on any instance: the lock and disabled state `prove` sees hold until the token is
+   * stored, and an administrator's lock, disable or reset (which take the same key) cannot end the
+   * sessions just before a login stores a new one. The password compare runs before, outside the
+   * mutex, in a compare slot (PasswordProof): the tail never waits for BCrypt.
    */
   async complete(user: UserEntity, way: LoginWay, prove: (checks: LoginChecks) => Promise<void>): Promise<LoginResult> {
     const [login, account] = await Promise.all([this.strategy.loginStrategy(), this.strategy.userStrategy()]);
@@ -242,14 +258,22 @@ export class LoginService {
     await this.fail(a, LoginStatus.LOCKED, ErrorCode.ACCOUNT_LOCKED);
   }
 
-  /** Step 3 / spec 3.1: a wrong password is logged, counted in the window, may lock, and is notified. */
-  private async verifyPassword(user: UserEntity, way: LoginWay): Promise<void> {
-    if (await this.hasher.matches(way.password!, user.password)) return;
-    await this.lockout.recordWrongPassword({
-      user, account: way.account, loginType: way.loginType, ip: way.ip, userAgent: way.userAgent,
-      reason: ErrorCode.BAD_CREDENTIALS,
+  /**
+   * Steps 4 and 3 / spec 3.1, outside the account's mutex but in one of its compare slots
+   * (PasswordProof): refused while locked, before the compare; a wrong password is logged, counted
+   * in the window, may lock, and is notified. A right one comes back with its slot still held.
+   */
+  private verifyPassword(user: UserEntity, way: LoginWay, password: string): Promise<RightPassword> {
+    return this.proof.compare(user.id, password, {
+      locked: (now) => this.refuse(now, way, LoginStatus.LOCKED, ErrorCode.ACCOUNT_LOCKED),
+      wrong: async (now) => {
+        await this.lockout.recordWrongPassword({
+          user: now, account: way.account, loginType: way.loginType, ip: way.ip, userAgent: way.userAgent,
+          reason: ErrorCode.BAD_CREDENTIALS,
+        });
+        throw new AppException(ErrorCode.BAD_CREDENTIALS);
+      },
     });
-    throw new AppException(ErrorCode.BAD_CREDENTIALS);
   }
 
   /** Step 5. */
@@ -305,18 +329,25 @@ export class LoginService {
   }
 
   /** Step 11 (and the record of every refused attempt). */
-  private writeLog(a: Attempt, status: LoginStatus, reason?: ErrorCode): Promise<void> {
+  private writeLog(a: Pick<Attempt, 'user' | 'way'>, status: LoginStatus, reason?: ErrorCode): Promise<void> {
     return this.logs.record({
       userId: a.user.id, account: a.way.account, userName: a.user.name, loginType: a.way.loginType, status,
       ip: a.way.ip, userAgent: a.way.userAgent, failureReason: reason ? messageOf(reason, 'zh') : null,
     });
   }
 
-  private async fail(a: Attempt, status: LoginStatus, code: ErrorCode): Promise<never> {
-    await this.writeLog(a, status, code);
+  private fail(a: Attempt, status: LoginStatus, code: ErrorCode): Promise<never> {
+    return this.refuse(a.user, a.way, status, code);
+  }
+
+  private async refuse(user: UserEntity, way: LoginWay, status: LoginStatus, code: ErrorCode): Promise<never> {
+    await this.writeLog({ user, way }, status, code);
     throw new AppException(code);
   }
 }
+
+/** The account's hash changed between the compare and the tail: compare again, with the new one. */
+const PASSWORD_CHANGED = Symbol('password changed during the compare');
 
 function guessLoginType(account: string): LoginTypes {
   if (account.includes('@')) return LoginTypes.EMAIL;
