@@ -48,7 +48,9 @@ export async function setupApp(app: NestFastifyApplication): Promise<void> {
   // Errors raised before a handler runs (bad JSON, body too large, unknown media type, unknown
   // path) reach Nest's error and not-found handlers, which hand them to AllExceptionsFilter.
   app.useGlobalPipes(new BodyValidationPipe());
-  app.enableShutdownHooks();
+  // The signals that mean "stop": without a list Nest also closes the app on SIGUSR2 (what
+  // `node --heapsnapshot-signal=SIGUSR2` uses to take a heap snapshot), SIGHUP and the rest.
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   // The admin console (web/dist) at /, when built; the API keeps its paths.
   await registerStaticConsole(app);
 
