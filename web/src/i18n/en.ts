@@ -11,6 +11,7 @@ const en: typeof zh = {
   menu: {
     system: 'System management', strategy: 'System strategy', users: 'Users', loginlog: 'Login log', online: 'Online sessions',
     auditlog: 'Audit log', me: 'My account', devices: 'My devices', messages: 'Message centre', password: 'Change password',
+    mfa: 'Two-factor authentication',
   },
   header: { logout: 'Log out', password: 'Change password', lang: '中文', unread: 'Unread messages' },
   login: {
@@ -20,6 +21,11 @@ const en: typeof zh = {
     qrcodeHint: 'On a device that is logged in, open "My devices" → "Authorise another device" and enter the code shown, or scan its QR code.',
     qrcodeCode: 'Authorisation code', qrcodeRequired: 'Enter the code', qrcodeSubmit: 'Log in with the code', scan: 'Scan with camera',
     scanStop: 'Stop scanning', scanFailed: 'The camera cannot be opened: {reason}',
+    mfaTitle: 'Two-factor authentication', mfaCodeHint: 'Enter the 6-digit code your authenticator app shows.',
+    mfaRecoveryHint: 'Without your authenticator, enter one of your unused recovery codes (each works once).',
+    mfaCodePlaceholder: '6-digit code', mfaRecoveryPlaceholder: 'Recovery code xxxx-xxxx', mfaSubmit: 'Verify and log in',
+    mfaUseRecovery: 'Use a recovery code', mfaUseCode: 'Use the authenticator code', mfaBack: 'Back to the password',
+    mfaCodeRequired: 'Enter the code', mfaRecoveryRequired: 'Enter a recovery code',
   },
   password: {
     title: 'Change password', forcedTitle: 'Change your password first', forcedHint: 'This is a temporary session: after the change, log in again.',
@@ -30,6 +36,25 @@ const en: typeof zh = {
       min: 'At least {n} characters', max: 'At most {n} characters', bytes: 'At most 72 bytes (UTF-8)', digit: 'A digit',
       upper: 'An upper-case letter', lower: 'A lower-case letter', symbol: 'A special character (not a letter, digit or space)',
     },
+  },
+  mfa: {
+    title: 'Two-factor authentication', statusOn: 'On', statusOff: 'Off',
+    forcedHint: 'The login strategy requires two-factor authentication for everyone. Set it up, then log in again.',
+    intro: 'When it is on, a password login also asks for the code of an authenticator app (Google Authenticator, Microsoft Authenticator, FreeOTP…).',
+    setup: 'Set up', step1: 'Scan the QR code with your authenticator app.', manual: 'Cannot scan? Enter this key in the app (time based):',
+    step2: 'Enter the 6-digit code the app shows to turn it on.', codePlaceholder: '6-digit code',
+    codeOrRecoveryPlaceholder: 'Code or recovery code', enable: 'Turn on', enabled: 'Two-factor authentication is on',
+    codeRequired: 'Enter a code',
+    recoveryOnce: 'Keep these recovery codes somewhere safe: they let you log in without your phone, each once. They are shown only now.',
+    download: 'Download (.txt)', saved: 'I have saved them', savedLoginAgain: 'I have saved them, log in again',
+    loginAgain: 'Log in again with your password and a code',
+    enabledIntro: 'A password login asks for a code from your authenticator app.',
+    renewTitle: 'New recovery codes', renewHint: 'A new set of recovery codes; the old ones stop working. Needs a current code.',
+    renew: 'Generate new codes', renewed: 'New recovery codes generated',
+    disableTitle: 'Turn off two-factor authentication', disableHint: 'Enter a code or a recovery code to turn it off. Logins then need only the password.',
+    disable: 'Turn off', disabled: 'Two-factor authentication is off', confirmDisable: 'Turn off two-factor authentication?',
+    disableForbidden: 'The login strategy requires two-factor authentication for everyone (two-factor mode 2, required), so it cannot be turned off. To change phones, generate new recovery codes or ask an administrator to reset it.',
+    fileHeader: 'Two-factor recovery codes of {user} @ {host} (each works once)',
   },
   strategy: {
     tabLogin: 'Login strategy', tabUser: 'Account strategy', saved: 'Strategy saved', noPermission: 'You may not read this strategy',
@@ -44,6 +69,7 @@ const en: typeof zh = {
       loginStrategyWhenExpire: { label: 'When the password has expired', help: 'What a login with an expired password does' },
       bindIp: { label: 'Bind session to IP', help: 'A token works only from the IP that logged in' },
       multiOnline: { label: 'Several devices at once', help: 'Off: a new login kicks out the account\'s other sessions' },
+      mfaMode: { label: 'Two-factor authentication', help: 'Whether a password login also needs an authenticator code (TOTP); a login with a code from another device does not' },
       passwordExpireDays: { label: 'Password validity', help: 'Days a password is valid after its last change (an initial password: after the account was created); 0 never expires' },
       expireNotifyDays: { label: 'Expiry reminder', help: 'Days before expiry at which the user is reminded' },
       minPasswordLength: { label: 'Minimum password length', help: '0: no minimum' },
@@ -56,6 +82,12 @@ const en: typeof zh = {
     },
     channel: { email: 'E-mail', sms: 'SMS', site: 'Site message' },
     expireShort: { 1: 'Tip', 2: 'Force', 3: 'Refuse' },
+    mfaShort: { 0: 'Off', 1: 'Enrolled users', 2: 'Required' },
+    mfaMode: {
+      0: 'Off: nobody is asked for a code (enrolments are kept)',
+      1: 'Enrolled users: a user who turned it on gives a code at every password login',
+      2: 'Required: everyone must; a user not enrolled yet must enrol right after logging in',
+    },
     expire: {
       1: 'Tip: log in, and ask for a change soon',
       2: 'Force: temporary token, password must be changed',
@@ -65,23 +97,24 @@ const en: typeof zh = {
   users: {
     keyword: 'User name / name / mobile / e-mail', create: 'New user', username: 'User name', name: 'Name', mobile: 'Mobile',
     email: 'E-mail', roles: 'Roles', state: 'State', createTime: 'Created', lock: 'Lock', unlock: 'Unlock', disable: 'Disable',
-    enable: 'Enable', reset: 'Reset password', createTitle: 'New user', created: 'User created',
+    enable: 'Enable', reset: 'Reset password', mfaReset: 'Reset 2FA', mfaResetDone: 'Two-factor authentication reset', createTitle: 'New user', created: 'User created',
     generatedPassword: 'Initial password (shown this once; hand it to the user)', resetTitle: 'Password reset',
     resetDefault: 'The password was reset to the configured default password', usernameRequired: 'Enter a user name',
     confirm: {
       lock: 'Lock user "{name}"? All their sessions end.', unlock: 'Unlock user "{name}"?',
       disable: 'Disable user "{name}"? All their sessions end.', enable: 'Enable user "{name}"?',
       reset: 'Reset the password of "{name}"? All their sessions end.',
+      mfaReset: 'Reset the two-factor authentication of "{name}"? Their key and recovery codes are deleted and all their sessions end.',
     },
     badge: {
       normal: 'Active', lockedUntil: 'Locked until {time}', locked: 'Locked', lockDue: 'Lock expired (ends at next login)',
-      disabled: 'Disabled', expiresIn: 'Password expires in {n} days', expired: 'Password expired', initial: 'Initial password', neverExpires: 'Password never expires',
+      disabled: 'Disabled', mfa: '2FA', expiresIn: 'Password expires in {n} days', expired: 'Password expired', initial: 'Initial password', neverExpires: 'Password never expires',
     },
   },
   loginlog: {
     account: 'Account', userName: 'Name', status: 'Status', type: 'Login type', ip: 'IP address', browser: 'Browser',
     os: 'OS', time: 'Login time', reason: 'Failure reason', range: 'Login time range', start: 'From', end: 'To',
-    statusName: { success: 'Success', passwrong: 'Wrong password', locked: 'Locked', disabled: 'Disabled', expired: 'Expired' },
+    statusName: { success: 'Success', passwrong: 'Wrong password', mfawrong: 'Wrong code', locked: 'Locked', disabled: 'Disabled', expired: 'Expired' },
     typeName: { account: 'Account', mobile: 'Mobile', email: 'E-mail', qrcode: 'Code', passchange: 'Password change' },
   },
   online: {
@@ -107,6 +140,7 @@ const en: typeof zh = {
       'user_unlock': 'User unlocked', 'user_disable': 'User disabled', 'user_enable': 'User enabled', 'user_resetPass': 'Password reset',
       'online_kickout': 'Session kicked out', 'user_create': 'User created', 'role_save': 'Role saved',
       'user_recover': 'Account recovered on the server', 'qrcode_authorize': 'QR login authorised',
+      'user_mfaReset': 'Two-factor authentication reset',
     },
   },
 };

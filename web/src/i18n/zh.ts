@@ -9,6 +9,7 @@ export default {
   menu: {
     system: '系统管理', strategy: '系统策略', users: '用户管理', loginlog: '登录日志', online: '在线会话',
     auditlog: '审计日志', me: '个人中心', devices: '我的设备', messages: '消息中心', password: '修改密码',
+    mfa: '双因素认证',
   },
   header: { logout: '退出登录', password: '修改密码', lang: 'English', unread: '未读消息' },
   login: {
@@ -18,6 +19,11 @@ export default {
     qrcodeHint: '在已登录的设备上打开「我的设备」→「授权其他设备」，输入显示的授权码或扫描二维码。',
     qrcodeCode: '授权码', qrcodeRequired: '请输入授权码', qrcodeSubmit: '使用授权码登录', scan: '用摄像头扫码',
     scanStop: '停止扫码', scanFailed: '无法打开摄像头：{reason}',
+    mfaTitle: '双因素认证', mfaCodeHint: '请输入身份验证器应用中显示的 6 位动态验证码。',
+    mfaRecoveryHint: '无法使用身份验证器时，可输入一个未使用过的恢复码（每个只能用一次）。',
+    mfaCodePlaceholder: '6 位动态验证码', mfaRecoveryPlaceholder: '恢复码 xxxx-xxxx', mfaSubmit: '验证并登录',
+    mfaUseRecovery: '使用恢复码', mfaUseCode: '使用动态验证码', mfaBack: '返回重新登录',
+    mfaCodeRequired: '请输入动态验证码', mfaRecoveryRequired: '请输入恢复码',
   },
   password: {
     title: '修改密码', forcedTitle: '请先修改密码', forcedHint: '当前为临时登录，修改密码后需要重新登录。',
@@ -28,6 +34,24 @@ export default {
       min: '至少 {n} 个字符', max: '最多 {n} 个字符', bytes: '不超过 72 字节（UTF-8）', digit: '包含数字',
       upper: '包含大写字母', lower: '包含小写字母', symbol: '包含特殊字符（非字母、数字、空白）',
     },
+  },
+  mfa: {
+    title: '双因素认证', statusOn: '已启用', statusOff: '未启用',
+    forcedHint: '登录策略要求所有用户启用双因素认证。请先完成绑定，然后重新登录。',
+    intro: '启用后，使用密码登录时还需输入身份验证器应用（如 Google Authenticator、Microsoft Authenticator、FreeOTP）生成的动态验证码。',
+    setup: '开始设置', step1: '用身份验证器应用扫描二维码。', manual: '无法扫码时，在应用中手动输入以下密钥（基于时间）：',
+    step2: '输入应用显示的 6 位动态验证码以完成启用。', codePlaceholder: '6 位动态验证码',
+    codeOrRecoveryPlaceholder: '动态验证码或恢复码', enable: '启用', enabled: '双因素认证已启用',
+    codeRequired: '请输入验证码',
+    recoveryOnce: '请妥善保存以下恢复码：手机丢失时可用来登录，每个只能使用一次。它们只显示这一次。',
+    download: '下载 (.txt)', saved: '我已保存', savedLoginAgain: '我已保存，重新登录', loginAgain: '请使用密码和动态验证码重新登录',
+    enabledIntro: '使用密码登录时需要输入动态验证码。',
+    renewTitle: '重新生成恢复码', renewHint: '生成一组新的恢复码，旧的恢复码全部作废。需要输入当前的动态验证码。',
+    renew: '生成新的恢复码', renewed: '已生成新的恢复码',
+    disableTitle: '关闭双因素认证', disableHint: '输入动态验证码或一个恢复码以关闭。关闭后登录只需密码。',
+    disable: '关闭', disabled: '双因素认证已关闭', confirmDisable: '确定关闭双因素认证？',
+    disableForbidden: '当前登录策略要求所有用户启用双因素认证（双因素认证模式 = 2 强制），因此无法关闭。如需更换设备，请先重新生成恢复码，或请管理员重置。',
+    fileHeader: '{user} @ {host} 的双因素认证恢复码（每个只能使用一次）',
   },
   strategy: {
     tabLogin: '登录策略', tabUser: '账号策略', saved: '策略已保存', noPermission: '没有读取该策略的权限',
@@ -42,6 +66,7 @@ export default {
       loginStrategyWhenExpire: { label: '密码过期后的登录行为', help: '密码超过有效期后再次登录时的处理方式' },
       bindIp: { label: '绑定登录 IP', help: '开启后令牌只能从登录时的 IP 使用' },
       multiOnline: { label: '允许多端同时在线', help: '关闭后新登录会将该账号的其他会话踢下线' },
+      mfaMode: { label: '双因素认证', help: '密码登录后是否还要动态验证码（TOTP）；授权码登录不要求' },
       passwordExpireDays: { label: '密码有效期', help: '密码自上次修改起（初始密码自账号创建起）的有效天数；0 表示永不过期' },
       expireNotifyDays: { label: '过期提醒提前天数', help: '密码到期前多少天开始提醒用户' },
       minPasswordLength: { label: '密码最小长度', help: '0 表示不限制' },
@@ -54,6 +79,12 @@ export default {
     },
     channel: { email: '邮件', sms: '短信', site: '站内信' },
     expireShort: { 1: '提示', 2: '强制', 3: '禁止' },
+    mfaShort: { 0: '关闭', 1: '已绑定的用户', 2: '强制' },
+    mfaMode: {
+      0: '关闭：任何人都不需要动态验证码（已绑定的保留）',
+      1: '已绑定的用户：启用了双因素认证的用户每次密码登录都须输入动态验证码',
+      2: '强制：所有用户都须输入；未绑定的用户登录后须先绑定',
+    },
     expire: {
       1: '提示：允许登录，提醒尽快修改密码',
       2: '强制：发放临时令牌，须修改密码',
@@ -63,23 +94,24 @@ export default {
   users: {
     keyword: '用户名 / 姓名 / 手机号 / 邮箱', create: '新建用户', username: '用户名', name: '姓名', mobile: '手机号',
     email: '邮箱', roles: '角色', state: '状态', createTime: '创建时间', lock: '锁定', unlock: '解锁', disable: '禁用',
-    enable: '启用', reset: '重置密码', createTitle: '新建用户', created: '用户已创建',
+    enable: '启用', reset: '重置密码', mfaReset: '重置双因素', mfaResetDone: '双因素认证已重置', createTitle: '新建用户', created: '用户已创建',
     generatedPassword: '初始密码（只显示这一次，请转交用户）', resetTitle: '密码已重置',
     resetDefault: '密码已重置为系统配置的默认密码', usernameRequired: '请输入用户名',
     confirm: {
       lock: '确定锁定用户「{name}」？其所有会话将被结束。', unlock: '确定解锁用户「{name}」？',
       disable: '确定禁用用户「{name}」？其所有会话将被结束。', enable: '确定启用用户「{name}」？',
       reset: '确定重置用户「{name}」的密码？其所有会话将被结束。',
+      mfaReset: '确定重置用户「{name}」的双因素认证？其密钥和恢复码将被删除，所有会话将被结束。',
     },
     badge: {
       normal: '正常', lockedUntil: '锁定至 {time}', locked: '已锁定', lockDue: '锁定已到期（下次登录解除）',
-      disabled: '已禁用', expiresIn: '密码 {n} 天后过期', expired: '密码已过期', initial: '初始密码', neverExpires: '密码永不过期',
+      disabled: '已禁用', mfa: '双因素', expiresIn: '密码 {n} 天后过期', expired: '密码已过期', initial: '初始密码', neverExpires: '密码永不过期',
     },
   },
   loginlog: {
     account: '登录账号', userName: '用户姓名', status: '状态', type: '登录方式', ip: 'IP 地址', browser: '浏览器',
     os: '操作系统', time: '登录时间', reason: '失败原因', range: '登录时间范围', start: '开始时间', end: '结束时间',
-    statusName: { success: '成功', passwrong: '密码错误', locked: '已锁定', disabled: '已禁用', expired: '已过期' },
+    statusName: { success: '成功', passwrong: '密码错误', mfawrong: '动态验证码错误', locked: '已锁定', disabled: '已禁用', expired: '已过期' },
     typeName: { account: '账号', mobile: '手机号', email: '邮箱', qrcode: '授权码', passchange: '修改密码' },
   },
   online: {
@@ -104,7 +136,7 @@ export default {
       'strategy_login_save': '保存登录策略', 'strategy_user_save': '保存账号策略', 'user_lock': '锁定用户',
       'user_unlock': '解锁用户', 'user_disable': '禁用用户', 'user_enable': '启用用户', 'user_resetPass': '重置密码',
       'online_kickout': '强制下线', 'user_create': '创建用户', 'role_save': '保存角色', 'user_recover': '服务器端恢复账户',
-      'qrcode_authorize': '扫码授权登录',
+      'qrcode_authorize': '扫码授权登录', 'user_mfaReset': '重置双因素认证',
     },
   },
 };
