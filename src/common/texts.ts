@@ -89,6 +89,13 @@ const validation = {
 /** Spec 4.2 and expireNotifyDays: e-mail, SMS and site message contents. */
 const notification = {
   wrongPasswordHint: { zh: '异常登录:密码错误', en: 'Abnormal login: wrong password' },
+  wrongCodeHint: { zh: '异常登录:动态验证码错误', en: 'Abnormal login: wrong verification code' },
+  recoveryCodeUsedTitle: { zh: '恢复码已使用', en: 'A recovery code was used' },
+  recoveryCodeUsedHint: { zh: '您的账号使用恢复码完成了双因素认证', en: 'A recovery code was used to log in to your account' },
+  recoveryCodeUsedAdvice: {
+    zh: '如非本人操作,请立即修改密码、重新生成恢复码并联系管理员。',
+    en: 'If this was not you, change your password, generate new recovery codes and tell your administrator.',
+  },
   unusualIpHint: { zh: '您的账号在不常用的IP登录', en: 'Login from an uncommon IP address' },
   loginFailedTitle: { zh: '异常登录提醒', en: 'Abnormal login alert' },
   unusualIpTitle: { zh: '非常用IP登录提醒', en: 'Login from an uncommon IP' },

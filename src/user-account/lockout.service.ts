@@ -83,7 +83,7 @@ export class LockoutService {
     const failures = await this.failuresInWindow(w.user, now, maxFailureInterval);
     const locks = failuresLock(failures, maxFailureTimes);
     if (locks) await this.accounts.lockAfterFailures(w.user.id);
-    await this.events.emitAsync(LoginFailedEvent.NAME, new LoginFailedEvent(w.user.id, w.account, w.loginType, w.ip, now));
+    await this.events.emitAsync(LoginFailedEvent.NAME, new LoginFailedEvent(w.user.id, w.account, w.loginType, w.ip, now, w.status === LoginStatus.MFAWRONG));
     return locks;
   }
 
