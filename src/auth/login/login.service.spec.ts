@@ -131,7 +131,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
     it('issues a normal token that resolves, and logs success with the matched login type', async () => {
       addUser();
       const result = await service.login(req());
-      expect(result).toEqual({ accessToken: expect.any(String), tempUser: false, forceUpdatePassword: false, tip: '' });
+      expect(result).toEqual({ accessToken: expect.any(String), tempUser: false, forceUpdatePassword: false, tip: '', mfaRequired: false, mfaToken: null, mfaSetupRequired: false });
       const { session } = await sessions.resolve(result.accessToken!);
       expect(session).toMatchObject({ userId: 'u1', temp: 0, ip: '10.0.0.1' });
       expect(log.rows).toEqual([expect.objectContaining({ userId: 'u1', status: LoginStatus.SUCCESS, loginType: LoginTypes.ACCOUNT })]);
@@ -419,7 +419,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
       addUser();
       const { code, tokenHash } = await grant();
       const result = await qrcodes.verify(code, '10.7.7.7', 'jest', 'en');
-      expect(result).toEqual({ accessToken: expect.any(String), tempUser: false, forceUpdatePassword: false, tip: '' });
+      expect(result).toEqual({ accessToken: expect.any(String), tempUser: false, forceUpdatePassword: false, tip: '', mfaRequired: false, mfaToken: null, mfaSetupRequired: false });
       expect((await sessions.resolve(result.accessToken!)).session).toMatchObject({ userId: 'u1', temp: 0, ip: '10.7.7.7' });
       expect(log.rows.at(-1)).toMatchObject({ userId: 'u1', account: 'zhangsan', loginType: LoginTypes.QRCODE, status: LoginStatus.SUCCESS });
       // Issue 11.12: who authorised which new session, by session id (never a token).
