@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { decryptSecret } from '../src/mfa/mfa-crypto';
 import { stepAt, totpCode } from '../src/mfa/totp';
 import { createActiveUser, createRole, createUser, TestUser } from './factories';
 import { BACKENDS } from './support/backends';
@@ -244,6 +246,26 @@ describe.each(BACKENDS)('second factor (contract §8) on $name', (backend) => {
     const token = await app.adminToken();
     expect((await app.post('/sys/me/mfa/enable', { code: 'abc' }, { token })).body.code).toBe('VALIDATION_FAILED');
     expect((await app.post('/sys/me/mfa/enable', { code: '123456' }, { token })).body.code).toBe('MFA_CODE_INVALID');
+  });
+
+  it('MFA_ENCRYPTION_KEY unset: a generated key is kept in the settings store; set: the secrets are under it', async () => {
+    const [row] = await app.db.query('SELECT prop_value AS v FROM sys_props WHERE prop_group = ? AND prop_key = ?', ['sys_security', 'mfa_encryption_key']);
+    expect(Buffer.from(row.v, 'base64')).toHaveLength(32);
+    const key = randomBytes(32);
+    const other = await startApp(backend, { env: { MFA_ENCRYPTION_KEY: key.toString('base64') } });
+    try {
+      const user = await createActiveUser(other);
+      const token = await other.token(user.username, user.password);
+      const { secret } = (await other.post('/sys/me/mfa/setup', {}, { token })).body.data;
+      const code = totpCode(secret, stepAt(other.clock.nowMs()));
+      expect((await other.post('/sys/me/mfa/enable', { code }, { token })).body.code).toBe('OK');
+      const [stored] = await other.db.query('SELECT secret FROM sys_user_mfa WHERE user_id = ?', [user.id]);
+      expect(decryptSecret(key, stored.secret)).toBe(secret);
+      const generated = await other.db.query('SELECT * FROM sys_props WHERE prop_key = ?', ['mfa_encryption_key']);
+      expect(generated).toHaveLength(0);
+    } finally {
+      await other.close();
+    }
   });
 
   it('an mfaToken expires after 5 minutes', async () => {
