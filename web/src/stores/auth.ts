@@ -37,6 +37,8 @@ export const useAuthStore = defineStore('auth', () => {
   }
 
   async function signIn(result: LoginResult): Promise<void> {
+    // Null only while a second factor is pending (mfaRequired): that result is not a sign-in yet.
+    if (result.accessToken === null) throw new Error('the login waits for its second factor');
     setToken(result.accessToken);
     loginTip.value = result.tip ?? '';
     setSessionEndMessage('');
