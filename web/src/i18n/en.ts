@@ -107,6 +107,7 @@ const en: typeof zh = {
       'user_unlock': 'User unlocked', 'user_disable': 'User disabled', 'user_enable': 'User enabled', 'user_resetPass': 'Password reset',
       'online_kickout': 'Session kicked out', 'user_create': 'User created', 'role_save': 'Role saved',
       'user_recover': 'Account recovered on the server', 'qrcode_authorize': 'QR login authorised',
+      'user_mfaReset': 'Two-factor authentication reset',
     },
   },
 };

@@ -104,7 +104,7 @@ export default {
       'strategy_login_save': '保存登录策略', 'strategy_user_save': '保存账号策略', 'user_lock': '锁定用户',
       'user_unlock': '解锁用户', 'user_disable': '禁用用户', 'user_enable': '启用用户', 'user_resetPass': '重置密码',
       'online_kickout': '强制下线', 'user_create': '创建用户', 'role_save': '保存角色', 'user_recover': '服务器端恢复账户',
-      'qrcode_authorize': '扫码授权登录',
+      'qrcode_authorize': '扫码授权登录', 'user_mfaReset': '重置双因素认证',
     },
   },
 };
