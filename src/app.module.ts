@@ -17,6 +17,7 @@ import { LoginLogModule } from './login-log/login-log.module';
 import { NotificationModule } from './notification/notification.module';
 import { AdminBootstrapModule } from './user-account/admin-bootstrap.module';
 import { OnlineModule } from './online/online.module';
+import { MfaModule } from './mfa/mfa.module';
 import { QrcodeModule } from './qrcode/qrcode.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { StoreModule } from './store/store.module';
@@ -68,6 +69,7 @@ export class AppModule {
         AuthModule,
         OnlineModule,
         QrcodeModule,
+        MfaModule,
         ...(command ? [] : [NotificationModule, AdminBootstrapModule]),
         AuditModule,
         AccountRecoveryModule,

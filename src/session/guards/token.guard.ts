@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
-import { ACCEPTS_STREAM_TICKET, IS_PUBLIC } from '../../common/auth-context';
+import { ACCEPTS_STREAM_TICKET, ALLOWS_TEMP_TOKEN, IS_PUBLIC } from '../../common/auth-context';
 import { SessionAuthenticator } from '../session-authenticator';
 
 /** Spec 5.1 / 5.4: every route but the white-listed ones needs a caller (see SessionAuthenticator). */
@@ -14,7 +14,8 @@ export class TokenGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const acceptsTicket = this.reflector.getAllAndOverride<boolean>(ACCEPTS_STREAM_TICKET, targets) === true;
-    request.auth = await this.authenticator.authenticate(request, { acceptsTicket });
+    const allowsTemp = this.reflector.getAllAndOverride<boolean>(ALLOWS_TEMP_TOKEN, targets) === true;
+    request.auth = await this.authenticator.authenticate(request, { acceptsTicket, allowsTemp });
     return true;
   }
 }

@@ -114,8 +114,8 @@ const en: typeof zh = {
   loginlog: {
     account: 'Account', userName: 'Name', status: 'Status', type: 'Login type', ip: 'IP address', browser: 'Browser',
     os: 'OS', time: 'Login time', reason: 'Failure reason', range: 'Login time range', start: 'From', end: 'To',
-    statusName: { success: 'Success', passwrong: 'Wrong password', mfawrong: 'Wrong code', locked: 'Locked', disabled: 'Disabled', expired: 'Expired' },
-    typeName: { account: 'Account', mobile: 'Mobile', email: 'E-mail', qrcode: 'Code', passchange: 'Password change' },
+    statusName: { success: 'Success', passwrong: 'Wrong password', mfawrong: 'Wrong verification code', locked: 'Locked', disabled: 'Disabled', expired: 'Expired' },
+    typeName: { account: 'Account', mobile: 'Mobile', email: 'E-mail', qrcode: 'Code', passchange: 'Password change', mfa: 'Two-factor authentication' },
   },
   online: {
     user: 'User', ip: 'IP address', browser: 'Browser', os: 'OS', loginTime: 'Logged in', expireAt: 'Expires',

@@ -112,7 +112,7 @@ export default {
     account: '登录账号', userName: '用户姓名', status: '状态', type: '登录方式', ip: 'IP 地址', browser: '浏览器',
     os: '操作系统', time: '登录时间', reason: '失败原因', range: '登录时间范围', start: '开始时间', end: '结束时间',
     statusName: { success: '成功', passwrong: '密码错误', mfawrong: '动态验证码错误', locked: '已锁定', disabled: '已禁用', expired: '已过期' },
-    typeName: { account: '账号', mobile: '手机号', email: '邮箱', qrcode: '授权码', passchange: '修改密码' },
+    typeName: { account: '账号', mobile: '手机号', email: '邮箱', qrcode: '授权码', passchange: '修改密码', mfa: '双因素认证' },
   },
   online: {
     user: '用户', ip: 'IP 地址', browser: '浏览器', os: '操作系统', loginTime: '登录时间', expireAt: '到期时间',

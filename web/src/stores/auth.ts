@@ -48,7 +48,8 @@ export const useAuthStore = defineStore('auth', () => {
   }
 
   async function signIn(result: LoginResult): Promise<void> {
-    if (!result.accessToken) throw new Error('login result without a token');
+    // Null only while a second factor is pending (mfaRequired): that result is not a sign-in yet.
+    if (result.accessToken === null) throw new Error('the login waits for its second factor');
     setToken(result.accessToken);
     setMfaSetupRequired(!!(result.tempUser && result.mfaSetupRequired && !result.forceUpdatePassword));
     loginTip.value = result.tip ?? '';
