@@ -96,6 +96,8 @@ whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skip
   let browser: Browser;
   let contexts: BrowserContext[] = [];
   let pages: { label: string; page: Page; errors: string[] }[] = [];
+  /** Content-Security-Policy violations of the test's pages (contract §11: there must be none). */
+  let cspViolations: string[] = [];
 
   beforeAll(async () => {
     mkdirSync(RESULTS, { recursive: true });
@@ -115,6 +117,7 @@ whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skip
     await setMfaMode(0);
     contexts = [];
     pages = [];
+    cspViolations = [];
   });
 
   afterEach(async () => {
@@ -126,6 +129,8 @@ whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skip
     it(name, async () => {
       try {
         await body();
+        // Everything above ran under the console's Content-Security-Policy without a refusal.
+        expect(cspViolations).toEqual([]);
       } catch (err) {
         const notes: string[] = [];
         for (const [i, { label, page, errors }] of pages.entries()) {
@@ -142,10 +147,16 @@ whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skip
     const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'zh-CN', acceptDownloads: true });
     context.setDefaultTimeout(15_000);
     contexts.push(context);
+    await context.exposeBinding('__reportCspViolation', (_source, text: string) => { cspViolations.push(text); });
+    await context.addInitScript(`document.addEventListener('securitypolicyviolation', (e) => window.__reportCspViolation(
+      e.violatedDirective + ' blocked ' + (e.blockedURI || '(inline)') + ' at ' + e.sourceFile + ':' + e.lineNumber));`);
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+      if (/Content Security Policy/i.test(m.text())) cspViolations.push(`console: ${m.text()}`);
+    });
     pages.push({ label, page, errors });
     return page;
   }
@@ -267,6 +278,7 @@ whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skip
     const file = await download;
     expect(file.suggestedFilename()).toMatch(/\.txt$/);
     const text = readFileSync((await file.path())!, 'utf8');
+    expect(text).toContain(user.username);
     for (const code of recovery) expect(text).toContain(code);
 
     await page.locator(sel('mfa-recovery-done')).click();

@@ -53,8 +53,8 @@ const en: typeof zh = {
     renew: 'Generate new codes', renewed: 'New recovery codes generated',
     disableTitle: 'Turn off two-factor authentication', disableHint: 'Enter a code or a recovery code to turn it off. Logins then need only the password.',
     disable: 'Turn off', disabled: 'Two-factor authentication is off', confirmDisable: 'Turn off two-factor authentication?',
-    disableForbidden: 'The login strategy requires two-factor authentication for everyone (two-factor mode 2, required), so it cannot be turned off. To change phones, generate new recovery codes or ask an administrator to reset it.',
-    fileHeader: 'Two-factor recovery codes of {user} @ {host} (each works once)',
+    disableForbidden: 'The login strategy requires two-factor authentication for everyone (two-factor mode 2, required), so it cannot be turned off. To move to a new phone, ask an administrator to reset it.',
+    fileHeader: 'Two-factor recovery codes of {user} on {host} (each works once)',
   },
   strategy: {
     tabLogin: 'Login strategy', tabUser: 'Account strategy', saved: 'Strategy saved', noPermission: 'You may not read this strategy',

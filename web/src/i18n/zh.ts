@@ -50,8 +50,8 @@ export default {
     renew: '生成新的恢复码', renewed: '已生成新的恢复码',
     disableTitle: '关闭双因素认证', disableHint: '输入动态验证码或一个恢复码以关闭。关闭后登录只需密码。',
     disable: '关闭', disabled: '双因素认证已关闭', confirmDisable: '确定关闭双因素认证？',
-    disableForbidden: '当前登录策略要求所有用户启用双因素认证（双因素认证模式 = 2 强制），因此无法关闭。如需更换设备，请先重新生成恢复码，或请管理员重置。',
-    fileHeader: '{user} @ {host} 的双因素认证恢复码（每个只能使用一次）',
+    disableForbidden: '当前登录策略要求所有用户启用双因素认证（双因素认证模式 = 2 强制），因此无法关闭。如需更换手机，请联系管理员重置。',
+    fileHeader: '{host} 上 {user} 的双因素认证恢复码（每个只能使用一次）',
   },
   strategy: {
     tabLogin: '登录策略', tabUser: '账号策略', saved: '策略已保存', noPermission: '没有读取该策略的权限',
