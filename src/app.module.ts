@@ -42,7 +42,8 @@ export class AppModule {
   /**
    * `command`: the context of a one-off command run on the server (admin:recover): the service's
    * stores and rules, without the first start's admin account and without the notification
-   * outbox, whose worker would deliver (or, unconfigured, give up on) the service's queued messages.
+   * outbox, whose worker would deliver (or, unconfigured, give up on) the service's queued messages,
+   * and without the second factor (which sends through that outbox; a command logs no one in).
    */
   static forRoot(config: AppConfig, { command = false }: { command?: boolean } = {}): DynamicModule {
     return {
@@ -69,8 +70,8 @@ export class AppModule {
         AuthModule,
         OnlineModule,
         QrcodeModule,
-        MfaModule,
-        ...(command ? [] : [NotificationModule, AdminBootstrapModule]),
+        // The second factor sends site messages through the outbox, so it stays out of a command too.
+        ...(command ? [] : [NotificationModule, AdminBootstrapModule, MfaModule]),
         AuditModule,
         AccountRecoveryModule,
       ],
