@@ -1,6 +1,6 @@
 import { CacheModule } from '@nestjs/cache-manager';
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -9,7 +9,6 @@ import { AuthModule } from './auth/auth.module';
 import { SessionModule } from './session/session.module';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { Clock, SystemClock } from './common/clock';
-import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { AppConfig } from './config/app-config';
 import { dataSourceOptions, initializeDataSource } from './database/data-source-options';
 import { HealthController } from './health/health.controller';
@@ -78,7 +77,6 @@ export class AppModule {
       controllers: [HealthController],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
       ],
     };
   }
