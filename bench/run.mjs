@@ -1,24 +1,32 @@
 // npm run bench: the built service on MariaDB + Redis, measured against what bounds it.
+// npm run bench:embedded: the same on the embedded default (SQLite file + the in-memory store).
 //
-//   (1) the BCrypt limit: compares per second at BCRYPT_COST, two at a time (both cores)
-//   (2) login throughput, its ratio to (1), p50 / p99
-//   (3) /sys/me/info with a token, its ratio to a bare Fastify route doing one Redis GET
-//   (4) login p50 / p99 with an empty sys_login_log and with 1 000 000 rows in it (+ EXPLAIN)
-//   (5) the service's resident memory (VmRSS) under that load
-//   (6) one captcha render (contract §11 PNG) against one BCrypt compare, in this process
+//   (1)  the BCrypt limit: compares per second at BCRYPT_COST, two at a time (both cores)
+//   (2)  login throughput over BENCH_USERS accounts, its ratio to (1), p50 / p99
+//   (2b) login on ONE account from BENCH_CONNECTIONS_ONE connections (its compares run in slots)
+//   (3)  /sys/me/info with a token, its ratio to a bare Fastify route making one store read
+//        (a Redis GET of the session key; embedded: a Map lookup)
+//   (3b) the Nest floor: Nest 12 + Fastify + one global guard making that read, its own process
+//   (4)  login p50 / p99 with an empty sys_login_log and with 1 000 000 rows in it (+ EXPLAIN)
+//   (5)  the service's resident memory (VmRSS) under that load
+//   (6)  one captcha render (contract §11 PNG) against one BCrypt compare, in this process
+//   (7)  soak: /sys/me/info for BENCH_SOAK_MINUTES, RSS and req/s printed per minute
 //
 // Environment (all optional): MARIADB_URL (mysql://root@127.0.0.1:3306), REDIS_URL
 // (redis://127.0.0.1:6379), BCRYPT_COST (10), BENCH_SECONDS (15, per load phase),
-// BENCH_CONNECTIONS_LOGIN (8), BENCH_CONNECTIONS_API (16), BENCH_USERS (64),
-// BENCH_LOG_ROWS (1000000), BENCH_PROFILE=1 (node --cpu-prof on the service, written to
-// bench/profiles/), BENCH_KEEP_DB=1 (leave the lps_bench database for inspection).
+// BENCH_CONNECTIONS_LOGIN (8), BENCH_CONNECTIONS_ONE (20), BENCH_CONNECTIONS_API (16),
+// BENCH_USERS (64), BENCH_LOG_ROWS (1000000), BENCH_SOAK_MINUTES (10; 0 leaves (7) out),
+// BENCH_PROFILE=1 (node --cpu-prof on the service, written to bench/profiles/),
+// BENCH_HEAP=1 (heap snapshots of the service after the soak's first minute and at its end, in
+// bench/profiles/), BENCH_KEEP_DB=1 (leave the lps_bench database / SQLite file for inspection).
 import autocannon from 'autocannon';
 import bcrypt from 'bcrypt';
+import Database from 'better-sqlite3';
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { constants, privateDecrypt, publicEncrypt, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { cpus, totalmem } from 'node:os';
+import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createConnection } from 'mysql2/promise';
@@ -32,10 +40,15 @@ const REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const COST = Number(process.env.BCRYPT_COST ?? 10);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const LOGIN_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS_LOGIN ?? 8);
+const ONE_ACCOUNT_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS_ONE ?? 20);
 const API_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS_API ?? 16);
 const USERS = Number(process.env.BENCH_USERS ?? 64);
 const LOG_ROWS = Number(process.env.BENCH_LOG_ROWS ?? 1_000_000);
+const SOAK_MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 10);
 const PROFILE = process.env.BENCH_PROFILE === '1';
+const HEAP = process.env.BENCH_HEAP === '1';
+const EMBEDDED = process.argv.includes('--embedded');
+const PROFILES = join(ROOT, 'bench', 'profiles');
 const DATABASE = 'lps_bench';
 const PREFIX = `lpsbench:${randomBytes(3).toString('hex')}:`;
 const ADMIN_PASSWORD = 'Admin@12345';
@@ -89,15 +102,16 @@ function stopChild(child) {
   });
 }
 
-async function startService(port) {
-  const args = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'bench', 'profiles')}`, MAIN] : [MAIN];
-  if (PROFILE) mkdirSync(join(ROOT, 'bench', 'profiles'), { recursive: true });
+async function startService(port, backend) {
+  const args = [MAIN];
+  if (PROFILE) args.unshift('--cpu-prof', `--cpu-prof-dir=${PROFILES}`);
+  if (HEAP) args.unshift('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${PROFILES}`);
+  if (PROFILE || HEAP) mkdirSync(PROFILES, { recursive: true });
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH, HOME: process.env.HOME,
-      NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port),
-      DATABASE_URL: `${MARIADB}/${DATABASE}`, REDIS_URL: REDIS, REDIS_KEY_PREFIX: PREFIX,
+      NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), ...backend.serviceEnv,
       ADMIN_INITIAL_PASSWORD: ADMIN_PASSWORD, BCRYPT_COST: String(COST), CAPTCHA_ENABLED: 'false',
       THROTTLE_LOGIN_LIMIT: '1000000', THROTTLE_QRCODE_VERIFY_LIMIT: '1000000', THROTTLE_CAPTCHA_LIMIT: '1000000',
       LOG_LEVEL: 'warn',
@@ -119,22 +133,28 @@ async function startService(port) {
   throw new Error('the service did not become healthy within 60 s');
 }
 
-async function startBare(port, key) {
-  const child = fork(join(ROOT, 'bench', 'bare-route.mjs'), [String(port), REDIS, key], { stdio: 'inherit' });
+/** A yardstick of (3) in its own process (bare-route.mjs or nest-floor.mjs), making the read `reader` names. */
+async function startYardstick(script, port, reader) {
+  const child = fork(join(ROOT, 'bench', script), [String(port), ...reader], { stdio: 'inherit' });
   children.add(child);
   await new Promise((resolve, reject) => {
     child.once('message', resolve);
-    child.once('exit', (code) => reject(new Error(`bare route exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
   return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/** VmRSS of a process now, in MiB. */
+function rssNow(pid) {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  return Number(line.split(/\s+/)[1]) / 1024;
 }
 
 /** VmRSS of a process in MiB, sampled every 250 ms while `during` runs; returns the peak. */
 async function peakRss(pid, during) {
   let peak = 0;
   const sample = () => {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
-    peak = Math.max(peak, Number(line.split(/\s+/)[1]) / 1024);
+    peak = Math.max(peak, rssNow(pid));
   };
   sample();
   const timer = setInterval(sample, 250);
@@ -268,89 +288,234 @@ async function bcryptLimit(seconds) {
   return { rate: count / elapsed, otherCores };
 }
 
-function loginLoad(url, accounts, password, duration = SECONDS) {
+function loginLoad(url, accounts, password, { duration = SECONDS, connections = LOGIN_CONNECTIONS } = {}) {
   let i = 0;
   return load('login', {
-    url, connections: LOGIN_CONNECTIONS, duration,
+    url, connections, duration,
     requests: [{
       method: 'POST', path: '/sys/login',
       headers: { 'content-type': 'application/json', 'user-agent': UA },
-      // Different accounts in turn (BENCH_USERS=1: one account, whose compares run in maxFailureTimes slots).
+      // Different accounts in turn; one account ((2b)): its compares run in maxFailureTimes slots.
       setupRequest: (req) => ({ ...req, body: JSON.stringify({ account: accounts[i++ % accounts.length], password }) }),
     }],
   });
 }
 
-const FAILURE_COUNT_SQL = "SELECT COUNT(1) AS cnt FROM sys_login_log WHERE user_id = ? AND status = 'passwrong' AND login_time >= ?";
+// The service's failure count (spec 3.1: wrong passwords and wrong second-factor codes in the window).
+const FAILURE_COUNT_SQL = "SELECT COUNT(1) AS cnt FROM sys_login_log WHERE user_id = ? AND status IN ('passwrong', 'mfawrong') AND login_time >= ?";
 const RECENT_IPS_SQL = "SELECT ip FROM sys_login_log WHERE user_id = ? AND status = 'success' ORDER BY login_time DESC, id DESC LIMIT 3";
+const LOG_COLUMNS = 'user_id, account, user_name, login_type, status, ip, browser, os, login_time, failure_reason';
 
-async function explain(db, userId) {
-  const since = new Date(Date.now() - 24 * 3_600_000);
-  const out = [];
-  for (const [name, sql, params] of [['failure count', FAILURE_COUNT_SQL, [userId, since]], ['recent IPs', RECENT_IPS_SQL, [userId]]]) {
-    const [rows] = await db.query(`EXPLAIN ${sql}`, params);
-    for (const r of rows) out.push(`  ${name.padEnd(13)} type=${r.type} key=${r.key} rows=${r.rows} extra=${r.Extra ?? ''}`);
-  }
-  return out.join('\n');
-}
-
-/** Mean time of the failure-count query, straight on the database. */
-async function failureCountMs(db, userIds) {
-  const since = new Date(Date.now() - 24 * 3_600_000);
+/** Mean time of the failure-count query, straight on the database (`query` runs one statement). */
+async function failureCountMs(query, userIds, since) {
   const started = process.hrtime.bigint();
   const n = 200;
-  for (let i = 0; i < n; i += 1) await db.query(FAILURE_COUNT_SQL, [userIds[i % userIds.length], since]);
+  for (let i = 0; i < n; i += 1) await query(FAILURE_COUNT_SQL, [userIds[i % userIds.length], since]);
   return Number(process.hrtime.bigint() - started) / 1e6 / n;
 }
 
 /**
- * 1 000 000 login-log rows in one INSERT … SELECT from MariaDB's sequence engine: a fifth of
- * them for the bench users (about 3 000 each), the rest for 20 000 other ids, spread over 90
- * days, a third of them wrong passwords — so the failure count and the recent-IP lookup have
- * real ranges to walk.
+ * Where the service keeps its data, and the bench's own connection to it: MariaDB + Redis, or the
+ * embedded default (a SQLite file of its own, the in-memory store inside the service).
+ *
+ * fill(): 1 000 000 login-log rows generated inside the database: a fifth of them for the bench
+ * users (about 3 000 each), the rest for 20 000 other ids, spread over 90 days, a third of them
+ * wrong passwords — so the failure count and the recent-IP lookup have real ranges to walk.
  */
-async function fillLoginLog(db, userIds, rows) {
-  await db.query('CREATE TEMPORARY TABLE bench_user (n INT PRIMARY KEY, id VARCHAR(36))');
-  await db.query('INSERT INTO bench_user (n, id) VALUES ?', [userIds.map((id, n) => [n, id])]);
-  const chunk = 200_000;
-  for (let from = 1; from <= rows; from += chunk) {
-    const to = Math.min(rows, from + chunk - 1);
-    await db.query(`
-      INSERT INTO sys_login_log (user_id, account, user_name, login_type, status, ip, browser, os, login_time, failure_reason)
-      SELECT IF(s.seq % 5 = 0, u.id, CONCAT('00000000-0000-4000-8000-', LPAD(s.seq % 20000, 12, '0'))),
-             CONCAT('acct', s.seq % 20000), 'Bench', 'account',
-             IF(s.seq % 3 = 0, 'passwrong', 'success'),
-             CONCAT('10.', s.seq % 251, '.', s.seq % 241, '.', s.seq % 239), 'Chrome 120', 'Linux',
-             UTC_TIMESTAMP(3) - INTERVAL (60 + s.seq % 7776000) SECOND,
-             IF(s.seq % 3 = 0, '用户名或密码错误', NULL)
-      FROM seq_${from}_to_${to} s JOIN bench_user u ON u.n = s.seq % ${userIds.length}`);
+function mariadbBackend() {
+  let db;
+  const since = () => new Date(Date.now() - 24 * 3_600_000);
+  return {
+    name: 'MariaDB + Redis',
+    serviceEnv: { DATABASE_URL: `${MARIADB}/${DATABASE}`, REDIS_URL: REDIS, REDIS_KEY_PREFIX: PREFIX },
+    async prepare() {
+      const admin = await createConnection(MARIADB);
+      await admin.query(`DROP DATABASE IF EXISTS \`${DATABASE}\``);
+      await admin.query(`CREATE DATABASE \`${DATABASE}\` CHARACTER SET utf8mb4`);
+      await admin.end();
+    },
+    async open() {
+      db = await createConnection(`${MARIADB}/${DATABASE}`);
+    },
+    markPasswordsChanged: () => db.query('UPDATE sys_user SET password_update_time = UTC_TIMESTAMP(3) WHERE username LIKE ?', ['bench%']),
+    truncateLog: () => db.query('TRUNCATE TABLE sys_login_log'),
+    async countLog() {
+      const [[{ n }]] = await db.query('SELECT COUNT(*) AS n FROM sys_login_log');
+      return Number(n);
+    },
+    async rsaPem() {
+      const [[row]] = await db.query("SELECT prop_value AS pem FROM sys_props WHERE prop_group = 'sys_security' AND prop_key = 'rsa_private_key'");
+      return row?.pem;
+    },
+    failureCountMs: (userIds) => failureCountMs((sql, params) => db.query(sql, params), userIds, since()),
+    async explain(userId) {
+      const out = [];
+      for (const [name, sql, params] of [['failure count', FAILURE_COUNT_SQL, [userId, since()]], ['recent IPs', RECENT_IPS_SQL, [userId]]]) {
+        const [rows] = await db.query(`EXPLAIN ${sql}`, params);
+        for (const r of rows) out.push(`  ${name.padEnd(13)} type=${r.type} key=${r.key} rows=${r.rows} extra=${r.Extra ?? ''}`);
+      }
+      return out.join('\n');
+    },
+    async fill(userIds, rows) {
+      await db.query('CREATE TEMPORARY TABLE bench_user (n INT PRIMARY KEY, id VARCHAR(36))');
+      await db.query('INSERT INTO bench_user (n, id) VALUES ?', [userIds.map((id, n) => [n, id])]);
+      const chunk = 200_000;
+      for (let from = 1; from <= rows; from += chunk) {
+        const to = Math.min(rows, from + chunk - 1);
+        await db.query(`
+          INSERT INTO sys_login_log (${LOG_COLUMNS})
+          SELECT IF(s.seq % 5 = 0, u.id, CONCAT('00000000-0000-4000-8000-', LPAD(s.seq % 20000, 12, '0'))),
+                 CONCAT('acct', s.seq % 20000), 'Bench', 'account',
+                 IF(s.seq % 3 = 0, 'passwrong', 'success'),
+                 CONCAT('10.', s.seq % 251, '.', s.seq % 241, '.', s.seq % 239), 'Chrome 120', 'Linux',
+                 UTC_TIMESTAMP(3) - INTERVAL (60 + s.seq % 7776000) SECOND,
+                 IF(s.seq % 3 = 0, '用户名或密码错误', NULL)
+          FROM seq_${from}_to_${to} s JOIN bench_user u ON u.n = s.seq % ${userIds.length}`);
+      }
+      await db.query('ANALYZE TABLE sys_login_log');
+    },
+    /** The bare route and the Nest floor read the session key the service reads first. */
+    async sessionRead() {
+      const redis = createClient({ url: REDIS });
+      await redis.connect();
+      try {
+        const key = (await redis.scanIterator({ MATCH: `${PREFIX}AUTH_TOKEN:*`, COUNT: 1000 }).next()).value?.[0];
+        return [REDIS, key];
+      } finally {
+        await redis.close();
+      }
+    },
+    async close() {
+      await db?.end();
+    },
+    async cleanup() {
+      const redis = createClient({ url: REDIS });
+      await redis.connect();
+      const keys = [];
+      for await (const batch of redis.scanIterator({ MATCH: `${PREFIX}*`, COUNT: 1000 })) keys.push(...batch);
+      for (let i = 0; i < keys.length; i += 1000) await redis.del(keys.slice(i, i + 1000));
+      await redis.close();
+      if (process.env.BENCH_KEEP_DB === '1') return;
+      const conn = await createConnection(MARIADB);
+      await conn.query(`DROP DATABASE IF EXISTS \`${DATABASE}\``);
+      await conn.end();
+    },
+  };
+}
+
+/** SQLite stores TypeORM datetimes as UTC text 'YYYY-MM-DD HH:MM:SS.SSS'. */
+const sqliteTime = (date) => date.toISOString().replace('T', ' ').replace('Z', '');
+
+function sqliteBackend() {
+  const dir = mkdtempSync(join(tmpdir(), 'lps-bench-'));
+  const file = join(dir, 'bench.sqlite');
+  let db;
+  const since = () => sqliteTime(new Date(Date.now() - 24 * 3_600_000));
+  return {
+    name: 'embedded (SQLite + in-memory store)',
+    serviceEnv: { DATABASE_URL: `sqlite:${file}` },
+    async prepare() {},
+    async open() {
+      db = new Database(file);
+      db.pragma('busy_timeout = 10000');
+    },
+    markPasswordsChanged: async () => db.prepare('UPDATE sys_user SET password_update_time = ? WHERE username LIKE ?').run(sqliteTime(new Date()), 'bench%'),
+    truncateLog: async () => db.prepare('DELETE FROM sys_login_log').run(),
+    countLog: async () => db.prepare('SELECT COUNT(*) AS n FROM sys_login_log').get().n,
+    rsaPem: async () => db.prepare("SELECT prop_value AS pem FROM sys_props WHERE prop_group = 'sys_security' AND prop_key = 'rsa_private_key'").get()?.pem,
+    failureCountMs: (userIds) => failureCountMs(async (sql, params) => db.prepare(sql).get(...params), userIds, since()),
+    async explain(userId) {
+      const out = [];
+      for (const [name, sql, params] of [['failure count', FAILURE_COUNT_SQL, [userId, since()]], ['recent IPs', RECENT_IPS_SQL, [userId]]]) {
+        for (const r of db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params)) out.push(`  ${name.padEnd(13)} ${r.detail}`);
+      }
+      return out.join('\n');
+    },
+    async fill(userIds, rows) {
+      db.exec('CREATE TEMPORARY TABLE bench_user (n INTEGER PRIMARY KEY, id TEXT)');
+      const add = db.prepare('INSERT INTO bench_user (n, id) VALUES (?, ?)');
+      userIds.forEach((id, n) => add.run(n, id));
+      const chunk = 200_000;
+      for (let from = 1; from <= rows; from += chunk) {
+        const to = Math.min(rows, from + chunk - 1);
+        db.prepare(`
+          WITH RECURSIVE s(seq) AS (SELECT ${from} UNION ALL SELECT seq + 1 FROM s WHERE seq < ${to})
+          INSERT INTO sys_login_log (${LOG_COLUMNS})
+          SELECT CASE WHEN s.seq % 5 = 0 THEN u.id ELSE '00000000-0000-4000-8000-' || printf('%012d', s.seq % 20000) END,
+                 'acct' || (s.seq % 20000), 'Bench', 'account',
+                 CASE WHEN s.seq % 3 = 0 THEN 'passwrong' ELSE 'success' END,
+                 '10.' || (s.seq % 251) || '.' || (s.seq % 241) || '.' || (s.seq % 239), 'Chrome 120', 'Linux',
+                 strftime('%Y-%m-%d %H:%M:%f', 'now', '-' || (60 + s.seq % 7776000) || ' seconds'),
+                 CASE WHEN s.seq % 3 = 0 THEN '用户名或密码错误' END
+          FROM s JOIN bench_user u ON u.n = s.seq % ${userIds.length}`).run();
+      }
+      db.exec('ANALYZE');
+    },
+    /** The service keeps sessions in its own memory: the yardsticks read a value of the same shape from a Map. */
+    async sessionRead(url, token) {
+      return ['memory', JSON.stringify(await post(url, '/sys/me/info', {}, token))];
+    },
+    async close() {
+      db?.close();
+    },
+    async cleanup() {
+      if (process.env.BENCH_KEEP_DB === '1') log(`SQLite file kept: ${file}`);
+      else rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A heap snapshot of the service (started with --heapsnapshot-signal): waits until the file is written. */
+async function heapSnapshot(pid, label) {
+  const before = new Set(readdirSync(PROFILES));
+  process.kill(pid, 'SIGUSR2');
+  for (;;) {
+    await sleep(500);
+    const fresh = readdirSync(PROFILES).find((f) => f.endsWith('.heapsnapshot') && !before.has(f));
+    if (!fresh) continue;
+    let size = -1;
+    while (size !== statSync(join(PROFILES, fresh)).size) {
+      size = statSync(join(PROFILES, fresh)).size;
+      await sleep(1000);
+    }
+    log(`(7) heap snapshot ${label}: bench/profiles/${fresh} (${(size / 2 ** 20).toFixed(0)} MiB)`);
+    return fresh;
   }
-  await db.query('ANALYZE TABLE sys_login_log');
+}
+
+/** (7) One load run per minute; RSS at the end of each and after 10 s idle at the end. */
+async function soak(pid, opts, minutes) {
+  const rows = [];
+  for (let minute = 1; minute <= minutes; minute += 1) {
+    const { result, rssMiB } = await peakRss(pid, () => load(`soak minute ${minute}`, { ...opts, duration: 60 }));
+    rows.push({ minute, rps: result.rps, p99: result.p99, errors: result.errors, rssPeak: rssMiB, rssEnd: rssNow(pid) });
+    log(`(7) minute ${minute}: ${result.rps.toFixed(0)} req/s, p99 ${result.p99} ms, RSS ${rssNow(pid).toFixed(0)} MiB (peak ${rssMiB.toFixed(0)})`);
+    if (HEAP && minute === 1) await heapSnapshot(pid, 'after minute 1');
+  }
+  await sleep(10_000);
+  const idle = rssNow(pid);
+  if (HEAP) await heapSnapshot(pid, 'at the end');
+  return { rows, idle };
 }
 
 // ---------------------------------------------------------------- main
 
 async function main() {
   MAIN = build();
-  const admin = await createConnection(MARIADB);
-  await admin.query(`DROP DATABASE IF EXISTS \`${DATABASE}\``);
-  await admin.query(`CREATE DATABASE \`${DATABASE}\` CHARACTER SET utf8mb4`);
-  await admin.end();
-  const redis = createClient({ url: REDIS });
-  await redis.connect();
-
-  const out = { cpus: cpus().length, cpu: cpus()[0]?.model ?? '?', memGiB: totalmem() / 2 ** 30 };
+  const backend = EMBEDDED ? sqliteBackend() : mariadbBackend();
+  await backend.prepare();
+  const out = { backend: backend.name, cpus: cpus().length, cpu: cpus()[0]?.model ?? '?', memGiB: totalmem() / 2 ** 30 };
   try {
-    // (1) is measured twice, before and right after the login run, so that other load on the
+    // (1) is measured twice, before and right after the login runs, so that other load on the
     // machine during the bench shows as a difference instead of skewing the ratio silently.
     const bcryptSeconds = Math.min(SECONDS, 8);
-    log(`(1) bcrypt limit at cost ${COST}, ${bcryptSeconds} s`);
+    log(`${backend.name}; (1) bcrypt limit at cost ${COST}, ${bcryptSeconds} s`);
     out.bcryptBefore = await bcryptLimit(bcryptSeconds);
 
-    const service = await startService(await freePort());
+    const service = await startService(await freePort(), backend);
     const { url } = service;
     const pid = service.child.pid;
-    const db = await createConnection(`${MARIADB}/${DATABASE}`);
+    await backend.open();
     out.rssIdle = (await peakRss(pid, async () => sleep(500))).rssMiB;
 
     // Users: created through the API (their hashes at BCRYPT_COST), with a changed password so
@@ -367,36 +532,41 @@ async function main() {
       ids.push(...(await Promise.all(accounts.slice(i, i + 4).map((username) =>
         post(url, '/sys/user/create', { username, name: username, password: userPassword, roles: [] }, adminToken)))).map((r) => r.id));
     }
-    await db.query('UPDATE sys_user SET password_update_time = UTC_TIMESTAMP(3) WHERE username LIKE ?', ['bench%']);
+    await backend.markPasswordsChanged();
 
     log('warm-up: logins and /sys/me/info, 3 s each');
-    await loginLoad(url, accounts, userPassword, 3);
+    await loginLoad(url, accounts, userPassword, { duration: 3 });
     const token = (await post(url, '/sys/login', { account: accounts[0], password: userPassword })).accessToken;
     const apiOpts = (target, path, headers = {}) => ({
       url: target, connections: API_CONNECTIONS,
       requests: [{ method: 'POST', path, headers: { 'content-type': 'application/json', 'user-agent': UA, ...headers }, body: '{}' }],
     });
-    await load('warm-up', { ...apiOpts(url, '/sys/me/info', { 'admin-token': token }), duration: 3 });
+    const infoOpts = apiOpts(url, '/sys/me/info', { 'admin-token': token });
+    await load('warm-up', { ...infoOpts, duration: 3 });
 
-    await db.query('TRUNCATE TABLE sys_login_log');
-    log(`(2)(4) logins, empty sys_login_log, ${SECONDS} s, ${LOGIN_CONNECTIONS} connections`);
+    await backend.truncateLog();
+    log(`(2)(4) logins, empty sys_login_log, ${SECONDS} s, ${LOGIN_CONNECTIONS} connections, ${USERS} accounts`);
     const measured = await cpuPerRequest(pid, () => peakRss(pid, () => loginLoad(url, accounts, userPassword)));
-    const loginEmpty = measured.result;
     out.loginCpu = measured.cpuMs;
-    out.loginEmpty = loginEmpty.result;
-    out.rssLogin = loginEmpty.rssMiB;
+    out.loginEmpty = measured.result.result;
+    out.rssLogin = measured.result.rssMiB;
+    out.emptyRows = await backend.countLog();
+    log(`(2b) logins on one account, ${SECONDS} s, ${ONE_ACCOUNT_CONNECTIONS} connections`);
+    const one = await cpuPerRequest(pid, () => peakRss(pid, () =>
+      loginLoad(url, [accounts[1]], userPassword, { connections: ONE_ACCOUNT_CONNECTIONS })));
+    out.oneCpu = one.cpuMs;
+    out.loginOne = one.result.result;
+    out.rssLoginOne = one.result.rssMiB;
     log(`(1) bcrypt limit again, ${bcryptSeconds} s`);
     out.bcryptAfter = await bcryptLimit(bcryptSeconds);
     out.bcrypt = (out.bcryptBefore.rate + out.bcryptAfter.rate) / 2;
-    const [[{ n: emptyRows }]] = await db.query('SELECT COUNT(*) AS n FROM sys_login_log');
-    out.emptyRows = Number(emptyRows);
-    out.failureCountEmptyMs = await failureCountMs(db, ids);
+    out.failureCountEmptyMs = await backend.failureCountMs(ids);
     // What one login's password transport costs the service's main thread (contract §3).
-    const [[keyRow]] = await db.query("SELECT prop_value AS pem FROM sys_props WHERE prop_group = 'sys_security' AND prop_key = 'rsa_private_key'");
-    if (keyRow) {
+    const pem = await backend.rsaPem();
+    if (pem) {
       const started = process.hrtime.bigint();
       for (let i = 0; i < 100; i += 1) {
-        privateDecrypt({ key: keyRow.pem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(userPassword, 'base64'));
+        privateDecrypt({ key: pem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(userPassword, 'base64'));
       }
       out.rsaMs = Number(process.hrtime.bigint() - started) / 1e6 / 100;
     }
@@ -405,45 +575,42 @@ async function main() {
     out.captcha = await captchaCost();
 
     log(`(3) /sys/me/info, ${SECONDS} s, ${API_CONNECTIONS} connections`);
-    const infoMeasured = await cpuPerRequest(pid, () => peakRss(pid, () => load('/sys/me/info', apiOpts(url, '/sys/me/info', { 'admin-token': token }))));
-    const info = infoMeasured.result;
+    const infoMeasured = await cpuPerRequest(pid, () => peakRss(pid, () => load('/sys/me/info', infoOpts)));
     out.infoCpu = infoMeasured.cpuMs;
-    out.info = info.result;
-    out.rssInfo = info.rssMiB;
+    out.info = infoMeasured.result.result;
+    out.rssInfo = infoMeasured.result.rssMiB;
 
-    // The same key shape as the service reads first: the session JSON of that token.
-    const sessionKey = (await redis.scanIterator({ MATCH: `${PREFIX}AUTH_TOKEN:*`, COUNT: 1000 }).next()).value?.[0];
-    const bare = await startBare(await freePort(), sessionKey);
-    await load('warm-up', { ...apiOpts(bare.url, '/bare'), duration: 3 });
-    log(`(3) bare Fastify + one Redis GET, ${SECONDS} s, ${API_CONNECTIONS} connections`);
-    out.bare = await load('bare', apiOpts(bare.url, '/bare'));
-    await stopChild(bare.child);
+    // The yardsticks, one after the other, in processes of their own like the service.
+    const read = await backend.sessionRead(url, token);
+    for (const [key, script, path] of [['bare', 'bare-route.mjs', '/bare'], ['floor', 'nest-floor.mjs', '/floor']]) {
+      const yardstick = await startYardstick(script, await freePort(), read);
+      await load('warm-up', { ...apiOpts(yardstick.url, path), duration: 3 });
+      log(`(3${key === 'floor' ? 'b' : ''}) ${script}, ${SECONDS} s, ${API_CONNECTIONS} connections`);
+      out[key] = (await cpuPerRequest(yardstick.child.pid, () => load(key, apiOpts(yardstick.url, path)))).result;
+      await stopChild(yardstick.child);
+    }
+
+    if (SOAK_MINUTES > 0) {
+      log(`(7) soak: /sys/me/info for ${SOAK_MINUTES} minutes, ${API_CONNECTIONS} connections`);
+      out.soak = await soak(pid, infoOpts, SOAK_MINUTES);
+    }
 
     log(`(4) inserting ${LOG_ROWS} rows into sys_login_log`);
     const fillStarted = Date.now();
-    await fillLoginLog(db, ids, LOG_ROWS);
+    await backend.fill(ids, LOG_ROWS);
     out.fillSeconds = (Date.now() - fillStarted) / 1000;
-    const [[{ n: fullRows }]] = await db.query('SELECT COUNT(*) AS n FROM sys_login_log');
-    out.fullRows = Number(fullRows);
-    out.explain = await explain(db, ids[0]);
-    out.failureCountFullMs = await failureCountMs(db, ids);
+    out.fullRows = await backend.countLog();
+    out.explain = await backend.explain(ids[0]);
+    out.failureCountFullMs = await backend.failureCountMs(ids);
     log(`(4) logins, ${out.fullRows} rows, ${SECONDS} s`);
     const loginFull = await peakRss(pid, () => loginLoad(url, accounts, userPassword));
     out.loginFull = loginFull.result;
     out.rssLoginFull = loginFull.rssMiB;
 
-    await db.end();
+    await backend.close();
     await stopChild(service.child);
   } finally {
-    const keys = [];
-    for await (const batch of redis.scanIterator({ MATCH: `${PREFIX}*`, COUNT: 1000 })) keys.push(...batch);
-    for (let i = 0; i < keys.length; i += 1000) await redis.del(keys.slice(i, i + 1000));
-    await redis.close();
-    if (process.env.BENCH_KEEP_DB !== '1') {
-      const conn = await createConnection(MARIADB);
-      await conn.query(`DROP DATABASE IF EXISTS \`${DATABASE}\``);
-      await conn.end();
-    }
+    await backend.cleanup();
   }
   report(out);
 }
@@ -452,36 +619,64 @@ function report(o) {
   const pct = (x) => `${(x * 100).toFixed(1)} %`;
   const ms = (x) => `${x.toFixed(0)} ms`;
   const verdict = (ok) => (ok ? 'met' : 'MISSED');
-  const errors = o.loginEmpty.errors + o.info.errors + o.loginFull.errors + o.bare.errors;
+  const soakErrors = o.soak ? o.soak.rows.reduce((n, r) => n + r.errors, 0) : 0;
+  const errors = o.loginEmpty.errors + o.loginOne.errors + o.info.errors + o.loginFull.errors + o.bare.errors + o.floor.errors + soakErrors;
   const loginRatio = o.loginEmpty.rps / o.bcrypt;
+  const oneRatio = o.loginOne.rps / o.bcrypt;
   const infoRatio = o.info.rps / o.bare.rps;
+  const floorRatio = o.info.rps / o.floor.rps;
   const p99Ratio = o.loginFull.p99 / o.loginEmpty.p99;
+  const rssPeak = Math.max(o.rssLogin, o.rssLoginOne, o.rssInfo, o.rssLoginFull, ...(o.soak ? o.soak.rows.map((r) => r.rssPeak) : []));
   const rows = [
     ['(1) BCrypt limit, cost ' + COST + ', 2 in parallel', `${o.bcrypt.toFixed(1)} compares/s`, '', '',
-      `mean of ${o.bcryptBefore.rate.toFixed(1)} before and ${o.bcryptAfter.rate.toFixed(1)} after (2)`],
+      `mean of ${o.bcryptBefore.rate.toFixed(1)} before and ${o.bcryptAfter.rate.toFixed(1)} after (2) and (2b)`],
     [`(2) login, ${LOGIN_CONNECTIONS} conn., ${USERS} accounts`, `${o.loginEmpty.rps.toFixed(1)} req/s`, ms(o.loginEmpty.p50), ms(o.loginEmpty.p99),
       `${pct(loginRatio)} of (1) — target ≥ 90 %: ${verdict(loginRatio >= 0.9)}`],
+    [`(2b) login, ${ONE_ACCOUNT_CONNECTIONS} conn., one account`, `${o.loginOne.rps.toFixed(1)} req/s`, ms(o.loginOne.p50), ms(o.loginOne.p99),
+      `${pct(oneRatio)} of (1) — target ≥ 80 %, p99 ≤ 2 s: ${verdict(oneRatio >= 0.8 && o.loginOne.p99 <= 2000)}`],
     [`(3) /sys/me/info, ${API_CONNECTIONS} conn.`, `${o.info.rps.toFixed(0)} req/s`, ms(o.info.p50), ms(o.info.p99),
-      `${pct(infoRatio)} of bare — target ≥ 60 %: ${verdict(infoRatio >= 0.6)}`],
-    [`    bare Fastify + 1 Redis GET`, `${o.bare.rps.toFixed(0)} req/s`, ms(o.bare.p50), ms(o.bare.p99), ''],
+      `${pct(infoRatio)} of bare, ${pct(floorRatio)} of the Nest floor — target ≥ 60 %, ≥ 75 %, p99 ≤ 10 ms: `
+      + verdict(infoRatio >= 0.6 && floorRatio >= 0.75 && o.info.p99 <= 10)],
+    [`    bare Fastify + 1 store read`, `${o.bare.rps.toFixed(0)} req/s`, ms(o.bare.p50), ms(o.bare.p99), ''],
+    [`(3b) Nest floor: Nest + Fastify + 1 guard + 1 read`, `${o.floor.rps.toFixed(0)} req/s`, ms(o.floor.p50), ms(o.floor.p99),
+      `${pct(o.floor.rps / o.bare.rps)} of bare`],
     [`(4) login, sys_login_log ${o.emptyRows} rows`, `${o.loginEmpty.rps.toFixed(1)} req/s`, ms(o.loginEmpty.p50), ms(o.loginEmpty.p99), ''],
     [`    login, sys_login_log ${o.fullRows} rows`, `${o.loginFull.rps.toFixed(1)} req/s`, ms(o.loginFull.p50), ms(o.loginFull.p99),
       `p99 ${p99Ratio.toFixed(2)}× — target ≤ 1.2×: ${verdict(p99Ratio <= 1.2)}`],
-    [`(5) service RSS (VmRSS), peak`, `idle ${o.rssIdle.toFixed(0)} MiB`, `login ${o.rssLogin.toFixed(0)} MiB`, `info ${o.rssInfo.toFixed(0)} MiB`,
-      `login at 1M rows ${o.rssLoginFull.toFixed(0)} MiB`],
-    ['errors (non-2xx, socket errors, timeouts)', String(errors), '', '', `target 0: ${verdict(errors === 0)}`],
+    [`(5) service RSS (VmRSS), peak`, `idle ${o.rssIdle.toFixed(0)} MiB`, `login ${o.rssLogin.toFixed(0)} / ${o.rssLoginOne.toFixed(0)} MiB`,
+      `info ${o.rssInfo.toFixed(0)} MiB`, `peak of every phase ${rssPeak.toFixed(0)} MiB — target ≤ 250 MiB: ${verdict(rssPeak <= 250)}`],
   ];
+  if (o.soak) {
+    const first = o.soak.rows[0];
+    const last = o.soak.rows.at(-1);
+    const warm = o.soak.rows[Math.min(1, o.soak.rows.length - 1)];
+    const slowest = Math.min(...o.soak.rows.map((r) => r.rps));
+    const growth = (last.rssEnd - warm.rssEnd) / warm.rssEnd;
+    rows.push([`(7) soak, ${o.soak.rows.length} min of /sys/me/info`, `${first.rps.toFixed(0)} → ${last.rps.toFixed(0)} req/s`,
+      `RSS ${warm.rssEnd.toFixed(0)} → ${last.rssEnd.toFixed(0)} MiB`, `idle ${o.soak.idle.toFixed(0)} MiB`,
+      `slowest minute ${pct(slowest / first.rps)} of the first — target ≥ 90 %: ${verdict(slowest >= 0.9 * first.rps)}; `
+      + `RSS from minute ${warm.minute} to the last ${growth >= 0 ? '+' : ''}${pct(growth)} — target flat (≤ 5 %): ${verdict(growth <= 0.05)}`]);
+  }
+  rows.push(['errors (non-2xx, socket errors, timeouts)', String(errors), '', '', `target 0: ${verdict(errors === 0)}`]);
   const head = ['measure', 'throughput', 'p50', 'p99', 'against target'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
-  console.log(`\nMachine: ${o.cpus} × ${o.cpu}, ${o.memGiB.toFixed(1)} GiB, Node ${process.version}; `
+  console.log(`\n${o.backend}. Machine: ${o.cpus} × ${o.cpu}, ${o.memGiB.toFixed(1)} GiB, Node ${process.version}; `
     + `${SECONDS} s per phase; load generator (autocannon) on the same machine\n`);
   console.log(line(head));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   rows.forEach((r) => console.log(line(r)));
-  console.log(`\nFailure-count query straight on MariaDB: ${o.failureCountEmptyMs.toFixed(2)} ms with ${o.emptyRows} rows, `
+  if (o.soak) {
+    console.log('\n(7) soak, per minute:');
+    for (const r of o.soak.rows) {
+      console.log(`  minute ${String(r.minute).padStart(2)}: ${r.rps.toFixed(0).padStart(6)} req/s, p99 ${String(r.p99).padStart(3)} ms, `
+        + `RSS ${r.rssEnd.toFixed(0)} MiB at the end (peak ${r.rssPeak.toFixed(0)})${r.errors ? `, ${r.errors} errors` : ''}`);
+    }
+    console.log(`  after 10 s idle: RSS ${o.soak.idle.toFixed(0)} MiB`);
+  }
+  console.log(`\nFailure-count query straight on the database: ${o.failureCountEmptyMs.toFixed(2)} ms with ${o.emptyRows} rows, `
     + `${o.failureCountFullMs.toFixed(2)} ms with ${o.fullRows} rows (filled in ${o.fillSeconds.toFixed(0)} s)`);
-  console.log(`EXPLAIN at ${o.fullRows} rows:\n${o.explain}`);
+  console.log(`Query plans at ${o.fullRows} rows:\n${o.explain}`);
   const cpu = (c) => `service main thread ${c.main.toFixed(2)}, service pool/helper threads ${c.pool.toFixed(2)}, `
     + `mariadbd ${c.mariadb.toFixed(2)}, redis-server ${c.redis.toFixed(2)}, load generator ${c.bench.toFixed(2)}; `
     + `other processes kept ${c.otherCores.toFixed(2)} of ${o.cpus} cores busy meanwhile`;
@@ -491,6 +686,7 @@ function report(o) {
   console.log(`  BCrypt's share of the CPU one login costs on this machine: ${pct(c.pool / (c.main + c.pool + c.mariadb + c.redis + c.bench))} `
     + '(the ceiling of (2) ÷ (1) when both cores are busy)');
   if (o.rsaMs) console.log(`  of the main thread's: one RSA-OAEP private decrypt ${o.rsaMs.toFixed(2)} ms`);
+  console.log(`CPU ms per login (2b): ${cpu(o.oneCpu)}`);
   console.log(`CPU ms per /sys/me/info (3): ${cpu(o.infoCpu)}`);
   console.log(`(6) one captcha (120×40 PNG): ${o.captcha.renderMs.toFixed(2)} ms; one BCrypt compare at cost ${COST}: `
     + `${o.captcha.compareMs.toFixed(1)} ms (a captcha costs ${pct(o.captcha.renderMs / o.captcha.compareMs)} of a compare)`);

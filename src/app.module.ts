@@ -1,6 +1,6 @@
 import { CacheModule } from '@nestjs/cache-manager';
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -9,7 +9,6 @@ import { AuthModule } from './auth/auth.module';
 import { SessionModule } from './session/session.module';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { Clock, SystemClock } from './common/clock';
-import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { AppConfig } from './config/app-config';
 import { dataSourceOptions, initializeDataSource } from './database/data-source-options';
 import { HealthController } from './health/health.controller';
@@ -42,7 +41,8 @@ export class AppModule {
   /**
    * `command`: the context of a one-off command run on the server (admin:recover): the service's
    * stores and rules, without the first start's admin account and without the notification
-   * outbox, whose worker would deliver (or, unconfigured, give up on) the service's queued messages.
+   * outbox, whose worker would deliver (or, unconfigured, give up on) the service's queued messages,
+   * and without the second factor (which sends through that outbox; a command logs no one in).
    */
   static forRoot(config: AppConfig, { command = false }: { command?: boolean } = {}): DynamicModule {
     return {
@@ -69,15 +69,14 @@ export class AppModule {
         AuthModule,
         OnlineModule,
         QrcodeModule,
-        MfaModule,
-        ...(command ? [] : [NotificationModule, AdminBootstrapModule]),
+        // The second factor sends site messages through the outbox, so it stays out of a command too.
+        ...(command ? [] : [NotificationModule, AdminBootstrapModule, MfaModule]),
         AuditModule,
         AccountRecoveryModule,
       ],
       controllers: [HealthController],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
       ],
     };
   }

@@ -1,5 +1,4 @@
 import formBody from '@fastify/formbody';
-import helmet from '@fastify/helmet';
 import type { INestApplication } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
@@ -8,6 +7,7 @@ import { addValidationFailedResponses, FieldErrorDto, ValidationFailedDto } from
 import { BodyValidationPipe } from './common/validation.pipe';
 import { AppConfig } from './config/app-config';
 import { parseFormBody } from './common/form-body';
+import { securityHeaders } from './common/security-headers';
 import { registerStaticConsole } from './common/static-console';
 
 /**
@@ -26,13 +26,18 @@ export async function setupApp(app: NestFastifyApplication): Promise<void> {
     jsonParser(req, body as string, done);
   });
   await app.register(formBody as any, { parser: parseFormBody });
-  await app.register(helmet as any, { contentSecurityPolicy: false });
+  // Helmet's headers on every answer, set before the handler runs so that a route may override one.
+  const headers = securityHeaders();
+  fastify.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(headers);
+    done();
+  });
   // Contract §11: no API answer (envelopes, errors, 404s) is kept by a browser or a shared cache; it
   // may carry a token, a generated password or personal data. Only what set its own policy keeps it:
   // the console's files (static-console.ts).
-  fastify.addHook('onSend', async (_request, reply, payload) => {
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    return payload;
+    done(null, payload);
   });
   // CORS only for the origins an operator lists (issue 5): unset, browsers on other origins get no CORS headers.
   const { CORS_ORIGINS } = app.get(AppConfig);
@@ -48,7 +53,9 @@ export async function setupApp(app: NestFastifyApplication): Promise<void> {
   // Errors raised before a handler runs (bad JSON, body too large, unknown media type, unknown
   // path) reach Nest's error and not-found handlers, which hand them to AllExceptionsFilter.
   app.useGlobalPipes(new BodyValidationPipe());
-  app.enableShutdownHooks();
+  // The signals that mean "stop": without a list Nest also closes the app on SIGUSR2 (what
+  // `node --heapsnapshot-signal=SIGUSR2` uses to take a heap snapshot), SIGHUP and the rest.
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   // The admin console (web/dist) at /, when built; the API keeps its paths.
   await registerStaticConsole(app);
 

@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import { ConsoleLogger, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { setupApp } from './app.setup';
+import { createHttpAdapter } from './common/http-adapter';
 import { loadConfigOrExplain } from './config/app-config';
-import { fastifyTrustProxy } from './config/trust-proxy';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
@@ -15,7 +15,7 @@ async function bootstrap() {
   const logger = new ConsoleLogger({ json: config.LOG_FORMAT === 'json', logLevels: LEVELS.slice(0, LEVELS.indexOf(config.LOG_LEVEL as LogLevel) + 1) });
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(config),
-    new FastifyAdapter({ bodyLimit: config.BODY_LIMIT_BYTES, trustProxy: fastifyTrustProxy(config.TRUST_PROXY) }),
+    createHttpAdapter(config),
     // Body parsers are ours (setupApp): an empty JSON body is {}, and form bodies are marked for typed fields.
     { logger, bodyParser: false },
   );

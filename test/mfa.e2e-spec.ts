@@ -185,6 +185,10 @@ describe.each(BACKENDS)('second factor (contract §8) on $name', (backend) => {
     expect((await app.post('/sys/me/mfa/disable', { code: recoveryCodes[1] }, { token })).body.code).toBe('MFA_CODE_INVALID');
     expect((await app.post('/sys/me/mfa/disable', { code: fresh.body.data.recoveryCodes[0] }, { token })).body.code).toBe('OK');
     expect((await app.post('/sys/me/info', {}, { token })).body.data.mfaEnabled).toBe(false);
+    // Not enrolled: refused, and not counted toward the lock.
+    expect((await app.post('/sys/me/mfa/disable', { code: '123456' }, { token })).body.code).toBe('MFA_CODE_INVALID');
+    // (the two wrong codes above, one on each operation, and not this one)
+    expect((await app.logRows(user.username)).filter((r) => r.status === 'mfawrong')).toHaveLength(2);
     const after = await app.admin('/sys/user/list', { keyword: user.username });
     expect(after.body.data.rows[0].mfaEnabled).toBe(false);
   });
@@ -199,7 +203,11 @@ describe.each(BACKENDS)('second factor (contract §8) on $name', (backend) => {
     const helper = await createActiveUser(app, { roles: ['mfa_viewer'] });
     const helperToken = await app.token(helper.username, helper.password);
     expect((await app.post('/sys/user/mfa/reset', { id: user.id }, { token: helperToken })).body.code).toBe('FORBIDDEN');
+    const pending = await firstStep(user);
     expect((await app.admin('/sys/user/mfa/reset', { id: user.id })).body.code).toBe('OK');
+    // A login that waited for its code starts again, and nothing is counted as a wrong code.
+    expect((await second(pending, '123456')).body.code).toBe('MFA_TOKEN_INVALID');
+    expect((await app.logRows(user.username)).filter((r) => r.status === 'mfawrong')).toHaveLength(0);
     expect((await app.post('/sys/me/info', {}, { token })).body.code).toBe('NOT_LOGGED_IN');
     const after = await app.login(user.username, user.password);
     expect(after.body.data).toMatchObject({ mfaRequired: false, accessToken: expect.any(String) });

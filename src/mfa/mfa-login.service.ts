@@ -100,6 +100,11 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
       }
       // A concurrent right code may have consumed it while this one waited for the mutex.
       if (!(await this.pending(key))) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
+      // TOTP removed meanwhile (the user disabled it, an administrator reset it): the login starts again.
+      if (!(await this.mfa.enabled(checks.user.id))) {
+        await this.store.del(key);
+        throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
+      }
       proof = await this.mfa.prove(checks.user.id, req.code);
       if (!proof) {
         const locked = await this.lockout.recordFailure({

@@ -172,6 +172,8 @@ export class MfaService {
         });
         throw new AppException(ErrorCode.ACCOUNT_LOCKED);
       }
+      // Nothing enrolled (never, or reset meanwhile): no code can be right, and nothing is guessed.
+      if (!(await this.enabled(user.id))) throw new AppException(ErrorCode.MFA_CODE_INVALID);
       if (!(await this.prove(user.id, code))) {
         const locked = await this.lockout.recordFailure({ ...attempt, user, status: LoginStatus.MFAWRONG, reason: ErrorCode.MFA_CODE_INVALID });
         if (locked) await this.sessions.end(caller.tokenHash, user.id);

@@ -1,16 +1,14 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_GUARD } from '@nestjs/core';
 import { StrategyModule } from '../strategy/strategy.module';
-import { PermissionGuard } from './guards/permission.guard';
-import { TokenGuard } from './guards/token.guard';
-import { RenewalInterceptor } from './renewal.interceptor';
+import { SessionGuard } from './guards/session.guard';
 import { SessionAuthenticator } from './session-authenticator';
 import { SessionService } from './session.service';
 import { StreamTicketService } from './stream-ticket.service';
 
 /**
  * The session kernel (spec 3.4, 5; contract §6, §11): tokens and sessions, the one authentication
- * of a request, the guards and the renewal that every route passes. Features import it to end,
+ * of a request, the guard (with the renewal) that every route passes. Features import it to end,
  * list or refresh sessions; it imports no feature but the settings it reads (StrategyModule).
  */
 @Module({
@@ -19,10 +17,8 @@ import { StreamTicketService } from './stream-ticket.service';
     SessionService,
     SessionAuthenticator,
     StreamTicketService,
-    // Global guards run in this order: a caller (token, kick-out, bindIp, temporary scope), then permission codes.
-    { provide: APP_GUARD, useClass: TokenGuard },
-    { provide: APP_GUARD, useClass: PermissionGuard },
-    { provide: APP_INTERCEPTOR, useClass: RenewalInterceptor },
+    // A caller (token, kick-out, bindIp, temporary scope), its permission codes, the renewal.
+    { provide: APP_GUARD, useClass: SessionGuard },
   ],
   exports: [SessionService, StreamTicketService],
 })

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Type } from '@nestjs/common';
-import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
@@ -9,8 +9,8 @@ import { setupApp } from '../../src/app.setup';
 import { Clock } from '../../src/common/clock';
 import { FakeClock } from './fake-clock';
 import { Envelope } from '../../src/common/envelope';
+import { createHttpAdapter } from '../../src/common/http-adapter';
 import { loadConfig } from '../../src/config/app-config';
-import { fastifyTrustProxy } from '../../src/config/trust-proxy';
 import { KvStore } from '../../src/store/kv.store';
 import { Backend, Provisioned } from './backends';
 import { encryptPassword } from './password-transport';
@@ -167,7 +167,7 @@ export async function startApp(backend: Backend, options: StartOptions = {}): Pr
     .overrideProvider(Clock).useValue(clock)
     .compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(
-    new FastifyAdapter({ bodyLimit: config.BODY_LIMIT_BYTES, trustProxy: fastifyTrustProxy(config.TRUST_PROXY) }),
+    createHttpAdapter(config),
     { bodyParser: false, logger: ['error', 'warn'] },
   );
   await setupApp(app);

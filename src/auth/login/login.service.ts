@@ -97,7 +97,7 @@ export interface LoginChecks {
 }
 
 /**
- * A step a module adds to the tail (the second factor will be the first): it runs for every way
+ * A step a module adds to the tail (the second factor, src/mfa, is one): it runs for every way
  * in, inside the account's mutex, after steps 6 and 7 and before step 8. It may refuse (fail),
  * demand a temporary token, or hold the login — answer its own result without a token and without
  * a log row (the way that resumes it calls complete() again). Added with LoginService.use.

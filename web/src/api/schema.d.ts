@@ -453,6 +453,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sys/message/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["MessageController_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/message/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["MessageController_read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/message/streamTicket": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One-time ticket (30 s) for opening the message stream from a browser */
+        post: operations["MessageController_streamTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/message/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Server-Sent Events stream of new site messages */
+        get: operations["MessageController_stream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sys/login/mfa": {
         parameters: {
             query?: never;
@@ -543,72 +609,6 @@ export interface paths {
         get?: never;
         put?: never;
         post: operations["MfaController_reset"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sys/message/list": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: operations["MessageController_list"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sys/message/read": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: operations["MessageController_read"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sys/message/streamTicket": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** One-time ticket (30 s) for opening the message stream from a browser */
-        post: operations["MessageController_streamTicket"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sys/message/stream": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Server-Sent Events stream of new site messages */
-        get: operations["MessageController_stream"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -929,6 +929,36 @@ export interface components {
             /** @description the code from /auth/qrcode/generate */
             code: string;
         };
+        /** @enum {string} */
+        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used";
+        SiteMessageDto: {
+            id: string;
+            kind: components["schemas"]["MessageKind"];
+            title: string;
+            content: string;
+            read: boolean;
+            /** Format: date-time */
+            createTime: string;
+        };
+        ListMessagesDto: {
+            /** @default 1 */
+            pageNum?: number;
+            /** @default 10 */
+            pageSize?: number;
+            /**
+             * @description only messages not yet marked read
+             * @default false
+             */
+            unreadOnly?: boolean;
+        };
+        ReadMessagesDto: {
+            /** @description ids of the caller's messages; others are ignored */
+            ids: string[];
+        };
+        StreamTicketDto: {
+            /** @description for GET /sys/message/stream?ticket=…; one use, valid 30 s */
+            ticket: string;
+        };
         MfaLoginDto: {
             /** @description from the login result */
             mfaToken: string;
@@ -961,36 +991,6 @@ export interface components {
              * @example 123456
              */
             code: string;
-        };
-        /** @enum {string} */
-        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used";
-        SiteMessageDto: {
-            id: string;
-            kind: components["schemas"]["MessageKind"];
-            title: string;
-            content: string;
-            read: boolean;
-            /** Format: date-time */
-            createTime: string;
-        };
-        ListMessagesDto: {
-            /** @default 1 */
-            pageNum?: number;
-            /** @default 10 */
-            pageSize?: number;
-            /**
-             * @description only messages not yet marked read
-             * @default false
-             */
-            unreadOnly?: boolean;
-        };
-        ReadMessagesDto: {
-            /** @description ids of the caller's messages; others are ignored */
-            ids: string[];
-        };
-        StreamTicketDto: {
-            /** @description for GET /sys/message/stream?ticket=…; one use, valid 30 s */
-            ticket: string;
         };
         AuditRowDto: {
             id: string;
@@ -2181,6 +2181,156 @@ export interface operations {
             };
         };
     };
+    MessageController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListMessagesDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: {
+                            total: number;
+                            rows: components["schemas"]["SiteMessageDto"][];
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @example VALIDATION_FAILED */
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+        };
+    };
+    MessageController_read: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReadMessagesDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @example VALIDATION_FAILED */
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+        };
+    };
+    MessageController_streamTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoInputDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["StreamTicketDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @example VALIDATION_FAILED */
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+        };
+    };
+    MessageController_stream: {
+        parameters: {
+            query?: {
+                /** @description language of the closing event (zh, en); default Accept-Language */
+                lang?: unknown;
+                /** @description a ticket from POST /sys/message/streamTicket, for clients that cannot send Admin-Token */
+                ticket?: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     MfaController_login: {
         parameters: {
             query?: never;
@@ -2428,156 +2578,6 @@ export interface operations {
                         data: components["schemas"]["ValidationFailedDto"] | null;
                     };
                 };
-            };
-        };
-    };
-    MessageController_list: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ListMessagesDto"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        code: string;
-                        message: string;
-                        data: {
-                            total: number;
-                            rows: components["schemas"]["SiteMessageDto"][];
-                        };
-                    };
-                };
-            };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
-                        message: string;
-                        data: components["schemas"]["ValidationFailedDto"] | null;
-                    };
-                };
-            };
-        };
-    };
-    MessageController_read: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ReadMessagesDto"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
-                        message: string;
-                        data: components["schemas"]["ValidationFailedDto"] | null;
-                    };
-                };
-            };
-        };
-    };
-    MessageController_streamTicket: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["NoInputDto"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        code: string;
-                        message: string;
-                        data: components["schemas"]["StreamTicketDto"];
-                    };
-                };
-            };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
-                        message: string;
-                        data: components["schemas"]["ValidationFailedDto"] | null;
-                    };
-                };
-            };
-        };
-    };
-    MessageController_stream: {
-        parameters: {
-            query?: {
-                /** @description language of the closing event (zh, en); default Accept-Language */
-                lang?: unknown;
-                /** @description a ticket from POST /sys/message/streamTicket, for clients that cannot send Admin-Token */
-                ticket?: unknown;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
         };
     };
