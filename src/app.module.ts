@@ -16,6 +16,7 @@ import { LoginLogModule } from './login-log/login-log.module';
 import { NotificationModule } from './notification/notification.module';
 import { AdminBootstrapModule } from './user-account/admin-bootstrap.module';
 import { OnlineModule } from './online/online.module';
+import { MfaModule } from './mfa/mfa.module';
 import { QrcodeModule } from './qrcode/qrcode.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { StoreModule } from './store/store.module';
@@ -40,7 +41,8 @@ export class AppModule {
   /**
    * `command`: the context of a one-off command run on the server (admin:recover): the service's
    * stores and rules, without the first start's admin account and without the notification
-   * outbox, whose worker would deliver (or, unconfigured, give up on) the service's queued messages.
+   * outbox, whose worker would deliver (or, unconfigured, give up on) the service's queued messages,
+   * and without the second factor (which sends through that outbox; a command logs no one in).
    */
   static forRoot(config: AppConfig, { command = false }: { command?: boolean } = {}): DynamicModule {
     return {
@@ -66,7 +68,8 @@ export class AppModule {
         AuthModule,
         OnlineModule,
         QrcodeModule,
-        ...(command ? [] : [NotificationModule, AdminBootstrapModule]),
+        // The second factor sends site messages through the outbox, so it stays out of a command too.
+        ...(command ? [] : [NotificationModule, AdminBootstrapModule, MfaModule]),
         AuditModule,
         AccountRecoveryModule,
       ],

@@ -49,6 +49,7 @@ const BY_ID: Record<string, Field> = { id: { type: 'string', required: true, uni
 const INT = { type: 'int' } as const;
 const BOOL = { type: 'bool' } as const;
 const CHANNELS: Field = { type: 'string', unicode: 'VALIDATION_FAILED' };
+const MFA_CODE_FIELD: Field = { type: 'string', required: true, unicode: 'VALIDATION_FAILED' };
 
 // Every operation of the controllers under src/ (contract §4).
 const ENDPOINTS: Endpoint[] = [
@@ -80,7 +81,7 @@ const ENDPOINTS: Endpoint[] = [
     fields: {
       sessionExpireMinutes: INT, tempSessionExpireMinutes: INT, lockMinutes: INT, maxFailureTimes: INT,
       maxFailureInterval: INT, sendMsgWhenErrorLogin: CHANNELS, sendMsgWhenErrorIp: CHANNELS,
-      loginStrategyWhenExpire: INT, bindIp: BOOL, multiOnline: BOOL,
+      loginStrategyWhenExpire: INT, bindIp: BOOL, multiOnline: BOOL, mfaMode: INT,
     },
     valid: () => ({ sessionExpireMinutes: 45, sendMsgWhenErrorLogin: 'email,site', sendMsgWhenErrorIp: 'sms', multiOnline: false }),
   },
@@ -122,6 +123,17 @@ const ENDPOINTS: Endpoint[] = [
     valid: () => ({ code: 'bad_input_role', name: 'Never', permissions: ['sys:user:list'] }),
   },
   { path: '/sys/role/list', ...NO_INPUT },
+  // Contract §8: the second factor. No case reaches a code check (a wrong code would count toward the lock).
+  {
+    path: '/sys/login/mfa',
+    fields: { mfaToken: { type: 'string', required: true, unicode: 'VALIDATION_FAILED' }, code: MFA_CODE_FIELD },
+    valid: () => ({ mfaToken: 'x'.repeat(43), code: '123456' }),
+  },
+  { path: '/sys/me/mfa/setup', ...NO_INPUT },
+  ...['enable', 'disable', 'recoveryCodes'].map((op) => ({
+    path: `/sys/me/mfa/${op}`, fields: { code: MFA_CODE_FIELD }, valid: () => ({ code: '123456' }),
+  })),
+  { path: '/sys/user/mfa/reset', fields: BY_ID, valid: (c: Ctx) => ({ id: c.victim.id }) },
   { path: '/auth/qrcode/generate', ...NO_INPUT },
   {
     path: '/auth/qrcode/verify',

@@ -27,7 +27,10 @@ describe.each(BACKENDS)('login pipeline of spec 4.1 on $name', (backend) => {
     const res = await app.login(user.username, user.password, { ip: '10.1.1.1' });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ success: true, code: 'OK', message: '操作成功' });
-    expect(res.body.data).toEqual({ accessToken: expect.any(String), tempUser: false, forceUpdatePassword: false, tip: expect.any(String) });
+    expect(res.body.data).toEqual({
+      accessToken: expect.any(String), tempUser: false, forceUpdatePassword: false, tip: expect.any(String),
+      mfaRequired: false, mfaToken: null, mfaSetupRequired: false,
+    });
     expect(res.body.data!.accessToken.length).toBeGreaterThanOrEqual(43);
     const me = await app.post('/sys/me/info', {}, { token: res.body.data!.accessToken });
     expect(me.body.data).toMatchObject({ id: user.id, username: user.username, tempUser: false });

@@ -349,6 +349,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       expect(res.status).toBe(200);
       expect(res.body.data).toEqual({
         accessToken: expect.any(String), tempUser: true, forceUpdatePassword: true, tip: expect.stringMatching(/过期.*修改密码/),
+        mfaRequired: false, mfaToken: null, mfaSetupRequired: false,
       });
       const temp = res.body.data!.accessToken;
       const session = await sessionOf(app, temp);
@@ -402,6 +403,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       const res = await app.login(user.username, user.password);
       expect(res.body.data).toEqual({
         accessToken: expect.any(String), tempUser: true, forceUpdatePassword: true, tip: INITIAL_FORCE_TIP,
+        mfaRequired: false, mfaToken: null, mfaSetupRequired: false,
       });
       const temp = res.body.data!.accessToken;
       expect(await sessionOf(app, temp)).toMatchObject({ userId: user.id, temp: 1 });
@@ -422,6 +424,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       const res = await app.login(user.username, user.password);
       expect(res.body.data).toEqual({
         accessToken: expect.any(String), tempUser: false, forceUpdatePassword: false, tip: INITIAL_TIP,
+        mfaRequired: false, mfaToken: null, mfaSetupRequired: false,
       });
       expect(await sessionOf(app, res.body.data!.accessToken)).toMatchObject({ temp: 0 });
       expect((await app.post('/sys/user/list', {}, { token: res.body.data!.accessToken })).body.success).toBe(true);

@@ -16,7 +16,8 @@ export type AuditAction =
   | 'role.save'
   | 'online.kickout'
   | 'qrcode.authorize'
-  | 'user.recover';
+  | 'user.recover'
+  | 'user.mfaReset';
 
 /**
  * One audited action, recorded by the service (or, where there is none, the controller) that

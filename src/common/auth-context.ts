@@ -39,6 +39,8 @@ export interface SessionProfile {
   name: string;
   mobile: string | null;
   email: string | null;
+  /** Contract §8: TOTP enabled; written at issue time and into live sessions on enable, disable and reset. */
+  mfaEnabled?: boolean;
 }
 
 /** What authentication attaches to a request: the session, its id (the token's SHA-256) and its permission codes. */
@@ -58,12 +60,19 @@ declare module 'fastify' {
 export const IS_PUBLIC = 'auth:public';
 export const PERMISSIONS = 'auth:permissions';
 export const ACCEPTS_STREAM_TICKET = 'auth:stream-ticket';
+export const ALLOWS_TEMP_TOKEN = 'auth:temp-token';
 
 /** White-listed: no token needed (spec 5.2). */
 export const Public = () => SetMetadata(IS_PUBLIC, true);
 
 /** Permission codes the caller's roles must grant (spec 5.3); `*` grants all. */
 export const RequirePermissions = (...codes: string[]) => SetMetadata(PERMISSIONS, codes);
+
+/**
+ * A temporary token reaches the route besides TEMP_URIS (contract §8: enrolling the second factor
+ * with the token mfaMode 2 hands out), without the operator editing TEMP_URIS.
+ */
+export const AllowsTempToken = () => SetMetadata(ALLOWS_TEMP_TOKEN, true);
 
 /**
  * Contract §11: besides Admin-Token, the route takes `?ticket=` from POST /sys/message/streamTicket

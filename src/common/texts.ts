@@ -32,6 +32,9 @@ const errors = {
   TEMP_TOKEN_FORBIDDEN: { zh: '请先修改密码', en: 'Please change your password first' },
   FORBIDDEN: { zh: '没有权限', en: 'Permission denied' },
   QRCODE_INVALID: { zh: '二维码无效或已过期', en: 'The QR code is invalid or has expired' },
+  MFA_CODE_INVALID: { zh: '动态验证码错误', en: 'The verification code is wrong' },
+  MFA_TOKEN_INVALID: { zh: '验证已过期,请重新登录', en: 'The verification has expired, please log in again' },
+  MFA_ALREADY_ENABLED: { zh: '已启用双因素认证', en: 'Two-factor authentication is already enabled' },
   NOT_FOUND: { zh: '资源不存在', en: 'Not found' },
   RATE_LIMITED: { zh: '请求过于频繁,请稍后再试', en: 'Too many requests, please try again later' },
   SERVICE_UNAVAILABLE: { zh: '服务暂时不可用,请稍后再试', en: 'The service is temporarily unavailable' },
@@ -44,6 +47,8 @@ const tips = {
   PASSWORD_EXPIRED_FORCE: { zh: '您的密码已过期,请修改密码后再登录', en: 'Your password has expired, change it before logging in' },
   INITIAL_PASSWORD_FORCE: { zh: '您的密码为初始密码,请修改密码后再登录', en: 'You are using an initial password, change it before logging in' },
   INITIAL_PASSWORD_TIP: { zh: '您的密码为初始密码,请尽快修改密码', en: 'You are using an initial password, please change it soon' },
+  /** Contract §8: mfaMode 2, a user who has not enrolled yet. */
+  MFA_SETUP_REQUIRED: { zh: '请先绑定双因素认证', en: 'Set up two-factor authentication first' },
   PASSWORD_EXPIRES_SOON: { zh: '您的密码将在{days}天后过期,请尽快修改密码', en: 'Your password expires in {days} days, please change it soon' },
 } satisfies Record<string, Bilingual>;
 
@@ -84,6 +89,13 @@ const validation = {
 /** Spec 4.2 and expireNotifyDays: e-mail, SMS and site message contents. */
 const notification = {
   wrongPasswordHint: { zh: '异常登录:密码错误', en: 'Abnormal login: wrong password' },
+  wrongCodeHint: { zh: '异常登录:动态验证码错误', en: 'Abnormal login: wrong verification code' },
+  recoveryCodeUsedTitle: { zh: '恢复码已使用', en: 'A recovery code was used' },
+  recoveryCodeUsedHint: { zh: '您的账号使用恢复码完成了双因素认证', en: 'A recovery code was used to log in to your account' },
+  recoveryCodeUsedAdvice: {
+    zh: '如非本人操作,请立即修改密码、重新生成恢复码并联系管理员。',
+    en: 'If this was not you, change your password, generate new recovery codes and tell your administrator.',
+  },
   unusualIpHint: { zh: '您的账号在不常用的IP登录', en: 'Login from an uncommon IP address' },
   loginFailedTitle: { zh: '异常登录提醒', en: 'Abnormal login alert' },
   unusualIpTitle: { zh: '非常用IP登录提醒', en: 'Login from an uncommon IP' },

@@ -42,3 +42,21 @@ describe('TRUST_PROXY (contract §11 "Client IP")', () => {
     expect(fastifyTrustProxy(['10.0.0.0/8'])).toEqual(['10.0.0.0/8']);
   });
 });
+
+describe('MFA_ENCRYPTION_KEY (contract §8)', () => {
+  it('takes the base64 of 32 bytes, and is optional', () => {
+    const key = Buffer.alloc(32, 7).toString('base64');
+    expect(loadConfig({ MFA_ENCRYPTION_KEY: key }).MFA_ENCRYPTION_KEY).toBe(key);
+    expect(loadConfig({}).MFA_ENCRYPTION_KEY).toBeUndefined();
+  });
+
+  it.each([
+    ['16 bytes', Buffer.alloc(16, 1).toString('base64')],
+    ['33 bytes', Buffer.alloc(33, 1).toString('base64')],
+    ['hex of 32 bytes', Buffer.alloc(32, 1).toString('hex')],
+    ['text', 'my secret key'],
+  ])('stops the start naming the variable for %s', (_label, value) => {
+    expect(() => loadConfig({ MFA_ENCRYPTION_KEY: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ MFA_ENCRYPTION_KEY: value })).toThrow(/MFA_ENCRYPTION_KEY: MFA_ENCRYPTION_KEY must be the base64 of 32 random bytes/);
+  });
+});

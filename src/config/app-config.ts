@@ -57,6 +57,16 @@ export class AppConfig {
   @Transform(int) @IsInt() @Min(4) @Max(15)
   BCRYPT_COST = 10;
 
+  /**
+   * Contract §8: the AES-256-GCM key of the TOTP secrets (and, derived from it, of the recovery
+   * code hashes). Unset: one is generated on first start and kept in the database.
+   */
+  @IsOptional()
+  @ValidateBy({ name: 'aes256Key', validator: { validate: (v) => typeof v === 'string' && isBase64Of32Bytes(v) } }, {
+    message: 'MFA_ENCRYPTION_KEY must be the base64 of 32 random bytes (e.g. openssl rand -base64 32)',
+  })
+  MFA_ENCRYPTION_KEY?: string;
+
   @IsOptional() @Matches(/^smtps?:\/\/.+/, { message: 'SMTP_URL must be smtp://[user:pass@]host:port or smtps://...' })
   SMTP_URL?: string;
 
@@ -119,6 +129,12 @@ export class AppConfig {
 }
 
 export class ConfigError extends Error {}
+
+/** Standard base64 (padding optional) that decodes to exactly 32 bytes. */
+export function isBase64Of32Bytes(value: string): boolean {
+  if (!/^[A-Za-z0-9+/]{43}=?$/.test(value)) return false;
+  return Buffer.from(value, 'base64').length === 32;
+}
 
 /** Builds the config from an env-like object; a bad value throws naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {

@@ -4,6 +4,8 @@ import { DATETIME } from '../common/datetime';
 export enum LoginStatus {
   SUCCESS = 'success',
   PASSWRONG = 'passwrong',
+  /** Contract §8: a wrong second-factor code; counted by the lock check together with passwrong. */
+  MFAWRONG = 'mfawrong',
   LOCKED = 'locked',
   DISABLED = 'disabled',
   EXPIRED = 'expired',
@@ -16,6 +18,8 @@ export enum LoginTypes {
   QRCODE = 'qrcode',
   /** Contract §11: the old password of /sys/me/pass/update, proven like a login. */
   PASSCHANGE = 'passchange',
+  /** Contract §8: a second-factor code proven on /sys/me/mfa/* (disable, new recovery codes). */
+  MFA = 'mfa',
 }
 
 /** Contract §6 `sys_login_log`: one row per login attempt (spec 2.6). */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { MoreThanOrEqual, Repository } from 'typeorm';
+import { In, MoreThanOrEqual, Repository } from 'typeorm';
 import { LoginLogEntity, LoginStatus, LoginTypes } from './login-log.entity';
 
 /** What the login-log list can be narrowed by (spec 2.6); every given field must match. */
@@ -14,6 +14,9 @@ export interface LoginLogFilter {
   to?: Date;
 }
 
+/** The statuses the lock of spec 3.1 counts (contract §8 adds mfawrong: same window, threshold and lock). */
+export const FAILURE_STATUSES = [LoginStatus.PASSWRONG, LoginStatus.MFAWRONG];
+
 /** `sys_login_log`: the only place that queries it. */
 @Injectable()
 export class LoginLogRepository {
@@ -23,9 +26,12 @@ export class LoginLogRepository {
     await this.logs.insert(row);
   }
 
-  /** Spec 3.1: passwrong records of the user since `since` (served by idx_login_log_user_status_time). */
+  /**
+   * Spec 3.1: failures of the user since `since` — wrong passwords (passwrong) and, contract §8,
+   * wrong second-factor codes (mfawrong) — served by idx_login_log_user_status_time.
+   */
   countFailuresSince(userId: string, since: Date): Promise<number> {
-    return this.logs.count({ where: { userId, status: LoginStatus.PASSWRONG, loginTime: MoreThanOrEqual(since) } });
+    return this.logs.count({ where: { userId, status: In(FAILURE_STATUSES), loginTime: MoreThanOrEqual(since) } });
   }
 
   /** Spec 4.1 step 10: IPs of the user's latest `count` successful logins, newest first. */

@@ -43,7 +43,7 @@ export class LoginLogService {
     });
   }
 
-  /** Spec 3.1: passwrong records of the user since `since`. */
+  /** Spec 3.1: passwrong (and, contract §8, mfawrong) records of the user since `since`. */
   countFailuresSince(userId: string, since: Date): Promise<number> {
     return this.logs.countFailuresSince(userId, since);
   }

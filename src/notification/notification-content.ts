@@ -43,6 +43,12 @@ export function notificationContent(kind: NotificationKind, payload: Notificatio
       // Spec 4.2: login account, login IP, login time, and the uncommon-IP hint.
       return loginAlert(payload as LoginAlertPayload, locale,
         'notification.unusualIpTitle', 'notification.labelLoginIp', 'notification.labelLoginTime');
+    case NotificationKind.RECOVERY_CODE_USED:
+      return {
+        ...loginAlert(payload as LoginAlertPayload, locale,
+          'notification.recoveryCodeUsedTitle', 'notification.labelLoginIp', 'notification.labelLoginTime'),
+        advice: text('notification.recoveryCodeUsedAdvice', locale),
+      };
     case NotificationKind.PASSWORD_EXPIRY: {
       const p = payload as PasswordExpiryPayload;
       return {

@@ -7,6 +7,8 @@ export enum NotificationKind {
   UNUSUAL_IP = 'unusual-ip',
   /** Spec 2.2 expireNotifyDays: the password expires soon. */
   PASSWORD_EXPIRY = 'password-expiry',
+  /** Contract §8: a recovery code was used to log in (a site message to the user). */
+  RECOVERY_CODE_USED = 'recovery-code-used',
 }
 
 /** sys_notification.status. */

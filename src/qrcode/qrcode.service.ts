@@ -59,17 +59,18 @@ export class QrcodeService {
       throw err instanceof AppException && err.code === ErrorCode.NOT_FOUND ? new AppException(ErrorCode.QRCODE_INVALID) : err;
     });
     // Spec 4.4: the account's disabled and locked status (in the spec's order), then the tail every
-    // way in shares — password expiry (step 6) and first login (step 7) included (contract §11).
+    // way in shares — password expiry (step 6) and first login (step 7) included (contract §11). No
+    // second factor (contract §8): the authorising device passed it.
     const result = await this.login.complete(
       user,
-      { loginType: LoginTypes.QRCODE, account: user.username, ip, userAgent, locale, unusualIpCheck: false },
+      { loginType: LoginTypes.QRCODE, account: user.username, ip, userAgent, locale, unusualIpCheck: false, secondFactorProven: true },
       async (checks) => {
         await this.checkOriginAlive(checks, origin);
         await checks.checkDisabled();
         await checks.checkLock();
       },
     );
-    await this.recordAuthorisation(userId, origin, hashToken(result.accessToken), ip);
+    await this.recordAuthorisation(userId, origin, hashToken(result.accessToken!), ip);
     return result;
   }
 

@@ -22,7 +22,8 @@ export function tokenOf(request: FastifyRequest): string | undefined {
 /**
  * The one place a request becomes a caller (spec 5.1, 5.4, 3.4): a live session found through
  * Admin-Token / Bearer (or, where the route accepts one, a stream ticket), not kicked out, from the
- * login IP when bindIp is on, and a temporary token only on TEMP_URIS — checked in that order.
+ * login IP when bindIp is on, and a temporary token only on TEMP_URIS and routes marked
+ * @AllowsTempToken — checked in that order.
  */
 @Injectable()
 export class SessionAuthenticator {
@@ -37,13 +38,13 @@ export class SessionAuthenticator {
     this.tempUris = new Set(config.TEMP_URIS);
   }
 
-  async authenticate(request: FastifyRequest, { acceptsTicket = false } = {}): Promise<AuthContext> {
+  async authenticate(request: FastifyRequest, { acceptsTicket = false, allowsTemp = false } = {}): Promise<AuthContext> {
     const auth = await this.sessionOf(request, acceptsTicket);
     const { session } = auth;
     if ((await this.strategy.loginStrategy()).bindIp && session.ip !== clientIp(request)) {
       throw new AppException(ErrorCode.IP_MISMATCH);
     }
-    if (session.temp === 1 && !this.tempUris.has(pathOf(request))) {
+    if (session.temp === 1 && !allowsTemp && !this.tempUris.has(pathOf(request))) {
       throw new AppException(ErrorCode.TEMP_TOKEN_FORBIDDEN);
     }
     return auth;

@@ -171,6 +171,24 @@ export class SessionService {
     await this.store.sRem(Keys.userTokens(userId), tokenHash);
   }
 
+  /**
+   * Writes `fields` into the profile of every live session of the user (contract §8: mfaEnabled
+   * after enable, disable and reset), so /sys/me/info keeps reading the session only. Compare-and-set
+   * against the session as read: a kick-out or renewal landing meanwhile is read again, never undone.
+   */
+  async updateProfile(userId: string, fields: Partial<SessionProfile>): Promise<void> {
+    for (const { tokenHash } of await this.sessionsOf(userId)) {
+      for (let tries = 0; tries < 5; tries += 1) {
+        const raw = await this.store.get(Keys.token(tokenHash));
+        if (!raw) break;
+        const session = JSON.parse(raw) as Session;
+        if (!session.profile) break;
+        const updated: Session = { ...session, profile: { ...session.profile, ...fields } };
+        if (await this.store.replaceIfEquals(Keys.token(tokenHash), raw, JSON.stringify(updated))) break;
+      }
+    }
+  }
+
   /** Replaces the cached permission codes of every live session of a user (after a role change). */
   async refreshPermissions(userId: string, permissions: string[]): Promise<void> {
     for (const { tokenHash } of await this.sessionsOf(userId)) {

@@ -8,6 +8,10 @@ export const Keys = {
   qrcode: (code: string) => `AUTH_QRCODE:${code}`,
   /** The session (token hash) and password a code was generated under (contract §11), same TTL. */
   qrcodeOrigin: (code: string) => `AUTH_QRCODE_ORIGIN:${code}`,
+  /** Contract §8: a password login waiting for its second factor, by the SHA-256 of the mfaToken. */
+  mfaToken: (tokenHash: string) => `AUTH_MFA:${tokenHash}`,
+  /** Contract §8: a TOTP secret set up but not enabled yet. */
+  mfaSetup: (userId: string) => `MFA_SETUP:${userId}`,
   captcha: (imgId: string) => `CAPTCHA:${imgId}`,
   /** A one-time ticket of GET /sys/message/stream, by the SHA-256 of the ticket (contract §11). */
   streamTicket: (ticketHash: string) => `STREAM_TICKET:${ticketHash}`,

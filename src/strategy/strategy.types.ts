@@ -10,6 +10,8 @@ export class LoginStrategy {
   loginStrategyWhenExpire: LoginStrategyWhenExpire = 3;
   bindIp = false;
   multiOnline = true;
+  /** Contract §8: 0 off, 1 enrolled users give a TOTP code, 2 every user must enrol. */
+  mfaMode: MfaMode = 0;
 }
 
 /** Spec 2.2, setting group `user_strategy`. */
@@ -29,6 +31,9 @@ export const LOGIN_STRATEGY_WHEN_EXPIRE_TIP = 1;
 export const LOGIN_STRATEGY_WHEN_EXPIRE_FORCE = 2;
 export const LOGIN_STRATEGY_WHEN_EXPIRE_DISABLE = 3;
 export type LoginStrategyWhenExpire = 1 | 2 | 3;
+export type MfaMode = 0 | 1 | 2;
+export const MFA_MODE_ENROLLED = 1;
+export const MFA_MODE_REQUIRED = 2;
 
 export enum StrategyGroup {
   LOGIN = 'user_login_strategy',

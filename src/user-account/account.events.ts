@@ -1,15 +1,19 @@
-import { bilingual } from '../common/texts';
+import { bilingual, type Bilingual } from '../common/texts';
 import { LoginTypes } from '../login-log/login-log.entity';
 
 /** Spec 4.2: wrong password → login account, attempted IP and time, the abnormal-login hint. */
 export class LoginFailedEvent {
   static readonly NAME = 'auth.login-failed';
-  readonly hint = bilingual('notification.wrongPasswordHint');
+  readonly hint: Bilingual;
   constructor(
     readonly userId: string,
     readonly account: string,
     readonly loginType: LoginTypes,
     readonly ip: string,
     readonly time: Date,
-  ) {}
+    /** Contract §8: a wrong second-factor code is told as such. */
+    wrongCode = false,
+  ) {
+    this.hint = bilingual(wrongCode ? 'notification.wrongCodeHint' : 'notification.wrongPasswordHint');
+  }
 }

@@ -23,6 +23,11 @@ export interface WrongPassword {
   reason: ErrorCode;
 }
 
+/** A failure of any proof the lock counts: a wrong password (passwrong) or second-factor code (mfawrong). */
+export interface WrongProof extends WrongPassword {
+  status: LoginStatus.PASSWRONG | LoginStatus.MFAWRONG;
+}
+
 /**
  * Spec 3.1 for every place a password is proven: the login (step 3) and the old password of a
  * password change (contract §11: a stolen token must not be a free password oracle). One wrong
@@ -59,17 +64,26 @@ export class LockoutService {
   }
 
   /** True when this failure locked the account. An automatic lock ends no session (contract §11). */
-  async recordWrongPassword(w: WrongPassword): Promise<boolean> {
+  recordWrongPassword(w: WrongPassword): Promise<boolean> {
+    return this.recordFailure({ ...w, status: LoginStatus.PASSWRONG });
+  }
+
+  /**
+   * One failure of spec 3.1: logged with its status, counted in the window with the others (contract
+   * §8: a wrong second-factor code counts as a wrong password does), may lock, and is notified.
+   * True when it locked the account. The caller holds the account's login mutex.
+   */
+  async recordFailure(w: WrongProof): Promise<boolean> {
     const now = this.clock.now();
     await this.logs.record({
       userId: w.user.id, account: w.account, userName: w.user.name, loginType: w.loginType,
-      status: LoginStatus.PASSWRONG, ip: w.ip, userAgent: w.userAgent, failureReason: messageOf(w.reason, 'zh'),
+      status: w.status, ip: w.ip, userAgent: w.userAgent, failureReason: messageOf(w.reason, 'zh'),
     });
     const { maxFailureInterval, maxFailureTimes } = await this.strategy.loginStrategy();
     const failures = await this.failuresInWindow(w.user, now, maxFailureInterval);
     const locks = failuresLock(failures, maxFailureTimes);
     if (locks) await this.accounts.lockAfterFailures(w.user.id);
-    await this.events.emitAsync(LoginFailedEvent.NAME, new LoginFailedEvent(w.user.id, w.account, w.loginType, w.ip, now));
+    await this.events.emitAsync(LoginFailedEvent.NAME, new LoginFailedEvent(w.user.id, w.account, w.loginType, w.ip, now, w.status === LoginStatus.MFAWRONG));
     return locks;
   }
 

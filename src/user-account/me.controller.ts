@@ -39,6 +39,8 @@ export class MeController {
       email: user.email,
       permissions: auth.permissions,
       tempUser: auth.session.temp === 1,
+      // Contract §8, from the session (written at login and on enable/disable/reset), no SQL.
+      mfaEnabled: session.profile?.mfaEnabled === true,
     };
   }
 

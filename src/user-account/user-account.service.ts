@@ -49,10 +49,17 @@ export interface UserView {
   passwordExpireTime: Date | null;
   createTime: Date;
   roles: string[];
+  /** Contract §8 (MfaModule answers it through useMfaStatus; false without it). */
+  mfaEnabled: boolean;
 }
+
+/** Which of the given users have the second factor enabled (contract §8), for the user list. */
+export type MfaStatusReader = (userIds: string[]) => Promise<Set<string>>;
 
 @Injectable()
 export class UserAccountService {
+  private mfaStatus: MfaStatusReader = async () => new Set();
+
   constructor(
     private readonly users: UserRepository,
     private readonly roles: RoleService,
@@ -153,7 +160,13 @@ export class UserAccountService {
     const [rows, total] = await this.users.page({ keyword: query.keyword }, query.pageNum, query.pageSize);
     const roles = await this.roles.rolesOf(rows.map((u) => u.id));
     const { passwordExpireDays } = await this.strategy.userStrategy();
-    return { total, rows: rows.map((u) => this.view(u, roles.get(u.id) ?? [], passwordExpireDays)) };
+    const mfa = await this.mfaStatus(rows.map((u) => u.id));
+    return { total, rows: rows.map((u) => ({ ...this.view(u, roles.get(u.id) ?? [], passwordExpireDays), mfaEnabled: mfa.has(u.id) })) };
+  }
+
+  /** The module that owns the second factor says who has it enabled (the user list's mfaEnabled). */
+  useMfaStatus(reader: MfaStatusReader): void {
+    this.mfaStatus = reader;
   }
 
   /**
@@ -298,6 +311,7 @@ export class UserAccountService {
       passwordExpireTime: passwordExpiresAt(u, passwordExpireDays),
       createTime: u.createTime,
       roles,
+      mfaEnabled: false,
     };
   }
 

@@ -20,7 +20,8 @@ const ROOT = join(__dirname, '..', '..');
  * Inside node_modules, so that the build resolves the project's packages and git ignores it.
  * Incremental: about 5 s when src has not changed.
  */
-const BUILD_DIR = join(ROOT, 'node_modules', '.cache', 'lps-cluster');
+// CLUSTER_BUILD_NAME: a build of its own for a run from another worktree sharing node_modules.
+const BUILD_DIR = join(ROOT, 'node_modules', '.cache', process.env.CLUSTER_BUILD_NAME ?? 'lps-cluster');
 export const ADMIN_PASSWORD = 'Admin@12345';
 
 const MARIADB = process.env.MARIADB_URL ?? 'mysql://root@127.0.0.1:3306';
@@ -177,7 +178,7 @@ export class ServiceNode {
   }
 
   async login(account: string, password: string, ip?: string) {
-    return this.post<{ accessToken: string; tempUser: boolean }>(
+    return this.post<{ accessToken: string; tempUser: boolean; mfaRequired: boolean; mfaToken: string | null }>(
       '/sys/login', { account, password: await this.encrypt(password) }, { ip });
   }
 

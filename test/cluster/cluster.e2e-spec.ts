@@ -6,6 +6,7 @@ import {
 } from './cluster-node';
 import { WebhookSink } from '../support/webhook-sink';
 import { sleep, waitFor } from '../support/wait';
+import { stepAt, totpCode } from '../../src/mfa/totp';
 import { ACCOUNT_LOCKED, KICKED_OUT, NOT_LOGGED_IN, QRCODE_INVALID } from '../support/envelopes';
 
 /**
@@ -209,6 +210,40 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     expect(again.body).toMatchObject({ success: false, code: 'QRCODE_INVALID' });
     expect(again.status).toBe(400);
     expect(again.body).toEqual(QRCODE_INVALID);
+  });
+
+  it('second factor (contract §8): enrolled on A and B with one generated key; an mfaToken from A is finished on B, once', async () => {
+    await saveLoginStrategy(a, { mfaMode: 1 });
+    await waitForStrategy(b, { mfaMode: 1 });
+    try {
+      const user = await createUser(a);
+      const token = await a.token(user.username, PASSWORD, '10.3.1.1');
+      // Set up on A, enabled on B: both read the secret under the one key kept in the database.
+      const setup = await a.post('/sys/me/mfa/setup', {}, { token });
+      expect(setup.body).toMatchObject({ success: true });
+      const { secret } = setup.body.data;
+      const enrolStep = stepAt(Date.now());
+      const enabled = await b.post('/sys/me/mfa/enable', { code: totpCode(secret, enrolStep) }, { token });
+      expect(enabled.body).toMatchObject({ success: true });
+
+      const first = await a.login(user.username, PASSWORD, '10.3.1.1');
+      expect(first.body.data).toMatchObject({ accessToken: null, mfaRequired: true });
+      const { mfaToken } = first.body.data;
+      expect(await redis.get(`${backend.prefix}AUTH_MFA:${sha256hex(mfaToken!)}`)).not.toBeNull();
+      // The next step: one step of drift is allowed, and the enrolment's step is used already.
+      const code = totpCode(secret, enrolStep + 1);
+      const done = await b.post('/sys/login/mfa', { mfaToken, code }, { ip: '10.3.1.2' });
+      expect(done.body).toMatchObject({ success: true, data: { mfaRequired: false, tempUser: false } });
+      expect((await a.post('/sys/me/info', {}, { token: done.body.data.accessToken })).body.data).toMatchObject({
+        username: user.username, mfaEnabled: true,
+      });
+      expect((await a.post('/sys/login/mfa', { mfaToken, code })).body.code).toBe('MFA_TOKEN_INVALID');
+      // The same code on the other instance with a new mfaToken: a replay.
+      const again = await b.login(user.username, PASSWORD, '10.3.1.1');
+      expect((await a.post('/sys/login/mfa', { mfaToken: again.body.data.mfaToken, code })).body.code).toBe('MFA_CODE_INVALID');
+    } finally {
+      await saveLoginStrategy(a, { mfaMode: 0 });
+    }
   });
 
   it('a token renewed on A is renewed for B too', async () => {

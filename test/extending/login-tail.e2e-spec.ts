@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Injectable, Module, OnModuleInit, Post, Req
 import { IsString } from 'class-validator';
 import type { FastifyRequest } from 'fastify';
 import { AuthModule } from '../../src/auth/auth.module';
-import { LoginService, LoginStep, StepAttempt } from '../../src/auth/login/login.service';
+import { LoginService, LoginStep, NO_MFA, StepAttempt } from '../../src/auth/login/login.service';
 import { AppException } from '../../src/common/app.exception';
 import { Public } from '../../src/common/auth-context';
 import { clientIp, userAgent } from '../../src/common/client-info';
@@ -80,7 +80,7 @@ class ReviewStep implements LoginStep, OnModuleInit {
     const name = attempt.user.username;
     if (this.refuse.has(name)) await attempt.fail(LoginStatus.DISABLED, ErrorCode.ACCOUNT_DISABLED);
     if (this.forceChange.has(name)) attempt.requireTemp('INITIAL_PASSWORD_FORCE');
-    if (this.hold.has(name)) attempt.hold({ accessToken: '', tempUser: false, forceUpdatePassword: false, tip: `review of ${attempt.way.loginType}` });
+    if (this.hold.has(name)) attempt.hold({ accessToken: '', tempUser: false, forceUpdatePassword: false, tip: `review of ${attempt.way.loginType}`, ...NO_MFA });
   }
 }
 

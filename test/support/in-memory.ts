@@ -193,7 +193,7 @@ export class InMemoryLoginLogRepository implements Shape<LoginLogRepository> {
   }
 
   async countFailuresSince(userId: string, since: Date): Promise<number> {
-    return this.rows.filter((r) => r.userId === userId && r.status === LoginStatus.PASSWRONG
+    return this.rows.filter((r) => r.userId === userId && (r.status === LoginStatus.PASSWRONG || r.status === LoginStatus.MFAWRONG)
       && r.loginTime.getTime() >= since.getTime()).length;
   }
 

@@ -12,6 +12,7 @@ export const LOGIN_DEFAULTS = {
   loginStrategyWhenExpire: 3,
   bindIp: false,
   multiOnline: true,
+  mfaMode: 0,
 };
 
 /** Spec 2.2 defaults, setting group user_strategy. */

@@ -22,9 +22,10 @@ onSessionEnd((error) => {
   auth.clear();
   if (router.currentRoute.value.name !== 'login') void router.replace({ name: 'login' });
 });
-// A temporary token outside its paths: the password must be changed first.
+// A temporary token outside its paths: the password must be changed (or the second factor enrolled) first.
 onTempTokenForbidden(() => {
-  if (router.currentRoute.value.name !== 'password') void router.replace({ name: 'password' });
+  const page = useAuthStore(pinia).tempPage;
+  if (router.currentRoute.value.name !== page) void router.replace({ name: page });
 });
 
 app.mount('#app');

@@ -1,5 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsString, MaxLength, MinLength } from 'class-validator';
+import { IsString, Matches, MaxLength, MinLength } from 'class-validator';
+
+/** A TOTP code (6 digits) or a recovery code (xxxx-xxxx, the hyphen optional, any case). */
+export const MFA_CODE = /^(\d{6}|[A-Za-z0-9]{4}-?[A-Za-z0-9]{4})$/;
 import { Optional } from '../../common/optional';
 
 export class LoginDto {
@@ -21,10 +24,24 @@ export class LoginDto {
 }
 
 export class LoginResultDto {
-  @ApiProperty() accessToken: string;
+  @ApiProperty({ type: String, nullable: true, description: 'null while mfaRequired' }) accessToken: string | null;
   @ApiProperty() tempUser: boolean;
   @ApiProperty() forceUpdatePassword: boolean;
   @ApiProperty() tip: string;
+  @ApiProperty({ description: 'contract §8: finish with POST /sys/login/mfa { mfaToken, code }' }) mfaRequired: boolean;
+  @ApiProperty({ type: String, nullable: true, description: 'valid 5 minutes, consumed by the first right code' }) mfaToken: string | null;
+  @ApiProperty({ description: 'contract §8: mfaMode 2, not enrolled: the temporary token reaches /sys/me/mfa/setup and enable' }) mfaSetupRequired: boolean;
+}
+
+/** Contract §8: the second step of a password login. */
+export class MfaLoginDto {
+  @ApiProperty({ description: 'from the login result' })
+  @IsString() @MinLength(16) @MaxLength(128) @Matches(/^[A-Za-z0-9_-]+$/, { message: '$property must be the mfaToken of the login result' })
+  mfaToken: string;
+
+  @ApiProperty({ description: 'a 6-digit TOTP code or a recovery code xxxx-xxxx', example: '123456' })
+  @IsString() @MaxLength(16) @Matches(MFA_CODE, { message: '$property must be 6 digits or a recovery code xxxx-xxxx' })
+  code: string;
 }
 
 export class CaptchaResultDto {

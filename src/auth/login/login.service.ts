@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { AppException } from '../../common/app.exception';
 import { Clock } from '../../common/clock';
+import type { SessionProfile } from '../../common/auth-context';
 import { ErrorCode, Locale, messageOf, tipText, TipKey } from '../../common/error-code';
 import { LoginStatus, LoginTypes } from '../../login-log/login-log.entity';
 import { LoginLogService } from '../../login-log/login-log.service';
@@ -32,10 +33,29 @@ export interface LoginRequest {
 }
 
 export interface LoginResult {
-  accessToken: string;
+  /** Null while the login waits for its second factor (mfaRequired). */
+  accessToken: string | null;
   tempUser: boolean;
   forceUpdatePassword: boolean;
   tip: string;
+  /** Contract §8: steps 8–11 wait for POST /sys/login/mfa with this mfaToken. */
+  mfaRequired: boolean;
+  mfaToken: string | null;
+  /** Contract §8: mfaMode 2 and not enrolled; the temporary token reaches the enrolment. */
+  mfaSetupRequired: boolean;
+}
+
+/** What every login result says about the second factor unless a step says otherwise. */
+export const NO_MFA = { mfaRequired: false, mfaToken: null, mfaSetupRequired: false } as const;
+
+/** How a step demands a temporary token (StepAttempt.requireTemp). */
+export interface TempOptions {
+  /** The user must change the password (forceUpdatePassword); default true. */
+  passwordChange?: boolean;
+  /** The user must enrol the second factor (mfaSetupRequired). */
+  mfaSetup?: boolean;
+  /** Keep the tip of steps 6 and 7 when they already force a password change. */
+  keepForcedTip?: boolean;
 }
 
 /** A way in, as the login tail sees it: how the user came and from where. */
@@ -53,6 +73,11 @@ export interface LoginWay {
   password?: string;
   /** Spec 4.1 step 10 runs for password logins; a code from a known device raises no IP alert. */
   unusualIpCheck: boolean;
+  /**
+   * The way already proved a second factor (contract §8): the QR code (the authorising device
+   * passed it) and the resumed /sys/login/mfa. The second-factor step then asks nothing.
+   */
+  secondFactorProven?: boolean;
 }
 
 /**
@@ -72,7 +97,7 @@ export interface LoginChecks {
 }
 
 /**
- * A step a module adds to the tail (the second factor will be the first): it runs for every way
+ * A step a module adds to the tail (the second factor, src/mfa, is one): it runs for every way
  * in, inside the account's mutex, after steps 6 and 7 and before step 8. It may refuse (fail),
  * demand a temporary token, or hold the login — answer its own result without a token and without
  * a log row (the way that resumes it calls complete() again). Added with LoginService.use.
@@ -89,10 +114,12 @@ export interface StepAttempt extends Pick<LoginChecks, 'user' | 'fail'> {
   readonly account: UserStrategy;
   /** Whether the token will be temporary (steps 6 and 7 may have demanded it). */
   readonly temp: boolean;
-  /** A temporary token with this tip, replacing the softer tips of steps 6 and 7. */
-  requireTemp(tip: TipKey): void;
+  /** A temporary token with this tip, replacing the softer tips of steps 6 and 7 (see TempOptions). */
+  requireTemp(tip: TipKey, options?: TempOptions): void;
   /** Answer `result` now: steps 8–11 do not run. */
   hold(result: LoginResult): void;
+  /** Fields the session's profile carries besides the account's (read by /sys/me/info without SQL). */
+  addToProfile(fields: Partial<SessionProfile>): void;
 }
 
 /** What the steps know about one attempt. */
@@ -103,6 +130,10 @@ interface Attempt extends Outcome {
   login: LoginStrategy;
   account: UserStrategy;
   held?: LoginResult;
+  /** The token forces a password change (steps 6 and 7, or a step's requireTemp). */
+  forcePasswordChange?: boolean;
+  mfaSetupRequired?: boolean;
+  profileExtra?: Partial<SessionProfile>;
   token?: string;
   tokenHash?: string;
 }
@@ -179,6 +210,7 @@ export class LoginService {
         await prove(this.checksOf(a));
         await this.checkPasswordExpiry(a); // 6
         Object.assign(a, firstLoginStep(a.user, a.account, a)); // 7
+        a.forcePasswordChange = a.temp;
         for (const step of this.steps) {
           await step.run(this.stepAttemptOf(a));
           if (a.held) return;
@@ -198,8 +230,10 @@ export class LoginService {
     return {
       accessToken: a.token!,
       tempUser: a.temp,
-      forceUpdatePassword: a.temp,
+      forceUpdatePassword: a.forcePasswordChange === true,
       tip: a.tip ? tipText(a.tip, way.locale, a.tipParams) : '',
+      ...NO_MFA,
+      mfaSetupRequired: a.mfaSetupRequired === true,
     };
   }
 
@@ -218,8 +252,15 @@ export class LoginService {
       get user() { return a.user; },
       get temp() { return a.temp; },
       way: a.way, now: a.now, login: a.login, account: a.account,
-      requireTemp: (tip) => { Object.assign(a, { temp: true, tip, tipParams: undefined }); },
+      requireTemp: (tip, options = {}) => {
+        const keepTip = options.keepForcedTip === true && a.forcePasswordChange === true;
+        a.temp = true;
+        if (!keepTip) Object.assign(a, { tip, tipParams: undefined });
+        if (options.passwordChange !== false) a.forcePasswordChange = true;
+        if (options.mfaSetup) a.mfaSetupRequired = true;
+      },
       hold: (result) => { a.held = result; },
+      addToProfile: (fields) => { a.profileExtra = { ...a.profileExtra, ...fields }; },
       fail: (status, code) => this.fail(a, status, code),
     };
   }
@@ -299,7 +340,7 @@ export class LoginService {
     const issued = await this.sessions.issue({
       userId: a.user.id,
       username: a.user.username,
-      profile: { name: a.user.name, mobile: a.user.mobile, email: a.user.email },
+      profile: { name: a.user.name, mobile: a.user.mobile, email: a.user.email, ...a.profileExtra },
       temp: a.temp,
       ip: a.way.ip,
       permissions: await this.roles.permissionsOf(a.user.id),

@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { AppException } from '../../common/app.exception';
-import { ACCEPTS_STREAM_TICKET, IS_PUBLIC, PERMISSIONS } from '../../common/auth-context';
+import { ACCEPTS_STREAM_TICKET, ALLOWS_TEMP_TOKEN, IS_PUBLIC, PERMISSIONS } from '../../common/auth-context';
 import { ErrorCode } from '../../common/error-code';
 import { SessionAuthenticator } from '../session-authenticator';
 import { SessionService } from '../session.service';
@@ -11,6 +11,8 @@ import { SessionService } from '../session.service';
 interface RouteAccess {
   public: boolean;
   acceptsTicket: boolean;
+  /** @AllowsTempToken: a temporary token reaches the route besides TEMP_URIS (contract §8). */
+  allowsTemp: boolean;
   permissions: string[];
 }
 
@@ -35,7 +37,7 @@ export class SessionGuard implements CanActivate {
     const access = this.accessOf(context);
     if (access.public) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const auth = await this.authenticator.authenticate(request, { acceptsTicket: access.acceptsTicket });
+    const auth = await this.authenticator.authenticate(request, { acceptsTicket: access.acceptsTicket, allowsTemp: access.allowsTemp });
     if (access.permissions.length && !auth.permissions.includes('*')
       && !access.permissions.every((code) => auth.permissions.includes(code))) {
       throw new AppException(ErrorCode.FORBIDDEN);
@@ -53,6 +55,7 @@ export class SessionGuard implements CanActivate {
       access = {
         public: this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true,
         acceptsTicket: this.reflector.getAllAndOverride<boolean>(ACCEPTS_STREAM_TICKET, targets) === true,
+        allowsTemp: this.reflector.getAllAndOverride<boolean>(ALLOWS_TEMP_TOKEN, targets) === true,
         permissions: this.reflector.getAllAndOverride<string[]>(PERMISSIONS, targets) ?? [],
       };
       this.routes.set(handler, access);

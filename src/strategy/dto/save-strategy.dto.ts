@@ -53,6 +53,10 @@ export class SaveLoginStrategyDto {
   @ApiPropertyOptional()
   @Optional() @FormBool() @IsBoolean()
   multiOnline?: boolean;
+
+  @ApiPropertyOptional({ description: 'Second factor (contract §8): 0 off, 1 users who enabled TOTP, 2 every user must', enum: [0, 1, 2] })
+  @Optional() @FormInt() @IsInt() @IsIn([0, 1, 2])
+  mfaMode?: 0 | 1 | 2;
 }
 
 /** Spec 2.2 fields, all optional. */

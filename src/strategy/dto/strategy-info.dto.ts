@@ -12,6 +12,7 @@ export class LoginStrategyDto {
   @ApiProperty({ description: '1 tip, 2 force change, 3 refuse', enum: [1, 2, 3] }) loginStrategyWhenExpire: 1 | 2 | 3;
   @ApiProperty() bindIp: boolean;
   @ApiProperty() multiOnline: boolean;
+  @ApiProperty({ description: 'Second factor (contract §8): 0 off, 1 users who enabled TOTP, 2 every user must', enum: [0, 1, 2] }) mfaMode: 0 | 1 | 2;
 }
 
 /** OpenAPI only: the complexity rules of spec 2.2 (/sys/strategy/user/rules). */

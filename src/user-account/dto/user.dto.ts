@@ -82,6 +82,7 @@ export class UserRowDto {
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) passwordExpireTime: string | null;
   @ApiProperty({ format: 'date-time' }) createTime: string;
   @ApiProperty({ type: [String] }) roles: string[];
+  @ApiProperty({ description: 'contract §8: TOTP enabled' }) mfaEnabled: boolean;
 }
 
 /** OpenAPI only: /sys/user/create's answer; `password` only when the service generated it (shown once). */
@@ -111,4 +112,5 @@ export class MeInfoDto {
   @ApiProperty({ type: String, nullable: true }) email: string | null;
   @ApiProperty({ type: [String], description: 'permission codes; `*` holds every one' }) permissions: string[];
   @ApiProperty() tempUser: boolean;
+  @ApiProperty({ description: 'contract §8: TOTP enabled' }) mfaEnabled: boolean;
 }

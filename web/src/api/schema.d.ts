@@ -519,6 +519,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sys/login/mfa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["MfaController_login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/me/mfa/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["MfaController_setup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/me/mfa/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["MfaController_enable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/me/mfa/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["MfaController_disable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/me/mfa/recoveryCodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["MfaController_recoveryCodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/user/mfa/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["MfaController_reset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sys/auditLog/list": {
         parameters: {
             query?: never;
@@ -560,6 +656,11 @@ export interface components {
             loginStrategyWhenExpire: 1 | 2 | 3;
             bindIp: boolean;
             multiOnline: boolean;
+            /**
+             * @description Second factor (contract §8): 0 off, 1 users who enabled TOTP, 2 every user must
+             * @enum {number}
+             */
+            mfaMode: 0 | 1 | 2;
         };
         NoInputDto: Record<string, never>;
         SaveLoginStrategyDto: {
@@ -590,6 +691,11 @@ export interface components {
             loginStrategyWhenExpire?: 1 | 2 | 3;
             bindIp?: boolean;
             multiOnline?: boolean;
+            /**
+             * @description Second factor (contract §8): 0 off, 1 users who enabled TOTP, 2 every user must
+             * @enum {number}
+             */
+            mfaMode?: 0 | 1 | 2;
         };
         UserStrategyDto: {
             minPasswordLength: number;
@@ -627,9 +733,9 @@ export interface components {
             includeSymbol: boolean;
         };
         /** @enum {string} */
-        LoginType: "account" | "mobile" | "email" | "qrcode" | "passchange";
+        LoginType: "account" | "mobile" | "email" | "qrcode" | "passchange" | "mfa";
         /** @enum {string} */
-        LoginStatus: "success" | "passwrong" | "locked" | "disabled" | "expired";
+        LoginStatus: "success" | "passwrong" | "mfawrong" | "locked" | "disabled" | "expired";
         LoginLogRowDto: {
             id: string;
             account: string;
@@ -696,6 +802,8 @@ export interface components {
             /** Format: date-time */
             createTime: string;
             roles: string[];
+            /** @description contract §8: TOTP enabled */
+            mfaEnabled: boolean;
         };
         ListUsersDto: {
             /** @default 1 */
@@ -737,6 +845,8 @@ export interface components {
             /** @description permission codes; `*` holds every one */
             permissions: string[];
             tempUser: boolean;
+            /** @description contract §8: TOTP enabled */
+            mfaEnabled: boolean;
         };
         ChangePasswordDto: {
             /** @description RSA-OAEP-256 ciphertext (base64) */
@@ -745,10 +855,17 @@ export interface components {
             newPass: string;
         };
         LoginResultDto: {
-            accessToken: string;
+            /** @description null while mfaRequired */
+            accessToken: string | null;
             tempUser: boolean;
             forceUpdatePassword: boolean;
             tip: string;
+            /** @description contract §8: finish with POST /sys/login/mfa { mfaToken, code } */
+            mfaRequired: boolean;
+            /** @description valid 5 minutes, consumed by the first right code */
+            mfaToken: string | null;
+            /** @description contract §8: mfaMode 2, not enrolled: the temporary token reaches /sys/me/mfa/setup and enable */
+            mfaSetupRequired: boolean;
         };
         LoginDto: {
             /**
@@ -813,7 +930,7 @@ export interface components {
             code: string;
         };
         /** @enum {string} */
-        MessageKind: "login-failed" | "unusual-ip" | "password-expiry";
+        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used";
         SiteMessageDto: {
             id: string;
             kind: components["schemas"]["MessageKind"];
@@ -841,6 +958,39 @@ export interface components {
         StreamTicketDto: {
             /** @description for GET /sys/message/stream?ticket=…; one use, valid 30 s */
             ticket: string;
+        };
+        MfaLoginDto: {
+            /** @description from the login result */
+            mfaToken: string;
+            /**
+             * @description a 6-digit TOTP code or a recovery code xxxx-xxxx
+             * @example 123456
+             */
+            code: string;
+        };
+        MfaSetupDto: {
+            /** @description base32 secret, pending 10 minutes until enabled */
+            secret: string;
+            /** @description otpauth://totp/... for the QR code */
+            otpauthUrl: string;
+        };
+        RecoveryCodesDto: {
+            /** @description 10 single-use codes xxxx-xxxx, shown once */
+            recoveryCodes: string[];
+        };
+        TotpCodeDto: {
+            /**
+             * @description a 6-digit code of the secret from /sys/me/mfa/setup
+             * @example 123456
+             */
+            code: string;
+        };
+        MfaCodeDto: {
+            /**
+             * @description a 6-digit TOTP code, or (disable, recoveryCodes) a recovery code xxxx-xxxx
+             * @example 123456
+             */
+            code: string;
         };
         AuditRowDto: {
             id: string;
@@ -2178,6 +2328,256 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    MfaController_login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MfaLoginDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["LoginResultDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @example VALIDATION_FAILED */
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+        };
+    };
+    MfaController_setup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoInputDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["MfaSetupDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @example VALIDATION_FAILED */
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+        };
+    };
+    MfaController_enable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TotpCodeDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["RecoveryCodesDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @example VALIDATION_FAILED */
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+        };
+    };
+    MfaController_disable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MfaCodeDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @example VALIDATION_FAILED */
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+        };
+    };
+    MfaController_recoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MfaCodeDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["RecoveryCodesDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @example VALIDATION_FAILED */
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+        };
+    };
+    MfaController_reset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserIdDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @example VALIDATION_FAILED */
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
             };
         };
     };

@@ -17,4 +17,6 @@ export const createUser = (u: NewUser) => post<Schemas['CreatedUserDto']>('/sys/
 export const changeUserState = (action: UserAction, id: string) => post(`/sys/user/${action}`, { id });
 /** `{ password }` when the service generated it; null when DEFAULT_PASSWORD is configured. */
 export const resetPassword = (id: string) => post<Schemas['ResetPasswordResultDto'] | null>('/sys/user/resetPass', { id });
+/** Contract §8: TOTP and recovery codes removed, the user's sessions ended (sys:user:mfaReset). */
+export const resetUserMfa = (id: string) => post('/sys/user/mfa/reset', { id });
 export const listRoles = () => post<Role[]>('/sys/role/list');

@@ -41,6 +41,10 @@ export const pages: RouteRecordRaw[] = [
     meta: { title: 'menu.devices' },
   },
   {
+    path: '/me/mfa', name: 'mfa', component: () => import('@/views/me/MfaView.vue'),
+    meta: { title: 'menu.mfa' },
+  },
+  {
     path: '/messages', name: 'messages', component: () => import('@/views/messages/MessagesView.vue'),
     meta: { title: 'menu.messages' },
   },
@@ -79,8 +83,9 @@ router.beforeEach(async (to) => {
       return { name: 'login' };
     }
   }
-  // A temporary token may only change the password (spec 5.4).
-  if (auth.tempUser) return to.name === 'password' ? true : { name: 'password' };
+  // A temporary token may only change the password (spec 5.4), or enrol the second factor it was
+  // given for (contract §8, mfaMode 2; it may change its password too).
+  if (auth.tempUser) return to.name === auth.tempPage || to.name === 'password' ? true : { name: auth.tempPage };
   useMessageStore().start();
   if (to.name === 'home') {
     const first = pages.find((p) => auth.can(...(p.meta?.perms ?? [])));

@@ -6,6 +6,8 @@ import { getToken, removeToken, setToken } from '@/api/request';
 import { useMessageStore } from './messages';
 
 const END_MESSAGE_KEY = 'sessionEndMessage';
+/** Set while the session is a temporary token for enrolling a second factor (contract §8, mfaMode 2). */
+const MFA_SETUP_KEY = 'Admin-MfaSetup';
 
 /**
  * The signed-in user: who they are, what they may do. The token itself lives in one place only,
@@ -19,7 +21,16 @@ export const useAuthStore = defineStore('auth', () => {
   /** The server's message that ended the session, shown on the login page (survives the reload). */
   const sessionEndMessage = ref(sessionStorage.getItem(END_MESSAGE_KEY) ?? '');
 
+  /**
+   * Contract §8: this temporary token is for enrolling a second factor (mfaMode 2), not for a password
+   * change. When the login forced both, the password change comes first and this stays false: the
+   * next login, with the new password, asks for the enrolment. Kept beside the token (a reload keeps it).
+   */
+  const mfaSetupRequired = ref(localStorage.getItem(MFA_SETUP_KEY) === '1');
+
   const tempUser = computed(() => !!me.value?.tempUser);
+  /** The one page a temporary session is sent to. */
+  const tempPage = computed<'mfa' | 'password'>(() => (mfaSetupRequired.value ? 'mfa' : 'password'));
   const permissions = computed(() => new Set(me.value?.permissions ?? []));
 
   /**
@@ -37,7 +48,10 @@ export const useAuthStore = defineStore('auth', () => {
   }
 
   async function signIn(result: LoginResult): Promise<void> {
+    // Null only while a second factor is pending (mfaRequired): that result is not a sign-in yet.
+    if (result.accessToken === null) throw new Error('the login waits for its second factor');
     setToken(result.accessToken);
+    setMfaSetupRequired(!!(result.tempUser && result.mfaSetupRequired && !result.forceUpdatePassword));
     loginTip.value = result.tip ?? '';
     setSessionEndMessage('');
     await fetchMe();
@@ -46,6 +60,12 @@ export const useAuthStore = defineStore('auth', () => {
   async function fetchMe(): Promise<MeInfo> {
     me.value = await authApi.getMeInfo();
     return me.value;
+  }
+
+  function setMfaSetupRequired(value: boolean): void {
+    mfaSetupRequired.value = value;
+    if (value) localStorage.setItem(MFA_SETUP_KEY, '1');
+    else localStorage.removeItem(MFA_SETUP_KEY);
   }
 
   function setSessionEndMessage(message: string): void {
@@ -58,6 +78,7 @@ export const useAuthStore = defineStore('auth', () => {
   function clear(): void {
     useMessageStore().stop();
     removeToken();
+    setMfaSetupRequired(false);
     me.value = null;
     loginTip.value = '';
   }
@@ -73,5 +94,5 @@ export const useAuthStore = defineStore('auth', () => {
 
   const hasToken = (): boolean => getToken() !== null;
 
-  return { hasToken, me, loginTip, sessionEndMessage, tempUser, can, holdsAll, signIn, fetchMe, setSessionEndMessage, clear, signOut };
+  return { hasToken, me, loginTip, sessionEndMessage, tempUser, mfaSetupRequired, tempPage, can, holdsAll, signIn, fetchMe, setSessionEndMessage, clear, signOut };
 });

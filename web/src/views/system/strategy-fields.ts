@@ -5,7 +5,7 @@ import type { LoginStrategy, UserStrategy } from '@/api/strategy';
  * accepts (src/strategy/dto/save-strategy.dto.ts; defaults as in src/strategy/strategy.types.ts).
  * The form does not clamp: the service validates, and its message appears under the field it names.
  */
-export type FieldKind = 'int' | 'bool' | 'channels' | 'expire';
+export type FieldKind = 'int' | 'bool' | 'channels' | 'expire' | 'mfa';
 
 export interface FieldDef<K extends string = string> {
   key: K;
@@ -28,6 +28,8 @@ export const LOGIN_FIELDS: FieldDef<keyof LoginStrategy>[] = [
   { key: 'loginStrategyWhenExpire', kind: 'expire', def: 3 },
   { key: 'bindIp', kind: 'bool', def: false },
   { key: 'multiOnline', kind: 'bool', def: true },
+  // Contract §8: 0 off, 1 enrolled users, 2 required.
+  { key: 'mfaMode', kind: 'mfa', def: 0 },
 ];
 
 export const USER_FIELDS: FieldDef<keyof UserStrategy>[] = [

@@ -1,0 +1,150 @@
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { LoginResult, LoginService, LoginStep, LoginWay, NO_MFA, StepAttempt } from '../auth/login/login.service';
+import { AppException } from '../common/app.exception';
+import { Clock } from '../common/clock';
+import { ErrorCode, Locale } from '../common/error-code';
+import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
+import { NotificationService } from '../notification/notification.service';
+import { NotificationKind } from '../notification/notification.types';
+import { bilingual } from '../common/texts';
+import { hashToken } from '../session/session.service';
+import { Keys } from '../store/keys';
+import { KvStore } from '../store/kv.store';
+import { MFA_MODE_ENROLLED, MFA_MODE_REQUIRED } from '../strategy/strategy.types';
+import { LockoutService } from '../user-account/lockout.service';
+import { UserAccountService } from '../user-account/user-account.service';
+import { MfaProof, MfaService } from './mfa.service';
+
+export const MFA_TOKEN_TTL_MS = 5 * 60_000;
+
+/** What AUTH_MFA:{sha256hex(mfaToken)} keeps for the resume: who, how the first step came in, until when. */
+interface PendingLogin {
+  userId: string;
+  loginType: LoginTypes;
+  account: string;
+  locale: Locale;
+  expireAt: number;
+}
+
+export interface MfaLoginRequest {
+  mfaToken: string;
+  code: string;
+  ip: string;
+  userAgent: string;
+}
+
+/**
+ * Contract §8 in the login tail: a step added to every way in. It writes mfaEnabled into the
+ * session profile; skips when the way already proved a second factor (QR code, the resume);
+ * holds the login of an enrolled user while mfaMode ≥ 1; sends a user not enrolled to enrolment
+ * while mfaMode = 2. The resume, POST /sys/login/mfa, runs the same tail again.
+ */
+@Injectable()
+export class MfaLoginService implements LoginStep, OnModuleInit {
+  readonly name = 'mfa';
+  private readonly logger = new Logger('Mfa');
+
+  constructor(
+    private readonly logins: LoginService,
+    private readonly mfa: MfaService,
+    private readonly store: KvStore,
+    private readonly clock: Clock,
+    private readonly accounts: UserAccountService,
+    private readonly lockout: LockoutService,
+    private readonly notifications: NotificationService,
+  ) {}
+
+  onModuleInit() {
+    this.logins.use(this);
+    this.accounts.useMfaStatus((ids) => this.mfa.enabledAmong(ids));
+  }
+
+  async run(attempt: StepAttempt): Promise<void> {
+    const enabled = await this.mfa.enabled(attempt.user.id);
+    attempt.addToProfile({ mfaEnabled: enabled });
+    if (attempt.way.secondFactorProven) return;
+    const mode = attempt.login.mfaMode;
+    if (mode >= MFA_MODE_ENROLLED && enabled) {
+      attempt.hold({
+        accessToken: null, tempUser: false, forceUpdatePassword: false, tip: '',
+        ...NO_MFA, mfaRequired: true, mfaToken: await this.pend(attempt),
+      });
+    } else if (mode === MFA_MODE_REQUIRED && !enabled) {
+      // A forced password change keeps its tip and comes first (contract §8).
+      attempt.requireTemp('MFA_SETUP_REQUIRED', { passwordChange: false, mfaSetup: true, keepForcedTip: true });
+    }
+  }
+
+  /** POST /sys/login/mfa: the second step of a password login. */
+  async verify(req: MfaLoginRequest): Promise<LoginResult> {
+    const key = Keys.mfaToken(hashToken(req.mfaToken));
+    const pending = await this.pending(key);
+    if (!pending) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
+    const user = await this.accounts.get(pending.userId).catch((err: unknown) => {
+      throw err instanceof AppException && err.code === ErrorCode.NOT_FOUND ? new AppException(ErrorCode.MFA_TOKEN_INVALID) : err;
+    });
+    const way: LoginWay = {
+      loginType: pending.loginType, account: pending.account, ip: req.ip, userAgent: req.userAgent, locale: pending.locale,
+      unusualIpCheck: true, secondFactorProven: true,
+    };
+    let proof: MfaProof | null = null;
+    const result = await this.logins.complete(user, way, async (checks) => {
+      await checks.reread();
+      try {
+        await checks.checkLock();
+        await checks.checkDisabled();
+      } catch (err) {
+        await this.store.del(key); // once locked (or disabled), the mfaToken is dead
+        throw err;
+      }
+      // A concurrent right code may have consumed it while this one waited for the mutex.
+      if (!(await this.pending(key))) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
+      // TOTP removed meanwhile (the user disabled it, an administrator reset it): the login starts again.
+      if (!(await this.mfa.enabled(checks.user.id))) {
+        await this.store.del(key);
+        throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
+      }
+      proof = await this.mfa.prove(checks.user.id, req.code);
+      if (!proof) {
+        const locked = await this.lockout.recordFailure({
+          user: checks.user, account: pending.account, loginType: pending.loginType, ip: req.ip, userAgent: req.userAgent,
+          status: LoginStatus.MFAWRONG, reason: ErrorCode.MFA_CODE_INVALID,
+        });
+        if (locked) await this.store.del(key);
+        throw new AppException(ErrorCode.MFA_CODE_INVALID);
+      }
+      // Exactly one right code consumes the token.
+      if (!(await this.store.getDel(key))) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
+    });
+    if (proof === 'recovery') await this.tellRecoveryCodeUsed(user.id, pending.account, req.ip);
+    return result;
+  }
+
+  private async pend(attempt: StepAttempt): Promise<string> {
+    const mfaToken = randomBytes(32).toString('base64url');
+    const pending: PendingLogin = {
+      userId: attempt.user.id, loginType: attempt.way.loginType, account: attempt.way.account, locale: attempt.way.locale,
+      expireAt: this.clock.nowMs() + MFA_TOKEN_TTL_MS,
+    };
+    await this.store.set(Keys.mfaToken(hashToken(mfaToken)), JSON.stringify(pending), MFA_TOKEN_TTL_MS);
+    return mfaToken;
+  }
+
+  private async pending(key: string): Promise<PendingLogin | null> {
+    const raw = await this.store.get(key);
+    const pending = raw ? (JSON.parse(raw) as PendingLogin) : null;
+    return pending && pending.expireAt > this.clock.nowMs() ? pending : null;
+  }
+
+  /** A site message to the user; the login has happened, so a failure here is logged only. */
+  private async tellRecoveryCodeUsed(userId: string, account: string, ip: string): Promise<void> {
+    try {
+      await this.notifications.notify(userId, NotificationKind.RECOVERY_CODE_USED, ['site'], {
+        account, ip, time: this.clock.now().toISOString(), hint: bilingual('notification.recoveryCodeUsedHint'),
+      });
+    } catch (err) {
+      this.logger.error(`could not queue the recovery-code notice of user ${userId}: ${(err as Error)?.name}`);
+    }
+  }
+}

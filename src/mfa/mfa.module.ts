@@ -1,0 +1,26 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module';
+import { AuthModule } from '../auth/auth.module';
+import { LoginLogModule } from '../login-log/login-log.module';
+import { NotificationModule } from '../notification/notification.module';
+import { SessionModule } from '../session/session.module';
+import { StrategyModule } from '../strategy/strategy.module';
+import { UserAccountModule } from '../user-account/user-account.module';
+import { MfaCrypto } from './mfa-crypto';
+import { MfaController } from './mfa.controller';
+import { RecoveryCodeEntity, UserMfaEntity } from './mfa.entities';
+import { MfaLoginService } from './mfa-login.service';
+import { MfaRepository } from './mfa.repository';
+import { MfaService } from './mfa.service';
+
+/** Contract §8: the TOTP second factor, added to the login tail as a step (MfaLoginService). */
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([UserMfaEntity, RecoveryCodeEntity]),
+    AuthModule, UserAccountModule, SessionModule, StrategyModule, LoginLogModule, NotificationModule, AuditModule,
+  ],
+  controllers: [MfaController],
+  providers: [MfaCrypto, MfaRepository, MfaService, MfaLoginService],
+})
+export class MfaModule {}

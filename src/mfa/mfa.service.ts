@@ -1,0 +1,194 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { actedBy, AuditLogService } from '../audit/audit-log.service';
+import { AppException } from '../common/app.exception';
+import type { Actor } from '../common/auth-context';
+import { Clock } from '../common/clock';
+import { ErrorCode, messageOf } from '../common/error-code';
+import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
+import { LoginLogService } from '../login-log/login-log.service';
+import { SessionService } from '../session/session.service';
+import { KeyedMutex } from '../store/keyed-mutex';
+import { Keys } from '../store/keys';
+import { KvStore } from '../store/kv.store';
+import { StrategyService } from '../strategy/strategy.service';
+import { MFA_MODE_REQUIRED } from '../strategy/strategy.types';
+import { LockoutService } from '../user-account/lockout.service';
+import { UserAccountService } from '../user-account/user-account.service';
+import type { UserEntity } from '../user-account/user.entity';
+import { MfaCrypto, newRecoveryCodes } from './mfa-crypto';
+import { MfaRepository } from './mfa.repository';
+import { acceptedStep, newTotpSecret, otpauthUrl } from './totp';
+
+export const MFA_SETUP_TTL_MS = 10 * 60_000;
+
+/** What proved the second factor. */
+export type MfaProof = 'totp' | 'recovery';
+
+/** Who asks on /sys/me/mfa/*: the session's user, its session and where the request came from. */
+export interface MfaCaller {
+  userId: string;
+  tokenHash: string;
+  ip: string;
+  userAgent: string;
+}
+
+interface PendingSetup {
+  /** Encrypted like the stored secret: the store never holds a secret in clear either. */
+  secret: string;
+  expireAt: number;
+}
+
+/**
+ * Contract §8: enrolment, the code check every step shares, self-service and the administrator's
+ * reset. Every change of a user's second factor runs under the account's login mutex, so it never
+ * interleaves with a login of that account on any instance.
+ */
+@Injectable()
+export class MfaService {
+  private readonly logger = new Logger('Mfa');
+
+  constructor(
+    private readonly repo: MfaRepository,
+    private readonly crypto: MfaCrypto,
+    private readonly store: KvStore,
+    private readonly clock: Clock,
+    private readonly mutex: KeyedMutex,
+    private readonly accounts: UserAccountService,
+    private readonly lockout: LockoutService,
+    private readonly logs: LoginLogService,
+    private readonly sessions: SessionService,
+    private readonly strategy: StrategyService,
+    private readonly audit: AuditLogService,
+  ) {}
+
+  async enabled(userId: string): Promise<boolean> {
+    return (await this.repo.enrolment(userId)) !== null;
+  }
+
+  enabledAmong(userIds: string[]): Promise<Set<string>> {
+    return this.repo.enabledAmong(userIds);
+  }
+
+  /**
+   * A current TOTP code (its step later than the last used one, recorded with a conditional write)
+   * or an unused recovery code (spent with a conditional write): of concurrent uses exactly one
+   * wins. Null when neither; a secret that does not decrypt (altered, or another key) is refused.
+   */
+  async prove(userId: string, code: string): Promise<MfaProof | null> {
+    const row = await this.repo.enrolment(userId);
+    if (!row) return null;
+    const now = this.clock.now();
+    if (/^\d{6}$/.test(code)) {
+      const secret = this.secretOf(row.secret, userId);
+      if (secret === null) return null;
+      const last = row.lastUsedStep === null ? null : Number(row.lastUsedStep);
+      const step = acceptedStep(secret, code, now.getTime(), last);
+      return step !== null && (await this.repo.claimStep(userId, step)) ? 'totp' : null;
+    }
+    return (await this.repo.useRecoveryCode(userId, this.crypto.hashRecoveryCode(code), now)) ? 'recovery' : null;
+  }
+
+  /** /sys/me/mfa/setup: a new secret, pending until enabled. */
+  async setup(userId: string): Promise<{ secret: string; otpauthUrl: string }> {
+    const user = await this.accounts.get(userId);
+    if (await this.enabled(user.id)) throw new AppException(ErrorCode.MFA_ALREADY_ENABLED);
+    const secret = newTotpSecret();
+    const pending: PendingSetup = { secret: this.crypto.encrypt(secret), expireAt: this.clock.nowMs() + MFA_SETUP_TTL_MS };
+    await this.store.set(Keys.mfaSetup(user.id), JSON.stringify(pending), MFA_SETUP_TTL_MS);
+    return { secret, otpauthUrl: otpauthUrl(secret, user.username) };
+  }
+
+  /**
+   * /sys/me/mfa/enable: the code proves the app holds the pending secret; TOTP on with 10 new
+   * recovery codes, shown once. The step of this code counts as used. Wrong codes here are not
+   * counted by the lock: nothing is gained by guessing a code of a secret one has just been shown.
+   */
+  async enable(caller: MfaCaller, code: string): Promise<{ recoveryCodes: string[] }> {
+    const user = await this.accounts.get(caller.userId);
+    return this.mutex.run(Keys.loginMutex(user.id), async () => {
+      if (await this.enabled(user.id)) throw new AppException(ErrorCode.MFA_ALREADY_ENABLED);
+      const raw = await this.store.get(Keys.mfaSetup(user.id));
+      const pending = raw ? (JSON.parse(raw) as PendingSetup) : null;
+      const secret = pending && pending.expireAt > this.clock.nowMs() ? this.secretOf(pending.secret, user.id) : null;
+      const step = secret === null ? null : acceptedStep(secret, code, this.clock.nowMs(), null);
+      if (step === null) throw new AppException(ErrorCode.MFA_CODE_INVALID);
+      const recoveryCodes = newRecoveryCodes();
+      await this.repo.enable(
+        { userId: user.id, secret: pending!.secret, enabledTime: this.clock.now(), lastUsedStep: step },
+        recoveryCodes.map((c) => this.crypto.hashRecoveryCode(c)),
+      );
+      await this.store.del(Keys.mfaSetup(user.id));
+      await this.sessions.updateProfile(user.id, { mfaEnabled: true });
+      return { recoveryCodes };
+    });
+  }
+
+  /** /sys/me/mfa/disable: a TOTP or recovery code; FORBIDDEN while mfaMode = 2. */
+  async disable(caller: MfaCaller, code: string): Promise<void> {
+    if ((await this.strategy.loginStrategy()).mfaMode === MFA_MODE_REQUIRED) throw new AppException(ErrorCode.FORBIDDEN);
+    await this.withProvenCode(caller, code, async (user) => {
+      await this.repo.remove(user.id);
+      await this.sessions.updateProfile(user.id, { mfaEnabled: false });
+    });
+  }
+
+  /** /sys/me/mfa/recoveryCodes: a new set; the old one is void. */
+  async regenerateRecoveryCodes(caller: MfaCaller, code: string): Promise<{ recoveryCodes: string[] }> {
+    let recoveryCodes: string[] = [];
+    await this.withProvenCode(caller, code, async (user) => {
+      recoveryCodes = newRecoveryCodes();
+      await this.repo.replaceRecoveryCodes(user.id, recoveryCodes.map((c) => this.crypto.hashRecoveryCode(c)));
+    });
+    return { recoveryCodes };
+  }
+
+  /**
+   * /sys/user/mfa/reset: TOTP and recovery codes removed, the user's sessions ended, audited as
+   * user.mfaReset; under the account's login mutex, like lock and disable.
+   */
+  async reset(id: string, actor: Actor): Promise<void> {
+    const user = await this.accounts.get(id);
+    await this.mutex.run(Keys.loginMutex(user.id), async () => {
+      await this.repo.remove(user.id);
+      await this.store.del(Keys.mfaSetup(user.id));
+      await this.sessions.endAll(user.id);
+    });
+    await this.audit.recordDone('user.mfaReset', { ...actedBy(actor), targetId: user.id, targetName: user.username });
+  }
+
+  /**
+   * The self-service checks of a code, as the old password of a password change is checked
+   * (contract §11): refused while locked; a wrong code logged `mfawrong` (login type `mfa`) and
+   * counted toward the lock of spec 3.1, and when it locks the account, the session that tried
+   * ends. A stolen session gets at most maxFailureTimes guesses.
+   */
+  private async withProvenCode(caller: MfaCaller, code: string, then: (user: UserEntity) => Promise<void>): Promise<void> {
+    await this.mutex.run(Keys.loginMutex(caller.userId), async () => {
+      const user = await this.accounts.withPassword(caller.userId);
+      const attempt = { loginType: LoginTypes.MFA, ip: caller.ip, userAgent: caller.userAgent, account: user.username };
+      if (await this.accounts.stillLocked(user)) {
+        await this.logs.record({
+          ...attempt, userId: user.id, userName: user.name, status: LoginStatus.LOCKED, failureReason: messageOf(ErrorCode.ACCOUNT_LOCKED, 'zh'),
+        });
+        throw new AppException(ErrorCode.ACCOUNT_LOCKED);
+      }
+      // Nothing enrolled (never, or reset meanwhile): no code can be right, and nothing is guessed.
+      if (!(await this.enabled(user.id))) throw new AppException(ErrorCode.MFA_CODE_INVALID);
+      if (!(await this.prove(user.id, code))) {
+        const locked = await this.lockout.recordFailure({ ...attempt, user, status: LoginStatus.MFAWRONG, reason: ErrorCode.MFA_CODE_INVALID });
+        if (locked) await this.sessions.end(caller.tokenHash, user.id);
+        throw new AppException(ErrorCode.MFA_CODE_INVALID);
+      }
+      await then(user);
+    });
+  }
+
+  private secretOf(stored: string, userId: string): string | null {
+    try {
+      return this.crypto.decrypt(stored);
+    } catch {
+      this.logger.error(`the TOTP secret of user ${userId} does not decrypt (altered, or MFA_ENCRYPTION_KEY changed): refused`);
+      return null;
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import { Secret, TOTP } from 'otpauth';
+import { timingSafeEqual } from 'node:crypto';
+
+/**
+ * Contract §8: RFC 6238 with SHA-1, 6 digits, 30-second steps, one step of drift either way, and
+ * no code accepted twice. Pure: the time and the last used step are given, the caller stores the
+ * step it gets back with a conditional write (MfaRepository.claimStep).
+ */
+export const TOTP_PERIOD_S = 30;
+export const TOTP_DIGITS = 6;
+export const TOTP_DRIFT_STEPS = 1;
+export const TOTP_ISSUER = 'Login Policy Service';
+
+function totpOf(secretBase32: string, label = 'user'): TOTP {
+  return new TOTP({
+    issuer: TOTP_ISSUER, label, algorithm: 'SHA1', digits: TOTP_DIGITS, period: TOTP_PERIOD_S,
+    secret: Secret.fromBase32(secretBase32),
+  });
+}
+
+/** A new secret: 160 random bits (RFC 4226's recommended length), base32 without padding. */
+export function newTotpSecret(): string {
+  return new Secret({ size: 20 }).base32;
+}
+
+/** The provisioning URI authenticator apps read from the QR code. */
+export function otpauthUrl(secretBase32: string, account: string): string {
+  return totpOf(secretBase32, account).toString();
+}
+
+export function stepAt(nowMs: number): number {
+  return Math.floor(nowMs / 1000 / TOTP_PERIOD_S);
+}
+
+/** The code of one step (tests compute codes with it). */
+export function totpCode(secretBase32: string, step: number): string {
+  return totpOf(secretBase32).generate({ timestamp: step * TOTP_PERIOD_S * 1000 });
+}
+
+/**
+ * The step `code` is valid for — the current one or one either side — if that step is later than
+ * `lastUsedStep`; null otherwise (wrong, too old, or a replay).
+ */
+export function acceptedStep(secretBase32: string, code: string, nowMs: number, lastUsedStep: number | null): number | null {
+  if (!/^\d{6}$/.test(code)) return null;
+  const now = stepAt(nowMs);
+  let found: number | null = null;
+  for (let step = now - TOTP_DRIFT_STEPS; step <= now + TOTP_DRIFT_STEPS; step += 1) {
+    if (lastUsedStep !== null && step <= lastUsedStep) continue;
+    if (timingSafeEqual(Buffer.from(totpCode(secretBase32, step)), Buffer.from(code))) found = step;
+  }
+  return found;
+}
