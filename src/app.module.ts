@@ -62,7 +62,6 @@ export class AppModule {
         StoreModule,
         RateLimitModule,
         StrategyModule,
-        // After RateLimitModule: the throttler guard runs before the session guards it registers.
         SessionModule,
         LoginLogModule,
         UserAccountModule,

@@ -1,12 +1,17 @@
-import { ExecutionContext, SetMetadata } from '@nestjs/common';
+import { applyDecorators, ExecutionContext, SetMetadata, UseGuards } from '@nestjs/common';
+import { ThrottlerGuard } from '@nestjs/throttler';
 
 /** The throttled entry points; each has its own per-IP count and its own limit in AppConfig. */
 export type RateLimitedRoute = 'login' | 'qrcode-verify' | 'captcha';
 
 const RATE_LIMITED_ROUTE = 'rate-limit:route';
 
-/** Per-IP throttling of this handler (issue 5); limits and window come from THROTTLE_* (contract §1). */
-export const RateLimit = (route: RateLimitedRoute) => SetMetadata(RATE_LIMITED_ROUTE, route);
+/**
+ * Per-IP throttling of this handler (issue 5); limits and window come from THROTTLE_* (contract §1).
+ * The throttler guard sits on these handlers only: every other route skips it entirely (issue 13.2).
+ * The throttled routes are all @Public, so the session guard, global and thus first, lets them through.
+ */
+export const RateLimit = (route: RateLimitedRoute) => applyDecorators(SetMetadata(RATE_LIMITED_ROUTE, route), UseGuards(ThrottlerGuard));
 
 export function rateLimitedRoute(context: ExecutionContext): RateLimitedRoute | undefined {
   return Reflect.getMetadata(RATE_LIMITED_ROUTE, context.getHandler());

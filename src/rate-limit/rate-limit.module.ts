@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
-import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+import { ThrottlerModule } from '@nestjs/throttler';
 import type { FastifyRequest } from 'fastify';
 import { clientIp } from '../common/client-info';
 import { AppConfig } from '../config/app-config';
@@ -27,7 +26,6 @@ import { rateLimitedRoute, RateLimitedRoute } from './rate-limit.decorator';
         };
         return {
           storage: new KvThrottlerStorage(store),
-          skipIf: (context) => !rateLimitedRoute(context),
           getTracker: (req) => clientIp(req as FastifyRequest),
           // Readable keys for operators: THROTTLE:login:203.0.113.7
           generateKey: (context, tracker) => `${rateLimitedRoute(context)}:${tracker}`,
@@ -40,6 +38,5 @@ import { rateLimitedRoute, RateLimitedRoute } from './rate-limit.decorator';
       },
     }),
   ],
-  providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }],
 })
 export class RateLimitModule {}
