@@ -235,6 +235,15 @@ describe.each(BACKENDS)('second factor (contract §8) on $name', (backend) => {
     expect(verified.body.data).toMatchObject({ mfaRequired: false, mfaToken: null, accessToken: expect.any(String) });
   });
 
+  it('mode 2: a QR-code login of a user not enrolled still leads to the enrolment', async () => {
+    const user = await createActiveUser(app);
+    const token = await app.token(user.username, user.password);
+    const gen = await app.post('/auth/qrcode/generate', {}, { token });
+    await app.saveLoginStrategy({ mfaMode: 2 });
+    const verified = await app.post('/auth/qrcode/verify', { code: gen.body.data.code });
+    expect(verified.body.data).toMatchObject({ tempUser: true, mfaSetupRequired: true, mfaRequired: false, forceUpdatePassword: false });
+  });
+
   it('bad input answers the contract codes, never 5xx', async () => {
     const cases: [unknown, string][] = [
       [{ code: '123456' }, 'VALIDATION_FAILED'],

@@ -36,9 +36,9 @@ export interface MfaLoginRequest {
 
 /**
  * Contract §8 in the login tail: a step added to every way in. It writes mfaEnabled into the
- * session profile; skips when the way already proved a second factor (QR code, the resume);
- * holds the login of an enrolled user while mfaMode ≥ 1; sends a user not enrolled to enrolment
- * while mfaMode = 2. The resume, POST /sys/login/mfa, runs the same tail again.
+ * session profile; holds the login of an enrolled user while mfaMode ≥ 1, unless the way already
+ * proved a second factor (QR code, the resume); sends a user not enrolled to enrolment while
+ * mfaMode = 2, whatever the way. The resume, POST /sys/login/mfa, runs the same tail again.
  */
 @Injectable()
 export class MfaLoginService implements LoginStep, OnModuleInit {
@@ -63,9 +63,9 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
   async run(attempt: StepAttempt): Promise<void> {
     const enabled = await this.mfa.enabled(attempt.user.id);
     attempt.addToProfile({ mfaEnabled: enabled });
-    if (attempt.way.secondFactorProven) return;
     const mode = attempt.login.mfaMode;
-    if (mode >= MFA_MODE_ENROLLED && enabled) {
+    // A way that proved a second factor is not asked again; enrolment is still required in mode 2.
+    if (mode >= MFA_MODE_ENROLLED && enabled && !attempt.way.secondFactorProven) {
       attempt.hold({
         accessToken: null, tempUser: false, forceUpdatePassword: false, tip: '',
         ...NO_MFA, mfaRequired: true, mfaToken: await this.pend(attempt),
