@@ -56,6 +56,10 @@ export class RedisKvStore extends KvStore {
       url,
       // Fail fast while Redis is away instead of queueing requests until they hang.
       disableOfflineQueue: true,
+      // Our own deadline (withDeadline) only: node-redis 6's default gives every command an
+      // AbortSignal.timeout(5000), whose timer lives its 5 s after the command answered — under
+      // load tens of thousands of them, RSS 650 MiB and a third less throughput (issue 13.4).
+      commandOptions: { timeout: 0 },
       socket: { connectTimeout: 3000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 3000) },
     }) as RedisClientType;
     const store = new RedisKvStore(withDeadline(client, REDIS_COMMAND_DEADLINE_MS), prefix);
