@@ -1,10 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page, Response } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { Envelope } from '../../src/common/envelope';
 import { createActiveUser, createRole, TestUser } from '../factories';
 import { sqliteMemory } from '../support/backends';
-import { browserSuiteMissing, launchChromium } from '../support/console-browser';
+import {
+  browserSuiteMissing, clean, CONFIRM, isCall, launchChromium, RESULTS, sel, textBox, until, waitForText,
+} from '../support/console-browser';
 import { ADMIN_PASSWORD, listenOnLocalPort, startApp, TestApp } from '../support/test-app';
 
 /*
@@ -25,7 +27,6 @@ jest.setTimeout(60_000);
 const missing = browserSuiteMissing();
 const whenRunnable = missing ? describe.skip : describe;
 
-const RESULTS = join(__dirname, '..', '..', 'test-results');
 const WRONG = 'Wrong#pass1';
 const MSG = {
   badCredentials: '用户名或密码错误',
@@ -33,53 +34,6 @@ const MSG = {
   kickedOut: '账号已在其他地方登录',
   notLoggedIn: '未登录或登录已过期',
 };
-/** The primary button of an ElMessageBox confirmation. */
-const CONFIRM = '.el-message-box__btns .el-button--primary';
-
-const sel = (name: string) => `[data-test="${name}"]`;
-
-/** The text box of a data-test input, whether the attribute sits on the <input> or on its wrapper. */
-function textBox(scope: Page | Locator, name: string): Locator {
-  const s = sel(name);
-  return scope.locator(`input${s}, textarea${s}, ${s} input, ${s} textarea`).first();
-}
-
-const isCall = (path: string) => (res: Response) =>
-  res.request().method() === 'POST' && new URL(res.url()).pathname === path;
-
-async function clean(locator: Locator): Promise<string> {
-  return ((await locator.textContent()) ?? '').replace(/\s+/g, ' ').trim();
-}
-
-/** Polls a condition (DOM state, API state) until it holds; never a fixed sleep. */
-async function until<T>(probe: () => Promise<T | false | null | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value) return value;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (${String(lastError)})` : ''}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-async function waitForText(locator: Locator, expected: string | RegExp, what: string): Promise<string> {
-  let seen = '';
-  try {
-    return await until(async () => {
-      seen = await clean(locator);
-      return (typeof expected === 'string' ? seen.includes(expected) : expected.test(seen)) && seen;
-    }, what);
-  } catch (err) {
-    throw new Error(`${(err as Error).message}; last text: "${seen}"`);
-  }
-}
 
 /** The number the header badge shows; 0 when it is hidden or empty. */
 async function unreadCount(page: Page): Promise<number> {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { Envelope } from '../../src/common/envelope';
 import { sqliteMemory } from '../support/backends';
-import { browserSuiteMissing, launchChromium } from '../support/console-browser';
+import { browserSuiteMissing, launchChromium, RESULTS, sel, textBox } from '../support/console-browser';
 import { ADMIN_PASSWORD, listenOnLocalPort, startApp, TestApp } from '../support/test-app';
 
 /*
@@ -16,10 +16,6 @@ jest.setTimeout(60_000);
 
 const missing = browserSuiteMissing();
 const whenRunnable = missing ? describe.skip : describe;
-const RESULTS = join(__dirname, '..', '..', 'test-results');
-const sel = (name: string) => `[data-test="${name}"]`;
-const textBox = (page: Page, name: string) =>
-  page.locator(`input${sel(name)}, ${sel(name)} input`).first();
 
 whenRunnable(`login page captcha in Chromium${missing ? ` (skipped: ${missing})` : ''}`, () => {
   let app: TestApp;

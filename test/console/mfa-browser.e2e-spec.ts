@@ -1,11 +1,13 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Secret, TOTP } from 'otpauth';
-import type { Browser, BrowserContext, Locator, Page, Response } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { Envelope } from '../../src/common/envelope';
 import { createActiveUser, TestUser } from '../factories';
 import { sqliteMemory } from '../support/backends';
-import { browserSuiteMissing, launchChromium } from '../support/console-browser';
+import {
+  browserSuiteMissing, clean, CONFIRM, isCall, launchChromium, RESULTS, sel, textBox, until, waitForText,
+} from '../support/console-browser';
 import { ADMIN_PASSWORD, listenOnLocalPort, startApp, TestApp } from '../support/test-app';
 
 /*
@@ -27,7 +29,6 @@ jest.setTimeout(90_000);
 const missing = browserSuiteMissing();
 const whenRunnable = missing ? describe.skip : describe;
 
-const RESULTS = join(__dirname, '..', '..', 'test-results');
 const STEP_MS = 30_000;
 const MSG = {
   codeInvalid: '动态验证码错误',
@@ -35,51 +36,6 @@ const MSG = {
   forbidden: '没有权限',
   setupTip: '请先绑定双因素认证',
 };
-const CONFIRM = '.el-message-box__btns .el-button--primary';
-
-const sel = (name: string) => `[data-test="${name}"]`;
-
-function textBox(scope: Page | Locator, name: string): Locator {
-  const s = sel(name);
-  return scope.locator(`input${s}, textarea${s}, ${s} input, ${s} textarea`).first();
-}
-
-const isCall = (path: string) => (res: Response) =>
-  res.request().method() === 'POST' && new URL(res.url()).pathname === path;
-
-async function clean(locator: Locator): Promise<string> {
-  return ((await locator.textContent()) ?? '').replace(/\s+/g, ' ').trim();
-}
-
-/** Polls a condition until it holds; never a fixed sleep. */
-async function until<T>(probe: () => Promise<T | false | null | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value) return value;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (${String(lastError)})` : ''}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-async function waitForText(locator: Locator, expected: string | RegExp, what: string): Promise<string> {
-  let seen = '';
-  try {
-    return await until(async () => {
-      seen = await clean(locator);
-      return (typeof expected === 'string' ? seen.includes(expected) : expected.test(seen)) && seen;
-    }, what);
-  } catch (err) {
-    throw new Error(`${(err as Error).message}; last text: "${seen}"`);
-  }
-}
 
 /** Clicks (and confirms, when asked) and returns the envelope of the API call it causes. */
 async function act<T = any>(page: Page, target: Locator, path: string, opts: { confirm?: boolean } = {}): Promise<{ body: Envelope<T>; sent: any }> {
