@@ -215,6 +215,22 @@ describe.each(BACKENDS)('second factor (contract §8) on $name', (backend) => {
     expect(audit).toBeDefined();
   });
 
+  // What outlives a revocation: an administrator resets the password of an account whose password
+  // leaked; the login that proved the old one and waits for its code must not finish with it.
+  it('a pending mfaToken dies when the password is reset meanwhile, without counting a wrong code', async () => {
+    await app.saveLoginStrategy({ mfaMode: 1 });
+    const user = await createActiveUser(app);
+    const { secret } = await enrol(user);
+    const pending = await firstStep(user);
+    expect((await app.admin('/sys/user/resetPass', { id: user.id })).body.code).toBe('OK');
+    const logged = (await app.logRows(user.username)).length;
+    expect((await second(pending, codeAt(secret))).body.code).toBe('MFA_TOKEN_INVALID');
+    // Dead for good, not only refused once.
+    nextStep();
+    expect((await second(pending, codeAt(secret))).body.code).toBe('MFA_TOKEN_INVALID');
+    expect((await app.logRows(user.username)).slice(logged)).toEqual([]);
+  });
+
   it('the secret is not readable in the database', async () => {
     const user = await createActiveUser(app);
     const { secret } = await enrol(user);

@@ -13,6 +13,7 @@ import { Keys } from '../store/keys';
 import { KvStore } from '../store/kv.store';
 import { MFA_MODE_ENROLLED, MFA_MODE_REQUIRED } from '../strategy/strategy.types';
 import { LockoutService } from '../user-account/lockout.service';
+import { credentialStamp } from '../user-account/credential-stamp';
 import { UserAccountService } from '../user-account/user-account.service';
 import { MfaProof, MfaService } from './mfa.service';
 
@@ -25,6 +26,8 @@ interface PendingLogin {
   account: string;
   locale: Locale;
   expireAt: number;
+  /** The password the first step proved (credentialStamp): a reset or change meanwhile kills the token. */
+  stamp: string;
 }
 
 export interface MfaLoginRequest {
@@ -100,6 +103,11 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
       }
       // A concurrent right code may have consumed it while this one waited for the mutex.
       if (!(await this.pending(key))) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
+      // The password the first step proved was reset or changed meanwhile: the login starts again.
+      if (credentialStamp(checks.user.password) !== pending.stamp) {
+        await this.store.del(key);
+        throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
+      }
       // TOTP removed meanwhile (the user disabled it, an administrator reset it): the login starts again.
       if (!(await this.mfa.enabled(checks.user.id))) {
         await this.store.del(key);
@@ -125,7 +133,7 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
     const mfaToken = randomBytes(32).toString('base64url');
     const pending: PendingLogin = {
       userId: attempt.user.id, loginType: attempt.way.loginType, account: attempt.way.account, locale: attempt.way.locale,
-      expireAt: this.clock.nowMs() + MFA_TOKEN_TTL_MS,
+      expireAt: this.clock.nowMs() + MFA_TOKEN_TTL_MS, stamp: credentialStamp(attempt.user.password),
     };
     await this.store.set(Keys.mfaToken(hashToken(mfaToken)), JSON.stringify(pending), MFA_TOKEN_TTL_MS);
     return mfaToken;

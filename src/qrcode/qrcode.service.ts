@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { AuditLogService } from '../audit/audit-log.service';
 import { LoginChecks, LoginResult, LoginService } from '../auth/login/login.service';
 import { LoginTypes } from '../login-log/login-log.entity';
@@ -8,6 +8,7 @@ import { AppException } from '../common/app.exception';
 import { ErrorCode, Locale } from '../common/error-code';
 import { KvStore } from '../store/kv.store';
 import { Keys } from '../store/keys';
+import { credentialStamp } from '../user-account/credential-stamp';
 import { UserAccountService } from '../user-account/user-account.service';
 
 export const QRCODE_TTL_MS = 5 * 60_000;
@@ -102,9 +103,4 @@ export class QrcodeService {
       this.logger.error(`could not audit the QR authorisation of user ${userId}: ${(err as { code?: string }).code ?? (err as Error).name}`);
     }
   }
-}
-
-/** What a QR code remembers of the password it was made under: enough to notice a change, not to attack it. */
-export function credentialStamp(passwordHash: string): string {
-  return createHash('sha256').update(passwordHash).digest('hex').slice(0, 32);
 }
