@@ -231,6 +231,22 @@ describe.each(BACKENDS)('second factor (contract §8) on $name', (backend) => {
     expect((await app.logRows(user.username)).slice(logged)).toEqual([]);
   });
 
+  // Self-service disable asks a code; the admin reset must not be a way around it for one's own
+  // account (contract §12: no lock, disable or reset of oneself through the admin operations).
+  it('an administrator cannot reset their own second factor through /sys/user/mfa/reset', async () => {
+    await createRole(app, 'mfa_resetter', ['sys:user:mfaReset']);
+    const admin = await createActiveUser(app, { roles: ['mfa_resetter'] });
+    const { secret } = await enrol(admin);
+    const token = await app.token(admin.username, admin.password);
+    const own = await app.post('/sys/user/mfa/reset', { id: admin.id }, { token });
+    expect(own.body.code).toBe('FORBIDDEN');
+    // Nothing changed: still enrolled, the session still works.
+    const info = await app.post('/sys/me/info', {}, { token });
+    expect(info.body.data).toMatchObject({ mfaEnabled: true });
+    await app.saveLoginStrategy({ mfaMode: 1 });
+    expect((await second(await firstStep(admin), codeAt(secret))).body.code).toBe('OK');
+  });
+
   it('the secret is not readable in the database', async () => {
     const user = await createActiveUser(app);
     const { secret } = await enrol(user);

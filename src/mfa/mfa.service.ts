@@ -13,6 +13,7 @@ import { KvStore } from '../store/kv.store';
 import { StrategyService } from '../strategy/strategy.service';
 import { MFA_MODE_REQUIRED } from '../strategy/strategy.types';
 import { LockoutService } from '../user-account/lockout.service';
+import { SelfProtection } from '../user-account/self-protection';
 import { UserAccountService } from '../user-account/user-account.service';
 import type { UserEntity } from '../user-account/user.entity';
 import { MfaCrypto, newRecoveryCodes } from './mfa-crypto';
@@ -59,6 +60,7 @@ export class MfaService {
     private readonly sessions: SessionService,
     private readonly strategy: StrategyService,
     private readonly audit: AuditLogService,
+    private readonly protection: SelfProtection,
   ) {}
 
   async enabled(userId: string): Promise<boolean> {
@@ -144,10 +146,13 @@ export class MfaService {
 
   /**
    * /sys/user/mfa/reset: TOTP and recovery codes removed, the user's sessions ended, audited as
-   * user.mfaReset; under the account's login mutex, like lock and disable.
+   * user.mfaReset; under the account's login mutex, like lock and disable. Not of one's own account
+   * (contract §12, as lock, disable and reset): that would remove one's own second factor without
+   * the code that /sys/me/mfa/disable asks.
    */
   async reset(id: string, actor: Actor): Promise<void> {
     const user = await this.accounts.get(id);
+    this.protection.assertNotSelf(actor.id, user.id);
     await this.mutex.run(Keys.loginMutex(user.id), async () => {
       await this.repo.remove(user.id);
       await this.store.del(Keys.mfaSetup(user.id));

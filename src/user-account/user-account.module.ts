@@ -39,6 +39,6 @@ import { UserRepository } from './user.repository';
     UserDirectory,
     { provide: PasswordHasher, useClass: BcryptPasswordHasher },
   ],
-  exports: [UserAccountService, LockoutService, PasswordProof, RoleService, PasswordHasher, UserRepository, UserDirectory],
+  exports: [UserAccountService, LockoutService, PasswordProof, RoleService, PasswordHasher, UserRepository, UserDirectory, SelfProtection],
 })
 export class UserAccountModule {}
