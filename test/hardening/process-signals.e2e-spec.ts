@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildService, ServiceNode } from '../cluster/cluster-node';
@@ -50,10 +50,15 @@ describe('process signals of the built service (embedded default)', () => {
   it('ends on SIGTERM after closing the app (Nest re-raises the signal once closed)', async () => {
     const node = await start();
     await node.waitHealthy();
+    // A write, so that the database has a write-ahead log open.
+    expect((await node.post('/sys/publicKey')).status).toBe(200);
+    expect(existsSync(join(dir, 'signals.sqlite-wal'))).toBe(true);
     const exited = new Promise<[number | null, string | null]>((resolve) => node.child.once('exit', (code, signal) => resolve([code, signal])));
     process.kill(node.pid, 'SIGTERM');
     const [code, signal] = await exited;
     expect(code === 0 || signal === 'SIGTERM').toBe(true);
+    // Closed, not just killed: the last SQLite connection to close checkpoints and removes its WAL.
+    expect(existsSync(join(dir, 'signals.sqlite-wal'))).toBe(false);
     expect(node.log()).not.toMatch(/Error|at .*\.js:\d+/);
   });
 });
