@@ -19,6 +19,7 @@ import { OnlineModule } from './online/online.module';
 import { MfaModule } from './mfa/mfa.module';
 import { QrcodeModule } from './qrcode/qrcode.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { LogRetentionModule } from './retention/log-retention.module';
 import { StoreModule } from './store/store.module';
 import { StrategyModule } from './strategy/strategy.module';
 import { AccountRecoveryModule } from './user-account/recovery/account-recovery.module';
@@ -70,6 +71,8 @@ export class AppModule {
         QrcodeModule,
         // The second factor sends site messages through the outbox, so it stays out of a command too.
         ...(command ? [] : [NotificationModule, AdminBootstrapModule, MfaModule]),
+        // A command deletes no logs: the retention job runs in the service only.
+        ...(command ? [] : [LogRetentionModule]),
         AuditModule,
         AccountRecoveryModule,
       ],

@@ -117,6 +117,25 @@ export class AppConfig {
   @Transform(int) @IsInt() @Min(100) @Max(600_000)
   DB_STATEMENT_TIMEOUT_MS = 3_000;
 
+  /**
+   * Contract §10: login-log and audit-log rows older than this many days are deleted by a daily job
+   * (never rows inside the current failure window). 0 keeps everything. China's baseline
+   * (网络安全法 art. 21) wants at least 180 days kept.
+   */
+  @Transform(int) @IsInt({ message: 'LOG_RETENTION_DAYS must be a whole number of days (0 keeps everything)' })
+  @Min(0, { message: 'LOG_RETENTION_DAYS must be 0 (keep everything) or more' })
+  @Max(36_500, { message: 'LOG_RETENTION_DAYS must be at most 36500' })
+  LOG_RETENTION_DAYS = 365;
+
+  /**
+   * Contract §10: the bearer token of GET /metrics (Prometheus). Unset: /metrics answers 404.
+   * At least 16 characters: it is the only thing between the network and the service's figures.
+   */
+  @IsOptional() @Matches(/^[\x21-\x7e]{16,256}$/, {
+    message: 'METRICS_TOKEN must be 16 to 256 printable characters without spaces (e.g. openssl rand -hex 24)',
+  })
+  METRICS_TOKEN?: string;
+
   /** Schema sync is for throw-away test databases only; production runs migrations. */
   @Transform(bool) @IsBoolean()
   DB_DROP_SCHEMA = false;
