@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 import { Optional } from '../../common/optional';
 import { PagingDto } from '../../common/paging.dto';
@@ -13,6 +13,9 @@ export class ListAuditLogDto extends PagingDto {
   @ApiPropertyOptional({ description: 'user id or setting group the action was on' }) @Optional() @IsString() @MaxLength(128)
   target?: string;
 }
+
+/** Contract §10: /sys/auditLog/export takes the list's filters without paging. */
+export class ExportAuditLogDto extends OmitType(ListAuditLogDto, ['pageNum', 'pageSize'] as const) {}
 
 /** A row of /sys/auditLog/list. */
 export class AuditRowDto {
