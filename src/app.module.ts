@@ -13,6 +13,7 @@ import { AppConfig } from './config/app-config';
 import { dataSourceOptions, initializeDataSource } from './database/data-source-options';
 import { HealthController } from './health/health.controller';
 import { LoginLogModule } from './login-log/login-log.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { NotificationModule } from './notification/notification.module';
 import { AdminBootstrapModule } from './user-account/admin-bootstrap.module';
 import { OnlineModule } from './online/online.module';
@@ -72,7 +73,7 @@ export class AppModule {
         // The second factor sends site messages through the outbox, so it stays out of a command too.
         ...(command ? [] : [NotificationModule, AdminBootstrapModule, MfaModule]),
         // A command deletes no logs: the retention job runs in the service only.
-        ...(command ? [] : [LogRetentionModule]),
+        ...(command ? [] : [LogRetentionModule, MetricsModule]),
         AuditModule,
         AccountRecoveryModule,
       ],

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { Readable } from 'node:stream';
 import { actedBy, AuditLogService } from '../audit/audit-log.service';
 import type { Actor } from '../common/auth-context';
@@ -7,6 +8,7 @@ import { csvStream } from '../common/csv';
 import { Page } from '../common/paging.dto';
 import { ExportLoginLogDto, ListLoginLogDto } from './dto/list-login-log.dto';
 import { LoginLogEntity, LoginStatus, LoginTypes } from './login-log.entity';
+import { LoginAttemptLoggedEvent } from './login-log.events';
 import { LoginLogCursor, LoginLogFilter, LoginLogRepository } from './login-log.repository';
 import { parseUserAgent } from './user-agent';
 
@@ -29,6 +31,7 @@ export class LoginLogService {
     private readonly logs: LoginLogRepository,
     private readonly clock: Clock,
     private readonly audit: AuditLogService,
+    private readonly events: EventEmitter2,
   ) {}
 
   /** Spec 2.6: one record per attempt. */
@@ -46,6 +49,7 @@ export class LoginLogService {
       loginTime: this.clock.now(),
       failureReason: attempt.failureReason?.slice(0, 255) ?? null,
     });
+    this.events.emit(LoginAttemptLoggedEvent.NAME, new LoginAttemptLoggedEvent(attempt.status, attempt.loginType));
   }
 
   /** Spec 3.1: passwrong (and, contract §8, mfawrong) records of the user since `since`. */

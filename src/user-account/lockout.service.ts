@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { LoginFailedEvent } from './account.events';
+import { AccountLockedEvent, LoginFailedEvent } from './account.events';
 import { Clock } from '../common/clock';
 import { ErrorCode, messageOf } from '../common/error-code';
 import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
@@ -82,7 +82,10 @@ export class LockoutService {
     const { maxFailureInterval, maxFailureTimes } = await this.strategy.loginStrategy();
     const failures = await this.failuresInWindow(w.user, now, maxFailureInterval);
     const locks = failuresLock(failures, maxFailureTimes);
-    if (locks) await this.accounts.lockAfterFailures(w.user.id);
+    if (locks) {
+      await this.accounts.lockAfterFailures(w.user.id);
+      this.events.emit(AccountLockedEvent.NAME, new AccountLockedEvent(w.user.id, 'failures'));
+    }
     await this.events.emitAsync(LoginFailedEvent.NAME, new LoginFailedEvent(w.user.id, w.account, w.loginType, w.ip, now, w.status === LoginStatus.MFAWRONG));
     return locks;
   }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { randomUUID } from 'node:crypto';
 import { actedBy, AuditAction, AuditLogService } from '../audit/audit-log.service';
 import { AppException, FieldProblem, fieldProblem, fieldsFailed } from '../common/app.exception';
@@ -13,6 +14,7 @@ import { StrategyService } from '../strategy/strategy.service';
 import { LoginTypes } from '../login-log/login-log.entity';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
+import { AccountLockedEvent } from './account.events';
 import { named } from './actor-name';
 import { ListUsersDto } from './dto/user.dto';
 import { PasswordHasher } from './password-hasher';
@@ -71,6 +73,7 @@ export class UserAccountService {
     private readonly mutex: KeyedMutex,
     private readonly protection: SelfProtection,
     private readonly audit: AuditLogService,
+    private readonly events: EventEmitter2,
   ) {}
 
   /**
@@ -181,6 +184,7 @@ export class UserAccountService {
       await this.lockForLockMinutes(id);
       await this.sessions.endAll(id);
     }));
+    this.events.emit(AccountLockedEvent.NAME, new AccountLockedEvent(id, 'admin'));
     await this.audited('user.lock', by, user);
   }
 
