@@ -117,6 +117,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sys/loginLog/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["LoginLogController_export"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sys/user/create": {
         parameters: {
             query?: never;
@@ -631,6 +647,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sys/auditLog/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["AuditLogController_export"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -754,6 +786,16 @@ export interface components {
             pageNum?: number;
             /** @default 10 */
             pageSize?: number;
+            account?: string;
+            status?: components["schemas"]["LoginStatus"];
+            loginType?: components["schemas"]["LoginType"];
+            ip?: string;
+            /** @description ISO 8601, inclusive */
+            beginTime?: string;
+            /** @description ISO 8601, inclusive */
+            endTime?: string;
+        };
+        ExportLoginLogDto: {
             account?: string;
             status?: components["schemas"]["LoginStatus"];
             loginType?: components["schemas"]["LoginType"];
@@ -1015,6 +1057,14 @@ export interface components {
             pageNum?: number;
             /** @default 10 */
             pageSize?: number;
+            /** @example user.lock */
+            action?: string;
+            /** @description user name of the administrator */
+            username?: string;
+            /** @description user id or setting group the action was on */
+            target?: string;
+        };
+        ExportAuditLogDto: {
             /** @example user.lock */
             action?: string;
             /** @description user name of the administrator */
@@ -1291,6 +1341,43 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @example VALIDATION_FAILED */
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+        };
+    };
+    LoginLogController_export: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExportLoginLogDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
             400: {
@@ -2609,6 +2696,43 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @example VALIDATION_FAILED */
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+        };
+    };
+    AuditLogController_export: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExportAuditLogDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
             400: {
