@@ -35,7 +35,7 @@ export class AuditLogRepository {
   async slice(filter: AuditLogFilter, cursor: AuditLogCursor | null, size: number): Promise<AuditLogEntity[]> {
     const qb = this.matching(filter);
     if (cursor) {
-      qb.andWhere('(a.create_time < :cursorTime OR (a.create_time = :cursorTime AND a.id < :cursorId))', {
+      qb.andWhere('a.create_time <= :cursorTime AND (a.create_time < :cursorTime OR a.id < :cursorId)', {
         cursorTime: cursor.createTime, cursorId: cursor.id,
       });
     }
