@@ -8,6 +8,7 @@ import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
 import { LockoutService } from './lockout.service';
 import { PasswordProof } from './password-proof.service';
+import { PasswordScreen } from './password-screen';
 import { UserAccountService } from './user-account.service';
 import { UserEntity } from './user.entity';
 
@@ -37,6 +38,7 @@ export class PasswordChangeService {
     private readonly sessions: SessionService,
     private readonly logs: LoginLogService,
     private readonly mutex: KeyedMutex,
+    private readonly screen: PasswordScreen,
   ) {}
 
   async changeOwn(c: OwnPasswordChange): Promise<void> {
@@ -58,6 +60,9 @@ export class PasswordChangeService {
         },
       });
       try {
+        // Spec 4.3's rules, then contract §9's (their BCrypt compares outside the login mutex). A
+        // password changed meanwhile shows in the section below, and the loop screens again.
+        await this.screen.checkOwn(await this.accounts.withPassword(c.userId), c.newPass);
         const changed = await this.mutex.run(Keys.loginMutex(c.userId), async () => {
           await right.release();
           const user = await this.accounts.withPassword(c.userId);
