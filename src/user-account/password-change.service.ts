@@ -27,7 +27,8 @@ export interface OwnPasswordChange {
  * in a compare slot of the account, outside its login mutex), refused without a compare while the
  * account is locked, and a wrong old password logged (`passwrong`, login type `passchange`), counted
  * toward the lock of spec 3.1 and, when it locks the account, the end of the session that tried. A stolen token gets at most
- * maxFailureTimes guesses, as a stranger at the login page does.
+ * maxFailureTimes guesses, as a stranger at the login page does. The new password then meets spec 4.3's rules and
+ * contract §9's (PasswordScreen) before it is set.
  */
 @Injectable()
 export class PasswordChangeService {
