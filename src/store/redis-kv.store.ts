@@ -125,6 +125,7 @@ export class RedisKvStore extends KvStore {
       const text = err instanceof Error ? `${err.constructor.name}: ${err.message}` : String(err);
       const now = Date.now();
       if ((seen.get(text) ?? 0) > now - 60_000) return;
+      if (seen.size > 100) seen.clear();
       seen.set(text, now);
       store.logger.warn(`redis sentinel: ${text}`);
     });
@@ -140,7 +141,7 @@ export class RedisKvStore extends KvStore {
       await sentinel.connect();
     } catch (err) {
       fence.close();
-      // node-redis gives up after ~16 rounds of asking the Sentinels (one a second).
+      // node-redis gives up after 16 rounds of asking the Sentinels, a second apart (about 30 s).
       const sentinels = options.sentinels.map((n) => `${n.host}:${n.port}`).join(',');
       throw new Error(`Redis Sentinel: no primary of "${options.master}" reachable through ${sentinels} (${(err as Error).message}). `
         + 'Check REDIS_SENTINELS and REDIS_SENTINEL_MASTER, and that the Sentinels and the primary are reachable.');
