@@ -661,6 +661,10 @@ export interface components {
              * @enum {number}
              */
             mfaMode: 0 | 1 | 2;
+            /** @description hours after login, however often renewed (contract §9); 0 = no limit */
+            sessionMaxHours: number;
+            /** @description with multiOnline: live sessions per user (contract §9); 0 = no limit */
+            maxSessionsPerUser: number;
         };
         NoInputDto: Record<string, never>;
         SaveLoginStrategyDto: {
@@ -696,6 +700,10 @@ export interface components {
              * @enum {number}
              */
             mfaMode?: 0 | 1 | 2;
+            /** @description Absolute session lifetime (contract §9), hours after login; 0 = no limit */
+            sessionMaxHours?: number;
+            /** @description With multiOnline: live sessions per user, the oldest kicked out (contract §9); 0 = no limit */
+            maxSessionsPerUser?: number;
         };
         UserStrategyDto: {
             minPasswordLength: number;
@@ -709,6 +717,8 @@ export interface components {
             /** @description days */
             expireNotifyDays: number;
             forceUpdatePassword: boolean;
+            /** @description days without a successful login before the account is disabled (contract §9); 0 = never */
+            dormantDays: number;
         };
         SaveUserStrategyDto: {
             /** @description Password validity, days; 0 never expires */
@@ -723,6 +733,8 @@ export interface components {
             includeNumber?: boolean;
             includeSymbol?: boolean;
             forceUpdatePassword?: boolean;
+            /** @description Disable accounts without a successful login for this many days (contract §9); 0 = never */
+            dormantDays?: number;
         };
         PasswordRulesDto: {
             minPasswordLength: number;
@@ -930,7 +942,7 @@ export interface components {
             code: string;
         };
         /** @enum {string} */
-        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used";
+        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used" | "account-dormant";
         SiteMessageDto: {
             id: string;
             kind: components["schemas"]["MessageKind"];
