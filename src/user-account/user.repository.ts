@@ -13,7 +13,7 @@ export interface UserFilter {
 }
 
 /** A user as created: lock times start empty (the columns' default). */
-export type NewUserRow = Omit<UserEntity, 'unlockTime' | 'failureResetTime'>;
+export type NewUserRow = Omit<UserEntity, 'unlockTime' | 'failureResetTime' | 'lastLoginTime'>;
 
 /**
  * `sys_user` and `sys_user_identifier` (and the role links written with a new user): the only place
@@ -122,6 +122,42 @@ export class UserRepository {
   /** Spec 4.5 disable. */
   async disable(id: string): Promise<void> {
     await this.users.update(id, { disabled: true, unlockTime: null });
+  }
+
+  /** A successful login at `at` (contract §9 dormantDays counts from it). */
+  async recordLogin(id: string, at: Date): Promise<void> {
+    await this.users.update(id, { lastLoginTime: at });
+  }
+
+  /**
+   * Contract §9 dormantDays: enabled users whose last successful login (never: their creation) is at
+   * or before `cutoff`, leaving out holders of the roles `exemptRoles`; the first `limit` with an id
+   * greater than `afterId`, by id.
+   */
+  dormantSince(cutoff: Date, exemptRoles: string[], afterId: string, limit: number): Promise<UserEntity[]> {
+    const qb = this.users.createQueryBuilder('u')
+      .where('u.id > :afterId', { afterId })
+      .andWhere('COALESCE(u.last_login_time, u.create_time) <= :cutoff', { cutoff })
+      .andWhere('(u.disabled IS NULL OR u.disabled = :enabled)', { enabled: false });
+    if (exemptRoles.length) {
+      qb.andWhere((w) => `u.id NOT IN ${w.subQuery().select('ur.user_id').from(UserRoleEntity, 'ur')
+        .where('ur.role_code IN (:...exemptRoles)').getQuery()}`, { exemptRoles });
+    }
+    return qb.orderBy('u.id', 'ASC').take(limit).getMany();
+  }
+
+  /**
+   * Disables the user only while it is still enabled and still dormant at `cutoff` (a login or an
+   * administrator may have come first); true when this call disabled it.
+   */
+  async disableIfDormant(id: string, cutoff: Date): Promise<boolean> {
+    const result = await this.users.createQueryBuilder().update(UserEntity)
+      .set({ disabled: true, unlockTime: null })
+      .where('id = :id', { id })
+      .andWhere('(disabled IS NULL OR disabled = :enabled)', { enabled: false })
+      .andWhere('COALESCE(last_login_time, create_time) <= :cutoff', { cutoff })
+      .execute();
+    return (result.affected ?? 0) > 0;
   }
 
   /** Spec 4.5 enable; failures before `at` no longer count (contract §5). */

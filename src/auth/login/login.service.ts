@@ -217,6 +217,8 @@ export class LoginService {
         }
         await this.applyMultiDevice(a); // 8
         await this.storeToken(a); // 9
+        // Contract §9 dormantDays counts from here; inside the mutex, like the dormant job's disable.
+        await this.accounts.recordLogin(a.user.id, this.clock.now());
       });
       if (a.held) return a.held;
       if (way.unusualIpCheck) await this.checkUnusualIp(a); // 10
