@@ -12,6 +12,9 @@ export interface UserFilter {
   keyword?: string;
 }
 
+/** Contract §9: no successful login since `cutoff` (nor creation), nor an administrator's enable, unlock or reset. */
+const DORMANT_AT = 'COALESCE(u.last_login_time, u.create_time) <= :cutoff AND (u.failure_reset_time IS NULL OR u.failure_reset_time <= :cutoff)';
+
 /** A user as created: lock times start empty (the columns' default). */
 export type NewUserRow = Omit<UserEntity, 'unlockTime' | 'failureResetTime' | 'lastLoginTime'>;
 
@@ -131,13 +134,14 @@ export class UserRepository {
 
   /**
    * Contract §9 dormantDays: enabled users whose last successful login (never: their creation) is at
-   * or before `cutoff`, leaving out holders of the roles `exemptRoles`; the first `limit` with an id
-   * greater than `afterId`, by id.
+   * or before `cutoff`, and whom no administrator enabled, unlocked or reset since (failure_reset_time:
+   * an account enabled again must get the time to log in), leaving out holders of the roles
+   * `exemptRoles`; the first `limit` with an id greater than `afterId`, by id.
    */
   dormantSince(cutoff: Date, exemptRoles: string[], afterId: string, limit: number): Promise<UserEntity[]> {
     const qb = this.users.createQueryBuilder('u')
       .where('u.id > :afterId', { afterId })
-      .andWhere('COALESCE(u.last_login_time, u.create_time) <= :cutoff', { cutoff })
+      .andWhere(DORMANT_AT, { cutoff })
       .andWhere('(u.disabled IS NULL OR u.disabled = :enabled)', { enabled: false });
     if (exemptRoles.length) {
       qb.andWhere((w) => `u.id NOT IN ${w.subQuery().select('ur.user_id').from(UserRoleEntity, 'ur')
@@ -155,7 +159,7 @@ export class UserRepository {
       .set({ disabled: true, unlockTime: null })
       .where('id = :id', { id })
       .andWhere('(disabled IS NULL OR disabled = :enabled)', { enabled: false })
-      .andWhere('COALESCE(last_login_time, create_time) <= :cutoff', { cutoff })
+      .andWhere(DORMANT_AT.replace(/u\./g, ''), { cutoff })
       .execute();
     return (result.affected ?? 0) > 0;
   }

@@ -134,7 +134,8 @@ export class InMemoryUserRepository implements Shape<UserRepository> {
   }
 
   private dormant(u: UserEntity, cutoff: Date): boolean {
-    return (u.lastLoginTime ?? u.createTime).getTime() <= cutoff.getTime();
+    return (u.lastLoginTime ?? u.createTime).getTime() <= cutoff.getTime()
+      && (!u.failureResetTime || u.failureResetTime.getTime() <= cutoff.getTime());
   }
 
   async enable(id: string, at: Date): Promise<void> {
