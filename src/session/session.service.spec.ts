@@ -317,7 +317,7 @@ describe('SessionService (spec 3.4, contract §5/§6)', () => {
     });
 
     it('kickOutOldest keeps the newest max − 1 live sessions unmarked, oldest marked first; kicked ones do not count', async () => {
-      const issued = [];
+      const issued: { tokenHash: string }[] = [];
       for (let i = 0; i < 4; i++) {
         issued.push(await sessions.issue(options()));
         clock.advance(MINUTE);
