@@ -316,6 +316,21 @@ describe('SessionService (spec 3.4, contract §5/§6)', () => {
       expect((await sessions.issue(options({ temp: true }))).session.expireAt).toBe(clock.nowMs() + 1440 * MINUTE);
     });
 
+    it('a session past a lowered limit is not live, yet still gets a role change: a raised limit may revive it', async () => {
+      const { token, tokenHash } = await sessions.issue(options());
+      for (let i = 0; i < 6; i++) {
+        clock.advance(20 * MINUTE);
+        await sessions.renewIfDue(tokenHash, (await sessions.resolve(token)).session);
+      }
+      settings.sessionMaxHours = 1;
+      expect(await sessions.sessionsOf('u1')).toEqual([]);
+      expect(await sessions.allSessions()).toEqual([]);
+      await sessions.refreshPermissions('u1', ['sys:role:list']);
+      settings.sessionMaxHours = 3;
+      expect((await sessions.resolve(token)).permissions).toEqual(['sys:role:list']);
+      expect((await sessions.allSessions()).map((s) => s.tokenHash)).toEqual([tokenHash]);
+    });
+
     it('kickOutOldest keeps the newest max − 1 live sessions unmarked, oldest marked first; kicked ones do not count', async () => {
       const issued: { tokenHash: string }[] = [];
       for (let i = 0; i < 4; i++) {

@@ -173,8 +173,13 @@ export class SessionService {
     }
   }
 
-  /** Live sessions of a user (contract §9: not past their absolute end); hashes whose session expired are pruned from the set on the way. */
-  async sessionsOf(userId: string): Promise<{ tokenHash: string; session: Session }[]> {
+  /**
+   * Live sessions of a user; hashes whose session expired are pruned from the set on the way.
+   * Sessions past their absolute end (contract §9) are left out, unless `pastLimit`: such a session
+   * ends at its next request, but should sessionMaxHours be raised first it lives on, so what must
+   * reach every session that may still answer (a role or profile change) asks for them too.
+   */
+  async sessionsOf(userId: string, { pastLimit = false } = {}): Promise<{ tokenHash: string; session: Session }[]> {
     const hashes = await this.store.sMembers(Keys.userTokens(userId));
     if (!hashes.length) return [];
     const raws = await this.store.mget(hashes.map((h) => Keys.token(h)));
@@ -184,10 +189,8 @@ export class SessionService {
     const dead: string[] = [];
     raws.forEach((raw, i) => {
       const session = raw ? (JSON.parse(raw) as Session) : null;
-      if (session && endOf(session, login) > now) live.push({ tokenHash: hashes[i], session });
-      // Pruned only once the key itself is over: a session past a lowered sessionMaxHours stays
-      // findable (endAll), should the limit be raised again before its next request ends it.
-      else if (!session || session.expireAt <= now) dead.push(hashes[i]);
+      if (!session || session.expireAt <= now) dead.push(hashes[i]);
+      else if (pastLimit || endOf(session, login) > now) live.push({ tokenHash: hashes[i], session });
     });
     if (dead.length) await this.store.sRem(Keys.userTokens(userId), ...dead);
     return live;
@@ -196,10 +199,12 @@ export class SessionService {
   /** Every live session, newest first, found through the online-user index and the per-user sets. */
   async allSessions(): Promise<{ tokenHash: string; session: Session }[]> {
     const all: { tokenHash: string; session: Session }[] = [];
+    const login = await this.strategy.loginStrategy();
+    const now = this.clock.nowMs();
     for (const userId of await this.store.sMembers(Keys.onlineUsers)) {
-      const live = await this.sessionsOf(userId);
-      if (!live.length) await this.store.sRem(Keys.onlineUsers, userId);
-      all.push(...live);
+      const stored = await this.sessionsOf(userId, { pastLimit: true });
+      if (!stored.length) await this.store.sRem(Keys.onlineUsers, userId);
+      all.push(...stored.filter(({ session }) => endOf(session, login) > now));
     }
     return all.sort((a, b) => b.session.loginTime - a.session.loginTime);
   }
@@ -224,7 +229,7 @@ export class SessionService {
    * against the session as read: a kick-out or renewal landing meanwhile is read again, never undone.
    */
   async updateProfile(userId: string, fields: Partial<SessionProfile>): Promise<void> {
-    for (const { tokenHash } of await this.sessionsOf(userId)) {
+    for (const { tokenHash } of await this.sessionsOf(userId, { pastLimit: true })) {
       for (let tries = 0; tries < 5; tries += 1) {
         const raw = await this.store.get(Keys.token(tokenHash));
         if (!raw) break;
@@ -238,7 +243,7 @@ export class SessionService {
 
   /** Replaces the cached permission codes of every live session of a user (after a role change). */
   async refreshPermissions(userId: string, permissions: string[]): Promise<void> {
-    for (const { tokenHash } of await this.sessionsOf(userId)) {
+    for (const { tokenHash } of await this.sessionsOf(userId, { pastLimit: true })) {
       await this.store.replaceKeepTtl(Keys.perms(tokenHash), JSON.stringify(permissions));
     }
   }
