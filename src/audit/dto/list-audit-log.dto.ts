@@ -7,10 +7,11 @@ export class ListAuditLogDto extends PagingDto {
   @ApiPropertyOptional({ example: 'user.lock' }) @Optional() @IsString() @MaxLength(64)
   action?: string;
 
-  @ApiPropertyOptional({ description: 'user name of the administrator' }) @Optional() @IsString() @MaxLength(64)
+  @ApiPropertyOptional({ description: 'a prefix of the acting administrator\'s user name' }) @Optional() @IsString() @MaxLength(64)
   username?: string;
 
-  @ApiPropertyOptional({ description: 'user id or setting group the action was on' }) @Optional() @IsString() @MaxLength(128)
+  @ApiPropertyOptional({ description: 'a prefix of what the action was on: its id (user id, role code, setting group) or its name (user name, role name)' })
+  @Optional() @IsString() @MaxLength(128)
   target?: string;
 }
 

@@ -24,7 +24,8 @@ const IsInstant = () => ValidateBy({
 });
 
 export class ListLoginLogDto extends PagingDto {
-  @ApiPropertyOptional() @Optional() @IsString() @MaxLength(128)
+  @ApiPropertyOptional({ description: 'contract §12: a prefix of the account as typed (`adm` finds `admin`)' })
+  @Optional() @IsString() @MaxLength(128)
   account?: string;
 
   @ApiPropertyOptional({ enum: LoginStatus, enumName: 'LoginStatus' }) @Optional() @IsIn(Object.values(LoginStatus))
@@ -33,7 +34,8 @@ export class ListLoginLogDto extends PagingDto {
   @ApiPropertyOptional({ enum: LoginTypes, enumName: 'LoginType' }) @Optional() @IsIn(Object.values(LoginTypes))
   loginType?: LoginTypes;
 
-  @ApiPropertyOptional() @Optional() @IsString() @MaxLength(64)
+  @ApiPropertyOptional({ description: 'contract §12: a prefix of the IP (`127.0` finds `127.0.0.1`)' })
+  @Optional() @IsString() @MaxLength(64)
   ip?: string;
 
   @ApiPropertyOptional({ description: 'ISO 8601, inclusive' }) @Optional() @IsInstant()
@@ -54,5 +56,11 @@ export class LoginLogRowDto {
   @ApiProperty({ type: String, nullable: true }) browser: string | null;
   @ApiProperty({ type: String, nullable: true }) os: string | null;
   @ApiProperty({ format: 'date-time' }) loginTime: string;
-  @ApiProperty({ type: String, nullable: true }) failureReason: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'the answer\'s message in the default language (zh)' })
+  failureReason: string | null;
+  @ApiProperty({
+    type: String, nullable: true, example: 'BAD_CREDENTIALS',
+    description: 'the ErrorCode of the answer; ACCOUNT_LOCKED on a passwrong/mfawrong row: this failure locked the account; null on successes and on rows older than the column',
+  })
+  failureCode: string | null;
 }
