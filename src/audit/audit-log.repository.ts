@@ -13,6 +13,9 @@ export interface AuditLogFilter {
   action?: string;
   username?: string;
   target?: string;
+  /** Inclusive bounds of the time. */
+  from?: Date;
+  to?: Date;
 }
 
 /** `sys_audit_log`: the only place that queries it. */
@@ -34,6 +37,8 @@ export class AuditLogRepository {
     if (filter.target) {
       qb.andWhere(`(a.target LIKE :target ${LIKE_ESCAPE_CLAUSE} OR a.target_name LIKE :target ${LIKE_ESCAPE_CLAUSE})`, { target: likePrefix(filter.target) });
     }
+    if (filter.from) qb.andWhere('a.create_time >= :begin', { begin: filter.from });
+    if (filter.to) qb.andWhere('a.create_time <= :end', { end: filter.to });
     return qb.orderBy('a.create_time', 'DESC').addOrderBy('a.id', 'DESC')
       .skip((pageNum - 1) * pageSize).take(pageSize).getManyAndCount();
   }

@@ -108,7 +108,11 @@ export class AuditLogService {
 
   /** Newest first. */
   async list(q: ListAuditLogDto): Promise<Page<AuditLogRow>> {
-    const [rows, total] = await this.rows.page({ action: q.action, username: q.username, target: q.target }, q.pageNum, q.pageSize);
+    const [rows, total] = await this.rows.page({
+      action: q.action, username: q.username, target: q.target,
+      from: q.beginTime ? new Date(q.beginTime) : undefined,
+      to: q.endTime ? new Date(q.endTime) : undefined,
+    }, q.pageNum, q.pageSize);
     return {
       total,
       rows: rows.map((row) => ({ ...row, id: String(row.id), detail: row.detail ? JSON.parse(row.detail) : null })),

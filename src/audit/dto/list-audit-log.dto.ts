@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
+import { IsInstant } from '../../common/instant';
 import { Optional } from '../../common/optional';
 import { PagingDto } from '../../common/paging.dto';
 
@@ -13,6 +14,12 @@ export class ListAuditLogDto extends PagingDto {
   @ApiPropertyOptional({ description: 'a prefix of what the action was on: its id (user id, role code, setting group) or its name (user name, role name)' })
   @Optional() @IsString() @MaxLength(128)
   target?: string;
+
+  @ApiPropertyOptional({ description: 'ISO 8601, inclusive' }) @Optional() @IsInstant()
+  beginTime?: string;
+
+  @ApiPropertyOptional({ description: 'ISO 8601, inclusive' }) @Optional() @IsInstant()
+  endTime?: string;
 }
 
 /** A row of /sys/auditLog/list. */
