@@ -60,3 +60,15 @@ describe('MFA_ENCRYPTION_KEY (contract §8)', () => {
     expect(() => loadConfig({ MFA_ENCRYPTION_KEY: value })).toThrow(/MFA_ENCRYPTION_KEY: MFA_ENCRYPTION_KEY must be the base64 of 32 random bytes/);
   });
 });
+
+describe('DISPLAY_TIMEZONE (issue 17)', () => {
+  it('defaults to the server\'s zone and takes IANA names', () => {
+    expect(loadConfig({}).DISPLAY_TIMEZONE).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
+    expect(loadConfig({ DISPLAY_TIMEZONE: 'Asia/Shanghai' }).DISPLAY_TIMEZONE).toBe('Asia/Shanghai');
+  });
+
+  it.each(['Mars/Olympus', '+08:00', 'GMT+8 ', 'Asia/Shanghai;'])('refuses %p naming the variable', (value) => {
+    expect(() => loadConfig({ DISPLAY_TIMEZONE: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ DISPLAY_TIMEZONE: value })).toThrow(/DISPLAY_TIMEZONE: DISPLAY_TIMEZONE must be an IANA time zone name/);
+  });
+});
