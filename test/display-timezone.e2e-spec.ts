@@ -24,15 +24,21 @@ describe.each(BACKENDS)('DISPLAY_TIMEZONE on $name', (backend) => {
     const user = await createActiveUser(app);
     await app.saveLoginStrategy({ sendMsgWhenErrorLogin: 'site' });
     try {
-      // 20:30 UTC is 04:30 of the next day in Shanghai: the date moves too.
-      app.clock.set(new Date('2030-03-04T20:30:15.000Z'));
+      // To the next 20:30:15 UTC (less than a day on: no password expires), which is 04:30:15 of the
+      // next day in Shanghai: the date moves too.
+      const now = app.clock.now();
+      const next = new Date(now);
+      next.setUTCHours(20, 30, 15, 0);
+      if (next <= now) next.setUTCDate(next.getUTCDate() + 1);
+      app.clock.set(next);
       const at = app.clock.now();
+      const nextDay = new Date(at.getTime() + 86_400_000).toISOString().slice(0, 10);
       expect((await app.login(user.username, 'Wrong#pass1', { ip: '10.40.50.60' })).body.code).toBe('BAD_CREDENTIALS');
       await app.app.get(NotificationService).deliverDue();
       const token = await app.token(user.username, user.password);
       const res = await app.post('/sys/message/list', { pageNum: 1, pageSize: 10 }, { token });
       const [message] = res.body.data.rows;
-      expect(shanghai(at)).toBe('2030-03-05 04:30:15 (UTC+08:00)');
+      expect(shanghai(at)).toBe(`${nextDay} 04:30:15 (UTC+08:00)`);
       expect(message.content).toContain(`尝试登录时间:${shanghai(at)}`);
     } finally {
       await app.saveLoginStrategy({ sendMsgWhenErrorLogin: '' });
