@@ -53,7 +53,8 @@ whenRunnable(`logs in the admin console, in Chromium${missing ? ` (skipped: ${mi
     await app.admin('/sys/role/save', { code: `${prefix}role`, name: 'Log role', permissions: ['sys:user:list'] });
     await app.admin('/sys/role/save', { code: `${prefix}role`, name: 'Log readers', permissions: ['sys:user:list', 'sys:loginLog:list'] });
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'zh-CN' });
+    // A browser in another zone than DISPLAY_TIMEZONE (and than the server's UTC): what it shows must not follow it.
+    context = await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'zh-CN', timezoneId: 'America/New_York' });
     context.setDefaultTimeout(15_000);
     page = await context.newPage();
     page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
@@ -133,7 +134,10 @@ whenRunnable(`logs in the admin console, in Chromium${missing ? ` (skipped: ${mi
       await page.keyboard.press('Escape').catch(() => undefined);
       const searched = await act(page.locator(sel('log-search')), '/sys/loginLog/list');
       const now = Date.now();
-      const midnight = new Date(`${shanghaiWall(new Date(now)).slice(0, 10)}T00:00:00+08:00`).getTime();
+      const today = shanghaiWall(new Date(now)).slice(0, 10);
+      const midnight = new Date(`${today}T00:00:00+08:00`).getTime();
+      // The picker shows Shanghai's midnight, not New York's or UTC's.
+      expect(await page.locator(`${sel('log-range')} input`).first().inputValue()).toBe(`${today} 00:00:00`);
       expect(Date.parse(searched.sent.beginTime)).toBe(midnight);
       expect(Math.abs(Date.parse(searched.sent.endTime) - now)).toBeLessThan(60_000);
       await shot('loginlog-shortcut');

@@ -59,21 +59,52 @@ export function formatOffset(d: Date = new Date()): string {
   return `${m >= 0 ? '+' : '-'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
 }
 
-/** The instant at which day `daysAgo` before today begins in the display zone (0: today's midnight). */
-export function startOfDay(daysAgo = 0, now: Date = new Date()): Date {
-  const w = wallTime(now);
-  const guess = new Date(Date.UTC(w.year, w.month - 1, w.day - daysAgo));
-  // Midnight there is UTC midnight minus the zone's offset at that moment (read twice for DST edges).
+/** The instant whose wall time in the display zone is the given one (read twice for DST edges). */
+function instantOfWall(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): Date {
+  const guess = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
   const first = new Date(guess.getTime() - offsetMinutes(guess) * 60_000);
   return new Date(guess.getTime() - offsetMinutes(first) * 60_000);
 }
 
-/** Date-picker shortcuts of the log pages: today, the last 7 and the last 30 days, up to now. */
+/** The instant at which day `daysAgo` before today begins in the display zone (0: today's midnight). */
+export function startOfDay(daysAgo = 0, now: Date = new Date()): Date {
+  const w = wallTime(now);
+  return instantOfWall(w.year, w.month, w.day - daysAgo);
+}
+
+/*
+ * Element Plus's date picker shows and takes a Date in the browser's zone. So that it shows and
+ * takes wall times of the display zone instead, its model holds "picker dates": Dates whose
+ * browser-local wall time is the display zone's wall time of the instant meant.
+ */
+
+/** The picker date showing `instant`'s wall time in the display zone. */
+export function toPickerDate(instant: Date): Date {
+  const w = wallTime(instant);
+  return new Date(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
+}
+
+/** The instant a picker date means: its wall time read in the display zone. */
+export function fromPickerDate(picked: Date): Date {
+  return instantOfWall(picked.getFullYear(), picked.getMonth() + 1, picked.getDate(),
+    picked.getHours(), picked.getMinutes(), picked.getSeconds());
+}
+
+/** A picker range as the lists' beginTime / endTime (ISO instants). */
+export function pickerRange(range: [Date, Date] | null | undefined): { beginTime?: string; endTime?: string } {
+  return {
+    beginTime: range?.[0] ? fromPickerDate(range[0]).toISOString() : undefined,
+    endTime: range?.[1] ? fromPickerDate(range[1]).toISOString() : undefined,
+  };
+}
+
+/** Date-picker shortcuts of the log pages: today, the last 7 and the last 30 days, up to now (as picker dates). */
 export function rangeShortcuts(t: (key: string) => string) {
+  const upToNow = (daysAgo: number) => () => [toPickerDate(startOfDay(daysAgo)), toPickerDate(new Date())];
   return [
-    { text: t('logs.today'), value: () => [startOfDay(0), new Date()] },
-    { text: t('logs.last7Days'), value: () => [startOfDay(6), new Date()] },
-    { text: t('logs.last30Days'), value: () => [startOfDay(29), new Date()] },
+    { text: t('logs.today'), value: upToNow(0) },
+    { text: t('logs.last7Days'), value: upToNow(6) },
+    { text: t('logs.last30Days'), value: upToNow(29) },
   ];
 }
 
