@@ -1,27 +1,12 @@
+import { serverTimeZone } from '../config/time-zone';
+
+export { isTimeZoneName, serverTimeZone } from '../config/time-zone';
+
 /**
  * Times in texts the service writes for people (notifications, reminders), issue 17: in the zone
  * of DISPLAY_TIMEZONE, with its UTC offset, so that a reader elsewhere cannot misread them
  * ("2025-01-02 11:04:05 (UTC+08:00)"). Stored and API times stay UTC (contract §5).
  */
-
-/** The zone of the server's process (TZ, else the system's), the default of DISPLAY_TIMEZONE. */
-export function serverTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-}
-
-/**
- * An IANA zone name the runtime knows ("Asia/Shanghai", "UTC", "Etc/GMT-8"). Offsets such as
- * "+08:00" are refused: they know no daylight saving time, and the name is what people configure.
- */
-export function isTimeZoneName(value: unknown): value is string {
-  if (typeof value !== 'string' || !/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(value)) return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: value });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 

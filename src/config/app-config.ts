@@ -3,7 +3,7 @@ import {
   IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy, validateSync,
 } from 'class-validator';
 import { readFileSync } from 'node:fs';
-import { isTimeZoneName, serverTimeZone } from '../common/display-time';
+import { isTimeZoneName, serverTimeZone } from './time-zone';
 import { parseTrustProxy, TRUST_PROXY_RULE, TrustProxy } from './trust-proxy';
 
 const bool = ({ value }: { value: unknown }) =>
