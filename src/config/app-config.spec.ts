@@ -112,5 +112,14 @@ describe('REDIS_SENTINELS / REDIS_SENTINEL_MASTER (contract §10 "Redis high ava
     expect(refusal({ ...sentinel, REDIS_SENTINEL_WAIT_REPLICAS: 'all' })).toContain('REDIS_SENTINEL_WAIT_REPLICAS');
     expect(refusal({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_SENTINEL_WAIT_REPLICAS: '1' })).toBe(
       'Invalid configuration:\n  REDIS_SENTINEL_WAIT_REPLICAS: only used with REDIS_SENTINELS');
+describe('DISPLAY_TIMEZONE (issue 17)', () => {
+  it('defaults to the server\'s zone and takes IANA names', () => {
+    expect(loadConfig({}).DISPLAY_TIMEZONE).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
+    expect(loadConfig({ DISPLAY_TIMEZONE: 'Asia/Shanghai' }).DISPLAY_TIMEZONE).toBe('Asia/Shanghai');
+  });
+
+  it.each(['Mars/Olympus', '+08:00', 'GMT+8 ', 'Asia/Shanghai;'])('refuses %p naming the variable', (value) => {
+    expect(() => loadConfig({ DISPLAY_TIMEZONE: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ DISPLAY_TIMEZONE: value })).toThrow(/DISPLAY_TIMEZONE: DISPLAY_TIMEZONE must be an IANA time zone name/);
   });
 });

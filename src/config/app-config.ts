@@ -3,6 +3,7 @@ import {
   ArrayNotEmpty, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy, validateSync,
 } from 'class-validator';
 import { readFileSync } from 'node:fs';
+import { isTimeZoneName, serverTimeZone } from './time-zone';
 import { parseTrustProxy, TRUST_PROXY_RULE, TrustProxy } from './trust-proxy';
 
 const bool = ({ value }: { value: unknown }) =>
@@ -139,6 +140,16 @@ export class AppConfig {
    */
   @Transform(int) @IsInt() @Min(100) @Max(600_000)
   DB_STATEMENT_TIMEOUT_MS = 3_000;
+
+  /**
+   * Issue 17: the IANA zone of the times in texts for people (notifications, reminders), written
+   * with their UTC offset; the console shows times in it too (/sys/me/info `displayTimeZone`).
+   * Default: the server's zone (TZ, else the system's).
+   */
+  @ValidateBy({ name: 'timeZone', validator: { validate: isTimeZoneName } }, {
+    message: 'DISPLAY_TIMEZONE must be an IANA time zone name such as Asia/Shanghai or UTC',
+  })
+  DISPLAY_TIMEZONE: string = serverTimeZone();
 
   /** Schema sync is for throw-away test databases only; production runs migrations. */
   @Transform(bool) @IsBoolean()

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { actedBy, AuditAction, AuditLogService } from '../audit/audit-log.service';
+import { actedBy, AuditAction, AuditChange, AuditLogService, SYSTEM_ACTOR } from '../audit/audit-log.service';
 import { AppException, FieldProblem, fieldProblem, fieldsFailed } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
@@ -52,6 +52,11 @@ export interface UserView {
   roles: string[];
   /** Contract §8 (MfaModule answers it through useMfaStatus; false without it). */
   mfaEnabled: boolean;
+}
+
+/** The lock fields of an audit row: as the account was read before, and as the action left them. */
+function lockChange(before: UserEntity, after: { locked: boolean; unlockTime: Date | null }): AuditChange {
+  return { old: { locked: !!before.locked, unlockTime: before.unlockTime ?? null }, new: after };
 }
 
 /** Which of the given users have the second factor enabled (contract §8), for the user list. */
@@ -178,11 +183,12 @@ export class UserAccountService {
     const user = await this.get(given);
     const { id } = user;
     this.protection.assertNotSelf(actorIdOf(by), id);
+    let unlockTime: Date | null = null;
     await this.protection.keepingSuperAdmin({ userId: id }, () => this.mutex.run(Keys.loginMutex(id), async () => {
-      await this.lockForLockMinutes(id);
+      unlockTime = await this.lockForLockMinutes(id);
       await this.sessions.endAll(id);
     }));
-    await this.audited('user.lock', by, user);
+    await this.audited('user.lock', by, user, lockChange(user, { locked: true, unlockTime }));
   }
 
   /**
@@ -194,7 +200,7 @@ export class UserAccountService {
     const user = await this.get(given);
     await this.mutex.run(Keys.loginMutex(user.id), () =>
       this.users.unlock(user.id, this.clock.now()));
-    await this.audited('user.unlock', actor, user);
+    await this.audited('user.unlock', actor, user, lockChange(user, { locked: false, unlockTime: null }));
   }
 
   /** Spec 4.5 disable(userId) by an administrator; contract §12 protects the caller and the last `*`. `by` as for lock. */
@@ -206,7 +212,7 @@ export class UserAccountService {
       await this.users.disable(id);
       await this.sessions.endAll(id);
     }));
-    await this.audited('user.disable', by, user);
+    await this.audited('user.disable', by, user, { old: { disabled: !!user.disabled }, new: { disabled: true } });
   }
 
   /**
@@ -235,7 +241,7 @@ export class UserAccountService {
     const user = await this.get(given);
     await this.mutex.run(Keys.loginMutex(user.id), () =>
       this.users.enable(user.id, this.clock.now()));
-    await this.audited('user.enable', actor, user);
+    await this.audited('user.enable', actor, user, { old: { disabled: !!user.disabled }, new: { disabled: false } });
   }
 
   /**
@@ -264,14 +270,17 @@ export class UserAccountService {
     return generated ? { password: generated } : null;
   }
 
-  /** The audit row of an administrator's action on one user, once it has happened; none without an actor. */
-  private async audited(action: AuditAction, by: Actor | string | undefined, target: UserEntity): Promise<void> {
+  /**
+   * The audit row of an administrator's action on one user, once it has happened; none without an
+   * actor. `change`: the fields it changed, old → new (issue 17: the console shows them side by side).
+   */
+  private async audited(action: AuditAction, by: Actor | string | undefined, target: UserEntity, change?: AuditChange): Promise<void> {
     if (by === undefined || typeof by === 'string') return;
     await this.audit.recordDone(action, async () => ({
       ...actedBy(await named(by, this.users)),
       targetId: target.id,
       targetName: target.username,
-      detail: { username: target.username },
+      detail: { username: target.username, ...change },
     }));
   }
 
@@ -307,8 +316,15 @@ export class UserAccountService {
    * passwords only refuses new logins (contract §11), or anyone who knows an account name could
    * log its owner out. The administrator's lock is `lock`, which does end them.
    */
-  async lockAfterFailures(id: string): Promise<void> {
-    await this.lockForLockMinutes(id);
+  async lockAfterFailures(user: UserEntity, failures: number): Promise<void> {
+    const unlockTime = await this.lockForLockMinutes(user.id);
+    // Issue 17: a lock by failures is an event an administrator sees in the audit log, by `system`.
+    await this.audit.recordDone('user.lock', {
+      ...SYSTEM_ACTOR,
+      targetId: user.id,
+      targetName: user.username,
+      detail: { username: user.username, reason: 'failures', failures, ...lockChange(user, { locked: true, unlockTime }) },
+    });
   }
 
   /** id → user, for lists that show who holds a session. */
@@ -342,9 +358,11 @@ export class UserAccountService {
   }
 
   /** Spec 3.1 / 4.5, for either lock: locked = true, unlock_time = now + lockMinutes. Sessions are the caller's choice. */
-  private async lockForLockMinutes(id: string): Promise<void> {
+  private async lockForLockMinutes(id: string): Promise<Date> {
     const { lockMinutes } = await this.strategy.loginStrategy();
-    await this.users.lock(id, lockedUntil(this.clock.now(), lockMinutes));
+    const until = lockedUntil(this.clock.now(), lockMinutes);
+    await this.users.lock(id, until);
+    return until;
   }
 
   /**

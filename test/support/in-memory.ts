@@ -225,9 +225,16 @@ export class InMemoryLoginLogRepository implements Shape<LoginLogRepository> {
   /** Set: the next writes fail with it (a database going away). */
   failWith: unknown = null;
 
-  async insert(row: Omit<LoginLogEntity, 'id'>): Promise<void> {
+  async insert(row: Omit<LoginLogEntity, 'id'>): Promise<string> {
     if (this.failWith) throw this.failWith;
-    this.rows.push({ ...row, id: String(this.rows.length + 1) });
+    const id = String(this.rows.length + 1);
+    this.rows.push({ ...row, id });
+    return id;
+  }
+
+  async setFailureCode(id: string, code: string): Promise<void> {
+    const row = this.rows.find((r) => r.id === id);
+    if (row) row.failureCode = code;
   }
 
   async countFailuresSince(userId: string, since: Date): Promise<number> {
@@ -242,8 +249,9 @@ export class InMemoryLoginLogRepository implements Shape<LoginLogRepository> {
 
   async page(filter: LoginLogFilter, pageNum: number, pageSize: number): Promise<[LoginLogEntity[], number]> {
     const matching = this.newestFirst(this.rows.filter((r) =>
-      (!filter.account || r.account === filter.account) && (!filter.status || r.status === filter.status)
-      && (!filter.loginType || r.loginType === filter.loginType) && (!filter.ip || r.ip === filter.ip)
+      // Contract §12: account and ip are prefixes (LIKE is case-insensitive for ASCII on both databases).
+      (!filter.account || r.account.toLowerCase().startsWith(filter.account.toLowerCase())) && (!filter.status || r.status === filter.status)
+      && (!filter.loginType || r.loginType === filter.loginType) && (!filter.ip || r.ip.startsWith(filter.ip))
       && (!filter.from || r.loginTime >= filter.from) && (!filter.to || r.loginTime <= filter.to)));
     return [matching.slice((pageNum - 1) * pageSize, pageNum * pageSize).map((r) => ({ ...r })), matching.length];
   }

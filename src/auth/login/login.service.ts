@@ -3,7 +3,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { AppException } from '../../common/app.exception';
 import { Clock } from '../../common/clock';
 import type { SessionProfile } from '../../common/auth-context';
-import { ErrorCode, Locale, messageOf, tipText, TipKey } from '../../common/error-code';
+import { ErrorCode, Locale, tipText, TipKey } from '../../common/error-code';
 import { LoginStatus, LoginTypes } from '../../login-log/login-log.entity';
 import { LoginLogService } from '../../login-log/login-log.service';
 import { parseUserAgent } from '../../login-log/user-agent';
@@ -280,7 +280,7 @@ export class LoginService {
     await this.logs.record({
       userId: null, account: req.account, userName: null, loginType: guessLoginType(req.account),
       status: LoginStatus.PASSWRONG, ip: req.ip, userAgent: req.userAgent,
-      failureReason: messageOf(ErrorCode.BAD_CREDENTIALS, 'zh'),
+      failure: ErrorCode.BAD_CREDENTIALS,
     });
     throw new AppException(ErrorCode.BAD_CREDENTIALS);
   }
@@ -376,10 +376,10 @@ export class LoginService {
   }
 
   /** Step 11 (and the record of every refused attempt). */
-  private writeLog(a: Pick<Attempt, 'user' | 'way'>, status: LoginStatus, reason?: ErrorCode): Promise<void> {
-    return this.logs.record({
+  private async writeLog(a: Pick<Attempt, 'user' | 'way'>, status: LoginStatus, reason?: ErrorCode): Promise<void> {
+    await this.logs.record({
       userId: a.user.id, account: a.way.account, userName: a.user.name, loginType: a.way.loginType, status,
-      ip: a.way.ip, userAgent: a.way.userAgent, failureReason: reason ? messageOf(reason, 'zh') : null,
+      ip: a.way.ip, userAgent: a.way.userAgent, failure: reason ?? null,
     });
   }
 

@@ -777,16 +777,24 @@ export interface components {
             os: string | null;
             /** Format: date-time */
             loginTime: string;
+            /** @description the answer's message in the default language (zh) */
             failureReason: string | null;
+            /**
+             * @description the ErrorCode of the answer; ACCOUNT_LOCKED on a passwrong/mfawrong row: this failure locked the account; null on successes and on rows older than the column
+             * @example BAD_CREDENTIALS
+             */
+            failureCode: string | null;
         };
         ListLoginLogDto: {
             /** @default 1 */
             pageNum?: number;
             /** @default 10 */
             pageSize?: number;
+            /** @description contract §12: a prefix of the account as typed (`adm` finds `admin`) */
             account?: string;
             status?: components["schemas"]["LoginStatus"];
             loginType?: components["schemas"]["LoginType"];
+            /** @description contract §12: a prefix of the IP (`127.0` finds `127.0.0.1`) */
             ip?: string;
             /** @description ISO 8601, inclusive */
             beginTime?: string;
@@ -834,6 +842,11 @@ export interface components {
             roles: string[];
             /** @description contract §8: TOTP enabled */
             mfaEnabled: boolean;
+            /**
+             * @description DISPLAY_TIMEZONE: the IANA zone the service writes times for people in; the console shows times in it
+             * @example Asia/Shanghai
+             */
+            displayTimeZone: string;
         };
         ListUsersDto: {
             /** @default 1 */
@@ -877,6 +890,11 @@ export interface components {
             tempUser: boolean;
             /** @description contract §8: TOTP enabled */
             mfaEnabled: boolean;
+            /**
+             * @description DISPLAY_TIMEZONE: the IANA zone the service writes times for people in; the console shows times in it
+             * @example Asia/Shanghai
+             */
+            displayTimeZone: string;
         };
         ChangePasswordDto: {
             /** @description RSA-OAEP-256 ciphertext (base64) */
@@ -1047,10 +1065,14 @@ export interface components {
             pageSize?: number;
             /** @example user.lock */
             action?: string;
-            /** @description user name of the administrator */
+            /** @description a prefix of the acting administrator's user name */
             username?: string;
-            /** @description user id or setting group the action was on */
+            /** @description a prefix of what the action was on: its id (user id, role code, setting group) or its name (user name, role name) */
             target?: string;
+            /** @description ISO 8601, inclusive */
+            beginTime?: string;
+            /** @description ISO 8601, inclusive */
+            endTime?: string;
         };
         FieldErrorDto: {
             /** @description the input's name as sent (`body` when the body as a whole is refused) */
