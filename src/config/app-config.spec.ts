@@ -112,6 +112,9 @@ describe('REDIS_SENTINELS / REDIS_SENTINEL_MASTER (contract §10 "Redis high ava
     expect(refusal({ ...sentinel, REDIS_SENTINEL_WAIT_REPLICAS: 'all' })).toContain('REDIS_SENTINEL_WAIT_REPLICAS');
     expect(refusal({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_SENTINEL_WAIT_REPLICAS: '1' })).toBe(
       'Invalid configuration:\n  REDIS_SENTINEL_WAIT_REPLICAS: only used with REDIS_SENTINELS');
+  });
+});
+
 describe('DISPLAY_TIMEZONE (issue 17)', () => {
   it('defaults to the server\'s zone and takes IANA names', () => {
     expect(loadConfig({}).DISPLAY_TIMEZONE).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
