@@ -18,6 +18,7 @@ import { NotificationModule } from './notification/notification.module';
 import { AdminBootstrapModule } from './user-account/admin-bootstrap.module';
 import { OnlineModule } from './online/online.module';
 import { MfaModule } from './mfa/mfa.module';
+import { DormantAccountModule } from './dormant-account/dormant-account.module';
 import { QrcodeModule } from './qrcode/qrcode.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { LogRetentionModule } from './retention/log-retention.module';
@@ -70,8 +71,9 @@ export class AppModule {
         AuthModule,
         OnlineModule,
         QrcodeModule,
-        // The second factor sends site messages through the outbox, so it stays out of a command too.
-        ...(command ? [] : [NotificationModule, AdminBootstrapModule, MfaModule]),
+        // The second factor sends site messages through the outbox, so it stays out of a command too;
+        // so does the dormant-account job (it notifies, and a command runs no schedule).
+        ...(command ? [] : [NotificationModule, AdminBootstrapModule, MfaModule, DormantAccountModule]),
         // A command deletes no logs: the retention job runs in the service only.
         ...(command ? [] : [LogRetentionModule, MetricsModule]),
         AuditModule,

@@ -408,7 +408,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       expect(res.body.success).toBe(true);
       expect(res.body.data).toEqual({
         id: user.id, username: user.username, name: '李四', mobile: user.mobile, email: user.email,
-        permissions: expect.any(Array), tempUser: false, mfaEnabled: false,
+        permissions: expect.any(Array), tempUser: false, mfaEnabled: false, displayTimeZone: expect.any(String),
       });
       expect([...res.body.data.permissions].sort()).toEqual(['sys:loginLog:list', 'sys:user:list']);
     });
@@ -431,7 +431,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       const token = await app.token(username, 'Passw0rd!x');
       const res = await app.post('/sys/me/info', {}, { token });
       expect(res.body.data).toEqual({
-        id: created.body.data.id, username, name: 'Bare', mobile: null, email: null, permissions: [], tempUser: false, mfaEnabled: false,
+        id: created.body.data.id, username, name: 'Bare', mobile: null, email: null, permissions: [], tempUser: false, mfaEnabled: false, displayTimeZone: expect.any(String),
       });
     });
 

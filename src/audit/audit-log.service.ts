@@ -41,6 +41,26 @@ export interface AuditEntry {
   detail?: Record<string, unknown> | null;
 }
 
+/**
+ * What an action changed, field by field (issue 17): `old` as it was before, `new` as the action
+ * left it, with the same keys; `old` null when the action created the thing. The console shows
+ * the two side by side. Put beside other facts in `detail`: `{ username, old: {...}, new: {...} }`.
+ */
+export interface AuditChange {
+  old: Record<string, unknown> | null;
+  new: Record<string, unknown>;
+}
+
+/** The fields of `before` and `after` whose values differ, as an AuditChange (`before` null: every field of `after`). */
+export function changedFields(before: Record<string, unknown> | null, after: Record<string, unknown>): AuditChange {
+  if (!before) return { old: null, new: after };
+  const keys = Object.keys(after).filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]));
+  return {
+    old: Object.fromEntries(keys.map((key) => [key, before[key] ?? null])),
+    new: Object.fromEntries(keys.map((key) => [key, after[key]])),
+  };
+}
+
 /** An entry without its action, as recordDone() takes it. */
 export type DoneEntry = Omit<AuditEntry, 'action'>;
 
@@ -138,5 +158,11 @@ function rowOf(row: AuditLogEntity): AuditLogRow {
 }
 
 function filterOf(q: ExportAuditLogDto): AuditLogFilter {
-  return { action: q.action, username: q.username, target: q.target };
+  return {
+    action: q.action,
+    username: q.username,
+    target: q.target,
+    from: q.beginTime ? new Date(q.beginTime) : undefined,
+    to: q.endTime ? new Date(q.endTime) : undefined,
+  };
 }

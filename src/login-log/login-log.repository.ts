@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, MoreThanOrEqual, Repository, SelectQueryBuilder } from 'typeorm';
+import { LIKE_ESCAPE_CLAUSE, likePrefix } from '../common/like-prefix';
 import { LoginLogEntity, LoginStatus, LoginTypes } from './login-log.entity';
 
 /** What the login-log list can be narrowed by (spec 2.6); every given field must match. */
 export interface LoginLogFilter {
+  /** Contract §12: account and ip match a prefix. */
   account?: string;
   status?: LoginStatus;
   loginType?: LoginTypes;
@@ -28,8 +30,15 @@ export const FAILURE_STATUSES = [LoginStatus.PASSWRONG, LoginStatus.MFAWRONG];
 export class LoginLogRepository {
   constructor(@InjectRepository(LoginLogEntity) private readonly logs: Repository<LoginLogEntity>) {}
 
-  async insert(row: Omit<LoginLogEntity, 'id'>): Promise<void> {
-    await this.logs.insert(row);
+  /** The new row's id. */
+  async insert(row: Omit<LoginLogEntity, 'id'>): Promise<string> {
+    const result = await this.logs.insert(row);
+    return String(result.identifiers[0]?.id ?? result.raw?.insertId ?? '');
+  }
+
+  /** Marks the failure record `id` as the one that locked its account (issue 17). */
+  async setFailureCode(id: string, code: string): Promise<void> {
+    await this.logs.update({ id }, { failureCode: code });
   }
 
   /**
@@ -92,10 +101,11 @@ export class LoginLogRepository {
   /** The list's filters (spec 2.6), shared by the page and the export so that both show the same records. */
   private matching(filter: LoginLogFilter): SelectQueryBuilder<LoginLogEntity> {
     const qb = this.logs.createQueryBuilder('l');
-    if (filter.account) qb.andWhere('l.account = :account', { account: filter.account });
+    // Contract §12: prefixes, index-friendly (like-prefix.ts).
+    if (filter.account) qb.andWhere(`l.account LIKE :account ${LIKE_ESCAPE_CLAUSE}`, { account: likePrefix(filter.account) });
     if (filter.status) qb.andWhere('l.status = :status', { status: filter.status });
     if (filter.loginType) qb.andWhere('l.login_type = :loginType', { loginType: filter.loginType });
-    if (filter.ip) qb.andWhere('l.ip = :ip', { ip: filter.ip });
+    if (filter.ip) qb.andWhere(`l.ip LIKE :ip ${LIKE_ESCAPE_CLAUSE}`, { ip: likePrefix(filter.ip) });
     if (filter.from) qb.andWhere('l.login_time >= :begin', { begin: filter.from });
     if (filter.to) qb.andWhere('l.login_time <= :end', { end: filter.to });
     return qb;

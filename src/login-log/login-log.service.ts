@@ -5,6 +5,7 @@ import { actedBy, AuditLogService } from '../audit/audit-log.service';
 import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
 import { csvStream } from '../common/csv';
+import { ErrorCode, messageOf } from '../common/error-code';
 import { Page } from '../common/paging.dto';
 import { ExportLoginLogDto, ListLoginLogDto } from './dto/list-login-log.dto';
 import { LoginLogEntity, LoginStatus, LoginTypes } from './login-log.entity';
@@ -20,7 +21,11 @@ export interface LoginAttempt {
   status: LoginStatus;
   ip: string;
   userAgent: string;
-  failureReason?: string | null;
+  /**
+   * The answer the client got for a refused attempt: stored as its code and, as spec 2.6's failure
+   * reason, its message in the contract's default language (zh).
+   */
+  failure?: ErrorCode | null;
 }
 
 export type LoginLogRow = Omit<LoginLogEntity, 'userId'>;
@@ -34,10 +39,10 @@ export class LoginLogService {
     private readonly events: EventEmitter2,
   ) {}
 
-  /** Spec 2.6: one record per attempt. */
-  async record(attempt: LoginAttempt): Promise<void> {
+  /** Spec 2.6: one record per attempt; answers the record's id. */
+  async record(attempt: LoginAttempt): Promise<string> {
     const { browser, os } = parseUserAgent(attempt.userAgent);
-    await this.logs.insert({
+    const id = await this.logs.insert({
       userId: attempt.userId,
       account: attempt.account.slice(0, 128),
       userName: attempt.userName,
@@ -47,9 +52,19 @@ export class LoginLogService {
       browser,
       os,
       loginTime: this.clock.now(),
-      failureReason: attempt.failureReason?.slice(0, 255) ?? null,
+      failureReason: attempt.failure ? messageOf(attempt.failure, 'zh').slice(0, 255) : null,
+      failureCode: attempt.failure ?? null,
     });
     this.events.emit(LoginAttemptLoggedEvent.NAME, new LoginAttemptLoggedEvent(attempt.status, attempt.loginType));
+    return id;
+  }
+
+  /**
+   * Issue 17: the failure record `id` locked its account. Its code becomes ACCOUNT_LOCKED (the
+   * text stays the answer the client got), so that the login log shows the lock as an event.
+   */
+  markLocking(id: string): Promise<void> {
+    return this.logs.setFailureCode(id, ErrorCode.ACCOUNT_LOCKED);
   }
 
   /** Spec 3.1: passwrong (and, contract §8, mfawrong) records of the user since `since`. */
@@ -103,7 +118,7 @@ const EXPORT_SLICE = 1_000;
 
 /** Contract §4: the list's row fields (and its id), in the order of the CSV header. */
 export const LOGIN_LOG_FIELDS = [
-  'id', 'account', 'userName', 'loginType', 'status', 'ip', 'browser', 'os', 'loginTime', 'failureReason',
+  'id', 'account', 'userName', 'loginType', 'status', 'ip', 'browser', 'os', 'loginTime', 'failureReason', 'failureCode',
 ] as const satisfies readonly (keyof LoginLogRow)[];
 
 function rowOf({ userId: _userId, ...row }: LoginLogEntity): LoginLogRow {

@@ -30,5 +30,7 @@ export const Keys = {
   logRetentionMutex: 'LOG_RETENTION_MUTEX',
   /** Contract §10: taken by the instance whose daily tick runs the job that day (UTC date). */
   logRetentionDay: (day: string) => `LOG_RETENTION_DAY:${day}`,
+  /** Contract §9 dormantDays: the daily sweep, on one instance at a time. */
+  dormantSweepMutex: 'DORMANT_SWEEP_MUTEX',
   propsChannel: 'SYS_PROPS_CHANGED',
 } as const;

@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CurrentAuth } from '../common/auth-context';
+import { AppConfig } from '../config/app-config';
 import { RsaKeyService } from '../crypto/rsa-key.service';
 import type { AuthContext } from '../common/auth-context';
 import { clientIp, userAgent } from '../common/client-info';
@@ -20,6 +21,7 @@ export class MeController {
     private readonly accounts: UserAccountService,
     private readonly rsa: RsaKeyService,
     private readonly passwords: PasswordChangeService,
+    private readonly config: AppConfig,
   ) {}
 
   @Post('info') @HttpCode(200)
@@ -41,6 +43,8 @@ export class MeController {
       tempUser: auth.session.temp === 1,
       // Contract §8, from the session (written at login and on enable/disable/reset), no SQL.
       mfaEnabled: session.profile?.mfaEnabled === true,
+      // Issue 17: the console shows times in the zone the service's notifications use.
+      displayTimeZone: this.config.DISPLAY_TIMEZONE,
     };
   }
 

@@ -1,5 +1,5 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { actedBy, AuditLogService } from '../audit/audit-log.service';
+import { actedBy, AuditLogService, changedFields } from '../audit/audit-log.service';
 import { AppException, fieldProblem, fieldsFailed, validationFailed } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
 import { isUniqueViolation } from '../common/db-errors';
@@ -65,7 +65,8 @@ export class RoleService implements OnApplicationBootstrap {
         ...actedBy(await named(actor, this.users)),
         targetId: role.code,
         targetName: role.name,
-        detail: { old: current?.permissions ?? null, new: role.permissions },
+        // Issue 17: old → new per changed field (name, permissions); a new role: every field, old null.
+        detail: { ...changedFields(current ? { name: current.name, permissions: current.permissions } : null, { name: role.name, permissions: role.permissions }) },
       }));
       return role;
     });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { randomUUID } from 'node:crypto';
-import { actedBy, AuditAction, AuditLogService } from '../audit/audit-log.service';
+import { actedBy, AuditAction, AuditChange, AuditLogService, SYSTEM_ACTOR } from '../audit/audit-log.service';
 import { AppException, FieldProblem, fieldProblem, fieldsFailed } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
@@ -19,9 +19,10 @@ import { named } from './actor-name';
 import { ListUsersDto } from './dto/user.dto';
 import { PasswordHasher } from './password-hasher';
 import { passwordExpiresAt } from './password-expiry';
-import { mayGrant } from './grants';
+import { ALL_PERMISSIONS, mayGrant } from './grants';
 import { lockedUntil, unlockDue } from './lock-policy';
 import { checkPasswordComplexity, generatePassword } from './password-policy';
+import { previousToKeep } from './password-screen';
 import { RoleService } from './role.service';
 import { Identifier, IdentifierKind, identifiersOf, LOGIN_TYPE_OF } from './user-identifier';
 import { SelfProtection } from './self-protection';
@@ -53,6 +54,11 @@ export interface UserView {
   roles: string[];
   /** Contract §8 (MfaModule answers it through useMfaStatus; false without it). */
   mfaEnabled: boolean;
+}
+
+/** The lock fields of an audit row: as the account was read before, and as the action left them. */
+function lockChange(before: UserEntity, after: { locked: boolean; unlockTime: Date | null }): AuditChange {
+  return { old: { locked: !!before.locked, unlockTime: before.unlockTime ?? null }, new: after };
 }
 
 /** Which of the given users have the second factor enabled (contract §8), for the user list. */
@@ -180,12 +186,13 @@ export class UserAccountService {
     const user = await this.get(given);
     const { id } = user;
     this.protection.assertNotSelf(actorIdOf(by), id);
+    let unlockTime: Date | null = null;
     await this.protection.keepingSuperAdmin({ userId: id }, () => this.mutex.run(Keys.loginMutex(id), async () => {
-      await this.lockForLockMinutes(id);
+      unlockTime = await this.lockForLockMinutes(id);
       await this.sessions.endAll(id);
     }));
     this.events.emit(AccountLockedEvent.NAME, new AccountLockedEvent(id, 'admin'));
-    await this.audited('user.lock', by, user);
+    await this.audited('user.lock', by, user, lockChange(user, { locked: true, unlockTime }));
   }
 
   /**
@@ -197,7 +204,7 @@ export class UserAccountService {
     const user = await this.get(given);
     await this.mutex.run(Keys.loginMutex(user.id), () =>
       this.users.unlock(user.id, this.clock.now()));
-    await this.audited('user.unlock', actor, user);
+    await this.audited('user.unlock', actor, user, lockChange(user, { locked: false, unlockTime: null }));
   }
 
   /** Spec 4.5 disable(userId) by an administrator; contract §12 protects the caller and the last `*`. `by` as for lock. */
@@ -209,7 +216,28 @@ export class UserAccountService {
       await this.users.disable(id);
       await this.sessions.endAll(id);
     }));
-    await this.audited('user.disable', by, user);
+    await this.audited('user.disable', by, user, { old: { disabled: !!user.disabled }, new: { disabled: true } });
+  }
+
+  /**
+   * Contract §9 dormantDays, for the daily job: disables the user as an administrator's disable does
+   * (under the account's login mutex, every session ended) — but only while it is still enabled,
+   * still without a successful login since `cutoff` and still not holding `*` (a login or a role
+   * change may have come since the job listed it). True when this call disabled it. Not audited
+   * here: the job records it as done by `system`.
+   */
+  async disableDormant(id: string, cutoff: Date): Promise<boolean> {
+    return this.mutex.run(Keys.loginMutex(id), async () => {
+      if ((await this.roles.permissionsOf(id)).includes(ALL_PERMISSIONS)) return false;
+      if (!(await this.users.disableIfDormant(id, cutoff))) return false;
+      await this.sessions.endAll(id);
+      return true;
+    });
+  }
+
+  /** A successful login at `at`, any way in (LoginService.complete, under the account's login mutex). */
+  recordLogin(id: string, at: Date): Promise<void> {
+    return this.users.recordLogin(id, at);
   }
 
   /** Spec 4.5 enable(userId); the failure count starts again (contract §5), under the login mutex as unlock; audited as user.enable when an actor is given. */
@@ -217,7 +245,7 @@ export class UserAccountService {
     const user = await this.get(given);
     await this.mutex.run(Keys.loginMutex(user.id), () =>
       this.users.enable(user.id, this.clock.now()));
-    await this.audited('user.enable', actor, user);
+    await this.audited('user.enable', actor, user, { old: { disabled: !!user.disabled }, new: { disabled: false } });
   }
 
   /**
@@ -237,32 +265,39 @@ export class UserAccountService {
     // An empty DEFAULT_PASSWORD counts as unset: never store the hash of '' (anyone could log in).
     const generated = this.config.DEFAULT_PASSWORD ? undefined : generatePassword(await this.strategy.passwordRules());
     const hash = await this.hasher.hash(generated ?? this.config.DEFAULT_PASSWORD!);
+    const keep = previousToKeep((await this.strategy.userStrategy()).passwordHistoryCount);
     await this.mutex.run(Keys.loginMutex(id), async () => {
-      await this.users.resetPassword(id, hash, this.clock.now());
+      await this.users.resetPassword(id, hash, this.clock.now(), keep);
       await this.sessions.endAll(id);
     });
     await this.audited('user.resetPass', actor, user);
     return generated ? { password: generated } : null;
   }
 
-  /** The audit row of an administrator's action on one user, once it has happened; none without an actor. */
-  private async audited(action: AuditAction, by: Actor | string | undefined, target: UserEntity): Promise<void> {
+  /**
+   * The audit row of an administrator's action on one user, once it has happened; none without an
+   * actor. `change`: the fields it changed, old → new (issue 17: the console shows them side by side).
+   */
+  private async audited(action: AuditAction, by: Actor | string | undefined, target: UserEntity, change?: AuditChange): Promise<void> {
     if (by === undefined || typeof by === 'string') return;
     await this.audit.recordDone(action, async () => ({
       ...actedBy(await named(by, this.users)),
       targetId: target.id,
       targetName: target.username,
-      detail: { username: target.username },
+      detail: { username: target.username, ...change },
     }));
   }
 
   /**
-   * Spec 4.3 change, once the old password is proven (PasswordChangeService): the complexity check,
-   * the new hash, and the user's other sessions end. The caller holds the account's login mutex.
+   * Spec 4.3 change, once the old password is proven and the new one screened (PasswordChangeService):
+   * the complexity check again (the strategy may have changed meanwhile), the new hash (the replaced
+   * one joins the history, contract §9), and the user's other sessions end. The caller holds the
+   * account's login mutex.
    */
   async setOwnPassword(userId: string, currentTokenHash: string, newPass: string): Promise<void> {
-    checkPasswordComplexity(newPass, await this.strategy.passwordRules());
-    await this.users.setPassword(userId, await this.hasher.hash(newPass), this.clock.now());
+    const rules = await this.strategy.userStrategy();
+    checkPasswordComplexity(newPass, rules);
+    await this.users.setPassword(userId, await this.hasher.hash(newPass), this.clock.now(), previousToKeep(rules.passwordHistoryCount));
     await this.sessions.endAll(userId, currentTokenHash);
   }
 
@@ -285,8 +320,18 @@ export class UserAccountService {
    * passwords only refuses new logins (contract §11), or anyone who knows an account name could
    * log its owner out. The administrator's lock is `lock`, which does end them.
    */
-  async lockAfterFailures(id: string): Promise<void> {
-    await this.lockForLockMinutes(id);
+  async lockAfterFailures(user: UserEntity, failures: number): Promise<void> {
+    const unlockTime = await this.lockForLockMinutes(user.id);
+    // Contract §10 lps_account_locks_total{reason="failures"}: emitted here, where the lock happens,
+    // once per lock (not from the audit row: an audit write may fail, and admin locks audit too).
+    this.events.emit(AccountLockedEvent.NAME, new AccountLockedEvent(user.id, 'failures'));
+    // Issue 17: a lock by failures is an event an administrator sees in the audit log, by `system`.
+    await this.audit.recordDone('user.lock', {
+      ...SYSTEM_ACTOR,
+      targetId: user.id,
+      targetName: user.username,
+      detail: { username: user.username, reason: 'failures', failures, ...lockChange(user, { locked: true, unlockTime }) },
+    });
   }
 
   /** id → user, for lists that show who holds a session. */
@@ -320,9 +365,11 @@ export class UserAccountService {
   }
 
   /** Spec 3.1 / 4.5, for either lock: locked = true, unlock_time = now + lockMinutes. Sessions are the caller's choice. */
-  private async lockForLockMinutes(id: string): Promise<void> {
+  private async lockForLockMinutes(id: string): Promise<Date> {
     const { lockMinutes } = await this.strategy.loginStrategy();
-    await this.users.lock(id, lockedUntil(this.clock.now(), lockMinutes));
+    const until = lockedUntil(this.clock.now(), lockMinutes);
+    await this.users.lock(id, until);
+    return until;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
 import { sqliteMemory } from '../support/backends';
 import { browserSuiteMissing, isCall, launchChromium, RESULTS, sel, textBox } from '../support/console-browser';
 import { ADMIN_PASSWORD, listenOnLocalPort, startApp, TestApp } from '../support/test-app';
@@ -12,6 +12,8 @@ import { ADMIN_PASSWORD, listenOnLocalPort, startApp, TestApp } from '../support
  */
 
 jest.setTimeout(90_000);
+
+const isRequest = (path: string) => (req: Request) => req.method() === 'POST' && new URL(req.url()).pathname === path;
 
 const missing = browserSuiteMissing();
 const whenRunnable = missing ? describe.skip : describe;
@@ -64,15 +66,18 @@ whenRunnable(`log export buttons in Chromium${missing ? ` (skipped: ${missing})`
       const button = page.locator(sel('log-export'));
       await button.waitFor();
       expect((await button.textContent())?.trim()).toBe('导出 CSV');
-      await textBox(page, 'log-ip').fill('10.201.1.1');
+      // A prefix, as the list takes it (contract §12): the export sends the same filter.
+      await textBox(page, 'log-ip').fill('10.201.');
       await page.screenshot({ path: join(RESULTS, 'loginlog-export.png') });
 
+      const sent = page.waitForRequest(isRequest('/sys/loginLog/export'));
       const { name, text } = await downloaded(page, 'log-export');
+      expect((await sent).postDataJSON()).toEqual({ ip: '10.201.' });
 
       expect(name).toMatch(/^login-log-\d{8}-\d{6}\.csv$/);
       expect([...text.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
       const lines = text.subarray(3).toString('utf8').trim().split('\r\n');
-      expect(lines[0]).toBe('id,account,userName,loginType,status,ip,browser,os,loginTime,failureReason');
+      expect(lines[0]).toBe('id,account,userName,loginType,status,ip,browser,os,loginTime,failureReason,failureCode');
       expect(lines.slice(1).map((l) => l.split(',')[1])).toEqual(['nobody-a']);
 
       await page.evaluate("localStorage.setItem('lang', 'en')");
@@ -80,7 +85,15 @@ whenRunnable(`log export buttons in Chromium${missing ? ` (skipped: ${missing})`
       const auditButton = page.locator(sel('audit-export'));
       await auditButton.waitFor();
       expect((await auditButton.textContent())?.trim()).toBe('Export CSV');
+      // The date shortcut of the list (issue 17) narrows the export too.
+      await page.locator(`${sel('audit-range')} input`).first().click();
+      await page.locator('.el-picker-panel__shortcut', { hasText: 'Today' }).click();
+      await page.keyboard.press('Escape').catch(() => undefined);
+      const auditSent = page.waitForRequest(isRequest('/sys/auditLog/export'));
       const audit = await downloaded(page, 'audit-export');
+      const auditBody = (await auditSent).postDataJSON();
+      expect(Date.parse(auditBody.beginTime)).toBeLessThanOrEqual(Date.now());
+      expect(Math.abs(Date.parse(auditBody.endTime) - Date.now())).toBeLessThan(60_000);
       expect(audit.name).toMatch(/^audit-log-\d{8}-\d{6}\.csv$/);
       // The login-log export just made is in it, recorded before its first byte.
       expect(audit.text.toString('utf8')).toContain('loginLog.export');

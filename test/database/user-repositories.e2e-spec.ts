@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { isUniqueViolation } from '../../src/common/db-errors';
 import { dataSourceOptions, initializeDataSource } from '../../src/database/data-source-options';
+import { PasswordHistoryEntity } from '../../src/user-account/password-history.entity';
 import { RoleEntity, UserRoleEntity } from '../../src/user-account/role.entity';
 import { RoleRepository } from '../../src/user-account/role.repository';
 import { identifiersOf } from '../../src/user-account/user-identifier';
@@ -31,7 +32,9 @@ const SETUPS: { name: string; open(): Promise<{ repos: Repos; close(): Promise<v
       const provisioned: Provisioned = await backend.provision();
       const dataSource: DataSource = await initializeDataSource(dataSourceOptions(provisioned.env.DATABASE_URL));
       const repos = {
-        users: new UserRepository(dataSource.getRepository(UserEntity), dataSource.getRepository(UserIdentifierEntity), dataSource),
+        users: new UserRepository(
+          dataSource.getRepository(UserEntity), dataSource.getRepository(UserIdentifierEntity),
+          dataSource.getRepository(PasswordHistoryEntity), dataSource),
         roles: new RoleRepository(dataSource.getRepository(RoleEntity), dataSource.getRepository(UserRoleEntity)),
       };
       return { repos, close: async () => { await dataSource.destroy(); await provisioned.dispose(); } };
@@ -118,15 +121,42 @@ describe.each(SETUPS)('user and role repositories: $name', (setup) => {
     expect(await read()).toMatchObject({ locked: true, disabled: true, unlockTime: null });
     await repos.users.enable('u1', at(6));
     expect(await read()).toMatchObject({ locked: true, disabled: false, unlockTime: null, failureResetTime: at(6) });
-    await repos.users.setPassword('u1', 'hash:2', at(7));
+    await repos.users.setPassword('u1', 'hash:2', at(7), 0);
     expect(await read()).toMatchObject({ password: 'hash:2', passwordUpdateTime: at(7), failureResetTime: at(6) });
-    await repos.users.resetPassword('u1', 'hash:3', at(8));
+    await repos.users.resetPassword('u1', 'hash:3', at(8), 0);
     expect(await read()).toMatchObject({ password: 'hash:3', passwordUpdateTime: null, failureResetTime: at(8), locked: true });
     await repos.users.disable('u1');
-    await repos.users.recover('u1', 'hash:4', at(9));
+    await repos.users.recover('u1', 'hash:4', at(9), 0);
     expect(await read()).toMatchObject({
       password: 'hash:4', passwordUpdateTime: null, failureResetTime: at(9), locked: false, unlockTime: null, disabled: false,
     });
+  });
+
+  it('contract §9: every way of setting a password keeps the replaced hash, pruned to the newest keepPrevious', async () => {
+    await create();
+    await create({ id: 'u2', username: 'lisi', mobile: null, email: null, password: 'other:1' });
+    const previous = () => repos.users.previousPasswords('u1', 24);
+    await repos.users.setPassword('u1', 'hash:2', at(1), 0);
+    expect(await previous()).toEqual([]);
+    await repos.users.setPassword('u1', 'hash:3', at(2), 3);
+    await repos.users.resetPassword('u1', 'hash:4', at(3), 3);
+    await repos.users.recover('u1', 'hash:5', at(4), 3);
+    expect(await previous()).toEqual(['hash:4', 'hash:3', 'hash:2']);
+    // Several changes within one millisecond keep their order.
+    await repos.users.setPassword('u1', 'hash:6', at(4), 3);
+    await repos.users.setPassword('u1', 'hash:7', at(4), 3);
+    expect(await previous()).toEqual(['hash:6', 'hash:5', 'hash:4']);
+    expect(await repos.users.previousPasswords('u1', 2)).toEqual(['hash:6', 'hash:5']);
+    expect(await repos.users.previousPasswords('u1', 0)).toEqual([]);
+    // A smaller count prunes at the next change; 0 keeps none at all.
+    await repos.users.setPassword('u1', 'hash:8', at(5), 1);
+    expect(await previous()).toEqual(['hash:7']);
+    await repos.users.setPassword('u2', 'other:2', at(5), 2);
+    await repos.users.setPassword('u1', 'hash:9', at(6), 0);
+    expect(await previous()).toEqual([]);
+    expect((await repos.users.withPassword('u1'))!.password).toBe('hash:9');
+    // Another user's history is their own.
+    expect(await repos.users.previousPasswords('u2', 24)).toEqual(['other:1']);
   });
 
   it('roles: written once when absent, listed by code, found ignoring case, overwritten by save', async () => {
@@ -156,5 +186,33 @@ describe.each(SETUPS)('user and role repositories: $name', (setup) => {
     expect(links).toEqual([{ userId: 'u2', roleCode: 'viewer' }]);
     expect((await repos.users.holdingRoles(['admin'])).map((u) => u.id)).toEqual(['u1']);
     expect((await repos.users.holdingRoles(['admin', 'viewer'])).map((u) => u.id).sort()).toEqual(['u1', 'u2']);
+  });
+
+  it('dormant users (contract §9): last login or creation at or before the cutoff, enabled, not re-enabled since, not exempt', async () => {
+    await repos.roles.save({ code: 'admin', name: 'Admin', permissions: ['*'] });
+    await create({ id: 'u1', createTime: at(0) }); // never logged in, created before the cutoff
+    await create({ id: 'u2', username: 'b', mobile: null, email: null, createTime: at(0) });
+    await repos.users.recordLogin('u2', at(20)); // logged in after the cutoff
+    await create({ id: 'u3', username: 'c', mobile: null, email: null, createTime: at(0) });
+    await repos.users.recordLogin('u3', at(10)); // logged in exactly at the cutoff
+    await create({ id: 'u4', username: 'd', mobile: null, email: null, createTime: at(0) }, ['admin']);
+    await create({ id: 'u5', username: 'e', mobile: null, email: null, createTime: at(0), disabled: true });
+    await create({ id: 'u6', username: 'f', mobile: null, email: null, createTime: at(0) });
+    await repos.users.enable('u6', at(15)); // enabled again after the cutoff
+    await create({ id: 'u7', username: 'g', mobile: null, email: null, createTime: at(11) });
+    expect((await repos.users.byId('u3'))!.lastLoginTime).toEqual(at(10));
+    expect((await repos.users.byId('u7'))!.lastLoginTime).toBeNull();
+
+    const found = await repos.users.dormantSince(at(10), ['admin'], '', 10);
+    expect(found.map((u) => u.id)).toEqual(['u1', 'u3']);
+    expect((await repos.users.dormantSince(at(10), ['admin'], 'u1', 1)).map((u) => u.id)).toEqual(['u3']);
+    expect((await repos.users.dormantSince(at(10), [], '', 10)).map((u) => u.id)).toEqual(['u1', 'u3', 'u4']);
+
+    expect(await repos.users.disableIfDormant('u2', at(10))).toBe(false);
+    expect(await repos.users.disableIfDormant('u5', at(10))).toBe(false);
+    expect(await repos.users.disableIfDormant('u1', at(10))).toBe(true);
+    expect(await repos.users.disableIfDormant('u1', at(10))).toBe(false);
+    expect((await repos.users.byId('u1'))!.disabled).toBeTruthy();
+    expect((await repos.users.dormantSince(at(10), ['admin'], '', 10)).map((u) => u.id)).toEqual(['u3']);
   });
 });

@@ -5,7 +5,7 @@ import { FORBIDDEN, NOT_LOGGED_IN } from '../support/envelopes';
 import { startApp, TestApp } from '../support/test-app';
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
-const LOGIN_HEADER = ['id', 'account', 'userName', 'loginType', 'status', 'ip', 'browser', 'os', 'loginTime', 'failureReason'];
+const LOGIN_HEADER = ['id', 'account', 'userName', 'loginType', 'status', 'ip', 'browser', 'os', 'loginTime', 'failureReason', 'failureCode'];
 const AUDIT_HEADER = ['id', 'userId', 'username', 'action', 'target', 'targetName', 'detail', 'ip', 'createTime'];
 
 const sqlTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 23);
@@ -53,12 +53,12 @@ describe.each(BACKENDS)('log export of contract §10 on $name', (backend) => {
     };
   }
 
-  async function insertLoginRows(rows: { account: string; userName?: string | null; ip: string; time: number; status?: string; reason?: string | null }[]) {
+  async function insertLoginRows(rows: { account: string; userName?: string | null; ip: string; time: number; status?: string; reason?: string | null; code?: string | null }[]) {
     for (let i = 0; i < rows.length; i += 500) {
       const chunk = rows.slice(i, i + 500);
       await app.db.query(
-        `INSERT INTO sys_login_log (account, user_name, login_type, status, ip, browser, os, login_time, failure_reason) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-        chunk.flatMap((r) => [r.account, r.userName ?? null, 'account', r.status ?? 'success', r.ip, 'Chrome 120.0', 'Windows 10', sqlTime(r.time), r.reason ?? null]));
+        `INSERT INTO sys_login_log (account, user_name, login_type, status, ip, browser, os, login_time, failure_reason, failure_code) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+        chunk.flatMap((r) => [r.account, r.userName ?? null, 'account', r.status ?? 'success', r.ip, 'Chrome 120.0', 'Windows 10', sqlTime(r.time), r.reason ?? null, r.code ?? null]));
     }
   }
 
@@ -67,8 +67,8 @@ describe.each(BACKENDS)('log export of contract §10 on $name', (backend) => {
     const now = app.clock.nowMs();
     await insertLoginRows([
       { account: 'wang', userName: '王五', ip, time: now - 3_000 },
-      { account: 'li', userName: '李四', ip, time: now - 2_000, status: 'passwrong', reason: '用户名或密码错误' },
-      { account: 'zhao', userName: null, ip, time: now - 1_000, status: 'locked', reason: '用户已被锁定' },
+      { account: 'li', userName: '李四', ip, time: now - 2_000, status: 'passwrong', reason: '用户名或密码错误', code: 'ACCOUNT_LOCKED' },
+      { account: 'zhao', userName: null, ip, time: now - 1_000, status: 'locked', reason: '用户已被锁定', code: 'ACCOUNT_LOCKED' },
     ]);
 
     const res = await exportOf('/sys/loginLog/export', { ip });
@@ -83,6 +83,7 @@ describe.each(BACKENDS)('log export of contract §10 on $name', (backend) => {
     expect(lines).toEqual(list.body.data.rows.map((row: Record<string, unknown>) => LOGIN_HEADER.map((f) => (row[f] === null ? '' : String(row[f])))));
     expect(lines.map((l) => l[1])).toEqual(['zhao', 'li', 'wang']);
     expect(lines[2][2]).toBe('王五');
+    expect(lines.map((l) => l[LOGIN_HEADER.indexOf('failureCode')])).toEqual(['ACCOUNT_LOCKED', 'ACCOUNT_LOCKED', '']);
   });
 
   it('applies every filter of the list', async () => {
@@ -98,6 +99,11 @@ describe.each(BACKENDS)('log export of contract §10 on $name', (backend) => {
     expect(await accounts({})).toEqual(['f-a', 'f-b', 'f-a']);
     expect(await accounts({ status: 'passwrong' })).toEqual(['f-a', 'f-b']);
     expect(await accounts({ account: 'f-a' })).toEqual(['f-a', 'f-a']);
+    // Contract §12: account and ip are prefixes, as in the list, with LIKE's wildcards taken literally.
+    expect(await accounts({ account: 'F-' })).toEqual(['f-a', 'f-b', 'f-a']);
+    expect(await accounts({ account: 'f%' })).toEqual([]);
+    expect(await accounts({ account: 'f_a' })).toEqual([]);
+    expect(await accounts({ ip: ip.slice(0, ip.lastIndexOf('.') + 1) })).toEqual(expect.arrayContaining(['f-a', 'f-b']));
     expect(await accounts({ loginType: 'qrcode' })).toEqual([]);
     expect(await accounts({ beginTime: new Date(now - 6 * 60_000).toISOString(), endTime: new Date(now - 2 * 60_000).toISOString() })).toEqual(['f-b']);
   });
@@ -192,5 +198,22 @@ describe.each(BACKENDS)('log export of contract §10 on $name', (backend) => {
       return v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
     })));
     expect(lines).toHaveLength(1);
+  });
+
+  it('exports the audit log with the list\'s prefix filters and beginTime/endTime', async () => {
+    const user = await createUser(app);
+    await app.admin('/sys/user/lock', { id: user.id });
+    const ids = async (filters: Record<string, unknown>) =>
+      (await exportOf('/sys/auditLog/export', { action: 'user.lock', ...filters })).rows.slice(1).map((r) => r[AUDIT_HEADER.indexOf('target')]);
+
+    // target by a prefix of the target's user name, username by a prefix of the acting administrator's.
+    expect(await ids({ target: user.username.slice(0, -1), username: 'adm' })).toEqual([user.id]);
+    const at = app.clock.nowMs();
+    expect(await ids({ target: user.id, beginTime: new Date(at - 60_000).toISOString(), endTime: new Date(at + 60_000).toISOString() })).toEqual([user.id]);
+    expect(await ids({ target: user.id, endTime: new Date(at - 60_000).toISOString() })).toEqual([]);
+    expect(await ids({ target: user.id, beginTime: new Date(at + 60_000).toISOString() })).toEqual([]);
+    expect((await exportOf('/sys/auditLog/export', { beginTime: 'yesterday' })).json).toMatchObject({
+      code: 'VALIDATION_FAILED', data: { errors: [expect.objectContaining({ field: 'beginTime' })] },
+    });
   });
 });

@@ -84,7 +84,11 @@ describe.each(BACKENDS)('metrics of contract §10 on $name', (backend) => {
       // The second wrong password in the window locks the account (maxFailureTimes 2).
       await app.login(user.username, 'Wrong#pass2', { ip: '10.77.66.55' });
       after = await metrics();
+      // Once: the lock by failures is also audited as user.lock by system (issue 17), which is no admin lock.
       expect(delta('lps_account_locks_total{reason="failures"}')).toBe(1);
+      expect(delta('lps_account_locks_total{reason="admin"}')).toBe(0);
+      const audited = await app.admin('/sys/auditLog/list', { pageNum: 1, pageSize: 10, action: 'user.lock', target: user.id });
+      expect(audited.body.data.rows).toEqual([expect.objectContaining({ userId: 'system', detail: expect.objectContaining({ reason: 'failures' }) })]);
       expect((await app.login(user.username, user.password)).body.code).toBe('ACCOUNT_LOCKED');
       after = await metrics();
       expect(delta('lps_login_attempts_total{status="locked",login_type="account"}')).toBe(1);
@@ -130,9 +134,13 @@ describe.each(BACKENDS)('metrics of contract §10 on $name', (backend) => {
   it('keeps the envelope for an unknown path next to /metrics', async () => {
     const app = await startApp(backend, { env: { METRICS_TOKEN: TOKEN } });
     try {
-      const res = await app.app.inject({ method: 'GET', url: '/metricsx' });
-      expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual(failure('NOT_FOUND', expect.any(String) as unknown as string));
+      // /metrics/… is a service path: with web/dist built it is no console route either (static-console.ts).
+      // (A GET of /metricsx is a console route when web/dist is built, so it is asked with POST.)
+      for (const [method, url] of [['GET', '/metrics/x'], ['POST', '/metricsx'], ['POST', '/metrics']] as const) {
+        const res = await app.app.inject({ method, url });
+        expect(res.statusCode).toBe(404);
+        expect(res.json()).toEqual(failure('NOT_FOUND', expect.any(String) as unknown as string));
+      }
     } finally {
       await app.close();
     }

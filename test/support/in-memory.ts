@@ -100,7 +100,7 @@ export class InMemoryUserRepository implements Shape<UserRepository> {
     const taken = identifiers.find((i) => this.tables.identifiers.has(i.value));
     if (taken) throw duplicate(taken.value);
     if (this.rows.has(user.id)) throw duplicate(user.id);
-    this.add({ unlockTime: null, failureResetTime: null, ...user }, roleCodes);
+    this.add({ unlockTime: null, failureResetTime: null, lastLoginTime: null, ...user }, roleCodes);
   }
 
   async lock(id: string, until: Date): Promise<void> {
@@ -115,20 +115,58 @@ export class InMemoryUserRepository implements Shape<UserRepository> {
     this.change(id, { disabled: true, unlockTime: null });
   }
 
+  async recordLogin(id: string, at: Date): Promise<void> {
+    this.change(id, { lastLoginTime: at });
+  }
+
+  async dormantSince(cutoff: Date, exemptRoles: string[], afterId: string, limit: number): Promise<UserEntity[]> {
+    const exempt = new Set(this.tables.userRoles.filter((l) => exemptRoles.includes(l.roleCode)).map((l) => l.userId));
+    return [...this.rows.values()]
+      .filter((u) => u.id > afterId && !u.disabled && !exempt.has(u.id) && this.dormant(u, cutoff))
+      .sort((a, b) => (a.id < b.id ? -1 : 1)).slice(0, limit).map(withoutPassword);
+  }
+
+  async disableIfDormant(id: string, cutoff: Date): Promise<boolean> {
+    const row = this.rows.get(id);
+    if (!row || row.disabled || !this.dormant(row, cutoff)) return false;
+    this.change(id, { disabled: true, unlockTime: null });
+    return true;
+  }
+
+  private dormant(u: UserEntity, cutoff: Date): boolean {
+    return (u.lastLoginTime ?? u.createTime).getTime() <= cutoff.getTime()
+      && (!u.failureResetTime || u.failureResetTime.getTime() <= cutoff.getTime());
+  }
+
   async enable(id: string, at: Date): Promise<void> {
     this.change(id, { disabled: false, unlockTime: null, failureResetTime: at });
   }
 
-  async setPassword(id: string, hash: string, at: Date): Promise<void> {
-    this.change(id, { password: hash, passwordUpdateTime: at });
+  async setPassword(id: string, hash: string, at: Date, keepPrevious: number): Promise<void> {
+    this.replacePassword(id, { password: hash, passwordUpdateTime: at }, keepPrevious);
   }
 
-  async resetPassword(id: string, hash: string, at: Date): Promise<void> {
-    this.change(id, { password: hash, passwordUpdateTime: null, failureResetTime: at });
+  async resetPassword(id: string, hash: string, at: Date, keepPrevious: number): Promise<void> {
+    this.replacePassword(id, { password: hash, passwordUpdateTime: null, failureResetTime: at }, keepPrevious);
   }
 
-  async recover(id: string, hash: string, at: Date): Promise<void> {
-    this.change(id, { locked: false, unlockTime: null, disabled: false, password: hash, passwordUpdateTime: null, failureResetTime: at });
+  async recover(id: string, hash: string, at: Date, keepPrevious: number): Promise<void> {
+    this.replacePassword(id, { locked: false, unlockTime: null, disabled: false, password: hash, passwordUpdateTime: null, failureResetTime: at }, keepPrevious);
+  }
+
+  async previousPasswords(userId: string, limit: number): Promise<string[]> {
+    return limit > 0 ? (this.history.get(userId) ?? []).slice(0, limit) : [];
+  }
+
+  /** sys_password_history: the previous hashes of each user, newest first. */
+  readonly history = new Map<string, string[]>();
+
+  private replacePassword(id: string, changes: Partial<UserEntity>, keepPrevious: number): void {
+    const row = this.rows.get(id);
+    if (!row) return;
+    const previous = keepPrevious > 0 ? [row.password, ...(this.history.get(id) ?? [])] : [];
+    this.history.set(id, previous.slice(0, Math.max(0, keepPrevious)));
+    Object.assign(row, changes);
   }
 
   /** As an UPDATE by id: no row, no change. */
@@ -187,9 +225,16 @@ export class InMemoryLoginLogRepository implements Shape<LoginLogRepository> {
   /** Set: the next writes fail with it (a database going away). */
   failWith: unknown = null;
 
-  async insert(row: Omit<LoginLogEntity, 'id'>): Promise<void> {
+  async insert(row: Omit<LoginLogEntity, 'id'>): Promise<string> {
     if (this.failWith) throw this.failWith;
-    this.rows.push({ ...row, id: String(this.rows.length + 1) });
+    const id = String(this.rows.length + 1);
+    this.rows.push({ ...row, id });
+    return id;
+  }
+
+  async setFailureCode(id: string, code: string): Promise<void> {
+    const row = this.rows.find((r) => r.id === id);
+    if (row) row.failureCode = code;
   }
 
   async countFailuresSince(userId: string, since: Date): Promise<number> {
@@ -226,8 +271,9 @@ export class InMemoryLoginLogRepository implements Shape<LoginLogRepository> {
 
   private matching(filter: LoginLogFilter): LoginLogEntity[] {
     return this.newestFirst(this.rows.filter((r) =>
-      (!filter.account || r.account === filter.account) && (!filter.status || r.status === filter.status)
-      && (!filter.loginType || r.loginType === filter.loginType) && (!filter.ip || r.ip === filter.ip)
+      // Contract §12: account and ip are prefixes (LIKE is case-insensitive for ASCII on both databases).
+      (!filter.account || r.account.toLowerCase().startsWith(filter.account.toLowerCase())) && (!filter.status || r.status === filter.status)
+      && (!filter.loginType || r.loginType === filter.loginType) && (!filter.ip || r.ip.startsWith(filter.ip))
       && (!filter.from || r.loginTime >= filter.from) && (!filter.to || r.loginTime <= filter.to)));
   }
 

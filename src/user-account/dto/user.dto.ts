@@ -83,6 +83,8 @@ export class UserRowDto {
   @ApiProperty({ format: 'date-time' }) createTime: string;
   @ApiProperty({ type: [String] }) roles: string[];
   @ApiProperty({ description: 'contract §8: TOTP enabled' }) mfaEnabled: boolean;
+  @ApiProperty({ example: 'Asia/Shanghai', description: 'DISPLAY_TIMEZONE: the IANA zone the service writes times for people in; the console shows times in it' })
+  displayTimeZone: string;
 }
 
 /** OpenAPI only: /sys/user/create's answer; `password` only when the service generated it (shown once). */
@@ -113,4 +115,6 @@ export class MeInfoDto {
   @ApiProperty({ type: [String], description: 'permission codes; `*` holds every one' }) permissions: string[];
   @ApiProperty() tempUser: boolean;
   @ApiProperty({ description: 'contract §8: TOTP enabled' }) mfaEnabled: boolean;
+  @ApiProperty({ example: 'Asia/Shanghai', description: 'DISPLAY_TIMEZONE: the IANA zone the service writes times for people in; the console shows times in it' })
+  displayTimeZone: string;
 }

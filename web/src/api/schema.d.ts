@@ -693,6 +693,10 @@ export interface components {
              * @enum {number}
              */
             mfaMode: 0 | 1 | 2;
+            /** @description hours after login, however often renewed (contract §9); 0 = no limit */
+            sessionMaxHours: number;
+            /** @description with multiOnline: live sessions per user (contract §9); 0 = no limit */
+            maxSessionsPerUser: number;
         };
         NoInputDto: Record<string, never>;
         SaveLoginStrategyDto: {
@@ -728,6 +732,10 @@ export interface components {
              * @enum {number}
              */
             mfaMode?: 0 | 1 | 2;
+            /** @description Absolute session lifetime (contract §9), hours after login; 0 = no limit */
+            sessionMaxHours?: number;
+            /** @description With multiOnline: live sessions per user, the oldest kicked out (contract §9); 0 = no limit */
+            maxSessionsPerUser?: number;
         };
         UserStrategyDto: {
             minPasswordLength: number;
@@ -736,11 +744,19 @@ export interface components {
             includeUpperCase: boolean;
             includeNumber: boolean;
             includeSymbol: boolean;
+            /** @description Contract §9: the last N passwords (the current one included) may not be reused on one's own change; 0 off. Checked on save only. */
+            passwordHistoryCount: number;
+            /** @description Contract §9: passwords on the service's common-password list are refused on one's own change. Checked on save only. */
+            rejectCommonPasswords: boolean;
+            /** @description Contract §9: a password may not contain the user name, mobile or e-mail local part (values of 3 characters or more, case-insensitive) on one's own change. */
+            rejectAccountInPassword: boolean;
             /** @description days; 0 never expires */
             passwordExpireDays: number;
             /** @description days */
             expireNotifyDays: number;
             forceUpdatePassword: boolean;
+            /** @description Contract §9: days without a successful login before the daily job disables the account; 0 never */
+            dormantDays: number;
         };
         SaveUserStrategyDto: {
             /** @description Password validity, days; 0 never expires */
@@ -755,6 +771,14 @@ export interface components {
             includeNumber?: boolean;
             includeSymbol?: boolean;
             forceUpdatePassword?: boolean;
+            /** @description Contract §9: a user's own new password may not equal any of their last N, the current one included; 0 off */
+            passwordHistoryCount?: number;
+            /** @description Contract §9: refuse passwords on the bundled common-password list (case-insensitive) */
+            rejectCommonPasswords?: boolean;
+            /** @description Contract §9: refuse passwords containing the user name, mobile or e-mail local part (values of 3 characters or more, case-insensitive) */
+            rejectAccountInPassword?: boolean;
+            /** @description Contract §9: disable accounts with no successful login for this many days; 0 never */
+            dormantDays?: number;
         };
         PasswordRulesDto: {
             minPasswordLength: number;
@@ -763,6 +787,12 @@ export interface components {
             includeUpperCase: boolean;
             includeNumber: boolean;
             includeSymbol: boolean;
+            /** @description Contract §9: the last N passwords (the current one included) may not be reused on one's own change; 0 off. Checked on save only. */
+            passwordHistoryCount: number;
+            /** @description Contract §9: passwords on the service's common-password list are refused on one's own change. Checked on save only. */
+            rejectCommonPasswords: boolean;
+            /** @description Contract §9: a password may not contain the user name, mobile or e-mail local part (values of 3 characters or more, case-insensitive) on one's own change. */
+            rejectAccountInPassword: boolean;
         };
         /** @enum {string} */
         LoginType: "account" | "mobile" | "email" | "qrcode" | "passchange" | "mfa";
@@ -779,16 +809,24 @@ export interface components {
             os: string | null;
             /** Format: date-time */
             loginTime: string;
+            /** @description the answer's message in the default language (zh) */
             failureReason: string | null;
+            /**
+             * @description the ErrorCode of the answer; ACCOUNT_LOCKED on a passwrong/mfawrong row: this failure locked the account; null on successes and on rows older than the column
+             * @example BAD_CREDENTIALS
+             */
+            failureCode: string | null;
         };
         ListLoginLogDto: {
             /** @default 1 */
             pageNum?: number;
             /** @default 10 */
             pageSize?: number;
+            /** @description contract §12: a prefix of the account as typed (`adm` finds `admin`) */
             account?: string;
             status?: components["schemas"]["LoginStatus"];
             loginType?: components["schemas"]["LoginType"];
+            /** @description contract §12: a prefix of the IP (`127.0` finds `127.0.0.1`) */
             ip?: string;
             /** @description ISO 8601, inclusive */
             beginTime?: string;
@@ -796,9 +834,11 @@ export interface components {
             endTime?: string;
         };
         ExportLoginLogDto: {
+            /** @description contract §12: a prefix of the account as typed (`adm` finds `admin`) */
             account?: string;
             status?: components["schemas"]["LoginStatus"];
             loginType?: components["schemas"]["LoginType"];
+            /** @description contract §12: a prefix of the IP (`127.0` finds `127.0.0.1`) */
             ip?: string;
             /** @description ISO 8601, inclusive */
             beginTime?: string;
@@ -846,6 +886,11 @@ export interface components {
             roles: string[];
             /** @description contract §8: TOTP enabled */
             mfaEnabled: boolean;
+            /**
+             * @description DISPLAY_TIMEZONE: the IANA zone the service writes times for people in; the console shows times in it
+             * @example Asia/Shanghai
+             */
+            displayTimeZone: string;
         };
         ListUsersDto: {
             /** @default 1 */
@@ -889,6 +934,11 @@ export interface components {
             tempUser: boolean;
             /** @description contract §8: TOTP enabled */
             mfaEnabled: boolean;
+            /**
+             * @description DISPLAY_TIMEZONE: the IANA zone the service writes times for people in; the console shows times in it
+             * @example Asia/Shanghai
+             */
+            displayTimeZone: string;
         };
         ChangePasswordDto: {
             /** @description RSA-OAEP-256 ciphertext (base64) */
@@ -972,7 +1022,7 @@ export interface components {
             code: string;
         };
         /** @enum {string} */
-        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used";
+        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used" | "account-dormant";
         SiteMessageDto: {
             id: string;
             kind: components["schemas"]["MessageKind"];
@@ -1059,18 +1109,26 @@ export interface components {
             pageSize?: number;
             /** @example user.lock */
             action?: string;
-            /** @description user name of the administrator */
+            /** @description a prefix of the acting administrator's user name */
             username?: string;
-            /** @description user id or setting group the action was on */
+            /** @description a prefix of what the action was on: its id (user id, role code, setting group) or its name (user name, role name) */
             target?: string;
+            /** @description ISO 8601, inclusive */
+            beginTime?: string;
+            /** @description ISO 8601, inclusive */
+            endTime?: string;
         };
         ExportAuditLogDto: {
             /** @example user.lock */
             action?: string;
-            /** @description user name of the administrator */
+            /** @description a prefix of the acting administrator's user name */
             username?: string;
-            /** @description user id or setting group the action was on */
+            /** @description a prefix of what the action was on: its id (user id, role code, setting group) or its name (user name, role name) */
             target?: string;
+            /** @description ISO 8601, inclusive */
+            beginTime?: string;
+            /** @description ISO 8601, inclusive */
+            endTime?: string;
         };
         FieldErrorDto: {
             /** @description the input's name as sent (`body` when the body as a whole is refused) */

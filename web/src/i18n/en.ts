@@ -117,6 +117,17 @@ const en: typeof zh = {
     os: 'OS', time: 'Login time', reason: 'Failure reason', range: 'Login time range', start: 'From', end: 'To',
     statusName: { success: 'Success', passwrong: 'Wrong password', mfawrong: 'Wrong verification code', locked: 'Locked', disabled: 'Disabled', expired: 'Expired' },
     typeName: { account: 'Account', mobile: 'Mobile', email: 'E-mail', qrcode: 'Code', passchange: 'Password change', mfa: 'Two-factor authentication' },
+    prefixHint: 'Starts with…',
+    // Issue 17: failure reasons by their code, in the console's language (rows without a code show the stored text).
+    failure: {
+      BAD_CREDENTIALS: 'Wrong user name or password', ACCOUNT_LOCKED: 'The account is locked', ACCOUNT_DISABLED: 'The account is disabled',
+      ACCOUNT_EXPIRED: 'The password has expired (login refused)', OLD_PASSWORD_WRONG: 'The old password is not correct',
+      MFA_CODE_INVALID: 'The verification code is wrong',
+    },
+    lockedByFailures: 'Too many failures: this one locked the account',
+  },
+  logs: {
+    today: 'Today', last7Days: 'Last 7 days', last30Days: 'Last 30 days', zone: 'Times in {zone} (UTC{offset})',
   },
   online: {
     user: 'User', ip: 'IP address', browser: 'Browser', os: 'OS', loginTime: 'Logged in', expireAt: 'Expires',
@@ -132,7 +143,7 @@ const en: typeof zh = {
   messages: {
     title: 'Title', content: 'Content', kind: 'Kind', time: 'Time', state: 'State', read: 'Read', unread: 'Unread',
     markRead: 'Mark read', readAll: 'Mark all read', unreadOnly: 'Unread only', newMessage: 'New message',
-    kindName: { 'login-failed': 'Wrong password', 'unusual-ip': 'Unusual IP', 'password-expiry': 'Password expiry', 'recovery-code-used': 'Recovery code used' },
+    kindName: { 'login-failed': 'Wrong password', 'unusual-ip': 'Unusual IP', 'password-expiry': 'Password expiry', 'recovery-code-used': 'Recovery code used', 'account-dormant': 'Disabled for inactivity' },
   },
   audit: {
     action: 'Action', username: 'By', target: 'Target', ip: 'IP address', time: 'Time', detail: 'Detail',
@@ -143,6 +154,11 @@ const en: typeof zh = {
       'user_recover': 'Account recovered on the server', 'qrcode_authorize': 'QR login authorised',
       'user_mfaReset': 'Two-factor authentication reset',
       'log_retention': 'Old log records deleted', 'loginLog_export': 'Login log exported', 'auditLog_export': 'Audit log exported',
+    },
+    byFailures: 'too many failures ({n})', field: 'Field', old: 'Before', new: 'After', created: '(new)', emptyValue: '(empty)',
+    fieldName: {
+      locked: 'Locked', unlockTime: 'Unlock time', disabled: 'Disabled', name: 'Name', permissions: 'Permissions', roles: 'Roles',
+      mobile: 'Mobile', email: 'E-mail', username: 'User name', reason: 'Reason', failures: 'Failures', tokenId: 'Session',
     },
   },
 };

@@ -114,6 +114,15 @@ export default {
     os: '操作系统', time: '登录时间', reason: '失败原因', range: '登录时间范围', start: '开始时间', end: '结束时间',
     statusName: { success: '成功', passwrong: '密码错误', mfawrong: '动态验证码错误', locked: '已锁定', disabled: '已禁用', expired: '已过期' },
     typeName: { account: '账号', mobile: '手机号', email: '邮箱', qrcode: '授权码', passchange: '修改密码', mfa: '双因素认证' },
+    prefixHint: '以…开头',
+    failure: {
+      BAD_CREDENTIALS: '用户名或密码错误', ACCOUNT_LOCKED: '用户已被锁定', ACCOUNT_DISABLED: '用户已被禁用',
+      ACCOUNT_EXPIRED: '您的账户已过期,请联系管理员', OLD_PASSWORD_WRONG: '旧密码不正确', MFA_CODE_INVALID: '动态验证码错误',
+    },
+    lockedByFailures: '失败次数达到上限,本次失败锁定了账号',
+  },
+  logs: {
+    today: '今天', last7Days: '最近 7 天', last30Days: '最近 30 天', zone: '时间按 {zone}(UTC{offset})显示',
   },
   online: {
     user: '用户', ip: 'IP 地址', browser: '浏览器', os: '操作系统', loginTime: '登录时间', expireAt: '到期时间',
@@ -129,7 +138,7 @@ export default {
   messages: {
     title: '标题', content: '内容', kind: '类型', time: '时间', state: '状态', read: '已读', unread: '未读',
     markRead: '标为已读', readAll: '全部标为已读', unreadOnly: '只看未读', newMessage: '新消息',
-    kindName: { 'login-failed': '异常登录', 'unusual-ip': '异地登录', 'password-expiry': '密码到期', 'recovery-code-used': '恢复码已使用' },
+    kindName: { 'login-failed': '异常登录', 'unusual-ip': '异地登录', 'password-expiry': '密码到期', 'recovery-code-used': '恢复码已使用', 'account-dormant': '长期未登录停用' },
   },
   audit: {
     action: '操作', username: '操作人', target: '对象', ip: 'IP 地址', time: '时间', detail: '详情',
@@ -139,6 +148,11 @@ export default {
       'online_kickout': '强制下线', 'user_create': '创建用户', 'role_save': '保存角色', 'user_recover': '服务器端恢复账户',
       'qrcode_authorize': '扫码授权登录', 'user_mfaReset': '重置双因素认证',
       'log_retention': '清理过期日志', 'loginLog_export': '导出登录日志', 'auditLog_export': '导出审计日志',
+    },
+    byFailures: '失败次数过多({n} 次)', field: '字段', old: '修改前', new: '修改后', created: '(新建)', emptyValue: '(空)',
+    fieldName: {
+      locked: '锁定', unlockTime: '解锁时间', disabled: '禁用', name: '名称', permissions: '权限', roles: '角色',
+      mobile: '手机号', email: '邮箱', username: '用户名', reason: '原因', failures: '失败次数', tokenId: '会话',
     },
   },
 };
