@@ -35,7 +35,7 @@ const en: typeof zh = {
     rule: {
       min: 'At least {n} characters', max: 'At most {n} characters', bytes: 'At most 72 bytes (UTF-8)', digit: 'A digit',
       upper: 'An upper-case letter', lower: 'A lower-case letter', symbol: 'A special character (not a letter, digit or space)',
-      account: 'Not containing your user name, mobile number or e-mail (before @)',
+      account: 'Not containing your user name, mobile number or e-mail (before {\'@\'})',
       common: 'Not a common password', history: 'Not one of your last {n} passwords',
     },
     onSaveTitle: 'Checked by the service when you submit:',
@@ -83,7 +83,7 @@ const en: typeof zh = {
       includeUpperCase: { label: 'Upper-case letter required', help: 'At least one A–Z' },
       includeNumber: { label: 'Digit required', help: 'At least one 0–9' },
       includeSymbol: { label: 'Special character required', help: 'At least one character that is not a letter, digit or space' },
-      rejectAccountInPassword: { label: 'Refuse account details', help: 'A user\'s new password may not contain the user name, mobile number or e-mail before @ (any case; values of 3 characters or more)' },
+      rejectAccountInPassword: { label: 'Refuse account details', help: 'A user\'s new password may not contain the user name, mobile number or e-mail before {\'@\'} (any case; values of 3 characters or more)' },
       rejectCommonPasswords: { label: 'Refuse common passwords', help: 'A user\'s new password may not be on the bundled list of common passwords (any case; includes Chinese patterns such as woaini1314, qq123456)' },
       passwordHistoryCount: { label: 'Password history', help: 'A user\'s new password may not equal any of their last N passwords, the current one included; 0: not checked' },
       forceUpdatePassword: { label: 'Force change of initial passwords', help: 'A login with an initial password (new or reset) must change it first' },

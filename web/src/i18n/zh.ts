@@ -33,7 +33,7 @@ export default {
     rule: {
       min: '至少 {n} 个字符', max: '最多 {n} 个字符', bytes: '不超过 72 字节（UTF-8）', digit: '包含数字',
       upper: '包含大写字母', lower: '包含小写字母', symbol: '包含特殊字符（非字母、数字、空白）',
-      account: '不包含用户名、手机号或邮箱（@ 前部分）',
+      account: '不包含用户名、手机号或邮箱（{\'@\'} 前部分）',
       common: '不是常见弱密码', history: '不与最近 {n} 次使用的密码相同',
     },
     onSaveTitle: '以下规则在提交时由服务端检查：',
@@ -80,7 +80,7 @@ export default {
       includeUpperCase: { label: '必须包含大写字母', help: '密码中至少一个 A–Z' },
       includeNumber: { label: '必须包含数字', help: '密码中至少一个 0–9' },
       includeSymbol: { label: '必须包含特殊字符', help: '至少一个非字母、非数字、非空白的字符' },
-      rejectAccountInPassword: { label: '禁止包含账号信息', help: '用户修改密码时，拒绝包含用户名、手机号或邮箱 @ 前部分（不区分大小写，3 个字符及以上）的密码' },
+      rejectAccountInPassword: { label: '禁止包含账号信息', help: '用户修改密码时，拒绝包含用户名、手机号或邮箱 {\'@\'} 前部分（不区分大小写，3 个字符及以上）的密码' },
       rejectCommonPasswords: { label: '禁止常见弱密码', help: '用户修改密码时，拒绝内置常见密码表中的密码（不区分大小写，含 woaini1314、qq123456 等常见中文模式）' },
       passwordHistoryCount: { label: '禁止重复使用最近密码', help: '用户修改密码时，新密码不能与最近 N 次使用的密码（含当前密码）相同；0 表示不检查' },
       forceUpdatePassword: { label: '首次登录强制修改密码', help: '使用初始密码（新建或重置）登录时，须先修改密码' },
