@@ -42,8 +42,8 @@ const MSG = {
   reused: '新密码不能与最近5次使用的密码相同',
 };
 
-/** On the service's common list and meets the baseline's six rules (8+ characters, digit, lower case, symbol). */
-const COMMON = 'p@ssw0rd';
+/** On the service's common list (as p@ssw0rd: compared case-insensitively) and meets the baseline's six rules. */
+const COMMON = 'P@ssw0rd';
 const INITIAL = 'Start#2026x';
 const GOOD = 'Kestrel#7yard';
 
