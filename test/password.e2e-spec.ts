@@ -239,7 +239,10 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       // The full account strategy stays behind its permission.
       expect((await app.post('/sys/strategy/user/info', {}, { token })).body.code).toBe('FORBIDDEN');
 
-      const saved = { minPasswordLength: 8, maxPasswordLength: 32, includeLowerCase: false, includeUpperCase: true, includeNumber: false, includeSymbol: false };
+      const saved = {
+        minPasswordLength: 8, maxPasswordLength: 32, includeLowerCase: false, includeUpperCase: true, includeNumber: false, includeSymbol: false,
+        passwordHistoryCount: 4, rejectCommonPasswords: true, rejectAccountInPassword: false,
+      };
       await app.saveUserStrategy({ ...saved, passwordExpireDays: 30 });
       expect((await app.post('/sys/strategy/user/rules', {}, { token })).body.data).toEqual(saved);
     });

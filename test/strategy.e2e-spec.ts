@@ -46,12 +46,13 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
       expect(user.body).toEqual({ success: true, code: 'OK', message: '操作成功', data: USER_DEFAULTS });
     });
 
-    it('/sys/strategy/user/rules gives the complexity fields to any logged-in user', async () => {
+    it('/sys/strategy/user/rules gives the complexity fields and contract §9\'s checks to any logged-in user', async () => {
       const user = await createUser(app);
       const token = await app.token(user.username, user.password);
       const res = await app.post('/sys/strategy/user/rules', {}, { token });
       expect(res.body.data).toEqual({
         minPasswordLength: 6, maxPasswordLength: 20, includeLowerCase: true, includeUpperCase: false, includeNumber: true, includeSymbol: true,
+        passwordHistoryCount: 0, rejectCommonPasswords: false, rejectAccountInPassword: false,
       });
     });
   });
@@ -167,6 +168,20 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
       expect(await info(USER)).toMatchObject({ minPasswordLength: 12, maxPasswordLength: 12 });
     });
 
+    it('contract §9: takes the account fields at their bounds, reports them in info, and announces the change', async () => {
+      changed.length = 0;
+      await app.saveUserStrategy({ passwordHistoryCount: 24, rejectCommonPasswords: true, rejectAccountInPassword: true, dormantDays: 3650 });
+      expect(await info(USER)).toEqual({
+        ...USER_DEFAULTS, passwordHistoryCount: 24, rejectCommonPasswords: true, rejectAccountInPassword: true, dormantDays: 3650,
+      });
+      expect(await rowsOf(USER.group)).toMatchObject({
+        passwordHistoryCount: '24', rejectCommonPasswords: 'true', rejectAccountInPassword: 'true', dormantDays: '3650',
+      });
+      expect(changed.filter((e) => !e.remote).map((e) => e.group)).toEqual([USER.group]);
+      await app.saveUserStrategy({ passwordHistoryCount: 0, rejectCommonPasswords: false, dormantDays: 0 });
+      expect(await info(USER)).toEqual({ ...USER_DEFAULTS, rejectAccountInPassword: true });
+    });
+
     // Contract §4: a bad field fails the whole save and nothing changes; the message names the field.
     const BAD_LOGIN_SAVES: [string, Record<string, unknown>, string][] = [
       ['an integer sent as a string', { sessionExpireMinutes: '30' }, 'sessionExpireMinutes'],
@@ -215,6 +230,17 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
       ['minPasswordLength above the saved maxPasswordLength', { minPasswordLength: 21 }, 'minPasswordLength'],
       ['an unknown field', { minLength: 8 }, 'minLength'],
       ['null', { includeNumber: null }, 'includeNumber'],
+      // Contract §9.
+      ['passwordHistoryCount 25', { passwordHistoryCount: 25 }, 'passwordHistoryCount'],
+      ['a negative passwordHistoryCount', { passwordHistoryCount: -1 }, 'passwordHistoryCount'],
+      ['a fractional passwordHistoryCount', { passwordHistoryCount: 2.5 }, 'passwordHistoryCount'],
+      ['passwordHistoryCount as a string', { passwordHistoryCount: '5' }, 'passwordHistoryCount'],
+      ['1 for rejectCommonPasswords', { rejectCommonPasswords: 1 }, 'rejectCommonPasswords'],
+      ['"true" for rejectAccountInPassword', { rejectAccountInPassword: 'true' }, 'rejectAccountInPassword'],
+      ['null for rejectAccountInPassword', { rejectAccountInPassword: null }, 'rejectAccountInPassword'],
+      ['dormantDays 3651', { dormantDays: 3651 }, 'dormantDays'],
+      ['a negative dormantDays', { dormantDays: -1 }, 'dormantDays'],
+      ['dormantDays as a string', { dormantDays: '90' }, 'dormantDays'],
     ];
 
     it.each(BAD_USER_SAVES)('refuses %s in the user strategy, and keeps every other field of that save out too', async (_label, bad, field) => {

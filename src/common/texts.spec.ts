@@ -25,6 +25,9 @@ describe('text catalogue (issue 12.6)', () => {
     [ErrorCode.OLD_PASSWORD_WRONG, '旧密码不正确'],
     [ErrorCode.PASSWORD_NEEDS_UPPER, '密码应包含大写字符'],
     [ErrorCode.PASSWORD_NEEDS_SYMBOL, '密码应包含特殊字符'],
+    // Contract §9.
+    [ErrorCode.PASSWORD_CONTAINS_ACCOUNT, '密码不能包含账号、手机号或邮箱'],
+    [ErrorCode.PASSWORD_TOO_COMMON, '密码过于常见,请更换'],
     [ErrorCode.KICKED_OUT, '账号已在其他地方登录'],
     [ErrorCode.IP_MISMATCH, '登录IP已变化,请重新登录'],
     [ErrorCode.TEMP_TOKEN_FORBIDDEN, '请先修改密码'],
@@ -38,6 +41,10 @@ describe('text catalogue (issue 12.6)', () => {
   it('fills the minimum into 密码长度应大于{min} (contract §2, spec 7)', () => {
     expect(messageOf(ErrorCode.PASSWORD_TOO_SHORT, 'zh', { min: 8 })).toBe('密码长度应大于8');
     expect(messageOf(ErrorCode.PASSWORD_TOO_LONG, 'en', { max: 20 })).toBe('The password must be at most 20 characters long');
+  });
+
+  it('fills the count into 新密码不能与最近{n}次使用的密码相同 (contract §9)', () => {
+    expect(messageOf(ErrorCode.PASSWORD_REUSED, 'zh', { n: 5 })).toBe('新密码不能与最近5次使用的密码相同');
   });
 
   it('answers English for en and keeps the old helpers on the catalogue', () => {

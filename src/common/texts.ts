@@ -26,6 +26,10 @@ const errors = {
   PASSWORD_NEEDS_UPPER: { zh: '密码应包含大写字符', en: 'The password must contain an upper-case letter' },
   PASSWORD_NEEDS_LOWER: { zh: '密码应包含小写字符', en: 'The password must contain a lower-case letter' },
   PASSWORD_NEEDS_SYMBOL: { zh: '密码应包含特殊字符', en: 'The password must contain a special character' },
+  // Contract §9: a user's own change, after the six rules above.
+  PASSWORD_CONTAINS_ACCOUNT: { zh: '密码不能包含账号、手机号或邮箱', en: 'The password must not contain your account name, mobile number or e-mail' },
+  PASSWORD_TOO_COMMON: { zh: '密码过于常见,请更换', en: 'The password is too common, please choose another' },
+  PASSWORD_REUSED: { zh: '新密码不能与最近{n}次使用的密码相同', en: 'The new password must differ from your last {n} passwords' },
   NOT_LOGGED_IN: { zh: '未登录或登录已过期', en: 'Not logged in, or the session has expired' },
   KICKED_OUT: { zh: '账号已在其他地方登录', en: 'The account has logged in elsewhere' },
   IP_MISMATCH: { zh: '登录IP已变化,请重新登录', en: 'Your IP address has changed, please log in again' },

@@ -18,16 +18,18 @@ import { AuditLog1764600000000 } from './migrations/1764600000000-audit-log';
 import { UserIdentifiers1764900000000 } from './migrations/1764900000000-user-identifiers';
 import { AuditTargetName1765000000000 } from './migrations/1765000000000-audit-target-name';
 import { Mfa1765100000000 } from './migrations/1765100000000-mfa';
+import { PasswordHistory1765220000000 } from './migrations/1765220000000-password-history';
+import { PasswordHistoryEntity } from '../user-account/password-history.entity';
 import { RecoveryCodeEntity, UserMfaEntity } from '../mfa/mfa.entities';
 
 export const ENTITIES = [
   UserEntity, RoleEntity, UserRoleEntity, LoginLogEntity, SysPropEntity,
   NotificationEntity, MessageEntity, PasswordReminderEntity, AuditLogEntity, UserIdentifierEntity,
-  UserMfaEntity, RecoveryCodeEntity,
+  UserMfaEntity, RecoveryCodeEntity, PasswordHistoryEntity,
 ];
 export const MIGRATIONS = [
   InitSchema1763900000000, Notifications1764300000000, AuditLog1764600000000, UserIdentifiers1764900000000,
-  AuditTargetName1765000000000, Mfa1765100000000,
+  AuditTargetName1765000000000, Mfa1765100000000, PasswordHistory1765220000000,
 ];
 
 /**

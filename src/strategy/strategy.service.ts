@@ -69,6 +69,9 @@ export class StrategyService implements OnModuleInit {
       includeUpperCase: s.includeUpperCase,
       includeNumber: s.includeNumber,
       includeSymbol: s.includeSymbol,
+      passwordHistoryCount: s.passwordHistoryCount,
+      rejectCommonPasswords: s.rejectCommonPasswords,
+      rejectAccountInPassword: s.rejectAccountInPassword,
     };
   }
 

@@ -25,6 +25,14 @@ export class UserStrategy {
   includeNumber = true;
   includeSymbol = true;
   forceUpdatePassword = false;
+  /** Contract §9: a user's own new password may not equal any of their last N, the current one included; 0 off. */
+  passwordHistoryCount = 0;
+  /** Contract §9: refuse a password on the bundled common-password list (case-insensitive). */
+  rejectCommonPasswords = false;
+  /** Contract §9: refuse a password containing the user name, mobile or e-mail local part (≥ 3 characters). */
+  rejectAccountInPassword = false;
+  /** Contract §9: disable accounts with no successful login for this many days (a daily job); 0 never. */
+  dormantDays = 0;
 }
 
 export const LOGIN_STRATEGY_WHEN_EXPIRE_TIP = 1;
@@ -40,8 +48,15 @@ export enum StrategyGroup {
   USER = 'user_strategy',
 }
 
-export type PasswordRules = Pick<UserStrategy,
+/** Spec 4.3's six rules, what the complexity check and the password generator read. */
+export type ComplexityRules = Pick<UserStrategy,
   'minPasswordLength' | 'maxPasswordLength' | 'includeLowerCase' | 'includeUpperCase' | 'includeNumber' | 'includeSymbol'>;
+
+/** Contract §9's checks of a user's own change, after the six rules. */
+export type OwnChangeRules = Pick<UserStrategy, 'passwordHistoryCount' | 'rejectCommonPasswords' | 'rejectAccountInPassword'>;
+
+/** What /sys/strategy/user/rules answers (contract §4, with §9's fields added). */
+export type PasswordRules = ComplexityRules & OwnChangeRules;
 
 export const NOTIFY_CHANNELS = ['email', 'sms', 'site'] as const;
 export type NotifyChannel = (typeof NOTIFY_CHANNELS)[number];

@@ -8,6 +8,7 @@ import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
 import { LockoutService } from './lockout.service';
 import { PasswordProof } from './password-proof.service';
+import { PasswordScreen } from './password-screen';
 import { UserAccountService } from './user-account.service';
 import { UserEntity } from './user.entity';
 
@@ -26,7 +27,8 @@ export interface OwnPasswordChange {
  * in a compare slot of the account, outside its login mutex), refused without a compare while the
  * account is locked, and a wrong old password logged (`passwrong`, login type `passchange`), counted
  * toward the lock of spec 3.1 and, when it locks the account, the end of the session that tried. A stolen token gets at most
- * maxFailureTimes guesses, as a stranger at the login page does.
+ * maxFailureTimes guesses, as a stranger at the login page does. The new password then meets spec 4.3's rules and
+ * contract §9's (PasswordScreen) before it is set.
  */
 @Injectable()
 export class PasswordChangeService {
@@ -37,6 +39,7 @@ export class PasswordChangeService {
     private readonly sessions: SessionService,
     private readonly logs: LoginLogService,
     private readonly mutex: KeyedMutex,
+    private readonly screen: PasswordScreen,
   ) {}
 
   async changeOwn(c: OwnPasswordChange): Promise<void> {
@@ -58,6 +61,9 @@ export class PasswordChangeService {
         },
       });
       try {
+        // Spec 4.3's rules, then contract §9's (their BCrypt compares outside the login mutex). A
+        // password changed meanwhile shows in the section below, and the loop screens again.
+        await this.screen.checkOwn(await this.accounts.withPassword(c.userId), c.newPass);
         const changed = await this.mutex.run(Keys.loginMutex(c.userId), async () => {
           await right.release();
           const user = await this.accounts.withPassword(c.userId);

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { AppException } from '../common/app.exception';
 import { ErrorCode } from '../common/error-code';
-import { PasswordRules } from '../strategy/strategy.types';
+import { ComplexityRules } from '../strategy/strategy.types';
 
 /** BCrypt reads at most 72 bytes (contract §2). */
 export const BCRYPT_MAX_BYTES = 72;
@@ -13,7 +13,7 @@ const LOWER = /[a-z]/;
 const SYMBOL = /[^\p{L}0-9\s]/u;
 
 /** Spec 4.3: the complexity check, in its order; the first failure is reported. */
-export function checkPasswordComplexity(password: string, rules: PasswordRules): void {
+export function checkPasswordComplexity(password: string, rules: ComplexityRules): void {
   const length = [...password].length;
   if (rules.minPasswordLength > 0 && length < rules.minPasswordLength) {
     throw new AppException(ErrorCode.PASSWORD_TOO_SHORT, { min: rules.minPasswordLength });
@@ -37,7 +37,7 @@ const SETS = {
 };
 
 /** A random password that passes the current rules: one of every class that is required (and all four in general). */
-export function generatePassword(rules: PasswordRules): string {
+export function generatePassword(rules: ComplexityRules): string {
   const max = rules.maxPasswordLength > 0 ? rules.maxPasswordLength : BCRYPT_MAX_BYTES;
   const length = Math.min(max, Math.max(rules.minPasswordLength, 14, 4));
   const pick = (set: string) => set[randomInt(set.length)];

@@ -10,6 +10,8 @@ import { LockoutService } from './lockout.service';
 import { MeController } from './me.controller';
 import { PasswordChangeService } from './password-change.service';
 import { PasswordProof } from './password-proof.service';
+import { PasswordScreen } from './password-screen';
+import { CommonPasswords } from './common-passwords/common-passwords';
 import { BcryptPasswordHasher, PasswordHasher } from './password-hasher';
 import { RoleController } from './role.controller';
 import { RoleEntity, UserRoleEntity } from './role.entity';
@@ -20,11 +22,12 @@ import { UserAccountService } from './user-account.service';
 import { UserController } from './user.controller';
 import { UserDirectory } from './user-directory';
 import { UserIdentifierEntity } from './user-identifier.entity';
+import { PasswordHistoryEntity } from './password-history.entity';
 import { UserEntity } from './user.entity';
 import { UserRepository } from './user.repository';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([UserEntity, RoleEntity, UserRoleEntity, UserIdentifierEntity]), StrategyModule, LoginLogModule, SessionModule, CryptoModule, AuditModule],
+  imports: [TypeOrmModule.forFeature([UserEntity, RoleEntity, UserRoleEntity, UserIdentifierEntity, PasswordHistoryEntity]), StrategyModule, LoginLogModule, SessionModule, CryptoModule, AuditModule],
   controllers: [UserController, RoleController, MeController],
   providers: [
     UserRepository,
@@ -34,6 +37,8 @@ import { UserRepository } from './user.repository';
     CompareSlots,
     PasswordProof,
     PasswordChangeService,
+    PasswordScreen,
+    CommonPasswords,
     RoleService,
     SelfProtection,
     UserDirectory,

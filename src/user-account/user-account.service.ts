@@ -20,6 +20,7 @@ import { passwordExpiresAt } from './password-expiry';
 import { mayGrant } from './grants';
 import { lockedUntil, unlockDue } from './lock-policy';
 import { checkPasswordComplexity, generatePassword } from './password-policy';
+import { previousToKeep } from './password-screen';
 import { RoleService } from './role.service';
 import { Identifier, IdentifierKind, identifiersOf, LOGIN_TYPE_OF } from './user-identifier';
 import { SelfProtection } from './self-protection';
@@ -233,8 +234,9 @@ export class UserAccountService {
     // An empty DEFAULT_PASSWORD counts as unset: never store the hash of '' (anyone could log in).
     const generated = this.config.DEFAULT_PASSWORD ? undefined : generatePassword(await this.strategy.passwordRules());
     const hash = await this.hasher.hash(generated ?? this.config.DEFAULT_PASSWORD!);
+    const keep = previousToKeep((await this.strategy.userStrategy()).passwordHistoryCount);
     await this.mutex.run(Keys.loginMutex(id), async () => {
-      await this.users.resetPassword(id, hash, this.clock.now());
+      await this.users.resetPassword(id, hash, this.clock.now(), keep);
       await this.sessions.endAll(id);
     });
     await this.audited('user.resetPass', actor, user);
@@ -253,12 +255,15 @@ export class UserAccountService {
   }
 
   /**
-   * Spec 4.3 change, once the old password is proven (PasswordChangeService): the complexity check,
-   * the new hash, and the user's other sessions end. The caller holds the account's login mutex.
+   * Spec 4.3 change, once the old password is proven and the new one screened (PasswordChangeService):
+   * the complexity check again (the strategy may have changed meanwhile), the new hash (the replaced
+   * one joins the history, contract §9), and the user's other sessions end. The caller holds the
+   * account's login mutex.
    */
   async setOwnPassword(userId: string, currentTokenHash: string, newPass: string): Promise<void> {
-    checkPasswordComplexity(newPass, await this.strategy.passwordRules());
-    await this.users.setPassword(userId, await this.hasher.hash(newPass), this.clock.now());
+    const rules = await this.strategy.userStrategy();
+    checkPasswordComplexity(newPass, rules);
+    await this.users.setPassword(userId, await this.hasher.hash(newPass), this.clock.now(), previousToKeep(rules.passwordHistoryCount));
     await this.sessions.endAll(userId, currentTokenHash);
   }
 

@@ -4,6 +4,7 @@ import { Brackets, DataSource, In, Repository } from 'typeorm';
 import { UserRoleEntity } from './role.entity';
 import { Identifier, IdentifierKind, loginCandidates, matchLogin, normaliseIdentifier } from './user-identifier';
 import { UserIdentifierEntity } from './user-identifier.entity';
+import { PasswordHistoryEntity } from './password-history.entity';
 import { UserEntity } from './user.entity';
 
 /** What the user list can be narrowed by (spec 2.4). */
@@ -16,14 +17,15 @@ export interface UserFilter {
 export type NewUserRow = Omit<UserEntity, 'unlockTime' | 'failureResetTime'>;
 
 /**
- * `sys_user` and `sys_user_identifier` (and the role links written with a new user): the only place
- * that queries them. Rows come back without the password hash unless the method's name says so.
+ * `sys_user`, `sys_user_identifier` and `sys_password_history` (and the role links written with a
+ * new user): the only place that queries them. Rows come back without the password hash unless the method's name says so.
  */
 @Injectable()
 export class UserRepository {
   constructor(
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
     @InjectRepository(UserIdentifierEntity) private readonly identifiers: Repository<UserIdentifierEntity>,
+    @InjectRepository(PasswordHistoryEntity) private readonly history: Repository<PasswordHistoryEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
@@ -129,21 +131,53 @@ export class UserRepository {
     await this.users.update(id, { disabled: false, unlockTime: null, failureResetTime: at });
   }
 
-  /** Spec 4.3 change: `hash` is the user's own password since `at`. */
-  async setPassword(id: string, hash: string, at: Date): Promise<void> {
-    await this.users.update(id, { password: hash, passwordUpdateTime: at });
+  /**
+   * Spec 4.3 change: `hash` is the user's own password since `at`. `keepPrevious`: how many of
+   * the user's previous passwords sys_password_history keeps (contract §9, see replacePassword).
+   */
+  async setPassword(id: string, hash: string, at: Date, keepPrevious: number): Promise<void> {
+    await this.replacePassword(id, { password: hash, passwordUpdateTime: at }, at, keepPrevious);
   }
 
   /** Spec 4.3 reset: `hash` is an initial password (contract §4); failures before `at` no longer count. */
-  async resetPassword(id: string, hash: string, at: Date): Promise<void> {
-    await this.users.update(id, { password: hash, passwordUpdateTime: null, failureResetTime: at });
+  async resetPassword(id: string, hash: string, at: Date, keepPrevious: number): Promise<void> {
+    await this.replacePassword(id, { password: hash, passwordUpdateTime: null, failureResetTime: at }, at, keepPrevious);
   }
 
   /** Contract §12 recovery: unlocked, enabled, with the initial password `hash`; failures before `at` no longer count. */
-  async recover(id: string, hash: string, at: Date): Promise<void> {
-    await this.users.update(id, {
+  async recover(id: string, hash: string, at: Date, keepPrevious: number): Promise<void> {
+    await this.replacePassword(id, {
       locked: false, unlockTime: null, disabled: false,
       password: hash, passwordUpdateTime: null, failureResetTime: at,
+    }, at, keepPrevious);
+  }
+
+  /**
+   * Contract §9: the hashes of the user's previous passwords, newest first, at most `limit`
+   * (the current one is not among them: it is sys_user.password).
+   */
+  async previousPasswords(userId: string, limit: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    const rows = await this.history.find({ where: { userId }, order: { id: 'DESC' }, take: limit });
+    return rows.map((r) => r.passwordHash);
+  }
+
+  /**
+   * Every way a password is set goes through here, in one transaction: the hash being replaced
+   * joins sys_password_history, and the user's rows beyond the newest `keepPrevious` go (all of
+   * them with 0: no hash is kept that the policy does not need). Ids order the rows, not times:
+   * two changes within one millisecond keep their order.
+   */
+  private async replacePassword(id: string, fields: Partial<UserEntity>, at: Date, keepPrevious: number): Promise<void> {
+    await this.dataSource.transaction(async (tx) => {
+      if (keepPrevious > 0) {
+        const current = await tx.createQueryBuilder(UserEntity, 'u').addSelect('u.password').where('u.id = :id', { id }).getOne();
+        if (current) await tx.insert(PasswordHistoryEntity, { userId: id, passwordHash: current.password, replacedTime: at });
+      }
+      await tx.update(UserEntity, id, fields);
+      const rows = await tx.find(PasswordHistoryEntity, { select: { id: true }, where: { userId: id }, order: { id: 'DESC' } });
+      const stale = rows.slice(Math.max(0, keepPrevious)).map((r) => r.id);
+      if (stale.length) await tx.delete(PasswordHistoryEntity, { id: In(stale) });
     });
   }
 }

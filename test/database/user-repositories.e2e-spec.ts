@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { isUniqueViolation } from '../../src/common/db-errors';
 import { dataSourceOptions, initializeDataSource } from '../../src/database/data-source-options';
+import { PasswordHistoryEntity } from '../../src/user-account/password-history.entity';
 import { RoleEntity, UserRoleEntity } from '../../src/user-account/role.entity';
 import { RoleRepository } from '../../src/user-account/role.repository';
 import { identifiersOf } from '../../src/user-account/user-identifier';
@@ -31,7 +32,9 @@ const SETUPS: { name: string; open(): Promise<{ repos: Repos; close(): Promise<v
       const provisioned: Provisioned = await backend.provision();
       const dataSource: DataSource = await initializeDataSource(dataSourceOptions(provisioned.env.DATABASE_URL));
       const repos = {
-        users: new UserRepository(dataSource.getRepository(UserEntity), dataSource.getRepository(UserIdentifierEntity), dataSource),
+        users: new UserRepository(
+          dataSource.getRepository(UserEntity), dataSource.getRepository(UserIdentifierEntity),
+          dataSource.getRepository(PasswordHistoryEntity), dataSource),
         roles: new RoleRepository(dataSource.getRepository(RoleEntity), dataSource.getRepository(UserRoleEntity)),
       };
       return { repos, close: async () => { await dataSource.destroy(); await provisioned.dispose(); } };
@@ -118,15 +121,42 @@ describe.each(SETUPS)('user and role repositories: $name', (setup) => {
     expect(await read()).toMatchObject({ locked: true, disabled: true, unlockTime: null });
     await repos.users.enable('u1', at(6));
     expect(await read()).toMatchObject({ locked: true, disabled: false, unlockTime: null, failureResetTime: at(6) });
-    await repos.users.setPassword('u1', 'hash:2', at(7));
+    await repos.users.setPassword('u1', 'hash:2', at(7), 0);
     expect(await read()).toMatchObject({ password: 'hash:2', passwordUpdateTime: at(7), failureResetTime: at(6) });
-    await repos.users.resetPassword('u1', 'hash:3', at(8));
+    await repos.users.resetPassword('u1', 'hash:3', at(8), 0);
     expect(await read()).toMatchObject({ password: 'hash:3', passwordUpdateTime: null, failureResetTime: at(8), locked: true });
     await repos.users.disable('u1');
-    await repos.users.recover('u1', 'hash:4', at(9));
+    await repos.users.recover('u1', 'hash:4', at(9), 0);
     expect(await read()).toMatchObject({
       password: 'hash:4', passwordUpdateTime: null, failureResetTime: at(9), locked: false, unlockTime: null, disabled: false,
     });
+  });
+
+  it('contract §9: every way of setting a password keeps the replaced hash, pruned to the newest keepPrevious', async () => {
+    await create();
+    await create({ id: 'u2', username: 'lisi', mobile: null, email: null, password: 'other:1' });
+    const previous = () => repos.users.previousPasswords('u1', 24);
+    await repos.users.setPassword('u1', 'hash:2', at(1), 0);
+    expect(await previous()).toEqual([]);
+    await repos.users.setPassword('u1', 'hash:3', at(2), 3);
+    await repos.users.resetPassword('u1', 'hash:4', at(3), 3);
+    await repos.users.recover('u1', 'hash:5', at(4), 3);
+    expect(await previous()).toEqual(['hash:4', 'hash:3', 'hash:2']);
+    // Several changes within one millisecond keep their order.
+    await repos.users.setPassword('u1', 'hash:6', at(4), 3);
+    await repos.users.setPassword('u1', 'hash:7', at(4), 3);
+    expect(await previous()).toEqual(['hash:6', 'hash:5', 'hash:4']);
+    expect(await repos.users.previousPasswords('u1', 2)).toEqual(['hash:6', 'hash:5']);
+    expect(await repos.users.previousPasswords('u1', 0)).toEqual([]);
+    // A smaller count prunes at the next change; 0 keeps none at all.
+    await repos.users.setPassword('u1', 'hash:8', at(5), 1);
+    expect(await previous()).toEqual(['hash:7']);
+    await repos.users.setPassword('u2', 'other:2', at(5), 2);
+    await repos.users.setPassword('u1', 'hash:9', at(6), 0);
+    expect(await previous()).toEqual([]);
+    expect((await repos.users.withPassword('u1'))!.password).toBe('hash:9');
+    // Another user's history is their own.
+    expect(await repos.users.previousPasswords('u2', 24)).toEqual(['other:1']);
   });
 
   it('roles: written once when absent, listed by code, found ignoring case, overwritten by save', async () => {

@@ -119,16 +119,31 @@ export class InMemoryUserRepository implements Shape<UserRepository> {
     this.change(id, { disabled: false, unlockTime: null, failureResetTime: at });
   }
 
-  async setPassword(id: string, hash: string, at: Date): Promise<void> {
-    this.change(id, { password: hash, passwordUpdateTime: at });
+  async setPassword(id: string, hash: string, at: Date, keepPrevious: number): Promise<void> {
+    this.replacePassword(id, { password: hash, passwordUpdateTime: at }, keepPrevious);
   }
 
-  async resetPassword(id: string, hash: string, at: Date): Promise<void> {
-    this.change(id, { password: hash, passwordUpdateTime: null, failureResetTime: at });
+  async resetPassword(id: string, hash: string, at: Date, keepPrevious: number): Promise<void> {
+    this.replacePassword(id, { password: hash, passwordUpdateTime: null, failureResetTime: at }, keepPrevious);
   }
 
-  async recover(id: string, hash: string, at: Date): Promise<void> {
-    this.change(id, { locked: false, unlockTime: null, disabled: false, password: hash, passwordUpdateTime: null, failureResetTime: at });
+  async recover(id: string, hash: string, at: Date, keepPrevious: number): Promise<void> {
+    this.replacePassword(id, { locked: false, unlockTime: null, disabled: false, password: hash, passwordUpdateTime: null, failureResetTime: at }, keepPrevious);
+  }
+
+  async previousPasswords(userId: string, limit: number): Promise<string[]> {
+    return limit > 0 ? (this.history.get(userId) ?? []).slice(0, limit) : [];
+  }
+
+  /** sys_password_history: the previous hashes of each user, newest first. */
+  readonly history = new Map<string, string[]>();
+
+  private replacePassword(id: string, changes: Partial<UserEntity>, keepPrevious: number): void {
+    const row = this.rows.get(id);
+    if (!row) return;
+    const previous = keepPrevious > 0 ? [row.password, ...(this.history.get(id) ?? [])] : [];
+    this.history.set(id, previous.slice(0, Math.max(0, keepPrevious)));
+    Object.assign(row, changes);
   }
 
   /** As an UPDATE by id: no row, no change. */

@@ -26,16 +26,29 @@ export const USER_DEFAULTS = {
   includeNumber: true,
   includeSymbol: true,
   forceUpdatePassword: false,
+  // Contract §9.
+  passwordHistoryCount: 0,
+  rejectCommonPasswords: false,
+  rejectAccountInPassword: false,
+  dormantDays: 0,
 };
 
-/** The complexity fields of spec 2.2 at their defaults (what /sys/strategy/user/rules answers on a fresh start). */
-export const PASSWORD_RULE_DEFAULTS = {
+/** The complexity fields of spec 2.2 at their defaults. */
+export const COMPLEXITY_DEFAULTS = {
   minPasswordLength: USER_DEFAULTS.minPasswordLength,
   maxPasswordLength: USER_DEFAULTS.maxPasswordLength,
   includeLowerCase: USER_DEFAULTS.includeLowerCase,
   includeUpperCase: USER_DEFAULTS.includeUpperCase,
   includeNumber: USER_DEFAULTS.includeNumber,
   includeSymbol: USER_DEFAULTS.includeSymbol,
+};
+
+/** What /sys/strategy/user/rules answers on a fresh start: the complexity fields and contract §9's checks. */
+export const PASSWORD_RULE_DEFAULTS = {
+  ...COMPLEXITY_DEFAULTS,
+  passwordHistoryCount: USER_DEFAULTS.passwordHistoryCount,
+  rejectCommonPasswords: USER_DEFAULTS.rejectCommonPasswords,
+  rejectAccountInPassword: USER_DEFAULTS.rejectAccountInPassword,
 };
 
 export type LoginSettings = typeof LOGIN_DEFAULTS;

@@ -91,4 +91,20 @@ export class SaveUserStrategyDto {
 
   @ApiPropertyOptional() @Optional() @FormBool() @IsBoolean()
   forceUpdatePassword?: boolean;
+
+  @ApiPropertyOptional({ description: 'Contract §9: a user\'s own new password may not equal any of their last N, the current one included; 0 off', minimum: 0, maximum: 24 })
+  @Optional() @FormInt() @IsInt() @Min(0) @Max(24)
+  passwordHistoryCount?: number;
+
+  @ApiPropertyOptional({ description: 'Contract §9: refuse passwords on the bundled common-password list (case-insensitive)' })
+  @Optional() @FormBool() @IsBoolean()
+  rejectCommonPasswords?: boolean;
+
+  @ApiPropertyOptional({ description: 'Contract §9: refuse passwords containing the user name, mobile or e-mail local part (values of 3 characters or more, case-insensitive)' })
+  @Optional() @FormBool() @IsBoolean()
+  rejectAccountInPassword?: boolean;
+
+  @ApiPropertyOptional({ description: 'Contract §9: disable accounts with no successful login for this many days; 0 never', minimum: 0, maximum: 3650 })
+  @Optional() @FormInt() @IsInt() @Min(0) @Max(3650)
+  dormantDays?: number;
 }

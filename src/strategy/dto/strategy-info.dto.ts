@@ -15,7 +15,7 @@ export class LoginStrategyDto {
   @ApiProperty({ description: 'Second factor (contract §8): 0 off, 1 users who enabled TOTP, 2 every user must', enum: [0, 1, 2] }) mfaMode: 0 | 1 | 2;
 }
 
-/** OpenAPI only: the complexity rules of spec 2.2 (/sys/strategy/user/rules). */
+/** OpenAPI only: the rules of a new password (/sys/strategy/user/rules): spec 2.2's complexity, contract §9's checks. */
 export class PasswordRulesDto {
   @ApiProperty() minPasswordLength: number;
   @ApiProperty() maxPasswordLength: number;
@@ -23,11 +23,18 @@ export class PasswordRulesDto {
   @ApiProperty() includeUpperCase: boolean;
   @ApiProperty() includeNumber: boolean;
   @ApiProperty() includeSymbol: boolean;
+  @ApiProperty({ description: 'Contract §9: the last N passwords (the current one included) may not be reused on one\'s own change; 0 off. Checked on save only.' })
+  passwordHistoryCount: number;
+  @ApiProperty({ description: 'Contract §9: passwords on the service\'s common-password list are refused on one\'s own change. Checked on save only.' })
+  rejectCommonPasswords: boolean;
+  @ApiProperty({ description: 'Contract §9: a password may not contain the user name, mobile or e-mail local part (values of 3 characters or more, case-insensitive) on one\'s own change.' })
+  rejectAccountInPassword: boolean;
 }
 
-/** OpenAPI only: what /sys/strategy/user/info answers (spec 2.2, every field). */
+/** OpenAPI only: what /sys/strategy/user/info answers (spec 2.2 and contract §9, every field). */
 export class UserStrategyDto extends PasswordRulesDto {
   @ApiProperty({ description: 'days; 0 never expires' }) passwordExpireDays: number;
   @ApiProperty({ description: 'days' }) expireNotifyDays: number;
   @ApiProperty() forceUpdatePassword: boolean;
+  @ApiProperty({ description: 'Contract §9: days without a successful login before the daily job disables the account; 0 never' }) dormantDays: number;
 }

@@ -8,6 +8,7 @@ import { Keys } from '../../store/keys';
 import { StrategyService } from '../../strategy/strategy.service';
 import { PasswordHasher } from '../password-hasher';
 import { generatePassword } from '../password-policy';
+import { previousToKeep } from '../password-screen';
 import { UserRepository } from '../user.repository';
 
 export interface Recovered {
@@ -45,12 +46,13 @@ export class AccountRecoveryService {
     // As a login finds it (contract §11): through sys_user_identifier, user names ignoring case.
     const user = await this.users.byUsername(username);
     if (!user) return null;
-    const password = generatePassword(await this.strategy.passwordRules());
+    const rules = await this.strategy.userStrategy();
+    const password = generatePassword(rules);
     const hash = await this.hasher.hash(password);
     // Under the account's login mutex, like an administrator's reset: a wrong password being
     // counted right now must not lock the account again with the failures from before.
     await this.mutex.run(Keys.loginMutex(user.id), async () => {
-      await this.users.recover(user.id, hash, this.clock.now());
+      await this.users.recover(user.id, hash, this.clock.now(), previousToKeep(rules.passwordHistoryCount));
       await this.sessions.endAll(user.id);
     });
     const recovered = {

@@ -704,11 +704,19 @@ export interface components {
             includeUpperCase: boolean;
             includeNumber: boolean;
             includeSymbol: boolean;
+            /** @description Contract §9: the last N passwords (the current one included) may not be reused on one's own change; 0 off. Checked on save only. */
+            passwordHistoryCount: number;
+            /** @description Contract §9: passwords on the service's common-password list are refused on one's own change. Checked on save only. */
+            rejectCommonPasswords: boolean;
+            /** @description Contract §9: a password may not contain the user name, mobile or e-mail local part (values of 3 characters or more, case-insensitive) on one's own change. */
+            rejectAccountInPassword: boolean;
             /** @description days; 0 never expires */
             passwordExpireDays: number;
             /** @description days */
             expireNotifyDays: number;
             forceUpdatePassword: boolean;
+            /** @description Contract §9: days without a successful login before the daily job disables the account; 0 never */
+            dormantDays: number;
         };
         SaveUserStrategyDto: {
             /** @description Password validity, days; 0 never expires */
@@ -723,6 +731,14 @@ export interface components {
             includeNumber?: boolean;
             includeSymbol?: boolean;
             forceUpdatePassword?: boolean;
+            /** @description Contract §9: a user's own new password may not equal any of their last N, the current one included; 0 off */
+            passwordHistoryCount?: number;
+            /** @description Contract §9: refuse passwords on the bundled common-password list (case-insensitive) */
+            rejectCommonPasswords?: boolean;
+            /** @description Contract §9: refuse passwords containing the user name, mobile or e-mail local part (values of 3 characters or more, case-insensitive) */
+            rejectAccountInPassword?: boolean;
+            /** @description Contract §9: disable accounts with no successful login for this many days; 0 never */
+            dormantDays?: number;
         };
         PasswordRulesDto: {
             minPasswordLength: number;
@@ -731,6 +747,12 @@ export interface components {
             includeUpperCase: boolean;
             includeNumber: boolean;
             includeSymbol: boolean;
+            /** @description Contract §9: the last N passwords (the current one included) may not be reused on one's own change; 0 off. Checked on save only. */
+            passwordHistoryCount: number;
+            /** @description Contract §9: passwords on the service's common-password list are refused on one's own change. Checked on save only. */
+            rejectCommonPasswords: boolean;
+            /** @description Contract §9: a password may not contain the user name, mobile or e-mail local part (values of 3 characters or more, case-insensitive) on one's own change. */
+            rejectAccountInPassword: boolean;
         };
         /** @enum {string} */
         LoginType: "account" | "mobile" | "email" | "qrcode" | "passchange" | "mfa";
