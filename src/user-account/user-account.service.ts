@@ -17,7 +17,7 @@ import { named } from './actor-name';
 import { ListUsersDto } from './dto/user.dto';
 import { PasswordHasher } from './password-hasher';
 import { passwordExpiresAt } from './password-expiry';
-import { mayGrant } from './grants';
+import { ALL_PERMISSIONS, mayGrant } from './grants';
 import { lockedUntil, unlockDue } from './lock-policy';
 import { checkPasswordComplexity, generatePassword } from './password-policy';
 import { previousToKeep } from './password-screen';
@@ -207,6 +207,27 @@ export class UserAccountService {
       await this.sessions.endAll(id);
     }));
     await this.audited('user.disable', by, user);
+  }
+
+  /**
+   * Contract §9 dormantDays, for the daily job: disables the user as an administrator's disable does
+   * (under the account's login mutex, every session ended) — but only while it is still enabled,
+   * still without a successful login since `cutoff` and still not holding `*` (a login or a role
+   * change may have come since the job listed it). True when this call disabled it. Not audited
+   * here: the job records it as done by `system`.
+   */
+  async disableDormant(id: string, cutoff: Date): Promise<boolean> {
+    return this.mutex.run(Keys.loginMutex(id), async () => {
+      if ((await this.roles.permissionsOf(id)).includes(ALL_PERMISSIONS)) return false;
+      if (!(await this.users.disableIfDormant(id, cutoff))) return false;
+      await this.sessions.endAll(id);
+      return true;
+    });
+  }
+
+  /** A successful login at `at`, any way in (LoginService.complete, under the account's login mutex). */
+  recordLogin(id: string, at: Date): Promise<void> {
+    return this.users.recordLogin(id, at);
   }
 
   /** Spec 4.5 enable(userId); the failure count starts again (contract §5), under the login mutex as unlock; audited as user.enable when an actor is given. */

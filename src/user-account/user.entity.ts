@@ -43,4 +43,8 @@ export class UserEntity {
   /** Contract §5: failures before the last unlock, enable or reset are not counted. */
   @Column({ ...DATETIME, name: 'failure_reset_time', nullable: true })
   failureResetTime: Date | null;
+
+  /** The last successful login, any way in (contract §9 dormantDays); null = never. */
+  @Column({ ...DATETIME, name: 'last_login_time', nullable: true })
+  lastLoginTime: Date | null;
 }

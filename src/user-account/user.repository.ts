@@ -13,8 +13,11 @@ export interface UserFilter {
   keyword?: string;
 }
 
+/** Contract §9: no successful login since `cutoff` (nor creation), nor an administrator's enable, unlock or reset. */
+const DORMANT_AT = 'COALESCE(u.last_login_time, u.create_time) <= :cutoff AND (u.failure_reset_time IS NULL OR u.failure_reset_time <= :cutoff)';
+
 /** A user as created: lock times start empty (the columns' default). */
-export type NewUserRow = Omit<UserEntity, 'unlockTime' | 'failureResetTime'>;
+export type NewUserRow = Omit<UserEntity, 'unlockTime' | 'failureResetTime' | 'lastLoginTime'>;
 
 /**
  * `sys_user`, `sys_user_identifier` and `sys_password_history` (and the role links written with a
@@ -124,6 +127,43 @@ export class UserRepository {
   /** Spec 4.5 disable. */
   async disable(id: string): Promise<void> {
     await this.users.update(id, { disabled: true, unlockTime: null });
+  }
+
+  /** A successful login at `at` (contract §9 dormantDays counts from it). */
+  async recordLogin(id: string, at: Date): Promise<void> {
+    await this.users.update(id, { lastLoginTime: at });
+  }
+
+  /**
+   * Contract §9 dormantDays: enabled users whose last successful login (never: their creation) is at
+   * or before `cutoff`, and whom no administrator enabled, unlocked or reset since (failure_reset_time:
+   * an account enabled again must get the time to log in), leaving out holders of the roles
+   * `exemptRoles`; the first `limit` with an id greater than `afterId`, by id.
+   */
+  dormantSince(cutoff: Date, exemptRoles: string[], afterId: string, limit: number): Promise<UserEntity[]> {
+    const qb = this.users.createQueryBuilder('u')
+      .where('u.id > :afterId', { afterId })
+      .andWhere(DORMANT_AT, { cutoff })
+      .andWhere('(u.disabled IS NULL OR u.disabled = :enabled)', { enabled: false });
+    if (exemptRoles.length) {
+      qb.andWhere((w) => `u.id NOT IN ${w.subQuery().select('ur.user_id').from(UserRoleEntity, 'ur')
+        .where('ur.role_code IN (:...exemptRoles)').getQuery()}`, { exemptRoles });
+    }
+    return qb.orderBy('u.id', 'ASC').take(limit).getMany();
+  }
+
+  /**
+   * Disables the user only while it is still enabled and still dormant at `cutoff` (a login or an
+   * administrator may have come first); true when this call disabled it.
+   */
+  async disableIfDormant(id: string, cutoff: Date): Promise<boolean> {
+    const result = await this.users.createQueryBuilder().update(UserEntity)
+      .set({ disabled: true, unlockTime: null })
+      .where('id = :id', { id })
+      .andWhere('(disabled IS NULL OR disabled = :enabled)', { enabled: false })
+      .andWhere(DORMANT_AT.replace(/u\./g, ''), { cutoff })
+      .execute();
+    return (result.affected ?? 0) > 0;
   }
 
   /** Spec 4.5 enable; failures before `at` no longer count (contract §5). */

@@ -661,6 +661,10 @@ export interface components {
              * @enum {number}
              */
             mfaMode: 0 | 1 | 2;
+            /** @description hours after login, however often renewed (contract §9); 0 = no limit */
+            sessionMaxHours: number;
+            /** @description with multiOnline: live sessions per user (contract §9); 0 = no limit */
+            maxSessionsPerUser: number;
         };
         NoInputDto: Record<string, never>;
         SaveLoginStrategyDto: {
@@ -696,6 +700,10 @@ export interface components {
              * @enum {number}
              */
             mfaMode?: 0 | 1 | 2;
+            /** @description Absolute session lifetime (contract §9), hours after login; 0 = no limit */
+            sessionMaxHours?: number;
+            /** @description With multiOnline: live sessions per user, the oldest kicked out (contract §9); 0 = no limit */
+            maxSessionsPerUser?: number;
         };
         UserStrategyDto: {
             minPasswordLength: number;
@@ -952,7 +960,7 @@ export interface components {
             code: string;
         };
         /** @enum {string} */
-        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used";
+        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used" | "account-dormant";
         SiteMessageDto: {
             id: string;
             kind: components["schemas"]["MessageKind"];

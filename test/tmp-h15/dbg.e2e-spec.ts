@@ -1,0 +1,27 @@
+import { launchChromium, sel, textBox, isCall } from '../support/console-browser';
+import { sqliteMemory } from '../support/backends';
+import { ADMIN_PASSWORD, listenOnLocalPort, startApp } from '../support/test-app';
+jest.setTimeout(60000);
+it('dbg', async () => {
+  const app = await startApp(sqliteMemory);
+  const base = await listenOnLocalPort(app);
+  const browser = await launchChromium();
+  const page = await browser.newPage();
+  page.on('console', (m) => console.log('CONSOLE', m.text()));
+  await page.goto(`${base}/login`);
+  await page.evaluate(() => localStorage.setItem('lang', 'en'));
+  await page.goto(`${base}/login`);
+  await page.setViewportSize({ width: 1366, height: 900 });
+  await textBox(page, 'login-account').fill('admin');
+  await textBox(page, 'login-password').fill(ADMIN_PASSWORD);
+  await page.locator(sel('login-submit')).click();
+  await page.waitForURL((u) => u.pathname !== '/login');
+  await page.goto(`${base}/system/strategy`);
+  await page.locator(sel('strategy-tab-user')).click();
+  await page.locator(sel('field-dormantDays')).waitFor();
+  await page.locator(sel('strategy-baseline')).click();
+  await page.locator(sel('baseline-cancel')).waitFor();
+  await page.screenshot({ path: 'test-results/dbg-en-dialog.png' });
+  console.log(await page.locator('[data-test^=field-]').evaluateAll((els) => els.map((e) => e.getAttribute('data-test') + ' ' + (e as HTMLElement).offsetHeight)));
+  await browser.close(); await app.close();
+});
