@@ -5,7 +5,7 @@ const en: typeof zh = {
   common: {
     search: 'Search', reset: 'Reset', save: 'Save', cancel: 'Cancel', confirm: 'OK', close: 'Close', refresh: 'Refresh',
     operations: 'Actions', confirmTitle: 'Confirm', success: 'Done', copy: 'Copy', copied: 'Copied', yes: 'Yes', no: 'No',
-    minutes: 'minutes', hours: 'hours', days: 'days', times: 'times', chars: 'characters', range: 'allowed {min} – {max}', none: 'none',
+    minutes: 'minutes', hours: 'hours', days: 'days', times: 'times', chars: 'characters', sessions: 'sessions', passwords: 'passwords', range: 'allowed {min} – {max}', none: 'none',
     default: 'default {value}',
   },
   menu: {
@@ -35,7 +35,10 @@ const en: typeof zh = {
     rule: {
       min: 'At least {n} characters', max: 'At most {n} characters', bytes: 'At most 72 bytes (UTF-8)', digit: 'A digit',
       upper: 'An upper-case letter', lower: 'A lower-case letter', symbol: 'A special character (not a letter, digit or space)',
+      account: 'Not containing your user name, mobile number or e-mail (before {\'@\'})',
+      common: 'Not a common password', history: 'Not one of your last {n} passwords',
     },
+    onSaveTitle: 'Checked by the service when you submit:',
   },
   mfa: {
     title: 'Two-factor authentication', statusOn: 'On', statusOff: 'Off',
@@ -61,6 +64,7 @@ const en: typeof zh = {
     field: {
       sessionExpireMinutes: { label: 'Session validity', help: 'Lifetime of a normal token; renewed when less than half is left' },
       tempSessionExpireMinutes: { label: 'Temporary session validity', help: 'Lifetime of a temporary token (password change required)' },
+      sessionMaxHours: { label: 'Absolute session lifetime', help: 'Hours after its login at which a session ends however often it was renewed; 0: no limit' },
       lockMinutes: { label: 'Lock duration', help: 'How long a lock (wrong passwords or administrator) lasts before it ends by itself' },
       maxFailureTimes: { label: 'Failures before lock', help: 'Wrong passwords within the window that lock the account' },
       maxFailureInterval: { label: 'Failure counting window', help: 'Window in which wrong passwords are counted' },
@@ -69,6 +73,7 @@ const en: typeof zh = {
       loginStrategyWhenExpire: { label: 'When the password has expired', help: 'What a login with an expired password does' },
       bindIp: { label: 'Bind session to IP', help: 'A token works only from the IP that logged in' },
       multiOnline: { label: 'Several devices at once', help: 'Off: a new login kicks out the account\'s other sessions' },
+      maxSessionsPerUser: { label: 'Sessions per user', help: 'With several devices allowed, a login beyond this many kicks out the oldest session; 0: no limit (with several devices off, one session only)' },
       mfaMode: { label: 'Two-factor authentication', help: 'Whether a password login also needs an authenticator code (TOTP); a login with a code from another device does not' },
       passwordExpireDays: { label: 'Password validity', help: 'Days a password is valid after its last change (an initial password: after the account was created); 0 never expires' },
       expireNotifyDays: { label: 'Expiry reminder', help: 'Days before expiry at which the user is reminded' },
@@ -78,7 +83,22 @@ const en: typeof zh = {
       includeUpperCase: { label: 'Upper-case letter required', help: 'At least one A–Z' },
       includeNumber: { label: 'Digit required', help: 'At least one 0–9' },
       includeSymbol: { label: 'Special character required', help: 'At least one character that is not a letter, digit or space' },
+      rejectAccountInPassword: { label: 'Refuse account details', help: 'A user\'s new password may not contain the user name, mobile number or e-mail before {\'@\'} (any case; values of 3 characters or more)' },
+      rejectCommonPasswords: { label: 'Refuse common passwords', help: 'A user\'s new password may not be on the bundled list of common passwords (any case; includes Chinese patterns such as woaini1314, qq123456)' },
+      passwordHistoryCount: { label: 'Password history', help: 'A user\'s new password may not equal any of their last N passwords, the current one included; 0: not checked' },
       forceUpdatePassword: { label: 'Force change of initial passwords', help: 'A login with an initial password (new or reset) must change it first' },
+      dormantDays: { label: 'Disable dormant accounts', help: 'A daily job disables accounts with no successful login for this many days (since creation when never); accounts holding * are exempt; 0: never' },
+    },
+    outOfRange: 'Outside {min} – {max}: the service will refuse it',
+    baseline: {
+      button: 'Apply MLPS 2.0 Level 3 baseline', hint: 'Fills the recommended values of China\'s MLPS 2.0 level 3 (等保三级); you confirm each change before saving',
+      title: 'MLPS 2.0 Level 3 baseline: these settings change', intro: 'The settings whose saved value differs from the baseline (old → new). Settings not listed keep their value.',
+      group: 'Strategy', field: 'Setting', old: 'Now', new: 'Baseline',
+      none: 'The saved settings already meet the MLPS 2.0 Level 3 baseline: nothing to change.',
+      unsaved: 'The form holds unsaved edits: saving the baseline reloads the strategy and drops them.',
+      mfaNote: 'With two-factor authentication required, users not enrolled yet (administrators included) must set up an authenticator at their next login.',
+      fill: 'Fill in the form only', save: 'Save baseline', saved: 'Strategy saved with the MLPS 2.0 Level 3 baseline',
+      filled: 'The baseline values are in the form: check them, then save each strategy tab', partly: 'saved already: {groups}',
     },
     channel: { email: 'E-mail', sms: 'SMS', site: 'Site message' },
     expireShort: { 1: 'Tip', 2: 'Force', 3: 'Refuse' },

@@ -3,7 +3,7 @@ export default {
   common: {
     search: '搜索', reset: '重置', save: '保存', cancel: '取消', confirm: '确定', close: '关闭', refresh: '刷新',
     operations: '操作', confirmTitle: '确认', success: '操作成功', copy: '复制', copied: '已复制', yes: '是', no: '否',
-    minutes: '分钟', hours: '小时', days: '天', times: '次', chars: '个字符', range: '取值范围 {min} – {max}', none: '无',
+    minutes: '分钟', hours: '小时', days: '天', times: '次', chars: '个字符', sessions: '个会话', passwords: '个密码', range: '取值范围 {min} – {max}', none: '无',
     default: '默认 {value}',
   },
   menu: {
@@ -33,7 +33,10 @@ export default {
     rule: {
       min: '至少 {n} 个字符', max: '最多 {n} 个字符', bytes: '不超过 72 字节（UTF-8）', digit: '包含数字',
       upper: '包含大写字母', lower: '包含小写字母', symbol: '包含特殊字符（非字母、数字、空白）',
+      account: '不包含用户名、手机号或邮箱（{\'@\'} 前部分）',
+      common: '不是常见弱密码', history: '不与最近 {n} 次使用的密码相同',
     },
+    onSaveTitle: '以下规则在提交时由服务端检查：',
   },
   mfa: {
     title: '双因素认证', statusOn: '已启用', statusOff: '未启用',
@@ -58,6 +61,7 @@ export default {
     field: {
       sessionExpireMinutes: { label: '会话有效期', help: '普通令牌的有效时长；剩余不足一半时自动续期' },
       tempSessionExpireMinutes: { label: '临时会话有效期', help: '临时令牌（须先修改密码）的有效时长' },
+      sessionMaxHours: { label: '会话最长时长', help: '自登录起算的绝对时长，续期也不能超过，到时须重新登录；0 表示不限制' },
       lockMinutes: { label: '锁定时长', help: '账号因密码错误或被管理员锁定后，自动解锁前的时长' },
       maxFailureTimes: { label: '最大失败次数', help: '统计窗口内密码错误达到此次数即锁定账号' },
       maxFailureInterval: { label: '失败统计窗口', help: '统计密码错误次数的时间窗口' },
@@ -66,6 +70,7 @@ export default {
       loginStrategyWhenExpire: { label: '密码过期后的登录行为', help: '密码超过有效期后再次登录时的处理方式' },
       bindIp: { label: '绑定登录 IP', help: '开启后令牌只能从登录时的 IP 使用' },
       multiOnline: { label: '允许多端同时在线', help: '关闭后新登录会将该账号的其他会话踢下线' },
+      maxSessionsPerUser: { label: '每个用户最多会话数', help: '允许多端同时在线时，超过此数的新登录会将最早的会话踢下线；0 表示不限制（关闭多端在线时只保留一个会话）' },
       mfaMode: { label: '双因素认证', help: '密码登录后是否还要动态验证码（TOTP）；授权码登录不要求' },
       passwordExpireDays: { label: '密码有效期', help: '密码自上次修改起（初始密码自账号创建起）的有效天数；0 表示永不过期' },
       expireNotifyDays: { label: '过期提醒提前天数', help: '密码到期前多少天开始提醒用户' },
@@ -75,7 +80,22 @@ export default {
       includeUpperCase: { label: '必须包含大写字母', help: '密码中至少一个 A–Z' },
       includeNumber: { label: '必须包含数字', help: '密码中至少一个 0–9' },
       includeSymbol: { label: '必须包含特殊字符', help: '至少一个非字母、非数字、非空白的字符' },
+      rejectAccountInPassword: { label: '禁止包含账号信息', help: '用户修改密码时，拒绝包含用户名、手机号或邮箱 {\'@\'} 前部分（不区分大小写，3 个字符及以上）的密码' },
+      rejectCommonPasswords: { label: '禁止常见弱密码', help: '用户修改密码时，拒绝内置常见密码表中的密码（不区分大小写，含 woaini1314、qq123456 等常见中文模式）' },
+      passwordHistoryCount: { label: '禁止重复使用最近密码', help: '用户修改密码时，新密码不能与最近 N 次使用的密码（含当前密码）相同；0 表示不检查' },
       forceUpdatePassword: { label: '首次登录强制修改密码', help: '使用初始密码（新建或重置）登录时，须先修改密码' },
+      dormantDays: { label: '闲置账号自动禁用', help: '自上次成功登录（从未登录则自创建）起超过此天数的账号，由每日任务自动禁用；拥有全部权限（*）的账号除外；0 表示不禁用' },
+    },
+    outOfRange: '超出取值范围 {min} – {max}，保存时将被拒绝',
+    baseline: {
+      button: '应用等保三级基线', hint: '按等保 2.0 第三级的常见要求填入推荐值，保存前逐项确认',
+      title: '等保三级基线：将修改以下设置', intro: '以下为与当前已保存设置不同的项（旧值 → 新值）。未列出的设置保持不变。',
+      group: '策略', field: '设置项', old: '当前值', new: '基线值',
+      none: '当前已保存的设置已符合等保三级基线，无需修改。',
+      unsaved: '表单中有尚未保存的修改：保存基线后将重新读取策略，这些修改会被丢弃。',
+      mfaNote: '双因素认证设为「强制」后，尚未绑定的用户（包括管理员）下次登录时须先绑定身份验证器。',
+      fill: '仅填入表单', save: '保存基线', saved: '已按等保三级基线保存策略',
+      filled: '基线值已填入表单，请检查后分别保存两个策略页签', partly: '已保存：{groups}',
     },
     channel: { email: '邮件', sms: '短信', site: '站内信' },
     expireShort: { 1: '提示', 2: '强制', 3: '禁止' },
