@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { createClient, RedisClientType } from 'redis';
+import { addressOf, reasonOf, StartFailure } from '../common/start-failure';
 import { KvStore } from './kv.store';
 
 const DEL_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
@@ -51,7 +52,8 @@ export class RedisKvStore extends KvStore {
     super();
   }
 
-  static async connect(url: string, prefix: string): Promise<RedisKvStore> {
+  /** startTimeoutMs: how long the first connection may take (START_TIMEOUT_MS); then a StartFailure naming REDIS_URL. */
+  static async connect(url: string, prefix: string, startTimeoutMs = 30_000): Promise<RedisKvStore> {
     const client = createClient({
       url,
       // Fail fast while Redis is away instead of queueing requests until they hang.
@@ -63,8 +65,24 @@ export class RedisKvStore extends KvStore {
       socket: { connectTimeout: 3000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 3000) },
     }) as RedisClientType;
     const store = new RedisKvStore(withDeadline(client, REDIS_COMMAND_DEADLINE_MS), prefix);
-    client.on('error', (err: Error) => store.logger.warn(`redis: ${err.constructor.name}: ${err.message}`));
-    await client.connect();
+    // Until the first connection, each retry's error is kept for the one line a failed start ends with.
+    let started = false;
+    let lastError: unknown;
+    client.on('error', (err: Error) => {
+      if (started) store.logger.warn(`redis: ${err.constructor.name}: ${err.message}`);
+      else lastError = err;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([client.connect(), new Promise((_, reject) => { timer = setTimeout(reject, startTimeoutMs); })]);
+    } catch (err) {
+      client.destroy();
+      throw new StartFailure('REDIS_URL', `no answer from Redis at ${addressOf(url, 6379)} within ${Math.round(startTimeoutMs / 1000)} s`
+        + ` (${reasonOf(lastError ?? err)}): check that Redis runs there and that REDIS_URL points to it`);
+    } finally {
+      clearTimeout(timer);
+    }
+    started = true;
     return store;
   }
 

@@ -13,7 +13,7 @@ import { RedisKvStore } from './redis-kv.store';
       provide: KvStore,
       inject: [AppConfig, Clock],
       useFactory: (config: AppConfig, clock: Clock): Promise<KvStore> | KvStore =>
-        config.REDIS_URL ? RedisKvStore.connect(config.REDIS_URL, config.REDIS_KEY_PREFIX) : new MemoryKvStore(clock),
+        config.REDIS_URL ? RedisKvStore.connect(config.REDIS_URL, config.REDIS_KEY_PREFIX, config.START_TIMEOUT_MS) : new MemoryKvStore(clock),
     },
     KeyedMutex,
   ],
