@@ -60,3 +60,14 @@ describe('MFA_ENCRYPTION_KEY (contract §8)', () => {
     expect(() => loadConfig({ MFA_ENCRYPTION_KEY: value })).toThrow(/MFA_ENCRYPTION_KEY: MFA_ENCRYPTION_KEY must be the base64 of 32 random bytes/);
   });
 });
+
+describe('START_TIMEOUT_MS (issue 16.2)', () => {
+  it('is 30 s by default and takes milliseconds', () => {
+    expect(loadConfig({}).START_TIMEOUT_MS).toBe(30_000);
+    expect(loadConfig({ START_TIMEOUT_MS: '5000' }).START_TIMEOUT_MS).toBe(5_000);
+  });
+
+  it.each(['0', '999', '600001', 'soon'])('stops the start naming the variable for %s', (value) => {
+    expect(() => loadConfig({ START_TIMEOUT_MS: value })).toThrow(/START_TIMEOUT_MS: /);
+  });
+});
