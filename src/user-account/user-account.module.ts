@@ -9,6 +9,7 @@ import { CompareSlots } from './compare-slots';
 import { LockoutService } from './lockout.service';
 import { MeController } from './me.controller';
 import { PasswordChangeService } from './password-change.service';
+import { PermissionController } from './permission.controller';
 import { PasswordProof } from './password-proof.service';
 import { BcryptPasswordHasher, PasswordHasher } from './password-hasher';
 import { RoleController } from './role.controller';
@@ -25,7 +26,7 @@ import { UserRepository } from './user.repository';
 
 @Module({
   imports: [TypeOrmModule.forFeature([UserEntity, RoleEntity, UserRoleEntity, UserIdentifierEntity]), StrategyModule, LoginLogModule, SessionModule, CryptoModule, AuditModule],
-  controllers: [UserController, RoleController, MeController],
+  controllers: [UserController, RoleController, PermissionController, MeController],
   providers: [
     UserRepository,
     RoleRepository,
