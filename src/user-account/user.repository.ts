@@ -46,7 +46,13 @@ export class UserRepository {
    * user names and e-mails match whatever their case, and the same way on every database.
    */
   async findForLogin(account: string): Promise<{ user: UserEntity; kind: IdentifierKind } | null> {
-    const hit = matchLogin(account, await this.identifiers.find({ where: { value: In(loginCandidates(account)) } }));
+    // Only identifiers of users not deleted (contract §12), in the same one query whether the account
+    // never existed or was deleted: the two take the same path and the same time from here on.
+    const held = await this.identifiers.createQueryBuilder('i')
+      .innerJoin(UserEntity, 'u', 'u.id = i.user_id AND u.delete_time IS NULL')
+      .where('i.value IN (:...values)', { values: loginCandidates(account) })
+      .getMany();
+    const hit = matchLogin(account, held);
     if (!hit) return null;
     const user = await this.withPassword(hit.userId);
     return user ? { user, kind: hit.kind } : null;

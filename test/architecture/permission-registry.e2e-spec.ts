@@ -46,7 +46,7 @@ describe('the permission registry and the routes', () => {
     const routes = routeCodes();
     expect(routes.size).toBeGreaterThan(20);
     const used = new Set([...routes.values()].flat());
-    const known = new Set(PERMISSION_REGISTRY.map((p) => p.code));
+    const known = new Set<string>(PERMISSION_REGISTRY.map((p) => p.code));
     expect([...used].filter((c) => !known.has(c))).toEqual([]);
     expect([...known].filter((c) => !used.has(c))).toEqual([]);
     expect(routes.get('POST /sys/user/update')).toEqual(['sys:user:update']);
