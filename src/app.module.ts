@@ -17,6 +17,7 @@ import { NotificationModule } from './notification/notification.module';
 import { AdminBootstrapModule } from './user-account/admin-bootstrap.module';
 import { OnlineModule } from './online/online.module';
 import { MfaModule } from './mfa/mfa.module';
+import { DormantAccountModule } from './dormant-account/dormant-account.module';
 import { QrcodeModule } from './qrcode/qrcode.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { StoreModule } from './store/store.module';
@@ -68,8 +69,9 @@ export class AppModule {
         AuthModule,
         OnlineModule,
         QrcodeModule,
-        // The second factor sends site messages through the outbox, so it stays out of a command too.
-        ...(command ? [] : [NotificationModule, AdminBootstrapModule, MfaModule]),
+        // The second factor sends site messages through the outbox, so it stays out of a command too;
+        // so does the dormant-account job (it notifies, and a command runs no schedule).
+        ...(command ? [] : [NotificationModule, AdminBootstrapModule, MfaModule, DormantAccountModule]),
         AuditModule,
         AccountRecoveryModule,
       ],

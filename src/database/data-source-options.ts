@@ -18,6 +18,7 @@ import { AuditLog1764600000000 } from './migrations/1764600000000-audit-log';
 import { UserIdentifiers1764900000000 } from './migrations/1764900000000-user-identifiers';
 import { AuditTargetName1765000000000 } from './migrations/1765000000000-audit-target-name';
 import { Mfa1765100000000 } from './migrations/1765100000000-mfa';
+import { LastLoginTime1765215000000 } from './migrations/1765215000000-last-login-time';
 import { UserSoftDelete1765300000000 } from './migrations/1765300000000-user-soft-delete';
 import { RecoveryCodeEntity, UserMfaEntity } from '../mfa/mfa.entities';
 
@@ -28,7 +29,7 @@ export const ENTITIES = [
 ];
 export const MIGRATIONS = [
   InitSchema1763900000000, Notifications1764300000000, AuditLog1764600000000, UserIdentifiers1764900000000,
-  AuditTargetName1765000000000, Mfa1765100000000, UserSoftDelete1765300000000,
+  AuditTargetName1765000000000, Mfa1765100000000, LastLoginTime1765215000000, UserSoftDelete1765300000000,
 ];
 
 /**

@@ -1,6 +1,6 @@
 import { type Locale, text, type TextKey } from '../common/texts';
 import {
-  LoginAlertPayload, NotificationKind, NotificationPayload, PasswordExpiryPayload,
+  DormantAccountPayload, LoginAlertPayload, NotificationKind, NotificationPayload, PasswordExpiryPayload,
 } from './notification.types';
 
 /** One labelled fact of a notification ("登录IP: 10.0.0.1"). */
@@ -59,6 +59,21 @@ export function notificationContent(kind: NotificationKind, payload: Notificatio
           { label: text('notification.labelExpireTime', locale), value: formatNotificationTime(p.expireTime) },
         ],
         advice: text('notification.passwordExpiryAdvice', locale),
+      };
+    }
+    case NotificationKind.ACCOUNT_DORMANT: {
+      const p = payload as DormantAccountPayload;
+      return {
+        title: text('notification.accountDormantTitle', locale),
+        lead: text('notification.accountDormantLead', locale, { days: p.days }),
+        fields: [
+          { label: text('notification.labelAccount', locale), value: p.account },
+          {
+            label: text('notification.labelLastLoginTime', locale),
+            value: p.lastLoginTime ? formatNotificationTime(p.lastLoginTime) : text('notification.neverLoggedIn', locale),
+          },
+        ],
+        advice: text('notification.accountDormantAdvice', locale),
       };
     }
   }

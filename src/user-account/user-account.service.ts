@@ -54,6 +54,8 @@ export interface UserView {
   mfaEnabled: boolean;
   /** Contract §12: the failures the lock check of spec 3.1 counts now (its window, contract §5's reset). */
   failureCount: number;
+  /** Contract §12: the last successful login, any way in (sys_user.last_login_time); null when never. */
+  lastLoginTime: Date | null;
 }
 
 /** Which of the given users have the second factor enabled (contract §8), for the user list. */
@@ -350,6 +352,27 @@ export class UserAccountService {
     for (const user of users) await this.audited('user.disable', by, user);
   }
 
+  /**
+   * Contract §9 dormantDays, for the daily job: disables the user as an administrator's disable does
+   * (under the account's login mutex, every session ended) — but only while it is still enabled,
+   * still without a successful login since `cutoff` and still not holding `*` (a login or a role
+   * change may have come since the job listed it). True when this call disabled it. Not audited
+   * here: the job records it as done by `system`.
+   */
+  async disableDormant(id: string, cutoff: Date): Promise<boolean> {
+    return this.mutex.run(Keys.loginMutex(id), async () => {
+      if ((await this.roles.permissionsOf(id)).includes(ALL_PERMISSIONS)) return false;
+      if (!(await this.users.disableIfDormant(id, cutoff))) return false;
+      await this.sessions.endAll(id);
+      return true;
+    });
+  }
+
+  /** A successful login at `at`, any way in (LoginService.complete, under the account's login mutex). */
+  recordLogin(id: string, at: Date): Promise<void> {
+    return this.users.recordLogin(id, at);
+  }
+
   /** Spec 4.5 enable(userId); the failure count starts again (contract §5), under the login mutex as unlock; audited as user.enable when an actor is given. */
   enable(given: string, actor?: Actor): Promise<void> {
     return this.enableAll([given], actor);
@@ -471,6 +494,7 @@ export class UserAccountService {
       roles,
       mfaEnabled: false,
       failureCount: 0,
+      lastLoginTime: u.lastLoginTime ?? null,
     };
   }
 

@@ -44,6 +44,10 @@ export class UserEntity {
   @Column({ ...DATETIME, name: 'failure_reset_time', nullable: true })
   failureResetTime: Date | null;
 
+  /** The last successful login, any way in (contract §9 dormantDays); null = never. */
+  @Column({ ...DATETIME, name: 'last_login_time', nullable: true })
+  lastLoginTime: Date | null;
+
   /**
    * Contract §12 soft delete: set when an administrator deleted the account. TypeORM's delete-date
    * column, so every find and query builder over sys_user leaves deleted users out unless it asks

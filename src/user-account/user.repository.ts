@@ -16,8 +16,14 @@ export interface UserFilter {
   state?: { state: UserState; now: Date; passwordExpireDays: number };
 }
 
+/**
+ * Contract §9: no successful login since `cutoff` (nor creation), nor an administrator's enable, unlock or reset;
+ * not deleted (contract §12: also for the job's UPDATE, which the delete-date column does not filter).
+ */
+const DORMANT_AT = 'COALESCE(u.last_login_time, u.create_time) <= :cutoff AND (u.failure_reset_time IS NULL OR u.failure_reset_time <= :cutoff) AND u.delete_time IS NULL';
+
 /** A user as created: lock times start empty (the columns' default), not deleted. */
-export type NewUserRow = Omit<UserEntity, 'unlockTime' | 'failureResetTime' | 'deleteTime'>;
+export type NewUserRow = Omit<UserEntity, 'unlockTime' | 'failureResetTime' | 'lastLoginTime' | 'deleteTime'>;
 
 /** What /sys/user/update changes: the given fields, the identifiers they give and the role set. */
 export interface UserChange {
@@ -176,6 +182,43 @@ export class UserRepository {
   /** Spec 4.5 disable. */
   async disable(id: string): Promise<void> {
     await this.users.update(id, { disabled: true, unlockTime: null });
+  }
+
+  /** A successful login at `at` (contract §9 dormantDays counts from it). */
+  async recordLogin(id: string, at: Date): Promise<void> {
+    await this.users.update(id, { lastLoginTime: at });
+  }
+
+  /**
+   * Contract §9 dormantDays: enabled users whose last successful login (never: their creation) is at
+   * or before `cutoff`, and whom no administrator enabled, unlocked or reset since (failure_reset_time:
+   * an account enabled again must get the time to log in), leaving out holders of the roles
+   * `exemptRoles`; the first `limit` with an id greater than `afterId`, by id.
+   */
+  dormantSince(cutoff: Date, exemptRoles: string[], afterId: string, limit: number): Promise<UserEntity[]> {
+    const qb = this.users.createQueryBuilder('u')
+      .where('u.id > :afterId', { afterId })
+      .andWhere(DORMANT_AT, { cutoff })
+      .andWhere('(u.disabled IS NULL OR u.disabled = :enabled)', { enabled: false });
+    if (exemptRoles.length) {
+      qb.andWhere((w) => `u.id NOT IN ${w.subQuery().select('ur.user_id').from(UserRoleEntity, 'ur')
+        .where('ur.role_code IN (:...exemptRoles)').getQuery()}`, { exemptRoles });
+    }
+    return qb.orderBy('u.id', 'ASC').take(limit).getMany();
+  }
+
+  /**
+   * Disables the user only while it is still enabled and still dormant at `cutoff` (a login or an
+   * administrator may have come first); true when this call disabled it.
+   */
+  async disableIfDormant(id: string, cutoff: Date): Promise<boolean> {
+    const result = await this.users.createQueryBuilder().update(UserEntity)
+      .set({ disabled: true, unlockTime: null })
+      .where('id = :id', { id })
+      .andWhere('(disabled IS NULL OR disabled = :enabled)', { enabled: false })
+      .andWhere(DORMANT_AT.replace(/u\./g, ''), { cutoff })
+      .execute();
+    return (result.affected ?? 0) > 0;
   }
 
   /** Spec 4.5 enable; failures before `at` no longer count (contract §5). */

@@ -106,7 +106,7 @@ export class InMemoryUserRepository implements Shape<UserRepository> {
     const taken = identifiers.find((i) => this.tables.identifiers.has(i.value));
     if (taken) throw duplicate(taken.value);
     if (this.rows.has(user.id)) throw duplicate(user.id);
-    this.add({ unlockTime: null, failureResetTime: null, ...user }, roleCodes);
+    this.add({ unlockTime: null, failureResetTime: null, lastLoginTime: null, ...user }, roleCodes);
   }
 
   async update(id: string, change: UserChange): Promise<void> {
@@ -138,6 +138,29 @@ export class InMemoryUserRepository implements Shape<UserRepository> {
 
   async disable(id: string): Promise<void> {
     this.change(id, { disabled: true, unlockTime: null });
+  }
+
+  async recordLogin(id: string, at: Date): Promise<void> {
+    this.change(id, { lastLoginTime: at });
+  }
+
+  async dormantSince(cutoff: Date, exemptRoles: string[], afterId: string, limit: number): Promise<UserEntity[]> {
+    const exempt = new Set(this.tables.userRoles.filter((l) => exemptRoles.includes(l.roleCode)).map((l) => l.userId));
+    return [...this.rows.values()]
+      .filter((u) => live(u) && u.id > afterId && !u.disabled && !exempt.has(u.id) && this.dormant(u, cutoff))
+      .sort((a, b) => (a.id < b.id ? -1 : 1)).slice(0, limit).map(withoutPassword);
+  }
+
+  async disableIfDormant(id: string, cutoff: Date): Promise<boolean> {
+    const row = this.rows.get(id);
+    if (!live(row) || row.disabled || !this.dormant(row, cutoff)) return false;
+    this.change(id, { disabled: true, unlockTime: null });
+    return true;
+  }
+
+  private dormant(u: UserEntity, cutoff: Date): boolean {
+    return (u.lastLoginTime ?? u.createTime).getTime() <= cutoff.getTime()
+      && (!u.failureResetTime || u.failureResetTime.getTime() <= cutoff.getTime());
   }
 
   async enable(id: string, at: Date): Promise<void> {

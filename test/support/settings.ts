@@ -13,6 +13,8 @@ export const LOGIN_DEFAULTS = {
   bindIp: false,
   multiOnline: true,
   mfaMode: 0,
+  sessionMaxHours: 0,
+  maxSessionsPerUser: 0,
 };
 
 /** Spec 2.2 defaults, setting group user_strategy. */
@@ -26,6 +28,7 @@ export const USER_DEFAULTS = {
   includeNumber: true,
   includeSymbol: true,
   forceUpdatePassword: false,
+  dormantDays: 0,
 };
 
 /** The complexity fields of spec 2.2 at their defaults (what /sys/strategy/user/rules answers on a fresh start). */

@@ -78,7 +78,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
     const user: UserEntity = {
       id: 'u1', username: 'zhangsan', name: '张三', mobile: '13800138000', email: 'zs@example.com',
       password: `hash:${PASSWORD}`, passwordUpdateTime: new Date(clock.nowMs() - DAY), createTime: new Date(clock.nowMs() - 2 * DAY),
-      locked: false, unlockTime: null, disabled: false, failureResetTime: null, ...over,
+      locked: false, unlockTime: null, disabled: false, failureResetTime: null, lastLoginTime: null, ...over,
     };
     return users.add(user, ['viewer']);
   };

@@ -217,6 +217,8 @@ export class LoginService {
         }
         await this.applyMultiDevice(a); // 8
         await this.storeToken(a); // 9
+        // Contract §9 dormantDays counts from here; inside the mutex, like the dormant job's disable.
+        await this.accounts.recordLogin(a.user.id, this.clock.now());
       });
       if (a.held) return a.held;
       if (way.unusualIpCheck) await this.checkUnusualIp(a); // 10
@@ -329,9 +331,13 @@ export class LoginService {
     else Object.assign(a, outcome);
   }
 
-  /** Step 8: one device only → every other token of the user is kicked out. */
+  /**
+   * Step 8: one device only → every other token of the user is kicked out. Several devices and
+   * maxSessionsPerUser (contract §9) → the oldest, so that with this login at most that many remain.
+   */
   private async applyMultiDevice(a: Attempt): Promise<void> {
     if (!a.login.multiOnline) await this.sessions.kickOutOthers(a.user.id, null);
+    else if (a.login.maxSessionsPerUser > 0) await this.sessions.kickOutOldest(a.user.id, a.login.maxSessionsPerUser);
   }
 
   /** Step 9: a temporary token (temp = 1) or a normal one. */

@@ -13,6 +13,8 @@ export class LoginStrategyDto {
   @ApiProperty() bindIp: boolean;
   @ApiProperty() multiOnline: boolean;
   @ApiProperty({ description: 'Second factor (contract §8): 0 off, 1 users who enabled TOTP, 2 every user must', enum: [0, 1, 2] }) mfaMode: 0 | 1 | 2;
+  @ApiProperty({ description: 'hours after login, however often renewed (contract §9); 0 = no limit' }) sessionMaxHours: number;
+  @ApiProperty({ description: 'with multiOnline: live sessions per user (contract §9); 0 = no limit' }) maxSessionsPerUser: number;
 }
 
 /** OpenAPI only: the complexity rules of spec 2.2 (/sys/strategy/user/rules). */
@@ -30,4 +32,5 @@ export class UserStrategyDto extends PasswordRulesDto {
   @ApiProperty({ description: 'days; 0 never expires' }) passwordExpireDays: number;
   @ApiProperty({ description: 'days' }) expireNotifyDays: number;
   @ApiProperty() forceUpdatePassword: boolean;
+  @ApiProperty({ description: 'days without a successful login before the account is disabled (contract §9); 0 = never' }) dormantDays: number;
 }

@@ -725,6 +725,10 @@ export interface components {
              * @enum {number}
              */
             mfaMode: 0 | 1 | 2;
+            /** @description hours after login, however often renewed (contract §9); 0 = no limit */
+            sessionMaxHours: number;
+            /** @description with multiOnline: live sessions per user (contract §9); 0 = no limit */
+            maxSessionsPerUser: number;
         };
         NoInputDto: Record<string, never>;
         SaveLoginStrategyDto: {
@@ -760,6 +764,10 @@ export interface components {
              * @enum {number}
              */
             mfaMode?: 0 | 1 | 2;
+            /** @description Absolute session lifetime (contract §9), hours after login; 0 = no limit */
+            sessionMaxHours?: number;
+            /** @description With multiOnline: live sessions per user, the oldest kicked out (contract §9); 0 = no limit */
+            maxSessionsPerUser?: number;
         };
         UserStrategyDto: {
             minPasswordLength: number;
@@ -773,6 +781,8 @@ export interface components {
             /** @description days */
             expireNotifyDays: number;
             forceUpdatePassword: boolean;
+            /** @description days without a successful login before the account is disabled (contract §9); 0 = never */
+            dormantDays: number;
         };
         SaveUserStrategyDto: {
             /** @description Password validity, days; 0 never expires */
@@ -787,6 +797,8 @@ export interface components {
             includeNumber?: boolean;
             includeSymbol?: boolean;
             forceUpdatePassword?: boolean;
+            /** @description Disable accounts without a successful login for this many days (contract §9); 0 = never */
+            dormantDays?: number;
         };
         PasswordRulesDto: {
             minPasswordLength: number;
@@ -1049,7 +1061,7 @@ export interface components {
             code: string;
         };
         /** @enum {string} */
-        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used";
+        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used" | "account-dormant";
         SiteMessageDto: {
             id: string;
             kind: components["schemas"]["MessageKind"];

@@ -147,7 +147,7 @@ const en: typeof zh = {
   messages: {
     title: 'Title', content: 'Content', kind: 'Kind', time: 'Time', state: 'State', read: 'Read', unread: 'Unread',
     markRead: 'Mark read', readAll: 'Mark all read', unreadOnly: 'Unread only', newMessage: 'New message',
-    kindName: { 'login-failed': 'Wrong password', 'unusual-ip': 'Unusual IP', 'password-expiry': 'Password expiry', 'recovery-code-used': 'Recovery code used' },
+    kindName: { 'login-failed': 'Wrong password', 'unusual-ip': 'Unusual IP', 'password-expiry': 'Password expiry', 'recovery-code-used': 'Recovery code used', 'account-dormant': 'Disabled for inactivity' },
   },
   audit: {
     action: 'Action', username: 'By', target: 'Target', ip: 'IP address', time: 'Time', detail: 'Detail',

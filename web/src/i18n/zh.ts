@@ -144,7 +144,7 @@ export default {
   messages: {
     title: '标题', content: '内容', kind: '类型', time: '时间', state: '状态', read: '已读', unread: '未读',
     markRead: '标为已读', readAll: '全部标为已读', unreadOnly: '只看未读', newMessage: '新消息',
-    kindName: { 'login-failed': '异常登录', 'unusual-ip': '异地登录', 'password-expiry': '密码到期', 'recovery-code-used': '恢复码已使用' },
+    kindName: { 'login-failed': '异常登录', 'unusual-ip': '异地登录', 'password-expiry': '密码到期', 'recovery-code-used': '恢复码已使用', 'account-dormant': '长期未登录停用' },
   },
   audit: {
     action: '操作', username: '操作人', target: '对象', ip: 'IP 地址', time: '时间', detail: '详情',
