@@ -207,7 +207,7 @@ describe.each(BACKENDS)('user and role administration (contract §12) on $name',
   });
 
   describe('/sys/user/list', () => {
-    it('filters by state and counts the failures the lock check counts now', async () => {
+    it('filters by state, counts the failures the lock check counts now, shows the last login', async () => {
       // Expired passwords only tipped: the admin logs in again after the clock moves past expiry.
       await app.saveLoginStrategy({ maxFailureTimes: 5, maxFailureInterval: 24, lockMinutes: 60, loginStrategyWhenExpire: 1 });
       await app.saveUserStrategy({ passwordExpireDays: 90 });
@@ -233,7 +233,9 @@ describe.each(BACKENDS)('user and role administration (contract §12) on $name',
 
       const row = (await listed({ keyword: active.username })).rows[0];
       expect(row).toMatchObject({ failureCount: 2 });
-      expect((await listed({ keyword: initial.username })).rows[0]).toMatchObject({ failureCount: 0 });
+      expect((await listed({ keyword: initial.username })).rows[0]).toMatchObject({ failureCount: 0, lastLoginTime: null });
+      // createActiveUser logged in (to change the password): the last successful login, at the service clock.
+      expect(Math.abs(new Date(row.lastLoginTime).getTime() - app.clock.now().getTime())).toBeLessThan(60_000);
 
       // A lock whose time has passed no longer counts as locked; failures past the window no longer count.
       app.clock.advanceMinutes(61);

@@ -216,6 +216,8 @@ whenRunnable(`users and roles in the admin console, in Chromium${missing ? ` (sk
     await admin.locator(sel('user-row-admin')).waitFor();
     expect(await admin.locator(sel('user-row-admin')).locator(sel('user-select')).count()).toBe(0);
     expect(await admin.locator(sel('user-row-admin')).locator(sel('user-delete')).count()).toBe(0);
+    // The admin's own last login is shown; a user who never logged in says so.
+    expect(await clean(admin.locator(sel('user-row-admin')).locator(sel('user-last-login')))).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
 
     await admin.locator(sel('users-state')).click();
     const listed = admin.waitForResponse(isCall('/sys/user/list'));
@@ -226,6 +228,7 @@ whenRunnable(`users and roles in the admin console, in Chromium${missing ? ` (sk
     const names = await rows.evaluateAll((els) => els.map((el) => el.getAttribute('data-test')!.slice('user-row-'.length)));
     expect(names.sort()).toEqual(locked.map((u) => u.username).sort());
     expect(names).not.toContain(other.username);
+    await waitForText(admin.locator(sel(`user-row-${locked[0].username}`)).locator(sel('user-last-login')), '从未登录', 'never logged in');
     await shot(admin, 'users-filter-locked');
 
     await admin.locator(sel('users-select-all')).click();

@@ -154,6 +154,7 @@ export class UserRowDto {
   @ApiProperty({ type: [String] }) roles: string[];
   @ApiProperty({ description: 'contract §8: TOTP enabled' }) mfaEnabled: boolean;
   @ApiProperty({ description: 'contract §12: failures counted by the lock check now (spec 3.1 window, contract §5 reset)' }) failureCount: number;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'contract §12: last successful login; null when never' }) lastLoginTime: string | null;
 }
 
 /** OpenAPI only: /sys/user/create's answer; `password` only when the service generated it (shown once). */

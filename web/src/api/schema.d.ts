@@ -882,6 +882,11 @@ export interface components {
             mfaEnabled: boolean;
             /** @description contract §12: failures counted by the lock check now (spec 3.1 window, contract §5 reset) */
             failureCount: number;
+            /**
+             * Format: date-time
+             * @description contract §12: last successful login; null when never
+             */
+            lastLoginTime: string | null;
         };
         ListUsersDto: {
             /** @default 1 */
