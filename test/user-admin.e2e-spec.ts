@@ -49,9 +49,9 @@ describe.each(BACKENDS)('user and role administration (contract §12) on $name',
 
       const [audit] = await audits('user.update', user.id);
       expect(JSON.parse(audit.detail)).toEqual({
-        name: { old: expect.any(String), new: '李四' },
-        mobile: { old: user.mobile, new: mobile },
-        email: { old: user.email, new: `new_${user.email}` },
+        username: user.username,
+        old: { name: expect.any(String), mobile: user.mobile, email: user.email },
+        new: { name: '李四', mobile, email: `new_${user.email}` },
       });
       expect(audit.target_name).toBe(user.username);
     });
@@ -121,7 +121,7 @@ describe.each(BACKENDS)('user and role administration (contract §12) on $name',
       expect((await app.post('/sys/loginLog/list', { pageNum: 1, pageSize: 1 }, { token })).body.success).toBe(true);
       expect((await app.post('/sys/user/list', { pageNum: 1, pageSize: 1 }, { token })).body).toEqual(FORBIDDEN);
       const [audit] = await audits('user.update', user.id);
-      expect(JSON.parse(audit.detail)).toEqual({ roles: { old: ['viewer'], new: ['logreader'] } });
+      expect(JSON.parse(audit.detail)).toEqual({ username: user.username, old: { roles: ['viewer'] }, new: { roles: ['logreader'] } });
 
       const unknown = await app.admin('/sys/user/update', { id: user.id, roles: ['nope'] });
       expect(unknown.body).toMatchObject({ code: 'VALIDATION_FAILED', data: namesFields('roles') });

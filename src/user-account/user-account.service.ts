@@ -197,7 +197,7 @@ export class UserAccountService {
    * FORBIDDEN otherwise. Identifiers stay unique across fields (VALIDATION_FAILED, also under parallel
    * requests). Taking the last usable `*` away is FORBIDDEN. Live sessions see the change: their
    * profile (/sys/me/info) and their permission codes (AUTH_PERMS, in the shared store, so on every
-   * instance). Audited as user.update with old → new per changed field.
+   * instance). Audited as user.update with `{ username, old, new }`, the changed fields only.
    */
   async update(dto: UpdateUserDto, held: string[], actor: Actor): Promise<void> {
     const { id } = await this.get(dto.id);
@@ -206,13 +206,15 @@ export class UserAccountService {
     await this.mutex.run(Keys.roleSaveMutex, async () => {
       const user = await this.get(id);
       if (!mayGrant(held, await this.roles.permissionsOf(id))) throw new AppException(ErrorCode.FORBIDDEN);
-      const detail: Record<string, { old: unknown; new: unknown }> = {};
+      // Audit detail as issue 17's audit log shows changes: { username, old: {...}, new: {...} }, changed fields only.
+      const detail = { username: user.username, old: {} as Record<string, unknown>, new: {} as Record<string, unknown> };
       const change: UserChange = { fields: {} };
       for (const field of ['name', 'mobile', 'email'] as const) {
         const next = dto[field];
         if (next === undefined || next === user[field]) continue;
         change.fields[field] = next as string;
-        detail[field] = { old: user[field], new: next };
+        detail.old[field] = user[field];
+        detail.new[field] = next;
       }
       const oldRoles = ((await this.roles.rolesOf([id])).get(id) ?? []).sort();
       let losesAll = false;
@@ -221,12 +223,13 @@ export class UserAccountService {
         if (next.join('\n') !== oldRoles.join('\n')) {
           await this.roles.assertMayAssign(held, next);
           change.roleCodes = next;
-          detail.roles = { old: oldRoles, new: next };
+          detail.old.roles = oldRoles;
+          detail.new.roles = next;
           const before = await this.roles.permissionsOf(id);
           losesAll = before.includes(ALL_PERMISSIONS) && !(await this.roles.permissionsOfRoles(next)).includes(ALL_PERMISSIONS);
         }
       }
-      if (!Object.keys(detail).length) return;
+      if (!Object.keys(detail.new).length) return;
       if ('mobile' in change.fields || 'email' in change.fields) {
         change.identifiers = identifiersOf({ ...user, ...change.fields });
         await this.assertUnique(change.identifiers, id);
