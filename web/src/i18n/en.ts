@@ -9,7 +9,7 @@ const en: typeof zh = {
     default: 'default {value}',
   },
   menu: {
-    system: 'System management', strategy: 'System strategy', users: 'Users', loginlog: 'Login log', online: 'Online sessions',
+    system: 'System management', strategy: 'System strategy', users: 'Users', roles: 'Roles', loginlog: 'Login log', online: 'Online sessions',
     auditlog: 'Audit log', me: 'My account', devices: 'My devices', messages: 'Message centre', password: 'Change password',
     mfa: 'Two-factor authentication',
   },
@@ -115,6 +115,14 @@ const en: typeof zh = {
     },
   },
   users: {
+    edit: 'Edit', editTitle: 'Edit user "{name}"', updated: 'User updated', delete: 'Delete', deleted: 'User deleted',
+    failureCount: 'Failures', lastLoginTime: 'Last login', never: 'never', stateFilter: 'Filter by state',
+    stateName: { normal: 'Active', locked: 'Locked', disabled: 'Disabled', expired: 'Password expired', initial: 'Initial password' },
+    selectAll: 'Select page', selected: '{n} selected',
+    bulkConfirm: {
+      lock: 'Lock the {n} selected users? All their sessions end.', unlock: 'Unlock the {n} selected users?',
+      disable: 'Disable the {n} selected users? All their sessions end.', enable: 'Enable the {n} selected users?',
+    },
     keyword: 'User name / name / mobile / e-mail', create: 'New user', username: 'User name', name: 'Name', mobile: 'Mobile',
     email: 'E-mail', roles: 'Roles', state: 'State', createTime: 'Created', lock: 'Lock', unlock: 'Unlock', disable: 'Disable',
     enable: 'Enable', reset: 'Reset password', mfaReset: 'Reset 2FA', mfaResetDone: 'Two-factor authentication reset', createTitle: 'New user', created: 'User created',
@@ -124,12 +132,20 @@ const en: typeof zh = {
       lock: 'Lock user "{name}"? All their sessions end.', unlock: 'Unlock user "{name}"?',
       disable: 'Disable user "{name}"? All their sessions end.', enable: 'Enable user "{name}"?',
       reset: 'Reset the password of "{name}"? All their sessions end.',
+      delete: 'Delete user "{name}"? All their sessions end, the account can no longer log in, and its user name, mobile and e-mail stay taken.',
       mfaReset: 'Reset the two-factor authentication of "{name}"? Their key and recovery codes are deleted and all their sessions end.',
     },
     badge: {
       normal: 'Active', lockedUntil: 'Locked until {time}', locked: 'Locked', lockDue: 'Lock expired (ends at next login)',
       disabled: 'Disabled', mfa: '2FA', expiresIn: 'Password expires in {n} days', expired: 'Password expired', initial: 'Initial password', neverExpires: 'Password never expires',
     },
+  },
+  roles: {
+    create: 'New role', code: 'Code', name: 'Name', permissions: 'Permissions', users: 'Held by', none: 'nobody',
+    more: 'and {n} more', all: 'Every permission (*)', edit: 'Edit', delete: 'Delete', createTitle: 'New role', editTitle: 'Edit role "{code}"',
+    saved: 'Role saved', deleted: 'Role deleted', inUse: 'Users hold this role; it cannot be deleted', builtin: 'built-in', codeRequired: 'Enter a code',
+    confirmDelete: 'Delete the role "{code}"?', codeCount: '{n} codes',
+    module: { strategy: 'System strategy', user: 'Users', role: 'Roles', loginLog: 'Login log', online: 'Online sessions', auditLog: 'Audit log' },
   },
   loginlog: {
     account: 'Account', userName: 'Name', status: 'Status', type: 'Login type', ip: 'IP address', browser: 'Browser',

@@ -7,7 +7,7 @@ export default {
     default: '默认 {value}',
   },
   menu: {
-    system: '系统管理', strategy: '系统策略', users: '用户管理', loginlog: '登录日志', online: '在线会话',
+    system: '系统管理', strategy: '系统策略', users: '用户管理', roles: '角色管理', loginlog: '登录日志', online: '在线会话',
     auditlog: '审计日志', me: '个人中心', devices: '我的设备', messages: '消息中心', password: '修改密码',
     mfa: '双因素认证',
   },
@@ -112,6 +112,14 @@ export default {
     },
   },
   users: {
+    edit: '编辑', editTitle: '编辑用户「{name}」', updated: '用户已更新', delete: '删除', deleted: '用户已删除',
+    failureCount: '失败次数', lastLoginTime: '最后登录', never: '从未登录', stateFilter: '按状态筛选',
+    stateName: { normal: '正常', locked: '锁定中', disabled: '已禁用', expired: '密码已过期', initial: '初始密码' },
+    selectAll: '全选本页', selected: '已选 {n} 个用户',
+    bulkConfirm: {
+      lock: '确定锁定选中的 {n} 个用户？其所有会话将被结束。', unlock: '确定解锁选中的 {n} 个用户？',
+      disable: '确定禁用选中的 {n} 个用户？其所有会话将被结束。', enable: '确定启用选中的 {n} 个用户？',
+    },
     keyword: '用户名 / 姓名 / 手机号 / 邮箱', create: '新建用户', username: '用户名', name: '姓名', mobile: '手机号',
     email: '邮箱', roles: '角色', state: '状态', createTime: '创建时间', lock: '锁定', unlock: '解锁', disable: '禁用',
     enable: '启用', reset: '重置密码', mfaReset: '重置双因素', mfaResetDone: '双因素认证已重置', createTitle: '新建用户', created: '用户已创建',
@@ -121,12 +129,20 @@ export default {
       lock: '确定锁定用户「{name}」？其所有会话将被结束。', unlock: '确定解锁用户「{name}」？',
       disable: '确定禁用用户「{name}」？其所有会话将被结束。', enable: '确定启用用户「{name}」？',
       reset: '确定重置用户「{name}」的密码？其所有会话将被结束。',
+      delete: '确定删除用户「{name}」？其所有会话将被结束，账号不能再登录，用户名、手机号和邮箱不能再被使用。',
       mfaReset: '确定重置用户「{name}」的双因素认证？其密钥和恢复码将被删除，所有会话将被结束。',
     },
     badge: {
       normal: '正常', lockedUntil: '锁定至 {time}', locked: '已锁定', lockDue: '锁定已到期（下次登录解除）',
       disabled: '已禁用', mfa: '双因素', expiresIn: '密码 {n} 天后过期', expired: '密码已过期', initial: '初始密码', neverExpires: '密码永不过期',
     },
+  },
+  roles: {
+    create: '新建角色', code: '角色编码', name: '角色名称', permissions: '权限', users: '使用的用户', none: '无',
+    more: '等 {n} 个用户', all: '全部权限（*）', edit: '编辑', delete: '删除', createTitle: '新建角色', editTitle: '编辑角色「{code}」',
+    saved: '角色已保存', deleted: '角色已删除', inUse: '有用户使用此角色，不能删除', builtin: '内置角色', codeRequired: '请输入角色编码',
+    confirmDelete: '确定删除角色「{code}」？', codeCount: '{n} 项',
+    module: { strategy: '系统策略', user: '用户管理', role: '角色管理', loginLog: '登录日志', online: '在线会话', auditLog: '审计日志' },
   },
   loginlog: {
     account: '登录账号', userName: '用户姓名', status: '状态', type: '登录方式', ip: 'IP 地址', browser: '浏览器',
