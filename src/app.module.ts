@@ -53,9 +53,14 @@ export class AppModule {
       imports: [
         CoreModule.forRoot(config),
         TypeOrmModule.forRootAsync({
-          useFactory: () => dataSourceOptions(config.DATABASE_URL, config.DB_DROP_SCHEMA, config.DB_STATEMENT_TIMEOUT_MS),
+          useFactory: () => ({
+            ...dataSourceOptions(config.DATABASE_URL, config.DB_DROP_SCHEMA, config.DB_STATEMENT_TIMEOUT_MS),
+            // initializeDataSource retries an unreachable server itself, quietly and within START_TIMEOUT_MS;
+            // @nestjs/typeorm's own retry logs a stack trace for each attempt.
+            toRetry: () => false,
+          }),
           // Migrations outside the statement deadline (a schema change may take longer than a request may).
-          dataSourceFactory: (options) => initializeDataSource(options!, config.DB_STATEMENT_TIMEOUT_MS),
+          dataSourceFactory: (options) => initializeDataSource(options!, config.DB_STATEMENT_TIMEOUT_MS, config.START_TIMEOUT_MS, config.DATABASE_URL),
         }),
         // Settings are read on every login, so they stay in process memory; other instances
         // learn of a change through SYS_PROPS_CHANGED (see README: why not a Redis cache).

@@ -15,7 +15,8 @@ import { ExportAuditLogDto, ListAuditLogDto } from './dto/list-audit-log.dto';
 export type AuditAction =
   | 'strategy.login.save' | 'strategy.user.save'
   | 'user.create' | 'user.lock' | 'user.unlock' | 'user.disable' | 'user.enable' | 'user.resetPass'
-  | 'role.save'
+  | 'user.update' | 'user.delete'
+  | 'role.save' | 'role.delete'
   | 'online.kickout'
   | 'qrcode.authorize'
   | 'user.recover'

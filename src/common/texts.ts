@@ -84,6 +84,17 @@ const validation = {
   },
   adminKeepsAll: { zh: '内置角色admin必须保留权限*', en: 'The built-in role admin must keep permission *' },
   unknownRoles: { zh: '参数roles不合法: 角色不存在 {roles}', en: 'Invalid roles: unknown {roles}' },
+  mobile: {
+    zh: '参数{field}不合法: 不是手机号(11位中国大陆手机号,或以+和国家代码开头的国际号码)',
+    en: 'Invalid {field}: not a mobile number (11 digits of a mainland China number, or + and the country code)',
+  },
+  email: { zh: '参数{field}不合法: 不是有效的邮箱地址', en: 'Invalid {field}: not an e-mail address' },
+  idOrIds: { zh: '参数{field}不合法: 请给出id或ids其中之一', en: 'Invalid {field}: give either id or ids' },
+  roleInUse: {
+    zh: '参数code不合法: 角色{code}仍被{count}个用户使用,请先取消分配',
+    en: 'Invalid code: the role {code} is still held by {count} user(s); take it from them first',
+  },
+  adminRoleKept: { zh: '内置角色admin不能删除', en: 'The built-in role admin cannot be deleted' },
   duplicateRole: {
     zh: '参数code不合法: 角色{code}已存在(角色编码不区分大小写)',
     en: 'Invalid code: the role {code} already exists (role codes ignore case)',

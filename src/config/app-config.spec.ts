@@ -145,3 +145,14 @@ describe('DISPLAY_TIMEZONE (issue 17)', () => {
     expect(() => loadConfig({ DISPLAY_TIMEZONE: value })).toThrow(/DISPLAY_TIMEZONE: DISPLAY_TIMEZONE must be an IANA time zone name/);
   });
 });
+
+describe('START_TIMEOUT_MS (issue 16.2)', () => {
+  it('is 30 s by default and takes milliseconds', () => {
+    expect(loadConfig({}).START_TIMEOUT_MS).toBe(30_000);
+    expect(loadConfig({ START_TIMEOUT_MS: '5000' }).START_TIMEOUT_MS).toBe(5_000);
+  });
+
+  it.each(['0', '999', '600001', 'soon'])('stops the start naming the variable for %s', (value) => {
+    expect(() => loadConfig({ START_TIMEOUT_MS: value })).toThrow(/START_TIMEOUT_MS: /);
+  });
+});

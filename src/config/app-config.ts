@@ -170,6 +170,14 @@ export class AppConfig {
   })
   DISPLAY_TIMEZONE: string = serverTimeZone();
 
+  /**
+   * How long a start waits for the database (DATABASE_URL, MySQL/MariaDB) and Redis (REDIS_URL) to
+   * answer, retrying quietly; then it ends with one line naming the variable. Long enough for a
+   * container started beside its database, short enough that a wrong address is noticed.
+   */
+  @Transform(int) @IsInt() @Min(1_000) @Max(600_000)
+  START_TIMEOUT_MS = 30_000;
+
   /** Schema sync is for throw-away test databases only; production runs migrations. */
   @Transform(bool) @IsBoolean()
   DB_DROP_SCHEMA = false;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, MoreThanOrEqual, Repository, SelectQueryBuilder } from 'typeorm';
+import { Brackets, In, MoreThanOrEqual, Repository, SelectQueryBuilder } from 'typeorm';
 import { LIKE_ESCAPE_CLAUSE, likePrefix } from '../common/like-prefix';
 import { LoginLogEntity, LoginStatus, LoginTypes } from './login-log.entity';
 
@@ -47,6 +47,22 @@ export class LoginLogRepository {
    */
   countFailuresSince(userId: string, since: Date): Promise<number> {
     return this.logs.count({ where: { userId, status: In(FAILURE_STATUSES), loginTime: MoreThanOrEqual(since) } });
+  }
+
+  /**
+   * countFailuresSince for several users at once, each from its own `since` (the user list's
+   * failureCount, contract §12): one grouped query for a page, on the same index. Users without
+   * failures are absent from the map.
+   */
+  async countFailuresSinceEach(windows: { userId: string; since: Date }[]): Promise<Map<string, number>> {
+    if (!windows.length) return new Map();
+    const qb = this.logs.createQueryBuilder('l').select('l.user_id', 'userId').addSelect('COUNT(*)', 'n')
+      .where('l.status IN (:...statuses)', { statuses: FAILURE_STATUSES })
+      .andWhere(new Brackets((w) => windows.forEach(({ userId, since }, i) =>
+        w.orWhere(`(l.user_id = :u${i} AND l.login_time >= :s${i})`, { [`u${i}`]: userId, [`s${i}`]: since }))))
+      .groupBy('l.user_id');
+    const rows = await qb.getRawMany<{ userId: string; n: string | number }>();
+    return new Map(rows.map((r) => [r.userId, Number(r.n)]));
   }
 
   /** Spec 4.1 step 10: IPs of the user's latest `count` successful logins, newest first. */

@@ -72,6 +72,11 @@ export class LoginLogService {
     return this.logs.countFailuresSince(userId, since);
   }
 
+  /** countFailuresSince of several users, each from its own start, in one query (contract §12 failureCount). */
+  countFailuresSinceEach(windows: { userId: string; since: Date }[]): Promise<Map<string, number>> {
+    return this.logs.countFailuresSinceEach(windows);
+  }
+
   /** Spec 4.1 step 10: IPs of the user's latest successful logins. */
   recentSuccessIps(userId: string, count: number): Promise<string[]> {
     return this.logs.recentSuccessIps(userId, count);

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { createClient, createSentinel, RedisClientType } from 'redis';
+import { addressOf, reasonOf, StartFailure } from '../common/start-failure';
 import { FailoverFence } from './failover-fence';
 import { KvStore } from './kv.store';
 
@@ -143,8 +144,8 @@ export class RedisKvStore extends KvStore {
       fence.close();
       // node-redis gives up after 16 rounds of asking the Sentinels, a second apart (about 30 s).
       const sentinels = options.sentinels.map((n) => `${n.host}:${n.port}`).join(',');
-      throw new Error(`Redis Sentinel: no primary of "${options.master}" reachable through ${sentinels} (${(err as Error).message}). `
-        + 'Check REDIS_SENTINELS and REDIS_SENTINEL_MASTER, and that the Sentinels and the primary are reachable.');
+      throw new StartFailure('REDIS_SENTINELS', `no primary of "${options.master}" reachable through ${sentinels} (${reasonOf(err)}): `
+        + 'check REDIS_SENTINELS and REDIS_SENTINEL_MASTER, and that the Sentinels and the primary are reachable');
     }
     return store;
   }
@@ -172,7 +173,8 @@ export class RedisKvStore extends KvStore {
     return result;
   }
 
-  static async connect(url: string, prefix: string): Promise<RedisKvStore> {
+  /** startTimeoutMs: how long the first connection may take (START_TIMEOUT_MS); then a StartFailure naming REDIS_URL. */
+  static async connect(url: string, prefix: string, startTimeoutMs = 30_000): Promise<RedisKvStore> {
     const client = createClient({
       url,
       // Fail fast while Redis is away instead of queueing requests until they hang.
@@ -184,8 +186,24 @@ export class RedisKvStore extends KvStore {
       socket: { connectTimeout: 3000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 3000) },
     }) as RedisClientType;
     const store = new RedisKvStore(withDeadline(client, REDIS_COMMAND_DEADLINE_MS), prefix);
-    client.on('error', (err: Error) => store.logger.warn(`redis: ${err.constructor.name}: ${err.message}`));
-    await client.connect();
+    // Until the first connection, each retry's error is kept for the one line a failed start ends with.
+    let started = false;
+    let lastError: unknown;
+    client.on('error', (err: Error) => {
+      if (started) store.logger.warn(`redis: ${err.constructor.name}: ${err.message}`);
+      else lastError = err;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([client.connect(), new Promise((_, reject) => { timer = setTimeout(reject, startTimeoutMs); })]);
+    } catch (err) {
+      client.destroy();
+      throw new StartFailure('REDIS_URL', `no answer from Redis at ${addressOf(url, 6379)} within ${Math.round(startTimeoutMs / 1000)} s`
+        + ` (${reasonOf(lastError ?? err)}): check that Redis runs there and that REDIS_URL points to it`);
+    } finally {
+      clearTimeout(timer);
+    }
+    started = true;
     return store;
   }
 

@@ -19,7 +19,7 @@ import { RedisKvStore } from './redis-kv.store';
             prefix: config.REDIS_KEY_PREFIX, waitReplicas: config.REDIS_SENTINEL_WAIT_REPLICAS,
           });
         }
-        return config.REDIS_URL ? RedisKvStore.connect(config.REDIS_URL, config.REDIS_KEY_PREFIX) : new MemoryKvStore(clock);
+        return config.REDIS_URL ? RedisKvStore.connect(config.REDIS_URL, config.REDIS_KEY_PREFIX, config.START_TIMEOUT_MS) : new MemoryKvStore(clock);
       },
     },
     KeyedMutex,

@@ -4,7 +4,7 @@ import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-co
 import type { Actor, AuthContext } from '../common/auth-context';
 import { ApiEnvelope } from '../common/api-envelope';
 import { NoInputDto } from '../common/validation.pipe';
-import { RoleDto, SaveRoleDto } from './dto/user.dto';
+import { RoleCodeDto, RoleDto, SaveRoleDto } from './dto/user.dto';
 import { RoleService } from './role.service';
 
 @ApiTags('roles')
@@ -20,9 +20,14 @@ export class RoleController {
   }
 
   @Post('list') @HttpCode(200) @RequirePermissions('sys:role:list')
-
   @ApiEnvelope(RoleDto, 'array')
   list(@Body() _body: NoInputDto) {
     return this.roles.list();
+  }
+
+  /** Contract §12: not `admin`, not while a user holds it; within the caller's codes (§11). */
+  @Post('delete') @HttpCode(200) @RequirePermissions('sys:role:delete')
+  async delete(@Body() dto: RoleCodeDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
+    await this.roles.delete(dto.code, auth.permissions, actor);
   }
 }

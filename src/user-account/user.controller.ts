@@ -4,7 +4,10 @@ import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-co
 import { RsaKeyService } from '../crypto/rsa-key.service';
 import type { Actor, AuthContext } from '../common/auth-context';
 import { ApiEnvelope } from '../common/api-envelope';
-import { CreatedUserDto, CreateUserDto, ListUsersDto, ResetPasswordResultDto, UserIdDto, UserRowDto } from './dto/user.dto';
+import { validationFailed } from '../common/app.exception';
+import {
+  CreatedUserDto, CreateUserDto, ListUsersDto, ResetPasswordResultDto, UpdateUserDto, UserIdDto, UserIdsDto, UserRowDto,
+} from './dto/user.dto';
 import { UserAccountService } from './user-account.service';
 
 @ApiTags('users')
@@ -32,24 +35,36 @@ export class UserController {
     return this.accounts.list(dto);
   }
 
+  /** Contract §12: name, mobile, e-mail, roles (within the caller's codes, §11); live sessions follow. */
+  @Post('update') @HttpCode(200) @RequirePermissions('sys:user:update')
+  async update(@Body() dto: UpdateUserDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
+    await this.accounts.update(dto, auth.permissions, actor);
+  }
+
+  /** Contract §12: a soft delete; not oneself, not the last usable holder of `*`. */
+  @Post('delete') @HttpCode(200) @RequirePermissions('sys:user:delete')
+  async delete(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
+    await this.accounts.remove(dto.id, actor, auth.permissions);
+  }
+
   @Post('lock') @HttpCode(200) @RequirePermissions('sys:user:lock')
-  async lock(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
-    await this.accounts.lock(dto.id, actor);
+  async lock(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
+    await this.accounts.lockAll(idsOf(dto), actor);
   }
 
   @Post('unlock') @HttpCode(200) @RequirePermissions('sys:user:unlock')
-  async unlock(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
-    await this.accounts.unlock(dto.id, actor);
+  async unlock(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
+    await this.accounts.unlockAll(idsOf(dto), actor);
   }
 
   @Post('disable') @HttpCode(200) @RequirePermissions('sys:user:disable')
-  async disable(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
-    await this.accounts.disable(dto.id, actor);
+  async disable(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
+    await this.accounts.disableAll(idsOf(dto), actor);
   }
 
   @Post('enable') @HttpCode(200) @RequirePermissions('sys:user:enable')
-  async enable(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
-    await this.accounts.enable(dto.id, actor);
+  async enable(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
+    await this.accounts.enableAll(idsOf(dto), actor);
   }
 
   @Post('resetPass') @HttpCode(200) @RequirePermissions('sys:user:resetPass')
@@ -57,4 +72,10 @@ export class UserController {
   async resetPass(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
     return this.accounts.resetPassword(dto.id, actor, auth.permissions);
   }
+}
+
+/** Contract §12: `{ id }` or `{ ids }`, not both (the DTO has checked each). */
+function idsOf(dto: UserIdsDto): string[] {
+  if (dto.id !== undefined && dto.ids !== undefined) throw validationFailed('validation.idOrIds', 'ids');
+  return dto.ids ?? [dto.id!];
 }

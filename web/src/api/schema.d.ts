@@ -165,6 +165,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sys/user/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["UserController_update"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/user/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["UserController_delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sys/user/lock": {
         parameters: {
             query?: never;
@@ -271,6 +303,38 @@ export interface paths {
         get?: never;
         put?: never;
         post: operations["RoleController_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/role/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["RoleController_delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/permission/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["PermissionController_list"];
         delete?: never;
         options?: never;
         head?: never;
@@ -886,11 +950,13 @@ export interface components {
             roles: string[];
             /** @description contract §8: TOTP enabled */
             mfaEnabled: boolean;
+            /** @description contract §12: failures counted by the lock check now (spec 3.1 window, contract §5 reset) */
+            failureCount: number;
             /**
-             * @description DISPLAY_TIMEZONE: the IANA zone the service writes times for people in; the console shows times in it
-             * @example Asia/Shanghai
+             * Format: date-time
+             * @description contract §12: last successful login; null when never
              */
-            displayTimeZone: string;
+            lastLoginTime: string | null;
         };
         ListUsersDto: {
             /** @default 1 */
@@ -899,9 +965,40 @@ export interface components {
             pageSize?: number;
             /** @description matches user name, name, mobile or e-mail */
             keyword?: string;
+            /**
+             * @description locked: locked and the unlock time not past; disabled; expired: password expired by the account strategy; initial: password never changed since set by an administrator; normal: none of these
+             * @enum {string}
+             */
+            state?: "normal" | "locked" | "disabled" | "expired" | "initial";
+        };
+        UpdateUserDto: {
+            id: string;
+            /** @example 张三 */
+            name?: string;
+            /**
+             * @description null clears it
+             * @example 13800138000
+             */
+            mobile?: string | null;
+            /**
+             * @description null clears it
+             * @example zhangsan@example.com
+             */
+            email?: string | null;
+            /**
+             * @description replaces the user's roles
+             * @example [
+             *       "auditor"
+             *     ]
+             */
+            roles?: string[];
         };
         UserIdDto: {
             id: string;
+        };
+        UserIdsDto: {
+            id?: string;
+            ids?: string[];
         };
         ResetPasswordResultDto: {
             password?: string;
@@ -922,6 +1019,28 @@ export interface components {
             code: string;
             name: string;
             permissions: string[];
+            /** @description how many users (not deleted) hold the role */
+            userCount: number;
+            /** @description user names of the holders, at most 50, by user name */
+            users: string[];
+        };
+        RoleCodeDto: {
+            /** @example auditor */
+            code: string;
+        };
+        PermissionDto: {
+            /** @example sys:user:list */
+            code: string;
+            /**
+             * @description group of the code (strategy, user, role, loginLog, online, auditLog, …)
+             * @example user
+             */
+            module: string;
+            /**
+             * @description in the language of Accept-Language
+             * @example 查看用户
+             */
+            name: string;
         };
         MeInfoDto: {
             id: string;
@@ -1546,7 +1665,44 @@ export interface operations {
             };
         };
     };
-    UserController_lock: {
+    UserController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateUserDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @example VALIDATION_FAILED */
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+        };
+    };
+    UserController_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -1556,6 +1712,43 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["UserIdDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @example VALIDATION_FAILED */
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+        };
+    };
+    UserController_lock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserIdsDto"];
             };
         };
         responses: {
@@ -1592,7 +1785,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UserIdDto"];
+                "application/json": components["schemas"]["UserIdsDto"];
             };
         };
         responses: {
@@ -1629,7 +1822,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UserIdDto"];
+                "application/json": components["schemas"]["UserIdsDto"];
             };
         };
         responses: {
@@ -1666,7 +1859,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UserIdDto"];
+                "application/json": components["schemas"]["UserIdsDto"];
             };
         };
         responses: {
@@ -1799,6 +1992,89 @@ export interface operations {
                         code: string;
                         message: string;
                         data: components["schemas"]["RoleDto"][];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @example VALIDATION_FAILED */
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+        };
+    };
+    RoleController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoleCodeDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @example VALIDATION_FAILED */
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+        };
+    };
+    PermissionController_list: {
+        parameters: {
+            query?: never;
+            header: {
+                "accept-language": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoInputDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["PermissionDto"][];
                     };
                 };
             };
