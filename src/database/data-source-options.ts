@@ -121,6 +121,9 @@ export function dataSourceOptions(databaseUrl: string, dropSchema = false, state
  * on it) and put back afterwards; lock waits keep their deadline. SQLite has only the busy
  * timeout, so TypeORM runs its migrations itself there.
  */
+/** How long a starting instance waits while another one migrates the same database. */
+const MIGRATION_LOCK_WAIT_SECONDS = 600;
+
 export async function initializeDataSource(
   options: DataSourceOptions, statementTimeoutMs = 3_000, startTimeoutMs = 30_000, databaseUrl = '',
 ): Promise<DataSource> {
@@ -131,7 +134,16 @@ export async function initializeDataSource(
     await runner.connect();
     const seconds = Math.max(1, Math.ceil(statementTimeoutMs / 1000));
     await runner.query(`SET SESSION lock_wait_timeout = ${seconds} /*M!100101 , max_statement_time = 0 */ /*!50708 , max_execution_time = 0 */`);
-    await new MigrationExecutor(dataSource, runner).executePendingMigrations();
+    // Instances started together (a rollout, the cluster suite) would each run the pending
+    // migrations: MySQL's DDL is not transactional, so the second one fails on "table exists".
+    // A named lock of the server makes them take turns; the later one then finds nothing pending.
+    const [{ locked }] = await runner.query(`SELECT GET_LOCK('lps_migrations', ${MIGRATION_LOCK_WAIT_SECONDS}) AS locked`);
+    if (Number(locked) !== 1) throw new Error(`another instance held the migration lock for ${MIGRATION_LOCK_WAIT_SECONDS} s`);
+    try {
+      await new MigrationExecutor(dataSource, runner).executePendingMigrations();
+    } finally {
+      await runner.query(`SELECT RELEASE_LOCK('lps_migrations')`).catch(() => undefined);
+    }
     await runner.query(sessionLimitsSql(statementTimeoutMs));
   } catch (err) {
     await dataSource.destroy().catch(() => undefined);
