@@ -1,9 +1,9 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { RequirePermissions } from '../common/auth-context';
-import { ApiEnvelope } from '../common/api-envelope';
 import { AuditLogService } from './audit-log.service';
 import { AuditRowDto, ListAuditLogDto } from './dto/list-audit-log.dto';
+import { ApiDoc } from '../common/api-docs';
 
 @ApiTags('audit log')
 @ApiSecurity('Admin-Token')
@@ -12,7 +12,7 @@ export class AuditLogController {
   constructor(private readonly audit: AuditLogService) {}
 
   @Post('list') @HttpCode(200) @RequirePermissions('sys:auditLog:list')
-  @ApiEnvelope(AuditRowDto, 'page')
+  @ApiDoc('Search the audit log of administrative actions', { data: AuditRowDto, shape: 'page' })
   list(@Body() dto: ListAuditLogDto) {
     return this.audit.list(dto);
   }

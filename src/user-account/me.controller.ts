@@ -5,11 +5,12 @@ import { CurrentAuth } from '../common/auth-context';
 import { RsaKeyService } from '../crypto/rsa-key.service';
 import type { AuthContext } from '../common/auth-context';
 import { clientIp, userAgent } from '../common/client-info';
-import { ApiEnvelope } from '../common/api-envelope';
 import { NoInputDto } from '../common/validation.pipe';
 import { ChangePasswordDto, MeInfoDto } from './dto/user.dto';
 import { PasswordChangeService } from './password-change.service';
 import { UserAccountService } from './user-account.service';
+import { ApiDoc } from '../common/api-docs';
+import { ErrorCode } from '../common/error-code';
 
 /** The caller's own account; reachable with a temporary token too (TEMP_URIS). */
 @ApiTags('me')
@@ -23,8 +24,7 @@ export class MeController {
   ) {}
 
   @Post('info') @HttpCode(200)
-
-  @ApiEnvelope(MeInfoDto)
+  @ApiDoc("The caller's account, permission codes and session", { data: MeInfoDto })
   async info(@CurrentAuth() auth: AuthContext, @Body() _body: NoInputDto) {
     // From the session when it carries the profile (one round trip, no SQL: issue 13).
     const { session } = auth;
@@ -45,6 +45,7 @@ export class MeController {
   }
 
   @Post('pass/update') @HttpCode(200)
+  @ApiDoc("Change the caller's own password (ends the caller's other sessions)", { data: null, errors: [ErrorCode.OLD_PASSWORD_WRONG, ErrorCode.PASSWORD_TOO_SHORT, ErrorCode.PASSWORD_TOO_LONG, ErrorCode.PASSWORD_NEEDS_DIGIT, ErrorCode.PASSWORD_NEEDS_UPPER, ErrorCode.PASSWORD_NEEDS_LOWER, ErrorCode.PASSWORD_NEEDS_SYMBOL, ErrorCode.PASSWORD_CONTAINS_ACCOUNT, ErrorCode.PASSWORD_TOO_COMMON, ErrorCode.PASSWORD_REUSED] })
   async updatePassword(@CurrentAuth() auth: AuthContext, @Body() dto: ChangePasswordDto, @Req() request: FastifyRequest) {
     await this.passwords.changeOwn({
       userId: auth.session.userId,

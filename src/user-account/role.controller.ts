@@ -2,10 +2,10 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
 import type { Actor, AuthContext } from '../common/auth-context';
-import { ApiEnvelope } from '../common/api-envelope';
 import { NoInputDto } from '../common/validation.pipe';
 import { RoleDto, SaveRoleDto } from './dto/user.dto';
 import { RoleService } from './role.service';
+import { ApiDoc } from '../common/api-docs';
 
 @ApiTags('roles')
 @ApiSecurity('Admin-Token')
@@ -15,13 +15,13 @@ export class RoleController {
 
   /** Contract §11: within the codes of the caller's session. */
   @Post('save') @HttpCode(200) @RequirePermissions('sys:role:save')
+  @ApiDoc('Create or update a role by code (only codes the caller holds)', { data: RoleDto })
   async save(@Body() dto: SaveRoleDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
     return this.roles.save(dto, auth.permissions, actor);
   }
 
   @Post('list') @HttpCode(200) @RequirePermissions('sys:role:list')
-
-  @ApiEnvelope(RoleDto, 'array')
+  @ApiDoc('List roles with their permission codes', { data: RoleDto, shape: 'array' })
   list(@Body() _body: NoInputDto) {
     return this.roles.list();
   }

@@ -3,9 +3,10 @@ import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
 import { RsaKeyService } from '../crypto/rsa-key.service';
 import type { Actor, AuthContext } from '../common/auth-context';
-import { ApiEnvelope } from '../common/api-envelope';
 import { CreatedUserDto, CreateUserDto, ListUsersDto, ResetPasswordResultDto, UserIdDto, UserRowDto } from './dto/user.dto';
 import { UserAccountService } from './user-account.service';
+import { ApiDoc } from '../common/api-docs';
+import { ErrorCode } from '../common/error-code';
 
 @ApiTags('users')
 @ApiSecurity('Admin-Token')
@@ -18,7 +19,7 @@ export class UserController {
 
   /** Contract §11: the roles given must lie within the codes of the caller's session. */
   @Post('create') @HttpCode(200) @RequirePermissions('sys:user:create')
-  @ApiEnvelope(CreatedUserDto)
+  @ApiDoc("Create a user (roles only within the caller's codes)", { data: CreatedUserDto, errors: [ErrorCode.PASSWORD_TOO_SHORT, ErrorCode.PASSWORD_TOO_LONG, ErrorCode.PASSWORD_NEEDS_DIGIT, ErrorCode.PASSWORD_NEEDS_UPPER, ErrorCode.PASSWORD_NEEDS_LOWER, ErrorCode.PASSWORD_NEEDS_SYMBOL] })
   async create(@Body() dto: CreateUserDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
     return this.accounts.create({
       ...dto,
@@ -27,33 +28,37 @@ export class UserController {
   }
 
   @Post('list') @HttpCode(200) @RequirePermissions('sys:user:list')
-  @ApiEnvelope(UserRowDto, 'page')
+  @ApiDoc('List users (without any hash)', { data: UserRowDto, shape: 'page' })
   list(@Body() dto: ListUsersDto) {
     return this.accounts.list(dto);
   }
 
   @Post('lock') @HttpCode(200) @RequirePermissions('sys:user:lock')
+  @ApiDoc("Lock a user and end the user's sessions", { data: null, errors: [ErrorCode.NOT_FOUND] })
   async lock(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
     await this.accounts.lock(dto.id, actor);
   }
 
   @Post('unlock') @HttpCode(200) @RequirePermissions('sys:user:unlock')
+  @ApiDoc('Unlock a user', { data: null, errors: [ErrorCode.NOT_FOUND] })
   async unlock(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
     await this.accounts.unlock(dto.id, actor);
   }
 
   @Post('disable') @HttpCode(200) @RequirePermissions('sys:user:disable')
+  @ApiDoc("Disable a user and end the user's sessions", { data: null, errors: [ErrorCode.NOT_FOUND] })
   async disable(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
     await this.accounts.disable(dto.id, actor);
   }
 
   @Post('enable') @HttpCode(200) @RequirePermissions('sys:user:enable')
+  @ApiDoc('Enable a user', { data: null, errors: [ErrorCode.NOT_FOUND] })
   async enable(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
     await this.accounts.enable(dto.id, actor);
   }
 
   @Post('resetPass') @HttpCode(200) @RequirePermissions('sys:user:resetPass')
-  @ApiEnvelope(ResetPasswordResultDto, 'object', 'data is null unless the service generated the password')
+  @ApiDoc("Reset a user's password (generated and answered once when DEFAULT_PASSWORD is unset)", { data: ResetPasswordResultDto, errors: [ErrorCode.NOT_FOUND] })
   async resetPass(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
     return this.accounts.resetPassword(dto.id, actor, auth.permissions);
   }
