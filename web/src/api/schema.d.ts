@@ -12,6 +12,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Liveness for load balancers: whether the database and Redis answer
+         * @description **Access:** no token needed (public).
+         *
+         *     **Temporary token:** not needed.
+         *
+         *     **Error codes:** `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         get: operations["HealthController_check"];
         put?: never;
         post?: never;
@@ -30,6 +38,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Read the login strategy
+         * @description **Access:** permission `sys:strategy:login:info` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["StrategyController_loginInfo"];
         delete?: never;
         options?: never;
@@ -46,6 +62,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Save login strategy fields (partial; a bad field changes nothing)
+         * @description **Access:** permission `sys:strategy:login:save` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["StrategyController_loginSave"];
         delete?: never;
         options?: never;
@@ -62,6 +86,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Read the account strategy
+         * @description **Access:** permission `sys:strategy:user:info` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["StrategyController_userInfo"];
         delete?: never;
         options?: never;
@@ -78,6 +110,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Save account strategy fields (partial; a bad field changes nothing)
+         * @description **Access:** permission `sys:strategy:user:save` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["StrategyController_userSave"];
         delete?: never;
         options?: never;
@@ -94,6 +134,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * The password complexity rules, to show while typing
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** may call it.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["StrategyController_rules"];
         delete?: never;
         options?: never;
@@ -110,6 +158,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Search the login log
+         * @description **Access:** permission `sys:loginLog:list` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["LoginLogController_list"];
         delete?: never;
         options?: never;
@@ -126,6 +182,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Create a user (roles only within the caller's codes)
+         * @description **Access:** permission `sys:user:create` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `PASSWORD_TOO_SHORT`, `PASSWORD_TOO_LONG`, `PASSWORD_NEEDS_DIGIT`, `PASSWORD_NEEDS_UPPER`, `PASSWORD_NEEDS_LOWER`, `PASSWORD_NEEDS_SYMBOL`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["UserController_create"];
         delete?: never;
         options?: never;
@@ -142,6 +206,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * List users (without any hash)
+         * @description **Access:** permission `sys:user:list` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["UserController_list"];
         delete?: never;
         options?: never;
@@ -158,6 +230,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Lock a user and end the user's sessions
+         * @description **Access:** permission `sys:user:lock` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["UserController_lock"];
         delete?: never;
         options?: never;
@@ -174,6 +254,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Unlock a user
+         * @description **Access:** permission `sys:user:unlock` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["UserController_unlock"];
         delete?: never;
         options?: never;
@@ -190,6 +278,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Disable a user and end the user's sessions
+         * @description **Access:** permission `sys:user:disable` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["UserController_disable"];
         delete?: never;
         options?: never;
@@ -206,6 +302,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Enable a user
+         * @description **Access:** permission `sys:user:enable` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["UserController_enable"];
         delete?: never;
         options?: never;
@@ -222,6 +326,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Reset a user's password (generated and answered once when DEFAULT_PASSWORD is unset)
+         * @description **Access:** permission `sys:user:resetPass` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["UserController_resetPass"];
         delete?: never;
         options?: never;
@@ -238,6 +350,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Create or update a role by code (only codes the caller holds)
+         * @description **Access:** permission `sys:role:save` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["RoleController_save"];
         delete?: never;
         options?: never;
@@ -254,6 +374,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * List roles with their permission codes
+         * @description **Access:** permission `sys:role:list` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["RoleController_list"];
         delete?: never;
         options?: never;
@@ -270,6 +398,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * The caller's account, permission codes and session
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** may call it.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MeController_info"];
         delete?: never;
         options?: never;
@@ -286,6 +422,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Change the caller's own password (ends the caller's other sessions)
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** may call it.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `OLD_PASSWORD_WRONG`, `PASSWORD_TOO_SHORT`, `PASSWORD_TOO_LONG`, `PASSWORD_NEEDS_DIGIT`, `PASSWORD_NEEDS_UPPER`, `PASSWORD_NEEDS_LOWER`, `PASSWORD_NEEDS_SYMBOL`, `PASSWORD_CONTAINS_ACCOUNT`, `PASSWORD_TOO_COMMON`, `PASSWORD_REUSED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MeController_updatePassword"];
         delete?: never;
         options?: never;
@@ -302,6 +446,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Log in with account and password (spec 4.1)
+         * @description **Access:** no token needed (public).
+         *
+         *     **Temporary token:** not needed.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `CAPTCHA_INVALID`, `BAD_CREDENTIALS`, `ACCOUNT_LOCKED`, `ACCOUNT_DISABLED`, `ACCOUNT_EXPIRED`, `RATE_LIMITED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["LoginController_login"];
         delete?: never;
         options?: never;
@@ -318,6 +470,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Log out: end the calling session
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** may call it.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["LoginController_logout"];
         delete?: never;
         options?: never;
@@ -334,6 +494,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * RSA public key for the password fields (contract §3)
+         * @description **Access:** no token needed (public).
+         *
+         *     **Temporary token:** not needed.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["LoginController_publicKey"];
         delete?: never;
         options?: never;
@@ -350,6 +518,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * A new captcha image (imgId and img null while the captcha is off)
+         * @description **Access:** no token needed (public).
+         *
+         *     **Temporary token:** not needed.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `RATE_LIMITED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["LoginController_createCaptcha"];
         delete?: never;
         options?: never;
@@ -366,6 +542,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * List every live session
+         * @description **Access:** permission `sys:online:list` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["OnlineController_list"];
         delete?: never;
         options?: never;
@@ -382,6 +566,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * End a session (its holder then gets KICKED_OUT)
+         * @description **Access:** permission `sys:online:kickout` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["OnlineController_kickout"];
         delete?: never;
         options?: never;
@@ -398,6 +590,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * The caller's own live sessions
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["OnlineController_mine"];
         delete?: never;
         options?: never;
@@ -414,6 +614,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * End one of the caller's own sessions
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["OnlineController_kickoutMine"];
         delete?: never;
         options?: never;
@@ -430,6 +638,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Generate a QR login code for another device (valid 300 s)
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["QrcodeController_generate"];
         delete?: never;
         options?: never;
@@ -446,6 +662,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Log in with a QR code (spec 4.4)
+         * @description **Access:** no token needed (public).
+         *
+         *     **Temporary token:** not needed.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `ACCOUNT_LOCKED`, `ACCOUNT_DISABLED`, `ACCOUNT_EXPIRED`, `QRCODE_INVALID`, `RATE_LIMITED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["QrcodeController_verify"];
         delete?: never;
         options?: never;
@@ -462,6 +686,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * The caller's site messages
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MessageController_list"];
         delete?: never;
         options?: never;
@@ -478,6 +710,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Mark the caller's site messages read
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MessageController_read"];
         delete?: never;
         options?: never;
@@ -494,7 +734,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** One-time ticket (30 s) for opening the message stream from a browser */
+        /**
+         * One-time ticket (30 s) for opening the message stream from a browser
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MessageController_streamTicket"];
         delete?: never;
         options?: never;
@@ -509,7 +756,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Server-Sent Events stream of new site messages */
+        /**
+         * Server-Sent Events stream of new site messages
+         * @description **Access:** any logged-in caller, no permission code. Also takes `?ticket=` from POST /sys/message/streamTicket.
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         get: operations["MessageController_stream"];
         put?: never;
         post?: never;
@@ -528,6 +782,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Second login step: a TOTP or recovery code for the mfaToken (contract §8)
+         * @description **Access:** no token needed (public).
+         *
+         *     **Temporary token:** not needed.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `ACCOUNT_LOCKED`, `ACCOUNT_DISABLED`, `MFA_CODE_INVALID`, `MFA_TOKEN_INVALID`, `RATE_LIMITED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MfaController_login"];
         delete?: never;
         options?: never;
@@ -544,6 +806,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Start TOTP enrolment: a pending secret and its otpauth URL
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** may call it.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `MFA_ALREADY_ENABLED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MfaController_setup"];
         delete?: never;
         options?: never;
@@ -560,6 +830,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Enable TOTP with a first code; answers the recovery codes once
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** may call it.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `MFA_CODE_INVALID`, `MFA_ALREADY_ENABLED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MfaController_enable"];
         delete?: never;
         options?: never;
@@ -576,6 +854,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Disable the caller's own TOTP (refused while mfaMode = 2)
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `MFA_CODE_INVALID`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MfaController_disable"];
         delete?: never;
         options?: never;
@@ -592,6 +878,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * A new set of recovery codes; the old set is void
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `MFA_CODE_INVALID`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MfaController_recoveryCodes"];
         delete?: never;
         options?: never;
@@ -608,6 +902,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Remove a user's TOTP and recovery codes and end the user's sessions
+         * @description **Access:** permission `sys:user:mfaReset` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MfaController_reset"];
         delete?: never;
         options?: never;
@@ -624,6 +926,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Search the audit log of administrative actions
+         * @description **Access:** permission `sys:auditLog:list` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["AuditLogController_list"];
         delete?: never;
         options?: never;
@@ -635,6 +945,14 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        HealthDto: {
+            /** @enum {string} */
+            status: "up";
+            /** @enum {string} */
+            database: "up" | "down";
+            /** @enum {string} */
+            redis: "up" | "down" | "not configured";
+        };
         LoginStrategyDto: {
             /** @description minutes */
             sessionExpireMinutes: number;
@@ -663,6 +981,15 @@ export interface components {
             mfaMode: 0 | 1 | 2;
         };
         NoInputDto: Record<string, never>;
+        FieldErrorDto: {
+            /** @description the input's name as sent (`body` when the body as a whole is refused) */
+            field: string;
+            /** @description names the field and the rule, in the caller's language */
+            message: string;
+        };
+        ValidationFailedDto: {
+            errors: components["schemas"]["FieldErrorDto"][];
+        };
         SaveLoginStrategyDto: {
             /** @description Validity of a normal token, minutes */
             sessionExpireMinutes?: number;
@@ -841,6 +1168,11 @@ export interface components {
         ResetPasswordResultDto: {
             password?: string;
         };
+        RoleDto: {
+            code: string;
+            name: string;
+            permissions: string[];
+        };
         SaveRoleDto: {
             /** @example auditor */
             code: string;
@@ -851,11 +1183,6 @@ export interface components {
              *       "sys:loginLog:list"
              *     ]
              */
-            permissions: string[];
-        };
-        RoleDto: {
-            code: string;
-            name: string;
             permissions: string[];
         };
         MeInfoDto: {
@@ -1044,15 +1371,6 @@ export interface components {
             /** @description user id or setting group the action was on */
             target?: string;
         };
-        FieldErrorDto: {
-            /** @description the input's name as sent (`body` when the body as a whole is refused) */
-            field: string;
-            /** @description names the field and the rule, in the caller's language */
-            message: string;
-        };
-        ValidationFailedDto: {
-            errors: components["schemas"]["FieldErrorDto"][];
-        };
     };
     responses: never;
     parameters: never;
@@ -1075,7 +1393,48 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["HealthDto"];
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
         };
     };
@@ -1105,7 +1464,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1114,10 +1473,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1136,13 +1563,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1151,10 +1588,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1186,7 +1691,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1195,10 +1700,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1217,13 +1790,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1232,10 +1815,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1267,7 +1918,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1276,10 +1927,61 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1314,7 +2016,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1323,10 +2025,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1358,7 +2128,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, PASSWORD_NEEDS_DIGIT, PASSWORD_NEEDS_UPPER, PASSWORD_NEEDS_LOWER, PASSWORD_NEEDS_SYMBOL (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1367,10 +2137,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "PASSWORD_NEEDS_DIGIT" | "PASSWORD_NEEDS_UPPER" | "PASSWORD_NEEDS_LOWER" | "PASSWORD_NEEDS_SYMBOL";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1405,7 +2243,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1414,10 +2252,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1436,13 +2342,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1451,10 +2367,95 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1473,13 +2474,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1488,10 +2499,95 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1510,13 +2606,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1525,10 +2631,95 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1547,13 +2738,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1562,10 +2763,95 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1584,7 +2870,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description data is null unless the service generated the password */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1598,7 +2883,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1607,10 +2892,95 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1633,9 +3003,16 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["RoleDto"];
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1644,10 +3021,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1679,7 +3124,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1688,10 +3133,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1723,7 +3236,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1732,10 +3245,61 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1754,13 +3318,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED, OLD_PASSWORD_WRONG, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, PASSWORD_NEEDS_DIGIT, PASSWORD_NEEDS_UPPER, PASSWORD_NEEDS_LOWER, PASSWORD_NEEDS_SYMBOL, PASSWORD_CONTAINS_ACCOUNT, PASSWORD_TOO_COMMON, PASSWORD_REUSED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1769,10 +3343,61 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "OLD_PASSWORD_WRONG" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "PASSWORD_NEEDS_DIGIT" | "PASSWORD_NEEDS_UPPER" | "PASSWORD_NEEDS_LOWER" | "PASSWORD_NEEDS_SYMBOL" | "PASSWORD_CONTAINS_ACCOUNT" | "PASSWORD_TOO_COMMON" | "PASSWORD_REUSED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1804,7 +3429,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED, CAPTCHA_INVALID (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1813,10 +3438,112 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "CAPTCHA_INVALID";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description BAD_CREDENTIALS */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "BAD_CREDENTIALS";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description ACCOUNT_DISABLED, ACCOUNT_EXPIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_DISABLED" | "ACCOUNT_EXPIRED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description ACCOUNT_LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_LOCKED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1835,13 +3562,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1850,10 +3587,61 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1885,7 +3673,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1894,10 +3682,44 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1929,7 +3751,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1938,10 +3760,61 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1976,7 +3849,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1985,10 +3858,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2007,13 +3948,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2022,10 +3973,95 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2060,7 +4096,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2069,10 +4105,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2091,13 +4195,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2106,10 +4220,95 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2141,7 +4340,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2150,10 +4349,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2185,7 +4452,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED, QRCODE_INVALID (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2194,10 +4461,95 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "QRCODE_INVALID";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description ACCOUNT_DISABLED, ACCOUNT_EXPIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_DISABLED" | "ACCOUNT_EXPIRED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description ACCOUNT_LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_LOCKED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2232,7 +4584,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2241,10 +4593,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2263,13 +4683,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2278,10 +4708,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2313,7 +4811,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2322,10 +4820,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2345,11 +4911,82 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description one `event: message` per new site message of the caller */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
         };
     };
@@ -2379,7 +5016,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2388,10 +5025,112 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description MFA_CODE_INVALID, MFA_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "MFA_CODE_INVALID" | "MFA_TOKEN_INVALID";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description ACCOUNT_DISABLED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_DISABLED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description ACCOUNT_LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_LOCKED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2423,7 +5162,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2432,10 +5171,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description MFA_ALREADY_ENABLED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "MFA_ALREADY_ENABLED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2467,7 +5274,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2476,10 +5283,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH, MFA_CODE_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH" | "MFA_CODE_INVALID";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description MFA_ALREADY_ENABLED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "MFA_ALREADY_ENABLED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2498,13 +5373,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2513,10 +5398,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH, MFA_CODE_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH" | "MFA_CODE_INVALID";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2548,7 +5501,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2557,10 +5510,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH, MFA_CODE_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH" | "MFA_CODE_INVALID";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2579,13 +5600,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2594,10 +5625,95 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2632,7 +5748,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2641,10 +5757,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
