@@ -5,6 +5,7 @@ import { CurrentAuth } from '../common/auth-context';
 import { RsaKeyService } from '../crypto/rsa-key.service';
 import type { AuthContext } from '../common/auth-context';
 import { clientIp, userAgent } from '../common/client-info';
+import { Clock } from '../common/clock';
 import { NoInputDto } from '../common/validation.pipe';
 import { ChangePasswordDto, MeInfoDto } from './dto/user.dto';
 import { PasswordChangeService } from './password-change.service';
@@ -21,6 +22,7 @@ export class MeController {
     private readonly accounts: UserAccountService,
     private readonly rsa: RsaKeyService,
     private readonly passwords: PasswordChangeService,
+    private readonly clock: Clock,
   ) {}
 
   @Post('info') @HttpCode(200)
@@ -41,6 +43,10 @@ export class MeController {
       tempUser: auth.session.temp === 1,
       // Contract §8, from the session (written at login and on enable/disable/reset), no SQL.
       mfaEnabled: session.profile?.mfaEnabled === true,
+      // Issue 17: the console warns before the session ends. expireAt is after this request's renewal;
+      // serverTime lets it measure what is left on the service's clock, not the browser's.
+      expireAt: session.expireAt,
+      serverTime: this.clock.nowMs(),
     };
   }
 

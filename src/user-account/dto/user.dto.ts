@@ -113,4 +113,6 @@ export class MeInfoDto {
   @ApiProperty({ type: [String], description: 'permission codes; `*` holds every one' }) permissions: string[];
   @ApiProperty() tempUser: boolean;
   @ApiProperty({ description: 'contract §8: TOTP enabled' }) mfaEnabled: boolean;
+  @ApiProperty({ description: 'end of the calling session, epoch ms (after this request\'s renewal, spec 3.4)' }) expireAt: number;
+  @ApiProperty({ description: 'the service\'s clock when it answered, epoch ms: what is left is expireAt − serverTime' }) serverTime: number;
 }

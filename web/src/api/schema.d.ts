@@ -1196,6 +1196,10 @@ export interface components {
             tempUser: boolean;
             /** @description contract §8: TOTP enabled */
             mfaEnabled: boolean;
+            /** @description end of the calling session, epoch ms (after this request's renewal, spec 3.4) */
+            expireAt: number;
+            /** @description the service's clock when it answered, epoch ms: what is left is expireAt − serverTime */
+            serverTime: number;
         };
         ChangePasswordDto: {
             /** @description RSA-OAEP-256 ciphertext (base64) */
