@@ -63,6 +63,16 @@ export function onTempTokenForbidden(handler: Handler): void {
   tempTokenHandler = handler;
 }
 
+/**
+ * Told of every successful call made with a token (when the request was sent, Date.now()): each may have
+ * renewed the session (spec 3.4), which the expiry warning (composables/useSessionExpiry) follows.
+ */
+const answeredHandlers = new Set<(sentAt: number) => void>();
+export function onTokenCallAnswered(handler: (sentAt: number) => void): () => void {
+  answeredHandlers.add(handler);
+  return () => answeredHandlers.delete(handler);
+}
+
 export async function post<T = null>(url: string, body: object = {}): Promise<T> {
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
@@ -71,6 +81,7 @@ export async function post<T = null>(url: string, body: object = {}): Promise<T>
   const token = getToken();
   if (token) headers[TOKEN_KEY] = token;
 
+  const sentAt = Date.now();
   let response: Response;
   try {
     response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -83,7 +94,10 @@ export async function post<T = null>(url: string, body: object = {}): Promise<T>
   } catch {
     throw new ApiError('INTERNAL', `HTTP ${response.status} ${response.statusText}`, response.status);
   }
-  if (envelope.success) return envelope.data as T;
+  if (envelope.success) {
+    if (token) answeredHandlers.forEach((handler) => handler(sentAt));
+    return envelope.data as T;
+  }
 
   const error = new ApiError(envelope.code, envelope.message, response.status, fieldErrorsIn(envelope.code, envelope.data));
   // Only a request that carried a token can end a session; a failed login is just a failed login.
