@@ -17,6 +17,7 @@ import { NotificationModule } from './notification/notification.module';
 import { AdminBootstrapModule } from './user-account/admin-bootstrap.module';
 import { OnlineModule } from './online/online.module';
 import { MfaModule } from './mfa/mfa.module';
+import { DormantAccountModule } from './dormant-account/dormant-account.module';
 import { QrcodeModule } from './qrcode/qrcode.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { StoreModule } from './store/store.module';
@@ -50,9 +51,14 @@ export class AppModule {
       imports: [
         CoreModule.forRoot(config),
         TypeOrmModule.forRootAsync({
-          useFactory: () => dataSourceOptions(config.DATABASE_URL, config.DB_DROP_SCHEMA, config.DB_STATEMENT_TIMEOUT_MS),
+          useFactory: () => ({
+            ...dataSourceOptions(config.DATABASE_URL, config.DB_DROP_SCHEMA, config.DB_STATEMENT_TIMEOUT_MS),
+            // initializeDataSource retries an unreachable server itself, quietly and within START_TIMEOUT_MS;
+            // @nestjs/typeorm's own retry logs a stack trace for each attempt.
+            toRetry: () => false,
+          }),
           // Migrations outside the statement deadline (a schema change may take longer than a request may).
-          dataSourceFactory: (options) => initializeDataSource(options!, config.DB_STATEMENT_TIMEOUT_MS),
+          dataSourceFactory: (options) => initializeDataSource(options!, config.DB_STATEMENT_TIMEOUT_MS, config.START_TIMEOUT_MS, config.DATABASE_URL),
         }),
         // Settings are read on every login, so they stay in process memory; other instances
         // learn of a change through SYS_PROPS_CHANGED (see README: why not a Redis cache).
@@ -68,8 +74,9 @@ export class AppModule {
         AuthModule,
         OnlineModule,
         QrcodeModule,
-        // The second factor sends site messages through the outbox, so it stays out of a command too.
-        ...(command ? [] : [NotificationModule, AdminBootstrapModule, MfaModule]),
+        // The second factor sends site messages through the outbox, so it stays out of a command too;
+        // so does the dormant-account job (it notifies, and a command runs no schedule).
+        ...(command ? [] : [NotificationModule, AdminBootstrapModule, MfaModule, DormantAccountModule]),
         AuditModule,
         AccountRecoveryModule,
       ],

@@ -1,10 +1,12 @@
 import 'reflect-metadata';
-import { ConsoleLogger, LogLevel } from '@nestjs/common';
+import { LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { setupApp } from './app.setup';
 import { createHttpAdapter } from './common/http-adapter';
+import { ServiceLogger } from './common/service-logger';
+import { listenFailure } from './common/start-failure';
 import { loadConfigOrExplain } from './config/app-config';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
@@ -12,15 +14,25 @@ const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose']
 async function bootstrap() {
   const config = loadConfigOrExplain();
   if (!config) process.exit(1);
-  const logger = new ConsoleLogger({ json: config.LOG_FORMAT === 'json', logLevels: LEVELS.slice(0, LEVELS.indexOf(config.LOG_LEVEL as LogLevel) + 1) });
+  const logger = new ServiceLogger({ json: config.LOG_FORMAT === 'json', logLevels: LEVELS.slice(0, LEVELS.indexOf(config.LOG_LEVEL as LogLevel) + 1) });
+  // abortOnError false: a failed start exits with 1 instead of process.abort() (a core dump, 134).
+  // Nest has logged why (a StartFailure as its one line) before the promise rejects.
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(config),
     createHttpAdapter(config),
     // Body parsers are ours (setupApp): an empty JSON body is {}, and form bodies are marked for typed fields.
-    { logger, bodyParser: false },
-  );
-  await setupApp(app);
-  await app.listen(config.PORT, config.HOST);
+    { logger, bodyParser: false, abortOnError: false },
+  ).catch(() => null);
+  if (!app) process.exit(1);
+  try {
+    await setupApp(app);
+    await app.listen(config.PORT, config.HOST);
+  } catch (err) {
+    logger.error(listenFailure(err, config.HOST, config.PORT) ?? err);
+    // Closed, so that the database is left as a stop leaves it (SQLite checkpoints its WAL); bounded.
+    await Promise.race([app.close(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]).catch(() => undefined);
+    process.exit(1);
+  }
   const shown = config.HOST === '0.0.0.0' ? 'localhost' : config.HOST;
   logger.log(`Login policy service listening on http://${shown}:${config.PORT} (API docs: /docs)`, 'Bootstrap');
 }

@@ -8,12 +8,15 @@ import { FORBIDDEN, NOT_LOGGED_IN } from './support/envelopes';
 const FIREFOX_LINUX = 'Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0';
 const SAFARI_IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1';
 
-/** Contract §4: the fields of a login-log row (plus its id). */
-const ROW_FIELDS = ['id', 'account', 'userName', 'loginType', 'status', 'ip', 'browser', 'os', 'loginTime', 'failureReason'].sort();
+/** Contract §4: the fields of a login-log row (plus its id and, issue 17, the failure's code). */
+const ROW_FIELDS = ['id', 'account', 'userName', 'loginType', 'status', 'ip', 'browser', 'os', 'loginTime', 'failureReason', 'failureCode'].sort();
 
 const tag = () => randomBytes(3).toString('hex');
-/** An IP no other test uses, so that an ip filter sees only this test's attempts. */
-const freshIp = () => `10.${randomInt(100, 250)}.${randomInt(0, 255)}.${randomInt(1, 254)}`;
+/**
+ * An IP no other test uses, so that an ip filter sees only this test's attempts. The filter matches
+ * a prefix (contract §12): a last part of three digits is no prefix of another IP's.
+ */
+const freshIp = () => `10.${randomInt(100, 250)}.${randomInt(0, 255)}.${randomInt(100, 254)}`;
 const iso = (d: Date) => d.toISOString();
 /** The same instant written with a +08:00 offset. */
 const isoPlus8 = (d: Date) => `${new Date(d.getTime() + 8 * 3_600_000).toISOString().slice(0, 23)}+08:00`;
@@ -79,11 +82,11 @@ describe.each(BACKENDS)('login log of spec 2.6 and contract §4 on $name', (back
     const base = { id: expect.any(String), account: user.username, userName: '王五', loginType: 'account', ip };
     // Newest first.
     expect(res.body.data.rows).toEqual([
-      { ...base, ...safari, status: 'expired', loginTime: iso(times[4]), failureReason: '您的账户已过期,请联系管理员' },
-      { ...base, ...firefox, status: 'disabled', loginTime: iso(times[3]), failureReason: '用户已被禁用' },
-      { ...base, ...firefox, status: 'locked', loginTime: iso(times[2]), failureReason: '用户已被锁定' },
-      { ...base, ...safari, status: 'passwrong', loginTime: iso(times[1]), failureReason: '用户名或密码错误' },
-      { ...base, ...firefox, status: 'success', loginTime: iso(times[0]), failureReason: null },
+      { ...base, ...safari, status: 'expired', loginTime: iso(times[4]), failureReason: '您的账户已过期,请联系管理员', failureCode: 'ACCOUNT_EXPIRED' },
+      { ...base, ...firefox, status: 'disabled', loginTime: iso(times[3]), failureReason: '用户已被禁用', failureCode: 'ACCOUNT_DISABLED' },
+      { ...base, ...firefox, status: 'locked', loginTime: iso(times[2]), failureReason: '用户已被锁定', failureCode: 'ACCOUNT_LOCKED' },
+      { ...base, ...safari, status: 'passwrong', loginTime: iso(times[1]), failureReason: '用户名或密码错误', failureCode: 'BAD_CREDENTIALS' },
+      { ...base, ...firefox, status: 'success', loginTime: iso(times[0]), failureReason: null, failureCode: null },
     ]);
     expect(new Set(res.body.data.rows.map((r: any) => r.id)).size).toBe(5);
   });
@@ -109,7 +112,7 @@ describe.each(BACKENDS)('login log of spec 2.6 and contract §4 on $name', (back
     expect(await rowsOf({ account: ghost })).toEqual([{
       id: expect.any(String), account: ghost, userName: null, loginType: 'account', status: 'passwrong',
       ip: '10.0.0.1', browser: expect.stringMatching(/^Firefox/), os: expect.stringMatching(/^Linux/),
-      loginTime: iso(at), failureReason: '用户名或密码错误',
+      loginTime: iso(at), failureReason: '用户名或密码错误', failureCode: 'BAD_CREDENTIALS',
     }]);
   });
 
@@ -132,8 +135,9 @@ describe.each(BACKENDS)('login log of spec 2.6 and contract §4 on $name', (back
     await app.login(user.email, 'Wrong#pass1', { ip: ip3 });
 
     const pick = (rows: any[]) => rows.map((r) => `${r.account}|${r.loginType}|${r.status}|${r.ip}`).sort();
+    // Contract §12: a prefix, so the user name also finds the e-mail address that starts with it.
     expect(pick(await rowsOf({ account: user.username }))).toEqual([
-      `${user.username}|account|passwrong|${ip2}`, `${user.username}|account|success|${ip1}`,
+      `${user.username}|account|passwrong|${ip2}`, `${user.username}|account|success|${ip1}`, `${user.email}|email|passwrong|${ip3}`,
     ].sort());
     expect(pick(await rowsOf({ account: user.mobile }))).toEqual([`${user.mobile}|mobile|success|${ip1}`]);
     expect(pick(await rowsOf({ account: user.email }))).toEqual([`${user.email}|email|passwrong|${ip3}`]);
@@ -142,7 +146,7 @@ describe.each(BACKENDS)('login log of spec 2.6 and contract §4 on $name', (back
     ].sort());
     expect(pick(await rowsOf({ ip: ip1, loginType: 'mobile' }))).toEqual([`${user.mobile}|mobile|success|${ip1}`]);
     expect(pick(await rowsOf({ ip: ip1, loginType: 'email' }))).toEqual([]);
-    expect(pick(await rowsOf({ account: user.username, status: 'passwrong' }))).toEqual([`${user.username}|account|passwrong|${ip2}`]);
+    expect(pick(await rowsOf({ account: user.username, status: 'passwrong', loginType: 'account' }))).toEqual([`${user.username}|account|passwrong|${ip2}`]);
     expect(pick(await rowsOf({ account: user.username, status: 'success', ip: ip2 }))).toEqual([]);
 
     // A single filter alone: every row matches it, and this test's rows are among them.

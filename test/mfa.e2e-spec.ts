@@ -3,7 +3,7 @@ import { decryptSecret } from '../src/mfa/mfa-crypto';
 import { stepAt, totpCode } from '../src/mfa/totp';
 import { createActiveUser, createRole, createUser, TestUser } from './factories';
 import { BACKENDS } from './support/backends';
-import { startApp, TestApp } from './support/test-app';
+import { epochMs, startApp, TestApp } from './support/test-app';
 
 /** Contract §8: the TOTP second factor, on SQLite + memory and MariaDB + Redis, with a fake clock. */
 describe.each(BACKENDS)('second factor (contract §8) on $name', (backend) => {
@@ -55,11 +55,18 @@ describe.each(BACKENDS)('second factor (contract §8) on $name', (backend) => {
     const plain = await app.login(user.username, user.password);
     expect(plain.body.data).toMatchObject({ mfaRequired: false, mfaToken: null, mfaSetupRequired: false });
     expect(plain.body.data!.accessToken).toEqual(expect.any(String));
+    const lastLogin = async () => epochMs((await app.userRow(user.id)).last_login_time);
+    const plainAt = app.clock.nowMs();
+    expect(await lastLogin()).toBe(plainAt);
+    nextStep();
 
     await app.saveLoginStrategy({ mfaMode: 1 });
     const mfaToken = await firstStep(user);
+    // Contract §9: a login held for its second factor is not a successful login yet.
+    expect(await lastLogin()).toBe(plainAt);
     const done = await second(mfaToken, codeAt(secret), '10.0.0.2');
     expect(done.body).toMatchObject({ code: 'OK', data: { mfaRequired: false, mfaToken: null, tempUser: false } });
+    expect(await lastLogin()).toBe(app.clock.nowMs());
     const info = await app.post('/sys/me/info', {}, { token: done.body.data.accessToken });
     expect(info.body.data).toMatchObject({ username: user.username, mfaEnabled: true });
     const rows = await app.logRows(user.username);

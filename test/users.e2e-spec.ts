@@ -409,7 +409,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       expect(res.body.data).toEqual({
         id: user.id, username: user.username, name: '李四', mobile: user.mobile, email: user.email,
         permissions: expect.any(Array), tempUser: false, mfaEnabled: false,
-        expireAt: expect.any(Number), serverTime: expect.any(Number),
+        expireAt: expect.any(Number), serverTime: expect.any(Number), displayTimeZone: expect.any(String),
       });
       expect([...res.body.data.permissions].sort()).toEqual(['sys:loginLog:list', 'sys:user:list']);
       // Issue 17: what the console's expiry warning measures, on the service's clock.
@@ -436,7 +436,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       const res = await app.post('/sys/me/info', {}, { token });
       expect(res.body.data).toEqual({
         id: created.body.data.id, username, name: 'Bare', mobile: null, email: null, permissions: [], tempUser: false, mfaEnabled: false,
-        expireAt: expect.any(Number), serverTime: expect.any(Number),
+        expireAt: expect.any(Number), serverTime: expect.any(Number), displayTimeZone: expect.any(String),
       });
     });
 

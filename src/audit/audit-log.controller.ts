@@ -12,7 +12,7 @@ export class AuditLogController {
   constructor(private readonly audit: AuditLogService) {}
 
   @Post('list') @HttpCode(200) @RequirePermissions('sys:auditLog:list')
-  @ApiDoc('Search the audit log of administrative actions', { data: AuditRowDto, shape: 'page' })
+  @ApiDoc('Search the audit log of administrative actions (administrator and target by prefix; detail old → new)', { data: AuditRowDto, shape: 'page' })
   list(@Body() dto: ListAuditLogDto) {
     return this.audit.list(dto);
   }

@@ -5,6 +5,10 @@ import { DATETIME } from '../common/datetime';
 @Entity('sys_audit_log')
 @Index('idx_audit_log_time', ['createTime'])
 @Index('idx_audit_log_action_time', ['action', 'createTime'])
+// The prefix filters (issue 17; on SQLite the migration creates them with COLLATE NOCASE, see like-prefix.ts).
+@Index('idx_audit_log_username', ['username'])
+@Index('idx_audit_log_target', ['target'])
+@Index('idx_audit_log_target_name', ['targetName'])
 export class AuditLogEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id: string;

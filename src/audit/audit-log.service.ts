@@ -13,7 +13,8 @@ import { ListAuditLogDto } from './dto/list-audit-log.dto';
 export type AuditAction =
   | 'strategy.login.save' | 'strategy.user.save'
   | 'user.create' | 'user.lock' | 'user.unlock' | 'user.disable' | 'user.enable' | 'user.resetPass'
-  | 'role.save'
+  | 'user.update' | 'user.delete'
+  | 'role.save' | 'role.delete'
   | 'online.kickout'
   | 'qrcode.authorize'
   | 'user.recover'
@@ -35,6 +36,26 @@ export interface AuditEntry {
   /** The client IP; absent for actions that come from no request. */
   ip?: string | null;
   detail?: Record<string, unknown> | null;
+}
+
+/**
+ * What an action changed, field by field (issue 17): `old` as it was before, `new` as the action
+ * left it, with the same keys; `old` null when the action created the thing. The console shows
+ * the two side by side. Put beside other facts in `detail`: `{ username, old: {...}, new: {...} }`.
+ */
+export interface AuditChange {
+  old: Record<string, unknown> | null;
+  new: Record<string, unknown>;
+}
+
+/** The fields of `before` and `after` whose values differ, as an AuditChange (`before` null: every field of `after`). */
+export function changedFields(before: Record<string, unknown> | null, after: Record<string, unknown>): AuditChange {
+  if (!before) return { old: null, new: after };
+  const keys = Object.keys(after).filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]));
+  return {
+    old: Object.fromEntries(keys.map((key) => [key, before[key] ?? null])),
+    new: Object.fromEntries(keys.map((key) => [key, after[key]])),
+  };
 }
 
 /** An entry without its action, as recordDone() takes it. */
@@ -88,7 +109,11 @@ export class AuditLogService {
 
   /** Newest first. */
   async list(q: ListAuditLogDto): Promise<Page<AuditLogRow>> {
-    const [rows, total] = await this.rows.page({ action: q.action, username: q.username, target: q.target }, q.pageNum, q.pageSize);
+    const [rows, total] = await this.rows.page({
+      action: q.action, username: q.username, target: q.target,
+      from: q.beginTime ? new Date(q.beginTime) : undefined,
+      to: q.endTime ? new Date(q.endTime) : undefined,
+    }, q.pageNum, q.pageSize);
     return {
       total,
       rows: rows.map((row) => ({ ...row, id: String(row.id), detail: row.detail ? JSON.parse(row.detail) : null })),

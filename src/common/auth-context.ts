@@ -1,6 +1,7 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { clientIp } from './client-info';
+import type { PermissionCode } from './permissions';
 
 /**
  * The authenticated caller, as every feature sees it: the session of contract §6 and the route
@@ -67,8 +68,8 @@ export const RATE_LIMITED_ROUTE = 'rate-limit:route';
 /** White-listed: no token needed (spec 5.2). */
 export const Public = () => SetMetadata(IS_PUBLIC, true);
 
-/** Permission codes the caller's roles must grant (spec 5.3); `*` grants all. */
-export const RequirePermissions = (...codes: string[]) => SetMetadata(PERMISSIONS, codes);
+/** Permission codes the caller's roles must grant (spec 5.3); `*` grants all. Only codes of the registry (permissions.ts). */
+export const RequirePermissions = (...codes: PermissionCode[]) => SetMetadata(PERMISSIONS, codes);
 
 /**
  * A temporary token reaches the route besides TEMP_URIS (contract §8: enrolling the second factor

@@ -84,6 +84,17 @@ const validation = {
   },
   adminKeepsAll: { zh: '内置角色admin必须保留权限*', en: 'The built-in role admin must keep permission *' },
   unknownRoles: { zh: '参数roles不合法: 角色不存在 {roles}', en: 'Invalid roles: unknown {roles}' },
+  mobile: {
+    zh: '参数{field}不合法: 不是手机号(11位中国大陆手机号,或以+和国家代码开头的国际号码)',
+    en: 'Invalid {field}: not a mobile number (11 digits of a mainland China number, or + and the country code)',
+  },
+  email: { zh: '参数{field}不合法: 不是有效的邮箱地址', en: 'Invalid {field}: not an e-mail address' },
+  idOrIds: { zh: '参数{field}不合法: 请给出id或ids其中之一', en: 'Invalid {field}: give either id or ids' },
+  roleInUse: {
+    zh: '参数code不合法: 角色{code}仍被{count}个用户使用,请先取消分配',
+    en: 'Invalid code: the role {code} is still held by {count} user(s); take it from them first',
+  },
+  adminRoleKept: { zh: '内置角色admin不能删除', en: 'The built-in role admin cannot be deleted' },
   duplicateRole: {
     zh: '参数code不合法: 角色{code}已存在(角色编码不区分大小写)',
     en: 'Invalid code: the role {code} already exists (role codes ignore case)',
@@ -111,6 +122,14 @@ const notification = {
   passwordExpiryLead: { zh: '您的密码将在{days}天后过期', en: 'Your password expires in {days} days' },
   passwordExpiryLeadOneDay: { zh: '您的密码将在{days}天后过期', en: 'Your password expires in {days} day' },
   passwordExpiryAdvice: { zh: '请尽快登录并修改密码。', en: 'Please log in and change it soon.' },
+  accountDormantTitle: { zh: '账号已因长期未登录停用', en: 'Your account was disabled for inactivity' },
+  accountDormantLead: {
+    zh: '您的账号已连续{days}天没有成功登录,已被系统停用',
+    en: 'Your account has had no successful login for {days} days and was disabled',
+  },
+  accountDormantAdvice: { zh: '如需继续使用,请联系管理员启用。', en: 'If you still need it, ask your administrator to enable it.' },
+  labelLastLoginTime: { zh: '最后登录时间', en: 'Last login' },
+  neverLoggedIn: { zh: '从未登录', en: 'never' },
   labelAccount: { zh: '登录账号', en: 'Account' },
   labelAttemptIp: { zh: '尝试登录IP', en: 'Attempted from IP' },
   labelAttemptTime: { zh: '尝试登录时间', en: 'Attempted at' },

@@ -1,7 +1,15 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
 import { AppException, FieldProblem, fieldProblem, validationFailed } from './app.exception';
 import { ErrorCode } from './error-code';
-import { text } from './texts';
+import { text, type TextKey } from './texts';
+
+/**
+ * A validator message `text:<key>` names an entry of the text catalogue (texts.ts), answered in the
+ * caller's language with the field filled in (issue 17: a mobile or e-mail rule in Chinese too);
+ * any other message is class-validator's English rule, quoted in both languages.
+ */
+export const TEXT_RULE = 'text:';
+export const textRule = (key: TextKey) => `${TEXT_RULE}${key}`;
 
 // When a value breaks several rules, name the most basic one ("must be a string" before "too long").
 const PRIORITY = ['whitelistValidation', 'isDefined', 'isString', 'isInt', 'isBoolean', 'isArray', 'isIn', 'isDateString'];
@@ -25,7 +33,9 @@ function problemOf(error: ValidationError, parent = ''): { field: string; rule: 
 function problemsOf(errors: ValidationError[]): FieldProblem[] {
   const found = errors.map((e) => problemOf(e)).filter((p): p is { field: string; rule: string } => p !== null);
   if (!found.length) found.push({ field: 'body', rule: text('validation.notJsonObjectRule', 'en') });
-  return found.map(({ field, rule }) => fieldProblem('validation.fieldRule', field, { field, rule }));
+  return found.map(({ field, rule }) => (rule.startsWith(TEXT_RULE)
+    ? fieldProblem(rule.slice(TEXT_RULE.length) as TextKey, field)
+    : fieldProblem('validation.fieldRule', field, { field, rule })));
 }
 
 const INHERITED_KEYS = new Set([...Object.getOwnPropertyNames(Object.prototype), '__proto__']);

@@ -60,3 +60,80 @@ describe('MFA_ENCRYPTION_KEY (contract §8)', () => {
     expect(() => loadConfig({ MFA_ENCRYPTION_KEY: value })).toThrow(/MFA_ENCRYPTION_KEY: MFA_ENCRYPTION_KEY must be the base64 of 32 random bytes/);
   });
 });
+
+describe('REDIS_SENTINELS / REDIS_SENTINEL_MASTER (contract §10 "Redis high availability")', () => {
+  const sentinel = { REDIS_SENTINELS: 'redis-s1:26379, 10.0.0.2:26380,[::1]:26381', REDIS_SENTINEL_MASTER: 'lps-main' };
+  const refusal = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      return (err as Error).message;
+    }
+    throw new Error('accepted');
+  };
+
+  it('takes the Sentinels as host:port (names, IPv4, bracketed IPv6) and the master name; waits for 1 replica by default', () => {
+    const config = loadConfig(sentinel);
+    expect(config.redisSentinelNodes).toEqual([
+      { host: 'redis-s1', port: 26379 }, { host: '10.0.0.2', port: 26380 }, { host: '::1', port: 26381 }]);
+    expect(config.REDIS_SENTINEL_MASTER).toBe('lps-main');
+    expect(config.REDIS_SENTINEL_WAIT_REPLICAS).toBe(1);
+    expect(config.usesRedis).toBe(true);
+    expect(loadConfig({ ...sentinel, REDIS_SENTINEL_WAIT_REPLICAS: '0' }).REDIS_SENTINEL_WAIT_REPLICAS).toBe(0);
+  });
+
+  it('is off by default: no Redis at all, or REDIS_URL', () => {
+    expect(loadConfig({}).usesRedis).toBe(false);
+    expect(loadConfig({}).redisSentinelNodes).toEqual([]);
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).usesRedis).toBe(true);
+  });
+
+  it.each(['redis://s1:26379', 's1', 's1:', 's1:0', 's1:26379;s2:26379', ',', 's1:26379,s2', '::1:26379', 's 1:26379'])(
+    'refuses REDIS_SENTINELS=%p, naming the variable', (value) => {
+      expect(refusal({ ...sentinel, REDIS_SENTINELS: value })).toContain('REDIS_SENTINELS: REDIS_SENTINELS must be host:port,host:port');
+    });
+
+  it('wants both variables or neither, naming the missing one', () => {
+    expect(refusal({ REDIS_SENTINELS: sentinel.REDIS_SENTINELS })).toBe(
+      'Invalid configuration:\n  REDIS_SENTINEL_MASTER: required with REDIS_SENTINELS (the name the Sentinels monitor the primary under)');
+    expect(refusal({ REDIS_SENTINEL_MASTER: 'lps-main' })).toBe(
+      'Invalid configuration:\n  REDIS_SENTINELS: required with REDIS_SENTINEL_MASTER (host:port,host:port of the Sentinels)');
+    expect(refusal({ ...sentinel, REDIS_SENTINEL_MASTER: 'lps main' })).toContain('REDIS_SENTINEL_MASTER: REDIS_SENTINEL_MASTER must be the name');
+  });
+
+  it('refuses Sentinel together with REDIS_URL rather than silently preferring one', () => {
+    expect(refusal({ ...sentinel, REDIS_URL: 'redis://127.0.0.1:6379' })).toBe(
+      'Invalid configuration:\n  REDIS_URL: set either REDIS_URL (one Redis) or REDIS_SENTINELS with REDIS_SENTINEL_MASTER (Sentinel), not both');
+  });
+
+  it('REDIS_SENTINEL_WAIT_REPLICAS: 0 to 16, and only with Sentinel', () => {
+    expect(refusal({ ...sentinel, REDIS_SENTINEL_WAIT_REPLICAS: '-1' })).toContain('REDIS_SENTINEL_WAIT_REPLICAS');
+    expect(refusal({ ...sentinel, REDIS_SENTINEL_WAIT_REPLICAS: 'all' })).toContain('REDIS_SENTINEL_WAIT_REPLICAS');
+    expect(refusal({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_SENTINEL_WAIT_REPLICAS: '1' })).toBe(
+      'Invalid configuration:\n  REDIS_SENTINEL_WAIT_REPLICAS: only used with REDIS_SENTINELS');
+  });
+});
+
+describe('DISPLAY_TIMEZONE (issue 17)', () => {
+  it('defaults to the server\'s zone and takes IANA names', () => {
+    expect(loadConfig({}).DISPLAY_TIMEZONE).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
+    expect(loadConfig({ DISPLAY_TIMEZONE: 'Asia/Shanghai' }).DISPLAY_TIMEZONE).toBe('Asia/Shanghai');
+  });
+
+  it.each(['Mars/Olympus', '+08:00', 'GMT+8 ', 'Asia/Shanghai;'])('refuses %p naming the variable', (value) => {
+    expect(() => loadConfig({ DISPLAY_TIMEZONE: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ DISPLAY_TIMEZONE: value })).toThrow(/DISPLAY_TIMEZONE: DISPLAY_TIMEZONE must be an IANA time zone name/);
+  });
+});
+
+describe('START_TIMEOUT_MS (issue 16.2)', () => {
+  it('is 30 s by default and takes milliseconds', () => {
+    expect(loadConfig({}).START_TIMEOUT_MS).toBe(30_000);
+    expect(loadConfig({ START_TIMEOUT_MS: '5000' }).START_TIMEOUT_MS).toBe(5_000);
+  });
+
+  it.each(['0', '999', '600001', 'soon'])('stops the start naming the variable for %s', (value) => {
+    expect(() => loadConfig({ START_TIMEOUT_MS: value })).toThrow(/START_TIMEOUT_MS: /);
+  });
+});

@@ -1,8 +1,9 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import {
-  IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy, validateSync,
+  ArrayNotEmpty, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy, validateSync,
 } from 'class-validator';
 import { readFileSync } from 'node:fs';
+import { isTimeZoneName, serverTimeZone } from './time-zone';
 import { parseTrustProxy, TRUST_PROXY_RULE, TrustProxy } from './trust-proxy';
 
 const bool = ({ value }: { value: unknown }) =>
@@ -11,6 +12,8 @@ const int = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
 const list = ({ value }: { value: unknown }) =>
   typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
+/** host:port, the host a name, an IPv4 address or a bracketed IPv6 address. */
+const SENTINEL_ADDRESS = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([1-9]\d{0,4})$/;
 
 /** Contract §1. The one place that reads process.env; validated once at start. */
 export class AppConfig {
@@ -27,6 +30,27 @@ export class AppConfig {
 
   @IsOptional() @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be redis://host:port' })
   REDIS_URL?: string;
+
+  /**
+   * Contract §10: Redis behind Sentinel instead of REDIS_URL. The Sentinels are asked where the
+   * primary of REDIS_SENTINEL_MASTER is, and asked again whenever it moves (a failover).
+   */
+  @IsOptional() @Transform(list)
+  @ArrayNotEmpty({ message: 'REDIS_SENTINELS must be host:port,host:port (the Sentinels, not the Redis servers)' })
+  @Matches(SENTINEL_ADDRESS, { each: true, message: 'REDIS_SENTINELS must be host:port,host:port (the Sentinels, not the Redis servers)' })
+  REDIS_SENTINELS?: string[];
+
+  @IsOptional() @Matches(/^[A-Za-z0-9._-]+$/, { message: 'REDIS_SENTINEL_MASTER must be the name the Sentinels monitor (sentinel monitor <name> ...)' })
+  REDIS_SENTINEL_MASTER?: string;
+
+  /**
+   * With Sentinel: how many replicas must hold a write (Redis WAIT) before the service counts it as
+   * done; otherwise the request answers 503. A failover then never loses a session, a logout or a
+   * lock the service has acknowledged (see README "Redis Sentinel"). 0: do not wait (faster, and
+   * writes still work with every replica down, but the last writes before a failover may be lost).
+   */
+  @Transform(int) @IsInt() @Min(0) @Max(16)
+  REDIS_SENTINEL_WAIT_REPLICAS = 1;
 
   @IsString()
   REDIS_KEY_PREFIX = '';
@@ -117,9 +141,40 @@ export class AppConfig {
   @Transform(int) @IsInt() @Min(100) @Max(600_000)
   DB_STATEMENT_TIMEOUT_MS = 3_000;
 
+  /**
+   * Issue 17: the IANA zone of the times in texts for people (notifications, reminders), written
+   * with their UTC offset; the console shows times in it too (/sys/me/info `displayTimeZone`).
+   * Default: the server's zone (TZ, else the system's).
+   */
+  @ValidateBy({ name: 'timeZone', validator: { validate: isTimeZoneName } }, {
+    message: 'DISPLAY_TIMEZONE must be an IANA time zone name such as Asia/Shanghai or UTC',
+  })
+  DISPLAY_TIMEZONE: string = serverTimeZone();
+
+  /**
+   * How long a start waits for the database (DATABASE_URL, MySQL/MariaDB) and Redis (REDIS_URL) to
+   * answer, retrying quietly; then it ends with one line naming the variable. Long enough for a
+   * container started beside its database, short enough that a wrong address is noticed.
+   */
+  @Transform(int) @IsInt() @Min(1_000) @Max(600_000)
+  START_TIMEOUT_MS = 30_000;
+
   /** Schema sync is for throw-away test databases only; production runs migrations. */
   @Transform(bool) @IsBoolean()
   DB_DROP_SCHEMA = false;
+
+  /** Whether tokens, captchas and QR codes live in Redis (REDIS_URL or Sentinel) rather than in this process. */
+  get usesRedis(): boolean {
+    return !!(this.REDIS_URL || this.REDIS_SENTINELS);
+  }
+
+  /** REDIS_SENTINELS as node-redis wants them. */
+  get redisSentinelNodes(): { host: string; port: number }[] {
+    return (this.REDIS_SENTINELS ?? []).map((address) => {
+      const [, host, port] = SENTINEL_ADDRESS.exec(address)!;
+      return { host: host.replace(/^\[(.*)\]$/, '$1'), port: Number(port) };
+    });
+  }
 
   get rsaPrivateKeyPem(): string | undefined {
     if (this.RSA_PRIVATE_KEY) return this.RSA_PRIVATE_KEY.replace(/\\n/g, '\n');
@@ -151,12 +206,31 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const lines = errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
+  const redisProblem = redisChoiceProblem(config, env);
+  if (redisProblem) throw new ConfigError(`Invalid configuration:\n  ${redisProblem}`);
   if (config.RSA_PRIVATE_KEY_FILE) {
     try { readFileSync(config.RSA_PRIVATE_KEY_FILE); } catch {
       throw new ConfigError(`Invalid configuration:\n  RSA_PRIVATE_KEY_FILE: cannot read ${config.RSA_PRIVATE_KEY_FILE}`);
     }
   }
   return config;
+}
+
+/**
+ * One Redis, named one way: REDIS_URL, or REDIS_SENTINELS with REDIS_SENTINEL_MASTER. Both at once
+ * is refused rather than one silently preferred: sessions would live in a Redis the operator did not
+ * mean, and instances configured differently would not share them.
+ */
+function redisChoiceProblem(config: AppConfig, env: Record<string, string | undefined>): string | undefined {
+  if (config.REDIS_SENTINELS && config.REDIS_URL)
+    return 'REDIS_URL: set either REDIS_URL (one Redis) or REDIS_SENTINELS with REDIS_SENTINEL_MASTER (Sentinel), not both';
+  if (config.REDIS_SENTINELS && !config.REDIS_SENTINEL_MASTER)
+    return 'REDIS_SENTINEL_MASTER: required with REDIS_SENTINELS (the name the Sentinels monitor the primary under)';
+  if (config.REDIS_SENTINEL_MASTER && !config.REDIS_SENTINELS)
+    return 'REDIS_SENTINELS: required with REDIS_SENTINEL_MASTER (host:port,host:port of the Sentinels)';
+  if (env.REDIS_SENTINEL_WAIT_REPLICAS && !config.REDIS_SENTINELS)
+    return 'REDIS_SENTINEL_WAIT_REPLICAS: only used with REDIS_SENTINELS';
+  return undefined;
 }
 
 /** For the entry points: the config, or null after printing why it is invalid (one message, no stack). */

@@ -20,7 +20,11 @@ import { AuditTargetName1765000000000 } from './migrations/1765000000000-audit-t
 import { Mfa1765100000000 } from './migrations/1765100000000-mfa';
 import { PasswordHistory1765220000000 } from './migrations/1765220000000-password-history';
 import { PasswordHistoryEntity } from '../user-account/password-history.entity';
+import { LastLoginTime1765215000000 } from './migrations/1765215000000-last-login-time';
+import { LogSearch1765410000000 } from './migrations/1765410000000-log-search';
+import { UserSoftDelete1765300000000 } from './migrations/1765300000000-user-soft-delete';
 import { RecoveryCodeEntity, UserMfaEntity } from '../mfa/mfa.entities';
+import { addressOf, reasonOf, StartFailure } from '../common/start-failure';
 
 export const ENTITIES = [
   UserEntity, RoleEntity, UserRoleEntity, LoginLogEntity, SysPropEntity,
@@ -29,7 +33,8 @@ export const ENTITIES = [
 ];
 export const MIGRATIONS = [
   InitSchema1763900000000, Notifications1764300000000, AuditLog1764600000000, UserIdentifiers1764900000000,
-  AuditTargetName1765000000000, Mfa1765100000000, PasswordHistory1765220000000,
+  AuditTargetName1765000000000, Mfa1765100000000, LastLoginTime1765215000000, PasswordHistory1765220000000,
+  UserSoftDelete1765300000000, LogSearch1765410000000,
 ];
 
 /**
@@ -116,8 +121,10 @@ export function dataSourceOptions(databaseUrl: string, dropSchema = false, state
  * on it) and put back afterwards; lock waits keep their deadline. SQLite has only the busy
  * timeout, so TypeORM runs its migrations itself there.
  */
-export async function initializeDataSource(options: DataSourceOptions, statementTimeoutMs = 3_000): Promise<DataSource> {
-  const dataSource = await new DataSource(options).initialize();
+export async function initializeDataSource(
+  options: DataSourceOptions, statementTimeoutMs = 3_000, startTimeoutMs = 30_000, databaseUrl = '',
+): Promise<DataSource> {
+  const dataSource = await openWithin(options, startTimeoutMs, databaseUrl);
   if (options.type !== 'mysql' && options.type !== 'mariadb') return dataSource;
   const runner = dataSource.createQueryRunner();
   try {
@@ -133,4 +140,49 @@ export async function initializeDataSource(options: DataSourceOptions, statement
     await runner.release().catch(() => undefined);
   }
   return dataSource;
+}
+
+/** A server that may answer a moment later (starting, restarting, its name not yet in DNS): retried. */
+const NOT_YET = new Set([
+  'ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN',
+  'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN',
+]);
+/** A server that answered no: waiting does not help. */
+const REFUSED: Record<string, string> = {
+  ER_ACCESS_DENIED_ERROR: 'the server refused the user or password',
+  ER_ACCESS_DENIED_NO_PASSWORD_ERROR: 'the server refused the user or password',
+  ER_NOT_SUPPORTED_AUTH_MODE: 'the server asks for an authentication method the driver does not support',
+  ER_DBACCESS_DENIED_ERROR: 'the user may not use this database',
+  ER_BAD_DB_ERROR: 'the database does not exist (create it first)',
+};
+const SQLITE_CANNOT_OPEN = new Set(['SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_NOTADB', 'SQLITE_PERM', 'EACCES', 'EROFS']);
+
+/**
+ * DataSource.initialize(), retried quietly for START_TIMEOUT_MS while a MariaDB/MySQL server does
+ * not answer; then, or at once for a refusal, a StartFailure naming DATABASE_URL (host and port, never
+ * the password). Other errors (a failing migration) keep their stack: they are the code's.
+ * Wall time, not the Clock: a start's deadline is no rule of the service.
+ */
+async function openWithin(options: DataSourceOptions, startTimeoutMs: number, databaseUrl: string): Promise<DataSource> {
+  const giveUpAt = Date.now() + startTimeoutMs;
+  for (;;) {
+    const dataSource = new DataSource(options);
+    try {
+      return await dataSource.initialize();
+    } catch (err) {
+      if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
+      const code = reasonOf(err);
+      if (options.type === 'better-sqlite3') {
+        if (!SQLITE_CANNOT_OPEN.has(code)) throw err;
+        throw new StartFailure('DATABASE_URL', `cannot open the SQLite file ${options.database} (${code}): check the path and that the service may write there`);
+      }
+      const where = `${options.type === 'mariadb' ? 'MariaDB' : 'MySQL'} at ${addressOf(databaseUrl, 3306)}`;
+      if (REFUSED[code]) throw new StartFailure('DATABASE_URL', `${where}: ${REFUSED[code]} (${code})`);
+      if (!NOT_YET.has(code)) throw err;
+      if (Date.now() >= giveUpAt) {
+        throw new StartFailure('DATABASE_URL', `no answer from ${where} within ${Math.round(startTimeoutMs / 1000)} s (${code}): check that the server runs and that DATABASE_URL points to it`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, Math.max(0, giveUpAt - Date.now()))));
+    }
+  }
 }

@@ -43,7 +43,7 @@ export class HealthController {
     // keeps logins from answering while the server itself still answers (issue 11.10).
     const database = await timeout(Promise.all(LOGIN_TABLES.map((table) => this.dataSource.query(`SELECT 1 FROM ${table} LIMIT 1`))))
       .then(() => 'up', () => 'down');
-    const redis = this.config.REDIS_URL
+    const redis = this.config.usesRedis
       ? await timeout(this.store.ping()).then((ok) => (ok ? 'up' : 'down'), () => 'down')
       : 'not configured';
     if (database === 'down' || redis === 'down') throw new AppException(ErrorCode.SERVICE_UNAVAILABLE);

@@ -12,7 +12,7 @@ export class LoginLogController {
   constructor(private readonly logs: LoginLogService) {}
 
   @Post('list') @HttpCode(200) @RequirePermissions('sys:loginLog:list')
-  @ApiDoc('Search the login log', { data: LoginLogRowDto, shape: 'page' })
+  @ApiDoc('Search the login log (account and IP by prefix, newest first)', { data: LoginLogRowDto, shape: 'page' })
   list(@Body() dto: ListLoginLogDto) {
     return this.logs.list(dto);
   }

@@ -27,6 +27,9 @@ export enum LoginTypes {
 // Serves the failure count of spec 3.1 and the last-3-successes of spec 4.1 step 10.
 @Index('idx_login_log_user_status_time', ['userId', 'status', 'loginTime'])
 @Index('idx_login_log_time', ['loginTime'])
+// The prefix filters of contract §12 (on SQLite the migration creates them with COLLATE NOCASE, see like-prefix.ts).
+@Index('idx_login_log_account', ['account'])
+@Index('idx_login_log_ip', ['ip'])
 export class LoginLogEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id: string;
@@ -58,6 +61,15 @@ export class LoginLogEntity {
   @Column({ ...DATETIME, name: 'login_time' })
   loginTime: Date;
 
+  /** Spec 2.6's failure reason as text (the contract's zh message of the answer), kept as it was written. */
   @Column({ name: 'failure_reason', type: 'varchar', length: 255, nullable: true })
   failureReason: string | null;
+
+  /**
+   * The ErrorCode of that answer, so that the console can show the reason in its own language
+   * (issue 17); `ACCOUNT_LOCKED` on a failure record (passwrong, mfawrong) marks the failure that
+   * locked the account. Null for successes and for rows written before the column existed.
+   */
+  @Column({ name: 'failure_code', type: 'varchar', length: 32, nullable: true })
+  failureCode: string | null;
 }

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, MoreThanOrEqual, Repository } from 'typeorm';
+import { Brackets, In, MoreThanOrEqual, Repository } from 'typeorm';
+import { LIKE_ESCAPE_CLAUSE, likePrefix } from '../common/like-prefix';
 import { LoginLogEntity, LoginStatus, LoginTypes } from './login-log.entity';
 
 /** What the login-log list can be narrowed by (spec 2.6); every given field must match. */
 export interface LoginLogFilter {
+  /** Contract §12: account and ip match a prefix. */
   account?: string;
   status?: LoginStatus;
   loginType?: LoginTypes;
@@ -22,8 +24,15 @@ export const FAILURE_STATUSES = [LoginStatus.PASSWRONG, LoginStatus.MFAWRONG];
 export class LoginLogRepository {
   constructor(@InjectRepository(LoginLogEntity) private readonly logs: Repository<LoginLogEntity>) {}
 
-  async insert(row: Omit<LoginLogEntity, 'id'>): Promise<void> {
-    await this.logs.insert(row);
+  /** The new row's id. */
+  async insert(row: Omit<LoginLogEntity, 'id'>): Promise<string> {
+    const result = await this.logs.insert(row);
+    return String(result.identifiers[0]?.id ?? result.raw?.insertId ?? '');
+  }
+
+  /** Marks the failure record `id` as the one that locked its account (issue 17). */
+  async setFailureCode(id: string, code: string): Promise<void> {
+    await this.logs.update({ id }, { failureCode: code });
   }
 
   /**
@@ -32,6 +41,22 @@ export class LoginLogRepository {
    */
   countFailuresSince(userId: string, since: Date): Promise<number> {
     return this.logs.count({ where: { userId, status: In(FAILURE_STATUSES), loginTime: MoreThanOrEqual(since) } });
+  }
+
+  /**
+   * countFailuresSince for several users at once, each from its own `since` (the user list's
+   * failureCount, contract §12): one grouped query for a page, on the same index. Users without
+   * failures are absent from the map.
+   */
+  async countFailuresSinceEach(windows: { userId: string; since: Date }[]): Promise<Map<string, number>> {
+    if (!windows.length) return new Map();
+    const qb = this.logs.createQueryBuilder('l').select('l.user_id', 'userId').addSelect('COUNT(*)', 'n')
+      .where('l.status IN (:...statuses)', { statuses: FAILURE_STATUSES })
+      .andWhere(new Brackets((w) => windows.forEach(({ userId, since }, i) =>
+        w.orWhere(`(l.user_id = :u${i} AND l.login_time >= :s${i})`, { [`u${i}`]: userId, [`s${i}`]: since }))))
+      .groupBy('l.user_id');
+    const rows = await qb.getRawMany<{ userId: string; n: string | number }>();
+    return new Map(rows.map((r) => [r.userId, Number(r.n)]));
   }
 
   /** Spec 4.1 step 10: IPs of the user's latest `count` successful logins, newest first. */
@@ -48,10 +73,11 @@ export class LoginLogRepository {
   /** One page of the records matching `filter`, newest first, and how many match in all. */
   page(filter: LoginLogFilter, pageNum: number, pageSize: number): Promise<[LoginLogEntity[], number]> {
     const qb = this.logs.createQueryBuilder('l');
-    if (filter.account) qb.andWhere('l.account = :account', { account: filter.account });
+    // Contract §12: prefixes, index-friendly (like-prefix.ts).
+    if (filter.account) qb.andWhere(`l.account LIKE :account ${LIKE_ESCAPE_CLAUSE}`, { account: likePrefix(filter.account) });
     if (filter.status) qb.andWhere('l.status = :status', { status: filter.status });
     if (filter.loginType) qb.andWhere('l.login_type = :loginType', { loginType: filter.loginType });
-    if (filter.ip) qb.andWhere('l.ip = :ip', { ip: filter.ip });
+    if (filter.ip) qb.andWhere(`l.ip LIKE :ip ${LIKE_ESCAPE_CLAUSE}`, { ip: likePrefix(filter.ip) });
     if (filter.from) qb.andWhere('l.login_time >= :begin', { begin: filter.from });
     if (filter.to) qb.andWhere('l.login_time <= :end', { end: filter.to });
     return qb.orderBy('l.login_time', 'DESC').addOrderBy('l.id', 'DESC')

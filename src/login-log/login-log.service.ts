@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
+import { ErrorCode, messageOf } from '../common/error-code';
 import { Page } from '../common/paging.dto';
 import { ListLoginLogDto } from './dto/list-login-log.dto';
 import { LoginLogEntity, LoginStatus, LoginTypes } from './login-log.entity';
@@ -14,7 +15,11 @@ export interface LoginAttempt {
   status: LoginStatus;
   ip: string;
   userAgent: string;
-  failureReason?: string | null;
+  /**
+   * The answer the client got for a refused attempt: stored as its code and, as spec 2.6's failure
+   * reason, its message in the contract's default language (zh).
+   */
+  failure?: ErrorCode | null;
 }
 
 export type LoginLogRow = Omit<LoginLogEntity, 'userId'>;
@@ -26,10 +31,10 @@ export class LoginLogService {
     private readonly clock: Clock,
   ) {}
 
-  /** Spec 2.6: one record per attempt. */
-  async record(attempt: LoginAttempt): Promise<void> {
+  /** Spec 2.6: one record per attempt; answers the record's id. */
+  async record(attempt: LoginAttempt): Promise<string> {
     const { browser, os } = parseUserAgent(attempt.userAgent);
-    await this.logs.insert({
+    return this.logs.insert({
       userId: attempt.userId,
       account: attempt.account.slice(0, 128),
       userName: attempt.userName,
@@ -39,13 +44,27 @@ export class LoginLogService {
       browser,
       os,
       loginTime: this.clock.now(),
-      failureReason: attempt.failureReason?.slice(0, 255) ?? null,
+      failureReason: attempt.failure ? messageOf(attempt.failure, 'zh').slice(0, 255) : null,
+      failureCode: attempt.failure ?? null,
     });
+  }
+
+  /**
+   * Issue 17: the failure record `id` locked its account. Its code becomes ACCOUNT_LOCKED (the
+   * text stays the answer the client got), so that the login log shows the lock as an event.
+   */
+  markLocking(id: string): Promise<void> {
+    return this.logs.setFailureCode(id, ErrorCode.ACCOUNT_LOCKED);
   }
 
   /** Spec 3.1: passwrong (and, contract §8, mfawrong) records of the user since `since`. */
   countFailuresSince(userId: string, since: Date): Promise<number> {
     return this.logs.countFailuresSince(userId, since);
+  }
+
+  /** countFailuresSince of several users, each from its own start, in one query (contract §12 failureCount). */
+  countFailuresSinceEach(windows: { userId: string; since: Date }[]): Promise<Map<string, number>> {
+    return this.logs.countFailuresSinceEach(windows);
   }
 
   /** Spec 4.1 step 10: IPs of the user's latest successful logins. */

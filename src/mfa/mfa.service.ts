@@ -3,7 +3,7 @@ import { actedBy, AuditLogService } from '../audit/audit-log.service';
 import { AppException } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
-import { ErrorCode, messageOf } from '../common/error-code';
+import { ErrorCode } from '../common/error-code';
 import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
 import { LoginLogService } from '../login-log/login-log.service';
 import { SessionService } from '../session/session.service';
@@ -173,7 +173,7 @@ export class MfaService {
       const attempt = { loginType: LoginTypes.MFA, ip: caller.ip, userAgent: caller.userAgent, account: user.username };
       if (await this.accounts.stillLocked(user)) {
         await this.logs.record({
-          ...attempt, userId: user.id, userName: user.name, status: LoginStatus.LOCKED, failureReason: messageOf(ErrorCode.ACCOUNT_LOCKED, 'zh'),
+          ...attempt, userId: user.id, userName: user.name, status: LoginStatus.LOCKED, failure: ErrorCode.ACCOUNT_LOCKED,
         });
         throw new AppException(ErrorCode.ACCOUNT_LOCKED);
       }

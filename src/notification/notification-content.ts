@@ -1,6 +1,7 @@
+import { formatDisplayTime, serverTimeZone } from '../common/display-time';
 import { type Locale, text, type TextKey } from '../common/texts';
 import {
-  LoginAlertPayload, NotificationKind, NotificationPayload, PasswordExpiryPayload,
+  DormantAccountPayload, LoginAlertPayload, NotificationKind, NotificationPayload, PasswordExpiryPayload,
 } from './notification.types';
 
 /** One labelled fact of a notification ("登录IP: 10.0.0.1"). */
@@ -19,33 +20,30 @@ export interface NotificationContent {
 }
 
 /**
- * A time as people read it: server-local wall time with its UTC offset, so that
- * a reader in another zone cannot misread it ("2025-01-02 11:04:05 (UTC+08:00)").
+ * A time as people read it: the wall time of the display zone (DISPLAY_TIMEZONE; default the
+ * server's) with its UTC offset, so that a reader in another zone cannot misread it
+ * ("2025-01-02 11:04:05 (UTC+08:00)").
  */
-export function formatNotificationTime(value: string | Date): string {
-  const d = typeof value === 'string' ? new Date(value) : value;
-  const pad = (n: number) => String(n).padStart(2, '0');
-  const offset = -d.getTimezoneOffset();
-  const abs = Math.abs(offset);
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} `
-    + `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())} `
-    + `(UTC${offset >= 0 ? '+' : '-'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)})`;
+export function formatNotificationTime(value: string | Date, timeZone: string = serverTimeZone()): string {
+  return formatDisplayTime(value, timeZone);
 }
 
-/** Spec 4.2 contents, per kind and locale (zh is the default of the contract). */
-export function notificationContent(kind: NotificationKind, payload: NotificationPayload, locale: Locale = 'zh'): NotificationContent {
+/** Spec 4.2 contents, per kind and locale (zh is the default of the contract), times in `timeZone` (DISPLAY_TIMEZONE). */
+export function notificationContent(
+  kind: NotificationKind, payload: NotificationPayload, locale: Locale = 'zh', timeZone: string = serverTimeZone(),
+): NotificationContent {
   switch (kind) {
     case NotificationKind.LOGIN_FAILED:
       // Spec 4.2: login account, attempted IP, attempted time, and the abnormal-login hint.
-      return loginAlert(payload as LoginAlertPayload, locale,
+      return loginAlert(payload as LoginAlertPayload, locale, timeZone,
         'notification.loginFailedTitle', 'notification.labelAttemptIp', 'notification.labelAttemptTime');
     case NotificationKind.UNUSUAL_IP:
       // Spec 4.2: login account, login IP, login time, and the uncommon-IP hint.
-      return loginAlert(payload as LoginAlertPayload, locale,
+      return loginAlert(payload as LoginAlertPayload, locale, timeZone,
         'notification.unusualIpTitle', 'notification.labelLoginIp', 'notification.labelLoginTime');
     case NotificationKind.RECOVERY_CODE_USED:
       return {
-        ...loginAlert(payload as LoginAlertPayload, locale,
+        ...loginAlert(payload as LoginAlertPayload, locale, timeZone,
           'notification.recoveryCodeUsedTitle', 'notification.labelLoginIp', 'notification.labelLoginTime'),
         advice: text('notification.recoveryCodeUsedAdvice', locale),
       };
@@ -56,23 +54,38 @@ export function notificationContent(kind: NotificationKind, payload: Notificatio
         lead: text(p.days === 1 ? 'notification.passwordExpiryLeadOneDay' : 'notification.passwordExpiryLead', locale, { days: p.days }),
         fields: [
           { label: text('notification.labelAccount', locale), value: p.account },
-          { label: text('notification.labelExpireTime', locale), value: formatNotificationTime(p.expireTime) },
+          { label: text('notification.labelExpireTime', locale), value: formatNotificationTime(p.expireTime, timeZone) },
         ],
         advice: text('notification.passwordExpiryAdvice', locale),
+      };
+    }
+    case NotificationKind.ACCOUNT_DORMANT: {
+      const p = payload as DormantAccountPayload;
+      return {
+        title: text('notification.accountDormantTitle', locale),
+        lead: text('notification.accountDormantLead', locale, { days: p.days }),
+        fields: [
+          { label: text('notification.labelAccount', locale), value: p.account },
+          {
+            label: text('notification.labelLastLoginTime', locale),
+            value: p.lastLoginTime ? formatNotificationTime(p.lastLoginTime) : text('notification.neverLoggedIn', locale),
+          },
+        ],
+        advice: text('notification.accountDormantAdvice', locale),
       };
     }
   }
 }
 
 /** The two login alerts of spec 4.2 differ only in title and in how they name the IP and the time. */
-function loginAlert(p: LoginAlertPayload, locale: Locale, title: TextKey, ipLabel: TextKey, timeLabel: TextKey): NotificationContent {
+function loginAlert(p: LoginAlertPayload, locale: Locale, timeZone: string, title: TextKey, ipLabel: TextKey, timeLabel: TextKey): NotificationContent {
   return {
     title: text(title, locale),
     lead: p.hint[locale],
     fields: [
       { label: text('notification.labelAccount', locale), value: p.account },
       { label: text(ipLabel, locale), value: p.ip },
-      { label: text(timeLabel, locale), value: formatNotificationTime(p.time) },
+      { label: text(timeLabel, locale), value: formatNotificationTime(p.time, timeZone) },
     ],
     advice: text('notification.loginAlertAdvice', locale),
   };

@@ -9,6 +9,8 @@ export enum NotificationKind {
   PASSWORD_EXPIRY = 'password-expiry',
   /** Contract §8: a recovery code was used to log in (a site message to the user). */
   RECOVERY_CODE_USED = 'recovery-code-used',
+  /** Contract §9 dormantDays: the account was disabled after no successful login for that long. */
+  ACCOUNT_DORMANT = 'account-dormant',
 }
 
 /** sys_notification.status. */
@@ -36,7 +38,14 @@ export interface PasswordExpiryPayload {
   days: number;
 }
 
-export type NotificationPayload = LoginAlertPayload | PasswordExpiryPayload;
+export interface DormantAccountPayload {
+  account: string;
+  /** ISO 8601; null when the account never logged in (the days count from its creation). */
+  lastLoginTime: string | null;
+  days: number;
+}
+
+export type NotificationPayload = LoginAlertPayload | PasswordExpiryPayload | DormantAccountPayload;
 
 /** One outbox row as a channel sees it. */
 export interface Delivery {

@@ -285,4 +285,65 @@ describe('SessionService (spec 3.4, contract §5/§6)', () => {
       expect((await sessions.allSessions()).map((s) => s.tokenHash)).toEqual([second.tokenHash, first.tokenHash]);
     });
   });
+
+  describe('contract §9', () => {
+    const HOUR = 60 * MINUTE;
+
+    it('sessionMaxHours: renewals stop at loginTime + max, without a store read once there; the session then ends', async () => {
+      settings.sessionMaxHours = 1;
+      const t0 = clock.nowMs();
+      const { token, tokenHash } = await sessions.issue(options());
+      let session = (await sessions.resolve(token)).session;
+      for (const [advance, expireAt] of [[20, 50], [20, 60], [15, 60]] as const) {
+        clock.advance(advance * MINUTE);
+        session = await sessions.renewIfDue(tokenHash, (await sessions.resolve(token)).session);
+        expect(session.expireAt).toBe(t0 + expireAt * MINUTE);
+      }
+      expect(await store.ttl(Keys.token(tokenHash))).toBe(5 * MINUTE);
+      const reads = jest.spyOn(store, 'get');
+      await sessions.renewIfDue(tokenHash, session);
+      expect(reads).not.toHaveBeenCalled();
+      clock.advance(5 * MINUTE);
+      expect(await codeOf(sessions.resolve(token))).toBe(ErrorCode.NOT_LOGGED_IN);
+      expect(await sessions.sessionsOf('u1')).toEqual([]);
+    });
+
+    it('sessionMaxHours caps a temporary token at issue; 0 leaves validity alone', async () => {
+      settings.tempSessionExpireMinutes = 1440;
+      settings.sessionMaxHours = 2;
+      expect((await sessions.issue(options({ temp: true }))).session.expireAt).toBe(clock.nowMs() + 2 * HOUR);
+      settings.sessionMaxHours = 0;
+      expect((await sessions.issue(options({ temp: true }))).session.expireAt).toBe(clock.nowMs() + 1440 * MINUTE);
+    });
+
+    it('a session past a lowered limit is not live, yet still gets a role change: a raised limit may revive it', async () => {
+      const { token, tokenHash } = await sessions.issue(options());
+      for (let i = 0; i < 6; i++) {
+        clock.advance(20 * MINUTE);
+        await sessions.renewIfDue(tokenHash, (await sessions.resolve(token)).session);
+      }
+      settings.sessionMaxHours = 1;
+      expect(await sessions.sessionsOf('u1')).toEqual([]);
+      expect(await sessions.allSessions()).toEqual([]);
+      await sessions.refreshPermissions('u1', ['sys:role:list']);
+      settings.sessionMaxHours = 3;
+      expect((await sessions.resolve(token)).permissions).toEqual(['sys:role:list']);
+      expect((await sessions.allSessions()).map((s) => s.tokenHash)).toEqual([tokenHash]);
+    });
+
+    it('kickOutOldest keeps the newest max − 1 live sessions unmarked, oldest marked first; kicked ones do not count', async () => {
+      const issued: { tokenHash: string }[] = [];
+      for (let i = 0; i < 4; i++) {
+        issued.push(await sessions.issue(options()));
+        clock.advance(MINUTE);
+      }
+      await sessions.kickOutOldest('u1', 3);
+      const marks = async () => Promise.all(issued.map(async (s) => JSON.parse((await store.get(Keys.token(s.tokenHash)))!).kickout));
+      expect(await marks()).toEqual([1, 1, 0, 0]);
+      await sessions.kickOutOldest('u1', 3);
+      expect(await marks()).toEqual([1, 1, 0, 0]);
+      await sessions.kickOutOldest('u1', 1);
+      expect(await marks()).toEqual([1, 1, 1, 1]);
+    });
+  });
 });

@@ -6,9 +6,24 @@ import { ErrorCode } from '../common/error-code';
 import { KvStore } from '../store/kv.store';
 import { Keys } from '../store/keys';
 import { StrategyService } from '../strategy/strategy.service';
+import type { LoginStrategy } from '../strategy/strategy.types';
 import type { AuthContext, Session, SessionProfile } from '../common/auth-context';
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Contract §9 sessionMaxHours: the moment a session ends however often it was renewed (its login
+ * plus the limit); Infinity without a limit. Computed from the strategy as it is now, so that a
+ * changed limit reaches live sessions at their next request (a lower one ends those past it).
+ */
+export function absoluteEndOf(session: Pick<Session, 'loginTime'>, login: Pick<LoginStrategy, 'sessionMaxHours'>): number {
+  return login.sessionMaxHours > 0 ? session.loginTime + login.sessionMaxHours * HOUR_MS : Infinity;
+}
+
+/** When a session stops being live: its expiry, or sooner its absolute end (contract §9). */
+const endOf = (session: Session, login: Pick<LoginStrategy, 'sessionMaxHours'>) => Math.min(session.expireAt, absoluteEndOf(session, login));
 
 export interface IssueOptions {
   userId: string;
@@ -41,6 +56,9 @@ export class SessionService {
     const settings = await this.strategy.loginStrategy();
     const validityMs = (options.temp ? settings.tempSessionExpireMinutes : settings.sessionExpireMinutes) * 60_000;
     const now = this.clock.nowMs();
+    // Contract §9: never past the absolute end, temporary tokens included.
+    const expireAt = Math.min(now + validityMs, absoluteEndOf({ loginTime: now }, settings));
+    const ttlMs = expireAt - now;
     const token = randomBytes(32).toString('base64url');
     const tokenHash = hashToken(token);
     const session: Session = {
@@ -51,15 +69,15 @@ export class SessionService {
       kickout: 0,
       ip: options.ip,
       loginTime: now,
-      expireAt: now + validityMs,
+      expireAt,
       browser: options.browser ?? null,
       os: options.os ?? null,
       renewedAt: null,
     };
     await this.store.sAdd(Keys.userTokens(options.userId), tokenHash);
     await this.store.sAdd(Keys.onlineUsers, options.userId);
-    await this.store.set(Keys.perms(tokenHash), JSON.stringify(options.permissions), validityMs);
-    await this.store.set(Keys.token(tokenHash), JSON.stringify(session), validityMs);
+    await this.store.set(Keys.perms(tokenHash), JSON.stringify(options.permissions), ttlMs);
+    await this.store.set(Keys.token(tokenHash), JSON.stringify(session), ttlMs);
     return { token, tokenHash, session };
   }
 
@@ -81,7 +99,8 @@ export class SessionService {
       await this.end(tokenHash, session.userId);
       throw new AppException(mine ? ErrorCode.KICKED_OUT : ErrorCode.NOT_LOGGED_IN);
     }
-    if (session.expireAt <= this.clock.nowMs()) {
+    // The strategy is in process memory: the absolute end (contract §9) costs no store round trip.
+    if (endOf(session, await this.strategy.loginStrategy()) <= this.clock.nowMs()) {
       await this.end(tokenHash, session.userId);
       throw new AppException(ErrorCode.NOT_LOGGED_IN);
     }
@@ -93,12 +112,19 @@ export class SessionService {
     return raw ? (JSON.parse(raw) as string[]) : [];
   }
 
-  /** Spec 3.4: a normal token with less than 50% of its validity left is renewed to full, with its permission cache. */
+  /**
+   * Spec 3.4: a normal token with less than 50% of its validity left is renewed to full, with its
+   * permission cache — but never past its absolute end (contract §9 sessionMaxHours).
+   */
   async renewIfDue(tokenHash: string, session: Session): Promise<Session> {
     if (session.temp === 1) return session;
-    const validityMs = (await this.strategy.loginStrategy()).sessionExpireMinutes * 60_000;
+    const login = await this.strategy.loginStrategy();
+    const validityMs = login.sessionExpireMinutes * 60_000;
     const now = this.clock.nowMs();
     if (session.expireAt - now >= validityMs / 2) return session;
+    // Already renewed up to its absolute end: nothing to write, and no store read on each of the
+    // requests still to come before that end.
+    if (Math.min(now + validityMs, absoluteEndOf(session, login)) <= session.expireAt) return session;
     // Compare-and-set against the session as stored now, not as the guard read it: a kick-out or
     // logout that landed in between must win (a stale write would revive a kicked-out token), and a
     // session that is gone is never resurrected.
@@ -106,10 +132,12 @@ export class SessionService {
     if (!raw) return session;
     const current = JSON.parse(raw) as Session;
     if (current.kickout === 1 || current.expireAt - now >= validityMs / 2) return current;
-    const renewed: Session = { ...current, expireAt: now + validityMs, renewedAt: now };
+    const expireAt = Math.min(now + validityMs, absoluteEndOf(current, login));
+    if (expireAt <= current.expireAt) return current;
+    const renewed: Session = { ...current, expireAt, renewedAt: now };
     if (!(await this.store.replaceIfEquals(Keys.token(tokenHash), raw, JSON.stringify(renewed)))) return session;
-    await this.store.expire(Keys.token(tokenHash), validityMs);
-    await this.store.expire(Keys.perms(tokenHash), validityMs);
+    await this.store.expire(Keys.token(tokenHash), expireAt - now);
+    await this.store.expire(Keys.perms(tokenHash), expireAt - now);
     return renewed;
   }
 
@@ -117,6 +145,22 @@ export class SessionService {
   async kickOutOthers(userId: string, exceptHash: string | null): Promise<void> {
     for (const { tokenHash, session } of await this.sessionsOf(userId)) {
       if (tokenHash === exceptHash || session.kickout === 1) continue;
+      await this.store.replaceKeepTtl(Keys.token(tokenHash), JSON.stringify({ ...session, kickout: 1 }));
+    }
+  }
+
+  /**
+   * Contract §9 maxSessionsPerUser (with multiOnline = true): before a new session of the user is
+   * stored, its oldest live sessions are marked kickout = 1 so that, with the new one, at most `max`
+   * remain; their next request answers KICKED_OUT, as spec 4.1 step 8 kick-outs do. The caller holds
+   * the account's login mutex (LoginService.complete), so parallel logins of one user, on any
+   * instance, count one after the other. Sessions already kicked out do not count.
+   */
+  async kickOutOldest(userId: string, max: number): Promise<void> {
+    const live = (await this.sessionsOf(userId))
+      .filter(({ session }) => session.kickout !== 1)
+      .sort((a, b) => a.session.loginTime - b.session.loginTime);
+    for (const { tokenHash, session } of live.slice(0, Math.max(0, live.length - (max - 1)))) {
       await this.store.replaceKeepTtl(Keys.token(tokenHash), JSON.stringify({ ...session, kickout: 1 }));
     }
   }
@@ -129,18 +173,24 @@ export class SessionService {
     }
   }
 
-  /** Live sessions of a user; hashes whose session expired are pruned from the set on the way. */
-  async sessionsOf(userId: string): Promise<{ tokenHash: string; session: Session }[]> {
+  /**
+   * Live sessions of a user; hashes whose session expired are pruned from the set on the way.
+   * Sessions past their absolute end (contract §9) are left out, unless `pastLimit`: such a session
+   * ends at its next request, but should sessionMaxHours be raised first it lives on, so what must
+   * reach every session that may still answer (a role or profile change) asks for them too.
+   */
+  async sessionsOf(userId: string, { pastLimit = false } = {}): Promise<{ tokenHash: string; session: Session }[]> {
     const hashes = await this.store.sMembers(Keys.userTokens(userId));
     if (!hashes.length) return [];
     const raws = await this.store.mget(hashes.map((h) => Keys.token(h)));
+    const login = await this.strategy.loginStrategy();
     const now = this.clock.nowMs();
     const live: { tokenHash: string; session: Session }[] = [];
     const dead: string[] = [];
     raws.forEach((raw, i) => {
       const session = raw ? (JSON.parse(raw) as Session) : null;
-      if (session && session.expireAt > now) live.push({ tokenHash: hashes[i], session });
-      else dead.push(hashes[i]);
+      if (!session || session.expireAt <= now) dead.push(hashes[i]);
+      else if (pastLimit || endOf(session, login) > now) live.push({ tokenHash: hashes[i], session });
     });
     if (dead.length) await this.store.sRem(Keys.userTokens(userId), ...dead);
     return live;
@@ -149,10 +199,12 @@ export class SessionService {
   /** Every live session, newest first, found through the online-user index and the per-user sets. */
   async allSessions(): Promise<{ tokenHash: string; session: Session }[]> {
     const all: { tokenHash: string; session: Session }[] = [];
+    const login = await this.strategy.loginStrategy();
+    const now = this.clock.nowMs();
     for (const userId of await this.store.sMembers(Keys.onlineUsers)) {
-      const live = await this.sessionsOf(userId);
-      if (!live.length) await this.store.sRem(Keys.onlineUsers, userId);
-      all.push(...live);
+      const stored = await this.sessionsOf(userId, { pastLimit: true });
+      if (!stored.length) await this.store.sRem(Keys.onlineUsers, userId);
+      all.push(...stored.filter(({ session }) => endOf(session, login) > now));
     }
     return all.sort((a, b) => b.session.loginTime - a.session.loginTime);
   }
@@ -162,7 +214,7 @@ export class SessionService {
     if (!/^[0-9a-f]{64}$/.test(tokenId)) return null;
     const raw = await this.store.get(Keys.token(tokenId));
     const session = raw ? (JSON.parse(raw) as Session) : null;
-    return session && session.expireAt > this.clock.nowMs() ? session : null;
+    return session && endOf(session, await this.strategy.loginStrategy()) > this.clock.nowMs() ? session : null;
   }
 
   /** Ends one session (logout, kick-out by id, expiry); its token then answers NOT_LOGGED_IN. */
@@ -177,7 +229,7 @@ export class SessionService {
    * against the session as read: a kick-out or renewal landing meanwhile is read again, never undone.
    */
   async updateProfile(userId: string, fields: Partial<SessionProfile>): Promise<void> {
-    for (const { tokenHash } of await this.sessionsOf(userId)) {
+    for (const { tokenHash } of await this.sessionsOf(userId, { pastLimit: true })) {
       for (let tries = 0; tries < 5; tries += 1) {
         const raw = await this.store.get(Keys.token(tokenHash));
         if (!raw) break;
@@ -191,7 +243,7 @@ export class SessionService {
 
   /** Replaces the cached permission codes of every live session of a user (after a role change). */
   async refreshPermissions(userId: string, permissions: string[]): Promise<void> {
-    for (const { tokenHash } of await this.sessionsOf(userId)) {
+    for (const { tokenHash } of await this.sessionsOf(userId, { pastLimit: true })) {
       await this.store.replaceKeepTtl(Keys.perms(tokenHash), JSON.stringify(permissions));
     }
   }

@@ -26,5 +26,7 @@ export const Keys = {
   roleSaveMutex: 'ROLE_SAVE_MUTEX',
   /** Check and change of who may still administer the service (contract §12 self-protection), one at a time. */
   superAdminGuardMutex: 'SUPERADMIN_GUARD_MUTEX',
+  /** Contract §9 dormantDays: the daily sweep, on one instance at a time. */
+  dormantSweepMutex: 'DORMANT_SWEEP_MUTEX',
   propsChannel: 'SYS_PROPS_CHANGED',
 } as const;

@@ -12,8 +12,15 @@ import { RedisKvStore } from './redis-kv.store';
     {
       provide: KvStore,
       inject: [AppConfig, Clock],
-      useFactory: (config: AppConfig, clock: Clock): Promise<KvStore> | KvStore =>
-        config.REDIS_URL ? RedisKvStore.connect(config.REDIS_URL, config.REDIS_KEY_PREFIX) : new MemoryKvStore(clock),
+      useFactory: (config: AppConfig, clock: Clock): Promise<KvStore> | KvStore => {
+        if (config.REDIS_SENTINELS) {
+          return RedisKvStore.connectSentinel({
+            sentinels: config.redisSentinelNodes, master: config.REDIS_SENTINEL_MASTER!,
+            prefix: config.REDIS_KEY_PREFIX, waitReplicas: config.REDIS_SENTINEL_WAIT_REPLICAS,
+          });
+        }
+        return config.REDIS_URL ? RedisKvStore.connect(config.REDIS_URL, config.REDIS_KEY_PREFIX, config.START_TIMEOUT_MS) : new MemoryKvStore(clock);
+      },
     },
     KeyedMutex,
   ],

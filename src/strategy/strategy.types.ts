@@ -12,6 +12,10 @@ export class LoginStrategy {
   multiOnline = true;
   /** Contract §8: 0 off, 1 enrolled users give a TOTP code, 2 every user must enrol. */
   mfaMode: MfaMode = 0;
+  /** Contract §9: absolute lifetime of a session, hours after its login; 0 = no limit. */
+  sessionMaxHours = 0;
+  /** Contract §9: with multiOnline, at most this many live sessions per user (the oldest are kicked out); 0 = no limit. */
+  maxSessionsPerUser = 0;
 }
 
 /** Spec 2.2, setting group `user_strategy`. */

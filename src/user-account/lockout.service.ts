@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { LoginFailedEvent } from './account.events';
 import { Clock } from '../common/clock';
-import { ErrorCode, messageOf } from '../common/error-code';
+import { ErrorCode } from '../common/error-code';
 import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
 import { LoginLogService } from '../login-log/login-log.service';
 import { StrategyService } from '../strategy/strategy.service';
@@ -75,14 +75,18 @@ export class LockoutService {
    */
   async recordFailure(w: WrongProof): Promise<boolean> {
     const now = this.clock.now();
-    await this.logs.record({
+    const recordId = await this.logs.record({
       userId: w.user.id, account: w.account, userName: w.user.name, loginType: w.loginType,
-      status: w.status, ip: w.ip, userAgent: w.userAgent, failureReason: messageOf(w.reason, 'zh'),
+      status: w.status, ip: w.ip, userAgent: w.userAgent, failure: w.reason,
     });
     const { maxFailureInterval, maxFailureTimes } = await this.strategy.loginStrategy();
     const failures = await this.failuresInWindow(w.user, now, maxFailureInterval);
     const locks = failuresLock(failures, maxFailureTimes);
-    if (locks) await this.accounts.lockAfterFailures(w.user.id);
+    if (locks) {
+      await this.accounts.lockAfterFailures(w.user, failures);
+      // Issue 17: the lock is visible as an event in the login log too, on the failure that caused it.
+      await this.logs.markLocking(recordId);
+    }
     await this.events.emitAsync(LoginFailedEvent.NAME, new LoginFailedEvent(w.user.id, w.account, w.loginType, w.ip, now, w.status === LoginStatus.MFAWRONG));
     return locks;
   }

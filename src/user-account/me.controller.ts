@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CurrentAuth } from '../common/auth-context';
+import { AppConfig } from '../config/app-config';
 import { RsaKeyService } from '../crypto/rsa-key.service';
 import type { AuthContext } from '../common/auth-context';
 import { clientIp, userAgent } from '../common/client-info';
@@ -23,6 +24,7 @@ export class MeController {
     private readonly rsa: RsaKeyService,
     private readonly passwords: PasswordChangeService,
     private readonly clock: Clock,
+    private readonly config: AppConfig,
   ) {}
 
   @Post('info') @HttpCode(200)
@@ -47,6 +49,8 @@ export class MeController {
       // serverTime lets it measure what is left on the service's clock, not the browser's.
       expireAt: session.expireAt,
       serverTime: this.clock.nowMs(),
+      // Issue 17: the console shows times in the zone the service's notifications use.
+      displayTimeZone: this.config.DISPLAY_TIMEZONE,
     };
   }
 

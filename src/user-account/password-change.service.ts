@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SessionService } from '../session/session.service';
 import { AppException } from '../common/app.exception';
-import { ErrorCode, messageOf } from '../common/error-code';
+import { ErrorCode } from '../common/error-code';
 import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
 import { LoginLogService } from '../login-log/login-log.service';
 import { KeyedMutex } from '../store/keyed-mutex';
@@ -47,7 +47,7 @@ export class PasswordChangeService {
     const refuseLocked = async (user: UserEntity): Promise<never> => {
       await this.logs.record({
         ...attempt, account: user.username, userId: user.id, userName: user.name, status: LoginStatus.LOCKED,
-        failureReason: messageOf(ErrorCode.ACCOUNT_LOCKED, 'zh'),
+        failure: ErrorCode.ACCOUNT_LOCKED,
       });
       throw new AppException(ErrorCode.ACCOUNT_LOCKED);
     };

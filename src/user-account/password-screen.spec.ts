@@ -60,7 +60,7 @@ describe('contract §9 password checks (PasswordScreen)', () => {
     user = users.add({
       id: 'u1', username: 'ZhangSan', name: '张三', mobile: '13800138000', email: 'Zs.Work@Example.com',
       password: 'hash:current', passwordUpdateTime: T0, createTime: T0, locked: false, disabled: false,
-      unlockTime: null, failureResetTime: null,
+      unlockTime: null, failureResetTime: null, lastLoginTime: null,
     });
   });
 

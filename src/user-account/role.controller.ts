@@ -3,9 +3,10 @@ import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
 import type { Actor, AuthContext } from '../common/auth-context';
 import { NoInputDto } from '../common/validation.pipe';
-import { RoleDto, SaveRoleDto } from './dto/user.dto';
+import { RoleCodeDto, RoleDto, SaveRoleDto } from './dto/user.dto';
 import { RoleService } from './role.service';
 import { ApiDoc } from '../common/api-docs';
+import { ErrorCode } from '../common/error-code';
 
 @ApiTags('roles')
 @ApiSecurity('Admin-Token')
@@ -24,5 +25,16 @@ export class RoleController {
   @ApiDoc('List roles with their permission codes', { data: RoleDto, shape: 'array' })
   list(@Body() _body: NoInputDto) {
     return this.roles.list();
+  }
+
+  /** Contract §12: not `admin`, not while a user holds it; within the caller's codes (§11). */
+  @Post('delete') @HttpCode(200) @RequirePermissions('sys:role:delete')
+  @ApiDoc('Delete a role by code (not `admin`, not while a user holds it, only codes the caller holds)', {
+    data: null,
+    errors: [ErrorCode.NOT_FOUND],
+    description: 'A role still held by a user, or `admin`, answers VALIDATION_FAILED (data.errors on `code`); a role with codes the caller does not hold answers FORBIDDEN (contract §11, §12).',
+  })
+  async delete(@Body() dto: RoleCodeDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
+    await this.roles.delete(dto.code, auth.permissions, actor);
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
 import { RoleEntity, UserRoleEntity } from './role.entity';
+import { UserEntity } from './user.entity';
 
 /** `sys_role` and `sys_user_role`: the only place that queries them. */
 @Injectable()
@@ -36,9 +37,31 @@ export class RoleRepository {
     return this.roles.save(role);
   }
 
-  /** Ids of the users holding the role `code`. */
+  /** Ids of the users (not deleted) holding the role `code`. */
   async memberIds(code: string): Promise<string[]> {
-    return (await this.userRoles.find({ where: { roleCode: code } })).map((l) => l.userId);
+    return (await this.members([code])).map((m) => m.userId);
+  }
+
+  /** The holders (not deleted: contract §12) of the roles `codes`, by user name. */
+  members(codes: string[]): Promise<{ roleCode: string; userId: string; username: string }[]> {
+    if (!codes.length) return Promise.resolve([]);
+    return this.userRoles.createQueryBuilder('ur')
+      .innerJoin(UserEntity, 'u', 'u.id = ur.user_id AND u.delete_time IS NULL')
+      .select('ur.role_code', 'roleCode').addSelect('ur.user_id', 'userId').addSelect('u.username', 'username')
+      .where('ur.role_code IN (:...codes)', { codes })
+      .orderBy('u.username', 'ASC')
+      .getRawMany();
+  }
+
+  /**
+   * Contract §12 /sys/role/delete: the role and its links (those of deleted users, who keep theirs
+   * otherwise) in one transaction.
+   */
+  async delete(code: string): Promise<void> {
+    await this.roles.manager.transaction(async (tx) => {
+      await tx.delete(UserRoleEntity, { roleCode: code });
+      await tx.delete(RoleEntity, { code });
+    });
   }
 
   /** The roles the user holds. */

@@ -1,5 +1,5 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { actedBy, AuditLogService } from '../audit/audit-log.service';
+import { actedBy, AuditLogService, changedFields } from '../audit/audit-log.service';
 import { AppException, fieldProblem, fieldsFailed, validationFailed } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
 import { isUniqueViolation } from '../common/db-errors';
@@ -17,6 +17,14 @@ import { UserRepository } from './user.repository';
 
 export const ADMIN_ROLE = 'admin';
 
+/** How many holders' user names a role of the list names (userCount counts them all). */
+const MEMBERS_SHOWN = 50;
+
+export interface RoleView extends RoleEntity {
+  userCount: number;
+  users: string[];
+}
+
 @Injectable()
 export class RoleService implements OnApplicationBootstrap {
   constructor(
@@ -33,8 +41,47 @@ export class RoleService implements OnApplicationBootstrap {
     await this.roles.insertIfAbsent({ code: ADMIN_ROLE, name: '超级管理员', permissions: ['*'] });
   }
 
-  list(): Promise<RoleEntity[]> {
-    return this.roles.all();
+  /** Every role with how many users hold it and (at most MEMBERS_SHOWN of) their user names; deleted users do not count. */
+  async list(): Promise<RoleView[]> {
+    const roles = await this.roles.all();
+    const members = await this.roles.members(roles.map((r) => r.code));
+    return roles.map((r) => {
+      const names = members.filter((m) => m.roleCode === r.code).map((m) => m.username);
+      return { ...r, userCount: names.length, users: names.slice(0, MEMBERS_SHOWN) };
+    });
+  }
+
+  /**
+   * Contract §12 /sys/role/delete: `admin` never (VALIDATION_FAILED, as a save taking its `*`), nor
+   * a role a user holds (VALIDATION_FAILED naming how many: the administrator takes it from them
+   * first, so nobody loses codes by surprise); an unknown code is NOT_FOUND. Contract §11: only a
+   * role whose codes the caller holds (FORBIDDEN), as for overwriting one. Under the role-save mutex,
+   * so that no assignment or save slips in between the check and the delete. Audited as role.delete.
+   */
+  async delete(code: string, held: string[], actor: Actor): Promise<void> {
+    if (code === ADMIN_ROLE) throw validationFailed('validation.adminRoleKept', 'code');
+    await this.mutex.run(Keys.roleSaveMutex, async () => {
+      const [role] = await this.roles.byCodes([code]);
+      if (!role || role.code !== code) throw new AppException(ErrorCode.NOT_FOUND);
+      if (!mayGrant(held, role.permissions)) throw new AppException(ErrorCode.FORBIDDEN);
+      const holders = await this.roles.memberIds(code);
+      if (holders.length) {
+        throw fieldsFailed([fieldProblem('validation.roleInUse', 'code', { code, count: holders.length })]);
+      }
+      await this.roles.delete(code);
+      await this.audit.recordDone('role.delete', async () => ({
+        ...actedBy(await named(actor, this.users)),
+        targetId: role.code,
+        targetName: role.name,
+        detail: { permissions: role.permissions },
+      }));
+    });
+  }
+
+  /** The permission codes the roles `codes` give together. */
+  async permissionsOfRoles(codes: string[]): Promise<string[]> {
+    if (!codes.length) return [];
+    return [...new Set((await this.roles.byCodes(codes)).flatMap((r) => r.permissions))].sort();
   }
 
   /**
@@ -65,7 +112,8 @@ export class RoleService implements OnApplicationBootstrap {
         ...actedBy(await named(actor, this.users)),
         targetId: role.code,
         targetName: role.name,
-        detail: { old: current?.permissions ?? null, new: role.permissions },
+        // Issue 17: old → new per changed field (name, permissions); a new role: every field, old null.
+        detail: { ...changedFields(current ? { name: current.name, permissions: current.permissions } : null, { name: role.name, permissions: role.permissions }) },
       }));
       return role;
     });

@@ -9,8 +9,11 @@ import { unlockDue } from './lock-policy';
 import { RoleRepository } from './role.repository';
 import { UserRepository } from './user.repository';
 
-/** What a change takes away from the holders of `*`: one user (lock, disable) or a role's `*` (role save). */
-export type SuperAdminLoss = { userId: string } | { roleCode: string };
+/**
+ * What a change takes away from the holders of `*`: users (lock, disable, delete, their roles
+ * changed) or a role's `*` (role save).
+ */
+export type SuperAdminLoss = { userId: string } | { userIds: string[] } | { roleCode: string };
 
 /**
  * Contract §12 self-protection. An administrator cannot lock, disable or reset their own account
@@ -45,9 +48,10 @@ export class SelfProtection {
   keepingSuperAdmin<T>(loss: SuperAdminLoss, change: () => Promise<T>): Promise<T> {
     return this.mutex.run(Keys.superAdminGuardMutex, async () => {
       const before = await this.usableSuperAdmins();
-      const after = 'userId' in loss
-        ? before.filter((id) => id !== loss.userId)
-        : await this.usableSuperAdmins(loss.roleCode);
+      const lost = 'userId' in loss ? [loss.userId] : 'userIds' in loss ? loss.userIds : null;
+      const after = lost
+        ? before.filter((id) => !lost.includes(id))
+        : await this.usableSuperAdmins((loss as { roleCode: string }).roleCode);
       if (before.length && !after.length) {
         throw new AppException(ErrorCode.FORBIDDEN);
       }

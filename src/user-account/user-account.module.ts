@@ -9,6 +9,7 @@ import { CompareSlots } from './compare-slots';
 import { LockoutService } from './lockout.service';
 import { MeController } from './me.controller';
 import { PasswordChangeService } from './password-change.service';
+import { PermissionController } from './permission.controller';
 import { PasswordProof } from './password-proof.service';
 import { PasswordScreen } from './password-screen';
 import { CommonPasswords } from './common-passwords/common-passwords';
@@ -28,7 +29,7 @@ import { UserRepository } from './user.repository';
 
 @Module({
   imports: [TypeOrmModule.forFeature([UserEntity, RoleEntity, UserRoleEntity, UserIdentifierEntity, PasswordHistoryEntity]), StrategyModule, LoginLogModule, SessionModule, CryptoModule, AuditModule],
-  controllers: [UserController, RoleController, MeController],
+  controllers: [UserController, RoleController, PermissionController, MeController],
   providers: [
     UserRepository,
     RoleRepository,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { actedBy, AuditAction, AuditLogService } from '../audit/audit-log.service';
+import { actedBy, AuditAction, AuditChange, AuditLogService, SYSTEM_ACTOR } from '../audit/audit-log.service';
 import { AppException, FieldProblem, fieldProblem, fieldsFailed } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
@@ -11,21 +11,22 @@ import { AppConfig } from '../config/app-config';
 import { SessionService } from '../session/session.service';
 import { StrategyService } from '../strategy/strategy.service';
 import { LoginTypes } from '../login-log/login-log.entity';
+import { LoginLogService } from '../login-log/login-log.service';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
 import { named } from './actor-name';
-import { ListUsersDto } from './dto/user.dto';
+import { ListUsersDto, UpdateUserDto } from './dto/user.dto';
 import { PasswordHasher } from './password-hasher';
 import { passwordExpiresAt } from './password-expiry';
-import { mayGrant } from './grants';
-import { lockedUntil, unlockDue } from './lock-policy';
+import { ALL_PERMISSIONS, mayGrant } from './grants';
+import { failureWindowStart, lockedUntil, unlockDue } from './lock-policy';
 import { checkPasswordComplexity, generatePassword } from './password-policy';
 import { previousToKeep } from './password-screen';
 import { RoleService } from './role.service';
 import { Identifier, IdentifierKind, identifiersOf, LOGIN_TYPE_OF } from './user-identifier';
 import { SelfProtection } from './self-protection';
 import { UserEntity } from './user.entity';
-import { UserRepository } from './user.repository';
+import { UserChange, UserRepository } from './user.repository';
 
 export interface NewUser {
   username: string;
@@ -52,6 +53,15 @@ export interface UserView {
   roles: string[];
   /** Contract §8 (MfaModule answers it through useMfaStatus; false without it). */
   mfaEnabled: boolean;
+  /** Contract §12: the failures the lock check of spec 3.1 counts now (its window, contract §5's reset). */
+  failureCount: number;
+  /** Contract §12: the last successful login, any way in (sys_user.last_login_time); null when never. */
+  lastLoginTime: Date | null;
+}
+
+/** The lock fields of an audit row: as the account was read before, and as the action left them. */
+function lockChange(before: UserEntity, after: { locked: boolean; unlockTime: Date | null }): AuditChange {
+  return { old: { locked: !!before.locked, unlockTime: before.unlockTime ?? null }, new: after };
 }
 
 /** Which of the given users have the second factor enabled (contract §8), for the user list. */
@@ -72,6 +82,7 @@ export class UserAccountService {
     private readonly mutex: KeyedMutex,
     private readonly protection: SelfProtection,
     private readonly audit: AuditLogService,
+    private readonly logs: LoginLogService,
   ) {}
 
   /**
@@ -157,12 +168,127 @@ export class UserAccountService {
     return generated ? { id, password: generated } : { id };
   }
 
+  /**
+   * Contract §12: a page of the users that are not deleted, narrowed by keyword and state, each
+   * with its roles, second factor and the failure count the lock check would see now — the window
+   * of spec 3.1 from lock-policy.ts, counted for the whole page in one grouped query.
+   */
   async list(query: ListUsersDto): Promise<Page<UserView>> {
-    const [rows, total] = await this.users.page({ keyword: query.keyword }, query.pageNum, query.pageSize);
-    const roles = await this.roles.rolesOf(rows.map((u) => u.id));
+    const now = this.clock.now();
     const { passwordExpireDays } = await this.strategy.userStrategy();
-    const mfa = await this.mfaStatus(rows.map((u) => u.id));
-    return { total, rows: rows.map((u) => ({ ...this.view(u, roles.get(u.id) ?? [], passwordExpireDays), mfaEnabled: mfa.has(u.id) })) };
+    const state = query.state ? { state: query.state, now, passwordExpireDays } : undefined;
+    const [rows, total] = await this.users.page({ keyword: query.keyword, state }, query.pageNum, query.pageSize);
+    const ids = rows.map((u) => u.id);
+    const roles = await this.roles.rolesOf(ids);
+    const mfa = await this.mfaStatus(ids);
+    const { maxFailureInterval } = await this.strategy.loginStrategy();
+    const failures = await this.logs.countFailuresSinceEach(rows.map((u) => ({
+      userId: u.id, since: failureWindowStart(now, maxFailureInterval, u.failureResetTime),
+    })));
+    return {
+      total,
+      rows: rows.map((u) => ({
+        ...this.view(u, roles.get(u.id) ?? [], passwordExpireDays),
+        mfaEnabled: mfa.has(u.id),
+        failureCount: failures.get(u.id) ?? 0,
+      })),
+    };
+  }
+
+  /**
+   * Contract §12 /sys/user/update: name, mobile, e-mail and the role set, each only when given and
+   * different. Contract §11: the caller (holding `held`) may only edit a user whose codes it holds
+   * (an edit of an account above the caller — its e-mail, which gets the security notices, or its
+   * roles — would act beyond the caller's own codes) and may only give roles within its codes;
+   * FORBIDDEN otherwise. Identifiers stay unique across fields (VALIDATION_FAILED, also under parallel
+   * requests). Taking the last usable `*` away is FORBIDDEN. Live sessions see the change: their
+   * profile (/sys/me/info) and their permission codes (AUTH_PERMS, in the shared store, so on every
+   * instance). Audited as user.update with `{ username, old, new }`, the changed fields only.
+   */
+  async update(dto: UpdateUserDto, held: string[], actor: Actor): Promise<void> {
+    const { id } = await this.get(dto.id);
+    // Under the role-save mutex: a role save refreshes its members' sessions under it too, so the
+    // codes a session keeps are those of the last change, whichever came last.
+    await this.mutex.run(Keys.roleSaveMutex, async () => {
+      const user = await this.get(id);
+      if (!mayGrant(held, await this.roles.permissionsOf(id))) throw new AppException(ErrorCode.FORBIDDEN);
+      // Audit detail as issue 17's audit log shows changes: { username, old: {...}, new: {...} }, changed fields only.
+      const detail = { username: user.username, old: {} as Record<string, unknown>, new: {} as Record<string, unknown> };
+      const change: UserChange = { fields: {} };
+      for (const field of ['name', 'mobile', 'email'] as const) {
+        const next = dto[field];
+        if (next === undefined || next === user[field]) continue;
+        change.fields[field] = next as string;
+        detail.old[field] = user[field];
+        detail.new[field] = next;
+      }
+      const oldRoles = ((await this.roles.rolesOf([id])).get(id) ?? []).sort();
+      let losesAll = false;
+      if (dto.roles) {
+        const next = [...new Set(dto.roles)].sort();
+        if (next.join('\n') !== oldRoles.join('\n')) {
+          await this.roles.assertMayAssign(held, next);
+          change.roleCodes = next;
+          detail.old.roles = oldRoles;
+          detail.new.roles = next;
+          const before = await this.roles.permissionsOf(id);
+          losesAll = before.includes(ALL_PERMISSIONS) && !(await this.roles.permissionsOfRoles(next)).includes(ALL_PERMISSIONS);
+        }
+      }
+      if (!Object.keys(detail.new).length) return;
+      if ('mobile' in change.fields || 'email' in change.fields) {
+        change.identifiers = identifiersOf({ ...user, ...change.fields });
+        await this.assertUnique(change.identifiers, id);
+      }
+      const write = () => this.writeUpdate(id, change);
+      // Contract §12: a role change must not leave no enabled, unlocked holder of `*`.
+      await (losesAll ? this.protection.keepingSuperAdmin({ userId: id }, write) : write());
+      if (Object.keys(change.fields).length) {
+        await this.sessions.updateProfile(id, { name: user.name, mobile: user.mobile, email: user.email, ...change.fields });
+      }
+      if (change.roleCodes) await this.sessions.refreshPermissions(id, await this.roles.permissionsOf(id));
+      await this.audit.recordDone('user.update', async () => ({
+        ...actedBy(await named(actor, this.users)),
+        targetId: id,
+        targetName: user.username,
+        detail,
+      }));
+    });
+  }
+
+  /** The update's write, with create's answer to a value taken meanwhile (VALIDATION_FAILED, never 500). */
+  private async writeUpdate(id: string, change: UserChange): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.users.update(id, change);
+        return;
+      } catch (err) {
+        const retry = isDeadlock(err) && attempt < 3;
+        if (!retry && !isUniqueViolation(err)) throw err;
+        if (change.identifiers) await this.assertUnique(change.identifiers, id);
+        if (!retry) throw fieldsFailed([this.taken(change.fields.mobile !== undefined ? 'mobile' : 'email')]);
+      }
+    }
+  }
+
+  /**
+   * Contract §12 soft delete: the user can no longer log in (a login answers as for an unknown
+   * account: UserEntity.deleteTime hides the row from the lookup, so the same path, log row and
+   * dummy compare run), is not listed, and every session (and with it its streams and QR codes)
+   * ends; the identifiers stay taken and the log rows stay. Not oneself, not the last usable holder
+   * of `*`, and (contract §11, as for reset) not a user whose codes the caller does not hold: a
+   * delete cannot be undone through the API. Audited as user.delete.
+   */
+  async remove(given: string, actor: Actor, held: string[]): Promise<void> {
+    const user = await this.get(given);
+    const { id } = user;
+    this.protection.assertNotSelf(actor.id, id);
+    if (!mayGrant(held, await this.roles.permissionsOf(id))) throw new AppException(ErrorCode.FORBIDDEN);
+    await this.protection.keepingSuperAdmin({ userId: id }, () => this.mutex.run(Keys.loginMutex(id), async () => {
+      await this.users.softDelete(id, this.clock.now());
+      await this.sessions.endAll(id);
+    }));
+    await this.audited('user.delete', actor, user);
   }
 
   /** The module that owns the second factor says who has it enabled (the user list's mfaEnabled). */
@@ -174,15 +300,30 @@ export class UserAccountService {
    * Spec 4.5 lock(userId) by an administrator; contract §5/§11 end the user's sessions, §12 protects the caller and the last `*`.
    * `by`: the acting administrator (audited as user.lock), or only its id for a call from no request (not audited).
    */
-  async lock(given: string, by: Actor | string): Promise<void> {
-    const user = await this.get(given);
-    const { id } = user;
-    this.protection.assertNotSelf(actorIdOf(by), id);
-    await this.protection.keepingSuperAdmin({ userId: id }, () => this.mutex.run(Keys.loginMutex(id), async () => {
-      await this.lockForLockMinutes(id);
-      await this.sessions.endAll(id);
-    }));
-    await this.audited('user.lock', by, user);
+  lock(given: string, by: Actor | string): Promise<void> {
+    return this.lockAll([given], by);
+  }
+
+  /**
+   * lock for several users (contract §12 `{ ids }`), all or nothing: every user is found and
+   * checked (not oneself, and together they are not the last usable holders of `*`) before any is
+   * locked; then each is locked, its sessions ended and audited on its own.
+   */
+  async lockAll(given: string[], by: Actor | string): Promise<void> {
+    const users = await this.targets(given);
+    for (const { id } of users) this.protection.assertNotSelf(actorIdOf(by), id);
+    const unlockTimes = new Map<string, Date | null>();
+    await this.protection.keepingSuperAdmin({ userIds: users.map((u) => u.id) }, async () => {
+      for (const { id } of users) {
+        await this.mutex.run(Keys.loginMutex(id), async () => {
+          unlockTimes.set(id, await this.lockForLockMinutes(id));
+          await this.sessions.endAll(id);
+        });
+      }
+    });
+    for (const user of users) {
+      await this.audited('user.lock', by, user, lockChange(user, { locked: true, unlockTime: unlockTimes.get(user.id) ?? null }));
+    }
   }
 
   /**
@@ -190,31 +331,82 @@ export class UserAccountService {
    * login mutex like lock: a wrong password being counted right now must not lock the account
    * again with the failures from before this unlock. Audited as user.unlock when an actor is given.
    */
-  async unlock(given: string, actor?: Actor): Promise<void> {
-    const user = await this.get(given);
-    await this.mutex.run(Keys.loginMutex(user.id), () =>
-      this.users.unlock(user.id, this.clock.now()));
-    await this.audited('user.unlock', actor, user);
+  unlock(given: string, actor?: Actor): Promise<void> {
+    return this.unlockAll([given], actor);
+  }
+
+  /** unlock for several users (contract §12), all found before any changes; each audited. */
+  async unlockAll(given: string[], actor?: Actor): Promise<void> {
+    const users = await this.targets(given);
+    for (const user of users) {
+      await this.mutex.run(Keys.loginMutex(user.id), () => this.users.unlock(user.id, this.clock.now()));
+    }
+    for (const user of users) await this.audited('user.unlock', actor, user, lockChange(user, { locked: false, unlockTime: null }));
   }
 
   /** Spec 4.5 disable(userId) by an administrator; contract §12 protects the caller and the last `*`. `by` as for lock. */
-  async disable(given: string, by: Actor | string): Promise<void> {
-    const user = await this.get(given);
-    const { id } = user;
-    this.protection.assertNotSelf(actorIdOf(by), id);
-    await this.protection.keepingSuperAdmin({ userId: id }, () => this.mutex.run(Keys.loginMutex(id), async () => {
-      await this.users.disable(id);
+  disable(given: string, by: Actor | string): Promise<void> {
+    return this.disableAll([given], by);
+  }
+
+  /** disable for several users, all or nothing as lockAll. */
+  async disableAll(given: string[], by: Actor | string): Promise<void> {
+    const users = await this.targets(given);
+    for (const { id } of users) this.protection.assertNotSelf(actorIdOf(by), id);
+    await this.protection.keepingSuperAdmin({ userIds: users.map((u) => u.id) }, async () => {
+      for (const { id } of users) {
+        await this.mutex.run(Keys.loginMutex(id), async () => {
+          await this.users.disable(id);
+          await this.sessions.endAll(id);
+        });
+      }
+    });
+    for (const user of users) await this.audited('user.disable', by, user, { old: { disabled: !!user.disabled }, new: { disabled: true } });
+  }
+
+  /**
+   * Contract §9 dormantDays, for the daily job: disables the user as an administrator's disable does
+   * (under the account's login mutex, every session ended) — but only while it is still enabled,
+   * still without a successful login since `cutoff` and still not holding `*` (a login or a role
+   * change may have come since the job listed it). True when this call disabled it. Not audited
+   * here: the job records it as done by `system`.
+   */
+  async disableDormant(id: string, cutoff: Date): Promise<boolean> {
+    return this.mutex.run(Keys.loginMutex(id), async () => {
+      if ((await this.roles.permissionsOf(id)).includes(ALL_PERMISSIONS)) return false;
+      if (!(await this.users.disableIfDormant(id, cutoff))) return false;
       await this.sessions.endAll(id);
-    }));
-    await this.audited('user.disable', by, user);
+      return true;
+    });
+  }
+
+  /** A successful login at `at`, any way in (LoginService.complete, under the account's login mutex). */
+  recordLogin(id: string, at: Date): Promise<void> {
+    return this.users.recordLogin(id, at);
   }
 
   /** Spec 4.5 enable(userId); the failure count starts again (contract §5), under the login mutex as unlock; audited as user.enable when an actor is given. */
-  async enable(given: string, actor?: Actor): Promise<void> {
-    const user = await this.get(given);
-    await this.mutex.run(Keys.loginMutex(user.id), () =>
-      this.users.enable(user.id, this.clock.now()));
-    await this.audited('user.enable', actor, user);
+  enable(given: string, actor?: Actor): Promise<void> {
+    return this.enableAll([given], actor);
+  }
+
+  /** enable for several users, all found before any changes; each audited. */
+  async enableAll(given: string[], actor?: Actor): Promise<void> {
+    const users = await this.targets(given);
+    for (const user of users) {
+      await this.mutex.run(Keys.loginMutex(user.id), () => this.users.enable(user.id, this.clock.now()));
+    }
+    for (const user of users) await this.audited('user.enable', actor, user, { old: { disabled: !!user.disabled }, new: { disabled: false } });
+  }
+
+  /** The current rows of the users `given` (each once, by its own id); NOT_FOUND before anything changes when one is missing. */
+  private async targets(given: string[]): Promise<UserEntity[]> {
+    const found = new Map<string, UserEntity>();
+    for (const id of given) {
+      const user = await this.get(id);
+      found.set(user.id, user);
+    }
+    return [...found.values()];
   }
 
   /**
@@ -243,14 +435,17 @@ export class UserAccountService {
     return generated ? { password: generated } : null;
   }
 
-  /** The audit row of an administrator's action on one user, once it has happened; none without an actor. */
-  private async audited(action: AuditAction, by: Actor | string | undefined, target: UserEntity): Promise<void> {
+  /**
+   * The audit row of an administrator's action on one user, once it has happened; none without an
+   * actor. `change`: the fields it changed, old → new (issue 17: the console shows them side by side).
+   */
+  private async audited(action: AuditAction, by: Actor | string | undefined, target: UserEntity, change?: AuditChange): Promise<void> {
     if (by === undefined || typeof by === 'string') return;
     await this.audit.recordDone(action, async () => ({
       ...actedBy(await named(by, this.users)),
       targetId: target.id,
       targetName: target.username,
-      detail: { username: target.username },
+      detail: { username: target.username, ...change },
     }));
   }
 
@@ -286,8 +481,15 @@ export class UserAccountService {
    * passwords only refuses new logins (contract §11), or anyone who knows an account name could
    * log its owner out. The administrator's lock is `lock`, which does end them.
    */
-  async lockAfterFailures(id: string): Promise<void> {
-    await this.lockForLockMinutes(id);
+  async lockAfterFailures(user: UserEntity, failures: number): Promise<void> {
+    const unlockTime = await this.lockForLockMinutes(user.id);
+    // Issue 17: a lock by failures is an event an administrator sees in the audit log, by `system`.
+    await this.audit.recordDone('user.lock', {
+      ...SYSTEM_ACTOR,
+      targetId: user.id,
+      targetName: user.username,
+      detail: { username: user.username, reason: 'failures', failures, ...lockChange(user, { locked: true, unlockTime }) },
+    });
   }
 
   /** id → user, for lists that show who holds a session. */
@@ -317,21 +519,25 @@ export class UserAccountService {
       createTime: u.createTime,
       roles,
       mfaEnabled: false,
+      failureCount: 0,
+      lastLoginTime: u.lastLoginTime ?? null,
     };
   }
 
   /** Spec 3.1 / 4.5, for either lock: locked = true, unlock_time = now + lockMinutes. Sessions are the caller's choice. */
-  private async lockForLockMinutes(id: string): Promise<void> {
+  private async lockForLockMinutes(id: string): Promise<Date> {
     const { lockMinutes } = await this.strategy.loginStrategy();
-    await this.users.lock(id, lockedUntil(this.clock.now(), lockMinutes));
+    const until = lockedUntil(this.clock.now(), lockMinutes);
+    await this.users.lock(id, until);
+    return until;
   }
 
   /**
    * Contract §11: no user name, mobile or e-mail may equal another user's user name, mobile or
    * e-mail (as normalised by user-identifier.ts); the user's own fields may share a value.
    */
-  private async assertUnique(identifiers: Identifier[]): Promise<void> {
-    const taken = await this.users.identifiersTaken(identifiers.map((i) => i.value));
+  private async assertUnique(identifiers: Identifier[], ownerId?: string): Promise<void> {
+    const taken = await this.users.identifiersTaken(identifiers.map((i) => i.value), ownerId);
     const problems: FieldProblem[] = identifiers.filter((i) => taken.has(i.value)).map((i) => this.taken(i.kind));
     if (problems.length) throw fieldsFailed(problems);
   }

@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, DeleteDateColumn, Entity, PrimaryColumn } from 'typeorm';
 import { DATETIME } from '../common/datetime';
 
 /** Contract §6 `sys_user`; spec 2.4 fields. */
@@ -43,4 +43,18 @@ export class UserEntity {
   /** Contract §5: failures before the last unlock, enable or reset are not counted. */
   @Column({ ...DATETIME, name: 'failure_reset_time', nullable: true })
   failureResetTime: Date | null;
+
+  /** The last successful login, any way in (contract §9 dormantDays); null = never. */
+  @Column({ ...DATETIME, name: 'last_login_time', nullable: true })
+  lastLoginTime: Date | null;
+
+  /**
+   * Contract §12 soft delete: set when an administrator deleted the account. TypeORM's delete-date
+   * column, so every find and query builder over sys_user leaves deleted users out unless it asks
+   * for them (withDeleted): a deleted user is unknown to login, QR verify, reminders, lock/unlock/reset
+   * and every other lookup, while the row, its identifiers and its log rows stay. Written from the
+   * injected clock, never by TypeORM's softDelete (which takes the database's time).
+   */
+  @DeleteDateColumn({ ...DATETIME, name: 'delete_time', nullable: true })
+  deleteTime?: Date | null;
 }

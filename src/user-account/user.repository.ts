@@ -2,19 +2,38 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { Brackets, DataSource, In, Repository } from 'typeorm';
 import { UserRoleEntity } from './role.entity';
+import type { UserState } from './dto/user.dto';
 import { Identifier, IdentifierKind, loginCandidates, matchLogin, normaliseIdentifier } from './user-identifier';
 import { UserIdentifierEntity } from './user-identifier.entity';
 import { PasswordHistoryEntity } from './password-history.entity';
+import { DAY_MS } from './password-expiry';
 import { UserEntity } from './user.entity';
 
-/** What the user list can be narrowed by (spec 2.4). */
+/** What the user list can be narrowed by (spec 2.4, contract §12). */
 export interface UserFilter {
   /** Part of the user name, name, mobile or e-mail, whatever its case. */
   keyword?: string;
+  /** Contract §12, as of `now` under the account strategy's passwordExpireDays (see statePredicate). */
+  state?: { state: UserState; now: Date; passwordExpireDays: number };
 }
 
-/** A user as created: lock times start empty (the columns' default). */
-export type NewUserRow = Omit<UserEntity, 'unlockTime' | 'failureResetTime'>;
+/**
+ * Contract §9: no successful login since `cutoff` (nor creation), nor an administrator's enable, unlock or reset;
+ * not deleted (contract §12: also for the job's UPDATE, which the delete-date column does not filter).
+ */
+const DORMANT_AT = 'COALESCE(u.last_login_time, u.create_time) <= :cutoff AND (u.failure_reset_time IS NULL OR u.failure_reset_time <= :cutoff) AND u.delete_time IS NULL';
+
+/** A user as created: lock times start empty (the columns' default), not deleted. */
+export type NewUserRow = Omit<UserEntity, 'unlockTime' | 'failureResetTime' | 'lastLoginTime' | 'deleteTime'>;
+
+/** What /sys/user/update changes: the given fields, the identifiers they give and the role set. */
+export interface UserChange {
+  fields: Partial<Pick<UserEntity, 'name' | 'mobile' | 'email'>>;
+  /** The user's identifiers after the change (all of them), when mobile or e-mail change. */
+  identifiers?: Identifier[];
+  /** The user's roles after the change (all of them), when they change. */
+  roleCodes?: string[];
+}
 
 /**
  * `sys_user`, `sys_user_identifier` and `sys_password_history` (and the role links written with a
@@ -35,7 +54,13 @@ export class UserRepository {
    * user names and e-mails match whatever their case, and the same way on every database.
    */
   async findForLogin(account: string): Promise<{ user: UserEntity; kind: IdentifierKind } | null> {
-    const hit = matchLogin(account, await this.identifiers.find({ where: { value: In(loginCandidates(account)) } }));
+    // Only identifiers of users not deleted (contract §12), in the same one query whether the account
+    // never existed or was deleted: the two take the same path and the same time from here on.
+    const held = await this.identifiers.createQueryBuilder('i')
+      .innerJoin(UserEntity, 'u', 'u.id = i.user_id AND u.delete_time IS NULL')
+      .where('i.value IN (:...values)', { values: loginCandidates(account) })
+      .getMany();
+    const hit = matchLogin(account, held);
     if (!hit) return null;
     const user = await this.withPassword(hit.userId);
     return user ? { user, kind: hit.kind } : null;
@@ -60,8 +85,9 @@ export class UserRepository {
     return this.users.find({ where: { id: In(ids) } });
   }
 
+  /** Every user row ever created, deleted ones too (the first start's admin is made only when there is none). */
   count(): Promise<number> {
-    return this.users.count();
+    return this.users.count({ withDeleted: true });
   }
 
   /** The users holding at least one of the roles `codes` (each once). */
@@ -72,9 +98,14 @@ export class UserRepository {
       .getMany();
   }
 
-  /** Contract §11: the values among `values` that some user already holds as user name, mobile or e-mail. */
-  async identifiersTaken(values: string[]): Promise<Set<string>> {
-    return new Set((await this.identifiers.find({ where: { value: In(values) } })).map((r) => r.value));
+  /**
+   * Contract §11: the values among `values` that some user already holds as user name, mobile or
+   * e-mail, other than `exceptUserId`. Deleted users keep theirs (contract §12: identifiers stay taken).
+   */
+  async identifiersTaken(values: string[], exceptUserId?: string): Promise<Set<string>> {
+    if (!values.length) return new Set();
+    const rows = await this.identifiers.find({ where: { value: In(values) } });
+    return new Set(rows.filter((r) => r.userId !== exceptUserId).map((r) => r.value));
   }
 
   /**
@@ -92,6 +123,7 @@ export class UserRepository {
         for (const f of ['username', 'name', 'mobile', 'email']) w.orWhere(`LOWER(u.${f}) LIKE :like ESCAPE '!'`, { like: like.toLowerCase() });
       }));
     }
+    if (filter.state) qb.andWhere(statePredicate(filter.state));
     return qb.orderBy('u.create_time', 'ASC').addOrderBy('u.id', 'ASC')
       .skip((pageNum - 1) * pageSize).take(pageSize).getManyAndCount();
   }
@@ -111,6 +143,34 @@ export class UserRepository {
     });
   }
 
+  /**
+   * Contract §12 /sys/user/update, in one transaction: the fields, then (when given) the identifiers
+   * replaced — the primary key of sys_user_identifier refuses a value another user holds, also under
+   * parallel updates and creates — and the role set replaced. Throws the driver's unique violation
+   * or deadlock error as it comes.
+   */
+  async update(id: string, change: UserChange): Promise<void> {
+    await this.dataSource.transaction(async (tx) => {
+      if (change.identifiers) {
+        await tx.delete(UserIdentifierEntity, { userId: id });
+        await tx.insert(UserIdentifierEntity, change.identifiers.map((i) => ({ ...i, userId: id })));
+      }
+      if (Object.keys(change.fields).length) await tx.update(UserEntity, { id }, change.fields);
+      if (change.roleCodes) {
+        await tx.delete(UserRoleEntity, { userId: id });
+        if (change.roleCodes.length) await tx.insert(UserRoleEntity, change.roleCodes.map((roleCode) => ({ userId: id, roleCode })));
+      }
+    });
+  }
+
+  /**
+   * Contract §12 soft delete at `at`: the row, its identifiers, roles and log rows stay (identifiers
+   * stay taken); every lookup leaves it out from now on (UserEntity.deleteTime).
+   */
+  async softDelete(id: string, at: Date): Promise<void> {
+    await this.users.update(id, { deleteTime: at });
+  }
+
   /** Spec 3.1 / 4.5: locked until `until`. */
   async lock(id: string, until: Date): Promise<void> {
     await this.users.update(id, { locked: true, unlockTime: until });
@@ -124,6 +184,43 @@ export class UserRepository {
   /** Spec 4.5 disable. */
   async disable(id: string): Promise<void> {
     await this.users.update(id, { disabled: true, unlockTime: null });
+  }
+
+  /** A successful login at `at` (contract §9 dormantDays counts from it). */
+  async recordLogin(id: string, at: Date): Promise<void> {
+    await this.users.update(id, { lastLoginTime: at });
+  }
+
+  /**
+   * Contract §9 dormantDays: enabled users whose last successful login (never: their creation) is at
+   * or before `cutoff`, and whom no administrator enabled, unlocked or reset since (failure_reset_time:
+   * an account enabled again must get the time to log in), leaving out holders of the roles
+   * `exemptRoles`; the first `limit` with an id greater than `afterId`, by id.
+   */
+  dormantSince(cutoff: Date, exemptRoles: string[], afterId: string, limit: number): Promise<UserEntity[]> {
+    const qb = this.users.createQueryBuilder('u')
+      .where('u.id > :afterId', { afterId })
+      .andWhere(DORMANT_AT, { cutoff })
+      .andWhere('(u.disabled IS NULL OR u.disabled = :enabled)', { enabled: false });
+    if (exemptRoles.length) {
+      qb.andWhere((w) => `u.id NOT IN ${w.subQuery().select('ur.user_id').from(UserRoleEntity, 'ur')
+        .where('ur.role_code IN (:...exemptRoles)').getQuery()}`, { exemptRoles });
+    }
+    return qb.orderBy('u.id', 'ASC').take(limit).getMany();
+  }
+
+  /**
+   * Disables the user only while it is still enabled and still dormant at `cutoff` (a login or an
+   * administrator may have come first); true when this call disabled it.
+   */
+  async disableIfDormant(id: string, cutoff: Date): Promise<boolean> {
+    const result = await this.users.createQueryBuilder().update(UserEntity)
+      .set({ disabled: true, unlockTime: null })
+      .where('id = :id', { id })
+      .andWhere('(disabled IS NULL OR disabled = :enabled)', { enabled: false })
+      .andWhere(DORMANT_AT.replace(/u\./g, ''), { cutoff })
+      .execute();
+    return (result.affected ?? 0) > 0;
   }
 
   /** Spec 4.5 enable; failures before `at` no longer count (contract §5). */
@@ -180,4 +277,33 @@ export class UserRepository {
       if (stale.length) await tx.delete(PasswordHistoryEntity, { id: In(stale) });
     });
   }
+}
+
+/**
+ * Contract §12 user states as SQL, as of `now` (the injected clock), so that the filter pages in the
+ * database. They follow the login's own rules: locked = spec 3.1 still refuses a login (locked, and
+ * the unlock time empty or not past: unlockDue in lock-policy.ts); disabled = spec 3.2; expired =
+ * spec 3.3 (passwordExpiresAt: the last change, or the creation, plus passwordExpireDays is before
+ * now; never when 0); initial = spec 3.3 password_update_time empty; normal = none of them.
+ */
+function statePredicate({ state, now, passwordExpireDays }: NonNullable<UserFilter['state']>): Brackets {
+  const cutoff = new Date(now.getTime() - passwordExpireDays * DAY_MS);
+  // COALESCE: the flags are nullable (spec 2.4), and NOT of a NULL comparison would drop the row.
+  const locked = 'COALESCE(u.locked, 0) = 1 AND (u.unlock_time IS NULL OR u.unlock_time >= :now)';
+  const disabled = 'COALESCE(u.disabled, 0) = 1';
+  const initial = 'u.password_update_time IS NULL';
+  const expired = passwordExpireDays > 0 ? 'COALESCE(u.password_update_time, u.create_time) < :cutoff' : '1 = 0';
+  const params = { now, cutoff };
+  return new Brackets((w) => {
+    switch (state) {
+      case 'locked': w.where(locked, params); break;
+      case 'disabled': w.where(disabled, params); break;
+      case 'initial': w.where(initial); break;
+      case 'expired': w.where(expired, params); break;
+      case 'normal':
+        w.where(`NOT (${locked})`, params).andWhere(`NOT (${disabled})`)
+          .andWhere(`NOT (${initial})`).andWhere(`NOT (${expired})`, params);
+        break;
+    }
+  });
 }

@@ -149,6 +149,32 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     }
   });
 
+  it('maxSessionsPerUser (contract §9): a login on B kicks out the oldest session, issued by A', async () => {
+    await saveLoginStrategy(a, { multiOnline: true, maxSessionsPerUser: 2 });
+    await waitForStrategy(b, { maxSessionsPerUser: 2 });
+    try {
+      const user = await createUser(a);
+      const first = await a.token(user.username, PASSWORD, '10.1.1.1');
+      await sleep(5); // distinct login times: "oldest" is then unambiguous
+      const second = await a.token(user.username, PASSWORD, '10.1.1.2');
+      await sleep(5);
+      const third = await b.token(user.username, PASSWORD, '10.1.1.3');
+
+      expect((await b.post('/sys/me/info', {}, { token: first })).body).toEqual(KICKED_OUT);
+      expect((await a.post('/sys/me/info', {}, { token: first })).body).toEqual(NOT_LOGGED_IN);
+      expect((await b.post('/sys/me/info', {}, { token: second })).body.success).toBe(true);
+      expect((await a.post('/sys/me/info', {}, { token: third })).body.success).toBe(true);
+      // Parallel logins on both instances: the account's login mutex lives in Redis, so exactly two stay live.
+      const tokens = await Promise.all(Array.from({ length: 6 }, (_, i) =>
+        (i % 2 ? a : b).token(user.username, PASSWORD, `10.1.2.${i}`)));
+      const live = await Promise.all([second, third, ...tokens].map(async (t) => (await a.post('/sys/me/info', {}, { token: t })).body.success));
+      expect(live.filter(Boolean)).toHaveLength(2);
+    } finally {
+      await saveLoginStrategy(a, { maxSessionsPerUser: 0 });
+      await waitForStrategy(b, { maxSessionsPerUser: 0 });
+    }
+  });
+
   it('lockout is exact with 20 parallel wrong passwords split across A and B', async () => {
     await saveLoginStrategy(a, { maxFailureTimes: 5, maxFailureInterval: 24, lockMinutes: 60 });
     await waitForStrategy(b, { maxFailureTimes: 5, maxFailureInterval: 24, lockMinutes: 60 });

@@ -187,4 +187,32 @@ describe.each(SETUPS)('user and role repositories: $name', (setup) => {
     expect((await repos.users.holdingRoles(['admin'])).map((u) => u.id)).toEqual(['u1']);
     expect((await repos.users.holdingRoles(['admin', 'viewer'])).map((u) => u.id).sort()).toEqual(['u1', 'u2']);
   });
+
+  it('dormant users (contract §9): last login or creation at or before the cutoff, enabled, not re-enabled since, not exempt', async () => {
+    await repos.roles.save({ code: 'admin', name: 'Admin', permissions: ['*'] });
+    await create({ id: 'u1', createTime: at(0) }); // never logged in, created before the cutoff
+    await create({ id: 'u2', username: 'b', mobile: null, email: null, createTime: at(0) });
+    await repos.users.recordLogin('u2', at(20)); // logged in after the cutoff
+    await create({ id: 'u3', username: 'c', mobile: null, email: null, createTime: at(0) });
+    await repos.users.recordLogin('u3', at(10)); // logged in exactly at the cutoff
+    await create({ id: 'u4', username: 'd', mobile: null, email: null, createTime: at(0) }, ['admin']);
+    await create({ id: 'u5', username: 'e', mobile: null, email: null, createTime: at(0), disabled: true });
+    await create({ id: 'u6', username: 'f', mobile: null, email: null, createTime: at(0) });
+    await repos.users.enable('u6', at(15)); // enabled again after the cutoff
+    await create({ id: 'u7', username: 'g', mobile: null, email: null, createTime: at(11) });
+    expect((await repos.users.byId('u3'))!.lastLoginTime).toEqual(at(10));
+    expect((await repos.users.byId('u7'))!.lastLoginTime).toBeNull();
+
+    const found = await repos.users.dormantSince(at(10), ['admin'], '', 10);
+    expect(found.map((u) => u.id)).toEqual(['u1', 'u3']);
+    expect((await repos.users.dormantSince(at(10), ['admin'], 'u1', 1)).map((u) => u.id)).toEqual(['u3']);
+    expect((await repos.users.dormantSince(at(10), [], '', 10)).map((u) => u.id)).toEqual(['u1', 'u3', 'u4']);
+
+    expect(await repos.users.disableIfDormant('u2', at(10))).toBe(false);
+    expect(await repos.users.disableIfDormant('u5', at(10))).toBe(false);
+    expect(await repos.users.disableIfDormant('u1', at(10))).toBe(true);
+    expect(await repos.users.disableIfDormant('u1', at(10))).toBe(false);
+    expect((await repos.users.byId('u1'))!.disabled).toBeTruthy();
+    expect((await repos.users.dormantSince(at(10), ['admin'], '', 10)).map((u) => u.id)).toEqual(['u3']);
+  });
 });

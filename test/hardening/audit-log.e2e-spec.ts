@@ -141,16 +141,19 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
     expect((await list()).total).toBe(before);
   });
 
-  it('records a role save with the role code and its old and new permission codes', async () => {
+  it('records a role save with the role code and, old → new, the fields it changed', async () => {
     await createRole(app, 'aud_role', ['sys:user:list']);
     expect(await latest()).toMatchObject({
       userId: adminId, action: 'role.save', target: 'aud_role', targetName: 'aud_role',
-      detail: { old: null, new: ['sys:user:list'] },
+      detail: { old: null, new: { name: 'aud_role', permissions: ['sys:user:list'] } },
     });
     expect((await app.admin('/sys/role/save', { code: 'aud_role', name: 'Auditing', permissions: ['sys:user:list', 'sys:auditLog:list'] })).body.success).toBe(true);
     expect(await latest()).toMatchObject({
       action: 'role.save', target: 'aud_role', targetName: 'Auditing',
-      detail: { old: ['sys:user:list'], new: ['sys:user:list', 'sys:auditLog:list'] },
+      detail: {
+        old: { name: 'aud_role', permissions: ['sys:user:list'] },
+        new: { name: 'Auditing', permissions: ['sys:user:list', 'sys:auditLog:list'] },
+      },
     });
   });
 
@@ -214,7 +217,7 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
       entry.mockRestore();
     }
     const stored = (await app.admin('/sys/role/list')).body.data.find((r: any) => r.code === 'aud_race').permissions;
-    expectChained((await list({ action: 'role.save', target: 'aud_race' })).rows.slice(0, 2), ['sys:user:list'], stored);
+    expectChained((await list({ action: 'role.save', target: 'aud_race' })).rows.slice(0, 2), { permissions: ['sys:user:list'] }, { permissions: stored });
   });
 
   it('records nothing for the self-protection refusals, and changes nothing', async () => {

@@ -20,6 +20,8 @@ describe('account enumeration through messages and timing (sqlite+memory)', () =
   let active: TestUser;
   let locked: TestUser;
   let disabled: TestUser;
+  /** Contract §12: soft-deleted; must answer as an account that never existed. */
+  let deleted: TestUser;
 
   beforeAll(async () => {
     app = await startApp(sqliteMemory, { env: { BCRYPT_COST: '10' } });
@@ -28,6 +30,8 @@ describe('account enumeration through messages and timing (sqlite+memory)', () =
     [active, locked, disabled] = [await createActiveUser(app), await createActiveUser(app), await createActiveUser(app)];
     expect((await app.admin('/sys/user/lock', { id: locked.id })).body.success).toBe(true);
     expect((await app.admin('/sys/user/disable', { id: disabled.id })).body.success).toBe(true);
+    deleted = await createActiveUser(app);
+    expect((await app.admin('/sys/user/delete', { id: deleted.id })).body.success).toBe(true);
   }, 60_000);
   afterAll(() => app.close());
 
@@ -48,6 +52,9 @@ describe('account enumeration through messages and timing (sqlite+memory)', () =
     // Unknown mobile numbers and e-mail addresses too.
     expect((await app.login('13900000000', 'Wrong#pass1')).body).toEqual((await app.login(active.mobile, 'Wrong#pass1')).body);
     expect((await app.login('none@example.com', 'Wrong#pass1')).body).toEqual((await app.login(active.email, 'Wrong#pass1')).body);
+    // A deleted account, even with its right password, answers as one that never existed (contract §12).
+    expect(await app.login(deleted.username, deleted.password)).toMatchObject({ status: 401, body: BAD_CREDENTIALS });
+    expect((await app.login(deleted.mobile, deleted.password)).body).toEqual(BAD_CREDENTIALS);
     // A disabled account with a wrong password says nothing about being disabled (spec order, contract §5).
     const disabledWrong = await app.login(disabled.username, 'Wrong#pass1');
     expect(disabledWrong.body.code).toBe('BAD_CREDENTIALS');
@@ -69,6 +76,7 @@ describe('account enumeration through messages and timing (sqlite+memory)', () =
       wrongPassword: { account: () => active.username, password: await cipher('Wrong#pass1'), code: 'BAD_CREDENTIALS' },
       locked: { account: () => locked.username, password: await cipher(locked.password), code: 'ACCOUNT_LOCKED' },
       disabled: { account: () => disabled.username, password: await cipher(disabled.password), code: 'ACCOUNT_DISABLED' },
+      deleted: { account: () => deleted.username, password: await cipher(deleted.password), code: 'BAD_CREDENTIALS' },
     };
     const times: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
     // Sequential and interleaved, so that a slow moment of the machine hits every case alike.

@@ -99,6 +99,29 @@ describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend
       }
     });
 
+    it('a login elsewhere beyond maxSessionsPerUser (contract §9: KICKED_OUT, as multiOnline = false)', async () => {
+      await app.saveLoginStrategy({ multiOnline: true, maxSessionsPerUser: 1 });
+      try {
+        await expectEndedBy(() => app.token(user.username, user.password, { ip: '10.3.3.5' }), 'KICKED_OUT');
+        expect((await app.post('/sys/me/info', {}, { token })).body.code).toBe('KICKED_OUT');
+      } finally {
+        await app.saveLoginStrategy({ maxSessionsPerUser: 0 });
+      }
+    });
+
+    it('its sessionMaxHours reached (contract §9)', async () => {
+      // A session valid for two hours: only the absolute end can close it after one.
+      await app.saveLoginStrategy({ sessionExpireMinutes: 120, sessionMaxHours: 1 });
+      try {
+        token = await app.token(user.username, user.password);
+        await expectEndedBy(async () => {
+          app.clock.advance(60 * 60_000);
+        }, 'NOT_LOGGED_IN');
+      } finally {
+        await app.saveLoginStrategy({ sessionExpireMinutes: 30, sessionMaxHours: 0 });
+      }
+    });
+
     it('keeps the streams of live sessions open', async () => {
       const other = await createActiveUser(app);
       const otherToken = await app.token(other.username, other.password);

@@ -6,7 +6,9 @@ import { RoleRepository } from '../../src/user-account/role.repository';
 import { Identifier, IdentifierKind, identifiersOf, loginCandidates, matchLogin, normaliseIdentifier } from '../../src/user-account/user-identifier';
 import { UserIdentifierEntity } from '../../src/user-account/user-identifier.entity';
 import { UserEntity } from '../../src/user-account/user.entity';
-import { NewUserRow, UserFilter, UserRepository } from '../../src/user-account/user.repository';
+import { NewUserRow, UserChange, UserFilter, UserRepository } from '../../src/user-account/user.repository';
+import { passwordExpiresAt } from '../../src/user-account/password-expiry';
+import { unlockDue } from '../../src/user-account/lock-policy';
 
 /**
  * In-memory repositories for unit specs: the tables as maps, shared between the repositories as the
@@ -28,6 +30,9 @@ const duplicate = (value: string) => Object.assign(new Error(`Duplicate entry '$
 
 /** A row as read without its hash (the column is select: false). */
 const withoutPassword = ({ password: _password, ...u }: UserEntity) => ({ ...u }) as UserEntity;
+
+/** Not soft-deleted (contract §12): every read but count leaves deleted rows out, as TypeORM's delete-date column does. */
+const live = (u: UserEntity | undefined): u is UserEntity => !!u && !u.deleteTime;
 
 export class InMemoryUserRepository implements Shape<UserRepository> {
   /** The rows themselves: a spec may change one to stand for a change by another request. */
@@ -63,16 +68,16 @@ export class InMemoryUserRepository implements Shape<UserRepository> {
   async byId(id: string): Promise<UserEntity | null> {
     if (this.failWith) throw this.failWith;
     const row = this.rows.get(id);
-    return row ? withoutPassword(row) : null;
+    return live(row) ? withoutPassword(row) : null;
   }
 
   async withPassword(id: string): Promise<UserEntity | null> {
     const row = this.rows.get(id);
-    return row ? { ...row } : null;
+    return live(row) ? { ...row } : null;
   }
 
   async byIds(ids: string[]): Promise<UserEntity[]> {
-    return [...this.rows.values()].filter((u) => ids.includes(u.id)).map(withoutPassword);
+    return [...this.rows.values()].filter((u) => live(u) && ids.includes(u.id)).map(withoutPassword);
   }
 
   async count(): Promise<number> {
@@ -81,17 +86,18 @@ export class InMemoryUserRepository implements Shape<UserRepository> {
 
   async holdingRoles(codes: string[]): Promise<UserEntity[]> {
     const ids = new Set(this.tables.userRoles.filter((l) => codes.includes(l.roleCode)).map((l) => l.userId));
-    return [...this.rows.values()].filter((u) => ids.has(u.id)).map(withoutPassword);
+    return [...this.rows.values()].filter((u) => live(u) && ids.has(u.id)).map(withoutPassword);
   }
 
-  async identifiersTaken(values: string[]): Promise<Set<string>> {
-    return new Set(values.filter((v) => this.tables.identifiers.has(v)));
+  async identifiersTaken(values: string[], exceptUserId?: string): Promise<Set<string>> {
+    return new Set(values.filter((v) => this.tables.identifiers.has(v) && this.tables.identifiers.get(v)!.userId !== exceptUserId));
   }
 
   async page(filter: UserFilter, pageNum: number, pageSize: number): Promise<[UserEntity[], number]> {
     const keyword = filter.keyword?.toLowerCase();
-    const matching = [...this.rows.values()]
+    const matching = [...this.rows.values()].filter(live)
       .filter((u) => !keyword || [u.username, u.name, u.mobile, u.email].some((f) => f?.toLowerCase().includes(keyword)))
+      .filter((u) => !filter.state || inState(u, filter.state))
       .sort((a, b) => a.createTime.getTime() - b.createTime.getTime() || a.id.localeCompare(b.id));
     return [matching.slice((pageNum - 1) * pageSize, pageNum * pageSize).map(withoutPassword), matching.length];
   }
@@ -100,7 +106,26 @@ export class InMemoryUserRepository implements Shape<UserRepository> {
     const taken = identifiers.find((i) => this.tables.identifiers.has(i.value));
     if (taken) throw duplicate(taken.value);
     if (this.rows.has(user.id)) throw duplicate(user.id);
-    this.add({ unlockTime: null, failureResetTime: null, ...user }, roleCodes);
+    this.add({ unlockTime: null, failureResetTime: null, lastLoginTime: null, ...user }, roleCodes);
+  }
+
+  async update(id: string, change: UserChange): Promise<void> {
+    if (change.identifiers) {
+      const taken = change.identifiers.find((i) => this.tables.identifiers.get(i.value)?.userId !== undefined
+        && this.tables.identifiers.get(i.value)!.userId !== id);
+      if (taken) throw duplicate(taken.value);
+      for (const [value, i] of [...this.tables.identifiers]) if (i.userId === id) this.tables.identifiers.delete(value);
+      for (const i of change.identifiers) this.tables.identifiers.set(i.value, { ...i, userId: id });
+    }
+    this.change(id, change.fields);
+    if (change.roleCodes) {
+      this.tables.userRoles = this.tables.userRoles.filter((l) => l.userId !== id);
+      for (const roleCode of change.roleCodes) this.tables.userRoles.push({ userId: id, roleCode });
+    }
+  }
+
+  async softDelete(id: string, at: Date): Promise<void> {
+    this.change(id, { deleteTime: at });
   }
 
   async lock(id: string, until: Date): Promise<void> {
@@ -113,6 +138,29 @@ export class InMemoryUserRepository implements Shape<UserRepository> {
 
   async disable(id: string): Promise<void> {
     this.change(id, { disabled: true, unlockTime: null });
+  }
+
+  async recordLogin(id: string, at: Date): Promise<void> {
+    this.change(id, { lastLoginTime: at });
+  }
+
+  async dormantSince(cutoff: Date, exemptRoles: string[], afterId: string, limit: number): Promise<UserEntity[]> {
+    const exempt = new Set(this.tables.userRoles.filter((l) => exemptRoles.includes(l.roleCode)).map((l) => l.userId));
+    return [...this.rows.values()]
+      .filter((u) => live(u) && u.id > afterId && !u.disabled && !exempt.has(u.id) && this.dormant(u, cutoff))
+      .sort((a, b) => (a.id < b.id ? -1 : 1)).slice(0, limit).map(withoutPassword);
+  }
+
+  async disableIfDormant(id: string, cutoff: Date): Promise<boolean> {
+    const row = this.rows.get(id);
+    if (!live(row) || row.disabled || !this.dormant(row, cutoff)) return false;
+    this.change(id, { disabled: true, unlockTime: null });
+    return true;
+  }
+
+  private dormant(u: UserEntity, cutoff: Date): boolean {
+    return (u.lastLoginTime ?? u.createTime).getTime() <= cutoff.getTime()
+      && (!u.failureResetTime || u.failureResetTime.getTime() <= cutoff.getTime());
   }
 
   async enable(id: string, at: Date): Promise<void> {
@@ -182,7 +230,18 @@ export class InMemoryRoleRepository implements Shape<RoleRepository> {
   }
 
   async memberIds(code: string): Promise<string[]> {
-    return this.tables.userRoles.filter((l) => l.roleCode === code).map((l) => l.userId);
+    return (await this.members([code])).map((m) => m.userId);
+  }
+
+  async members(codes: string[]): Promise<{ roleCode: string; userId: string; username: string }[]> {
+    return this.tables.userRoles.filter((l) => codes.includes(l.roleCode) && live(this.tables.users.get(l.userId)))
+      .map((l) => ({ roleCode: l.roleCode, userId: l.userId, username: this.tables.users.get(l.userId)!.username }))
+      .sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
+  }
+
+  async delete(code: string): Promise<void> {
+    this.tables.userRoles = this.tables.userRoles.filter((l) => l.roleCode !== code);
+    this.rows.delete(code);
   }
 
   async heldBy(userId: string): Promise<RoleEntity[]> {
@@ -196,20 +255,44 @@ export class InMemoryRoleRepository implements Shape<RoleRepository> {
 
 const copyRole = (r: RoleEntity): RoleEntity => ({ ...r, permissions: [...r.permissions] });
 
+/** Contract §12 user states, as the SQL of user.repository.ts's statePredicate says them. */
+function inState(u: UserEntity, { state, now, passwordExpireDays }: NonNullable<UserFilter['state']>): boolean {
+  const locked = !!u.locked && !unlockDue({ locked: true, unlockTime: u.unlockTime }, now);
+  const expiry = passwordExpiresAt(u, passwordExpireDays);
+  const flags = { locked, disabled: !!u.disabled, initial: u.passwordUpdateTime === null, expired: !!expiry && expiry < now };
+  return state === 'normal' ? !Object.values(flags).some(Boolean) : flags[state];
+}
+
 export class InMemoryLoginLogRepository implements Shape<LoginLogRepository> {
   /** The rows as written, oldest first, with ids counting up as the database gives them. */
   readonly rows: LoginLogEntity[] = [];
   /** Set: the next writes fail with it (a database going away). */
   failWith: unknown = null;
 
-  async insert(row: Omit<LoginLogEntity, 'id'>): Promise<void> {
+  async insert(row: Omit<LoginLogEntity, 'id'>): Promise<string> {
     if (this.failWith) throw this.failWith;
-    this.rows.push({ ...row, id: String(this.rows.length + 1) });
+    const id = String(this.rows.length + 1);
+    this.rows.push({ ...row, id });
+    return id;
+  }
+
+  async setFailureCode(id: string, code: string): Promise<void> {
+    const row = this.rows.find((r) => r.id === id);
+    if (row) row.failureCode = code;
   }
 
   async countFailuresSince(userId: string, since: Date): Promise<number> {
     return this.rows.filter((r) => r.userId === userId && (r.status === LoginStatus.PASSWRONG || r.status === LoginStatus.MFAWRONG)
       && r.loginTime.getTime() >= since.getTime()).length;
+  }
+
+  async countFailuresSinceEach(windows: { userId: string; since: Date }[]): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    for (const { userId, since } of windows) {
+      const n = await this.countFailuresSince(userId, since);
+      if (n) counts.set(userId, n);
+    }
+    return counts;
   }
 
   async recentSuccessIps(userId: string, count: number): Promise<string[]> {
@@ -219,8 +302,9 @@ export class InMemoryLoginLogRepository implements Shape<LoginLogRepository> {
 
   async page(filter: LoginLogFilter, pageNum: number, pageSize: number): Promise<[LoginLogEntity[], number]> {
     const matching = this.newestFirst(this.rows.filter((r) =>
-      (!filter.account || r.account === filter.account) && (!filter.status || r.status === filter.status)
-      && (!filter.loginType || r.loginType === filter.loginType) && (!filter.ip || r.ip === filter.ip)
+      // Contract §12: account and ip are prefixes (LIKE is case-insensitive for ASCII on both databases).
+      (!filter.account || r.account.toLowerCase().startsWith(filter.account.toLowerCase())) && (!filter.status || r.status === filter.status)
+      && (!filter.loginType || r.loginType === filter.loginType) && (!filter.ip || r.ip.startsWith(filter.ip))
       && (!filter.from || r.loginTime >= filter.from) && (!filter.to || r.loginTime <= filter.to)));
     return [matching.slice((pageNum - 1) * pageSize, pageNum * pageSize).map((r) => ({ ...r })), matching.length];
   }

@@ -13,6 +13,8 @@ export const LOGIN_DEFAULTS = {
   bindIp: false,
   multiOnline: true,
   mfaMode: 0,
+  sessionMaxHours: 0,
+  maxSessionsPerUser: 0,
 };
 
 /** Spec 2.2 defaults, setting group user_strategy. */

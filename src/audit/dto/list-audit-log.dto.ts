@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
+import { IsInstant } from '../../common/instant';
 import { Optional } from '../../common/optional';
 import { PagingDto } from '../../common/paging.dto';
 
@@ -7,11 +8,18 @@ export class ListAuditLogDto extends PagingDto {
   @ApiPropertyOptional({ example: 'user.lock' }) @Optional() @IsString() @MaxLength(64)
   action?: string;
 
-  @ApiPropertyOptional({ description: 'user name of the administrator' }) @Optional() @IsString() @MaxLength(64)
+  @ApiPropertyOptional({ description: 'a prefix of the acting administrator\'s user name' }) @Optional() @IsString() @MaxLength(64)
   username?: string;
 
-  @ApiPropertyOptional({ description: 'user id or setting group the action was on' }) @Optional() @IsString() @MaxLength(128)
+  @ApiPropertyOptional({ description: 'a prefix of what the action was on: its id (user id, role code, setting group) or its name (user name, role name)' })
+  @Optional() @IsString() @MaxLength(128)
   target?: string;
+
+  @ApiPropertyOptional({ description: 'ISO 8601, inclusive' }) @Optional() @IsInstant()
+  beginTime?: string;
+
+  @ApiPropertyOptional({ description: 'ISO 8601, inclusive' }) @Optional() @IsInstant()
+  endTime?: string;
 }
 
 /** A row of /sys/auditLog/list. */

@@ -78,7 +78,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
     const user: UserEntity = {
       id: 'u1', username: 'zhangsan', name: '张三', mobile: '13800138000', email: 'zs@example.com',
       password: `hash:${PASSWORD}`, passwordUpdateTime: new Date(clock.nowMs() - DAY), createTime: new Date(clock.nowMs() - 2 * DAY),
-      locked: false, unlockTime: null, disabled: false, failureResetTime: null, ...over,
+      locked: false, unlockTime: null, disabled: false, failureResetTime: null, lastLoginTime: null, ...over,
     };
     return users.add(user, ['viewer']);
   };
@@ -116,7 +116,15 @@ describe('LoginService (spec 4.1, contract §5)', () => {
         { provide: KvStore, useValue: store },
         { provide: Clock, useValue: clock },
         { provide: EventEmitter2, useValue: events },
-        { provide: AuditLogService, useValue: { record: async (e: AuditEntry) => { audited.push(e); } } },
+        {
+          provide: AuditLogService,
+          useValue: {
+            record: async (e: AuditEntry) => { audited.push(e); },
+            recordDone: async (action: AuditEntry['action'], e: object | (() => Promise<object>)) => {
+              audited.push({ action, ...(typeof e === 'function' ? await e() : e) } as AuditEntry);
+            },
+          },
+        },
       ],
     }).compile();
     service = moduleRef.get(LoginService);
@@ -221,10 +229,28 @@ describe('LoginService (spec 4.1, contract §5)', () => {
       expect(await codeOf(sessions.resolve(before.accessToken!))).toBe('ok');
 
       expect(await attempt({ password: 'wrong' })).toBe(ErrorCode.BAD_CREDENTIALS);
-      expect(row()).toMatchObject({ locked: true, unlockTime: new Date(clock.nowMs() + 60 * MINUTE) });
+      const unlockTime = new Date(clock.nowMs() + 60 * MINUTE);
+      expect(row()).toMatchObject({ locked: true, unlockTime });
       // A lock reached by wrong passwords refuses new logins only: strangers cannot log the owner out.
       expect(await codeOf(sessions.resolve(before.accessToken!))).toBe('ok');
       expect(await attempt()).toBe(ErrorCode.ACCOUNT_LOCKED);
+
+      // Issue 17: the lock is an event: the failure that locked carries ACCOUNT_LOCKED (its text stays
+      // the answer the client got), the earlier ones their own code; and system audits user.lock.
+      expect(log.rows.map((r) => [r.status, r.failureCode, r.failureReason])).toEqual([
+        ['success', null, null],
+        ['passwrong', 'BAD_CREDENTIALS', '用户名或密码错误'],
+        ['passwrong', 'BAD_CREDENTIALS', '用户名或密码错误'],
+        ['passwrong', 'ACCOUNT_LOCKED', '用户名或密码错误'],
+        ['locked', 'ACCOUNT_LOCKED', '用户已被锁定'],
+      ]);
+      expect(audited).toEqual([{
+        action: 'user.lock', actorId: 'system', actorName: 'system', targetId: 'u1', targetName: 'zhangsan',
+        detail: {
+          username: 'zhangsan', reason: 'failures', failures: 3,
+          old: { locked: false, unlockTime: null }, new: { locked: true, unlockTime },
+        },
+      }]);
     });
 
     it('only failures within maxFailureInterval hours count', async () => {

@@ -3,7 +3,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { AppException } from '../../common/app.exception';
 import { Clock } from '../../common/clock';
 import type { SessionProfile } from '../../common/auth-context';
-import { ErrorCode, Locale, messageOf, tipText, TipKey } from '../../common/error-code';
+import { ErrorCode, Locale, tipText, TipKey } from '../../common/error-code';
 import { LoginStatus, LoginTypes } from '../../login-log/login-log.entity';
 import { LoginLogService } from '../../login-log/login-log.service';
 import { parseUserAgent } from '../../login-log/user-agent';
@@ -217,6 +217,8 @@ export class LoginService {
         }
         await this.applyMultiDevice(a); // 8
         await this.storeToken(a); // 9
+        // Contract §9 dormantDays counts from here; inside the mutex, like the dormant job's disable.
+        await this.accounts.recordLogin(a.user.id, this.clock.now());
       });
       if (a.held) return a.held;
       if (way.unusualIpCheck) await this.checkUnusualIp(a); // 10
@@ -278,7 +280,7 @@ export class LoginService {
     await this.logs.record({
       userId: null, account: req.account, userName: null, loginType: guessLoginType(req.account),
       status: LoginStatus.PASSWRONG, ip: req.ip, userAgent: req.userAgent,
-      failureReason: messageOf(ErrorCode.BAD_CREDENTIALS, 'zh'),
+      failure: ErrorCode.BAD_CREDENTIALS,
     });
     throw new AppException(ErrorCode.BAD_CREDENTIALS);
   }
@@ -329,9 +331,13 @@ export class LoginService {
     else Object.assign(a, outcome);
   }
 
-  /** Step 8: one device only → every other token of the user is kicked out. */
+  /**
+   * Step 8: one device only → every other token of the user is kicked out. Several devices and
+   * maxSessionsPerUser (contract §9) → the oldest, so that with this login at most that many remain.
+   */
   private async applyMultiDevice(a: Attempt): Promise<void> {
     if (!a.login.multiOnline) await this.sessions.kickOutOthers(a.user.id, null);
+    else if (a.login.maxSessionsPerUser > 0) await this.sessions.kickOutOldest(a.user.id, a.login.maxSessionsPerUser);
   }
 
   /** Step 9: a temporary token (temp = 1) or a normal one. */
@@ -370,10 +376,10 @@ export class LoginService {
   }
 
   /** Step 11 (and the record of every refused attempt). */
-  private writeLog(a: Pick<Attempt, 'user' | 'way'>, status: LoginStatus, reason?: ErrorCode): Promise<void> {
-    return this.logs.record({
+  private async writeLog(a: Pick<Attempt, 'user' | 'way'>, status: LoginStatus, reason?: ErrorCode): Promise<void> {
+    await this.logs.record({
       userId: a.user.id, account: a.way.account, userName: a.user.name, loginType: a.way.loginType, status,
-      ip: a.way.ip, userAgent: a.way.userAgent, failureReason: reason ? messageOf(reason, 'zh') : null,
+      ip: a.way.ip, userAgent: a.way.userAgent, failure: reason ?? null,
     });
   }
 

@@ -1,30 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsString, MaxLength, ValidateBy } from 'class-validator';
+import { IsIn, IsString, MaxLength } from 'class-validator';
+import { IsInstant } from '../../common/instant';
 import { Optional } from '../../common/optional';
 import { PagingDto } from '../../common/paging.dto';
 import { LoginStatus, LoginTypes } from '../login-log.entity';
 
-// A calendar date, optionally with a time. IsDateString alone also lets through week and ordinal dates
-// ('2024-W01'), which Date cannot read, and days that do not exist ('2023-02-29'); either would reach the
-// query as a wrong or invalid time.
-const CALENDAR_TIME = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-
-function isInstant(value: unknown): boolean {
-  const match = typeof value === 'string' ? CALENDAR_TIME.exec(value) : null;
-  if (!match || Number.isNaN(Date.parse(value as string))) return false;
-  const [year, month, day] = match.slice(1, 4).map(Number);
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-}
-
-const IsInstant = () => ValidateBy({
-  name: 'isDateString',
-  validator: { validate: isInstant, defaultMessage: () => '$property must be an ISO 8601 date or date-time' },
-});
-
 export class ListLoginLogDto extends PagingDto {
-  @ApiPropertyOptional() @Optional() @IsString() @MaxLength(128)
+  @ApiPropertyOptional({ description: 'contract §12: a prefix of the account as typed (`adm` finds `admin`)' })
+  @Optional() @IsString() @MaxLength(128)
   account?: string;
 
   @ApiPropertyOptional({ enum: LoginStatus, enumName: 'LoginStatus' }) @Optional() @IsIn(Object.values(LoginStatus))
@@ -33,7 +16,8 @@ export class ListLoginLogDto extends PagingDto {
   @ApiPropertyOptional({ enum: LoginTypes, enumName: 'LoginType' }) @Optional() @IsIn(Object.values(LoginTypes))
   loginType?: LoginTypes;
 
-  @ApiPropertyOptional() @Optional() @IsString() @MaxLength(64)
+  @ApiPropertyOptional({ description: 'contract §12: a prefix of the IP (`127.0` finds `127.0.0.1`)' })
+  @Optional() @IsString() @MaxLength(64)
   ip?: string;
 
   @ApiPropertyOptional({ description: 'ISO 8601, inclusive' }) @Optional() @IsInstant()
@@ -54,5 +38,11 @@ export class LoginLogRowDto {
   @ApiProperty({ type: String, nullable: true }) browser: string | null;
   @ApiProperty({ type: String, nullable: true }) os: string | null;
   @ApiProperty({ format: 'date-time' }) loginTime: string;
-  @ApiProperty({ type: String, nullable: true }) failureReason: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'the answer\'s message in the default language (zh)' })
+  failureReason: string | null;
+  @ApiProperty({
+    type: String, nullable: true, example: 'BAD_CREDENTIALS',
+    description: 'the ErrorCode of the answer; ACCOUNT_LOCKED on a passwrong/mfawrong row: this failure locked the account; null on successes and on rows older than the column',
+  })
+  failureCode: string | null;
 }

@@ -27,7 +27,7 @@ export class EmailChannel extends NotificationChannel {
     if (!this.config.SMTP_URL) throw new ChannelNotConfiguredError('SMTP_URL is not set');
     const user = await this.recipients.get(delivery.userId);
     if (!user.email) throw new PermanentDeliveryError('the user has no e-mail address');
-    const content = notificationContent(delivery.kind, delivery.payload, NOTIFICATION_LOCALE);
+    const content = notificationContent(delivery.kind, delivery.payload, NOTIFICATION_LOCALE, this.config.DISPLAY_TIMEZONE);
     const mail = this.templates.render(content, user.name || user.username, NOTIFICATION_LOCALE);
     try {
       await this.mailer.sendMail({

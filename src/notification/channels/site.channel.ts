@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
 import { MessageService } from '../message/message.service';
 import { contentAsText, notificationContent } from '../notification-content';
 import { NOTIFICATION_LOCALE } from '../notification.constants';
@@ -9,12 +10,12 @@ import { Delivery, NotificationChannel } from '../notification.types';
 export class SiteChannel extends NotificationChannel {
   readonly name = 'site' as const;
 
-  constructor(private readonly messages: MessageService) {
+  constructor(private readonly messages: MessageService, private readonly config: AppConfig) {
     super();
   }
 
   async deliver(delivery: Delivery): Promise<void> {
-    const content = notificationContent(delivery.kind, delivery.payload, NOTIFICATION_LOCALE);
+    const content = notificationContent(delivery.kind, delivery.payload, NOTIFICATION_LOCALE, this.config.DISPLAY_TIMEZONE);
     await this.messages.post({
       // The outbox id: a retried delivery finds its message already stored instead of adding another.
       id: delivery.id,

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
 import { contentAsText, notificationContent } from '../notification-content';
 import { NOTIFICATION_LOCALE } from '../notification.constants';
 import { NotificationRecipients } from '../notification-recipients';
@@ -12,7 +13,11 @@ import { SmsProvider } from './sms.provider';
 export class SmsChannel extends NotificationChannel {
   readonly name = 'sms' as const;
 
-  constructor(private readonly provider: SmsProvider, private readonly recipients: NotificationRecipients) {
+  constructor(
+    private readonly provider: SmsProvider,
+    private readonly recipients: NotificationRecipients,
+    private readonly config: AppConfig,
+  ) {
     super();
   }
 
@@ -20,7 +25,7 @@ export class SmsChannel extends NotificationChannel {
     if (!this.provider.configured) throw new ChannelNotConfiguredError('SMS_WEBHOOK_URL is not set');
     const user = await this.recipients.get(delivery.userId);
     if (!user.mobile) throw new PermanentDeliveryError('the user has no mobile number');
-    const content = notificationContent(delivery.kind, delivery.payload, NOTIFICATION_LOCALE);
+    const content = notificationContent(delivery.kind, delivery.payload, NOTIFICATION_LOCALE, this.config.DISPLAY_TIMEZONE);
     await this.provider.send({
       id: delivery.id,
       to: user.mobile,

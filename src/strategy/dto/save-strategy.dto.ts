@@ -57,6 +57,14 @@ export class SaveLoginStrategyDto {
   @ApiPropertyOptional({ description: 'Second factor (contract §8): 0 off, 1 users who enabled TOTP, 2 every user must', enum: [0, 1, 2] })
   @Optional() @FormInt() @IsInt() @IsIn([0, 1, 2])
   mfaMode?: 0 | 1 | 2;
+
+  @ApiPropertyOptional({ description: 'Absolute session lifetime (contract §9), hours after login; 0 = no limit', minimum: 0, maximum: 720 })
+  @Optional() @FormInt() @IsInt() @Min(0) @Max(720)
+  sessionMaxHours?: number;
+
+  @ApiPropertyOptional({ description: 'With multiOnline: live sessions per user, the oldest kicked out (contract §9); 0 = no limit', minimum: 0, maximum: 100 })
+  @Optional() @FormInt() @IsInt() @Min(0) @Max(100)
+  maxSessionsPerUser?: number;
 }
 
 /** Spec 2.2 fields, all optional. */

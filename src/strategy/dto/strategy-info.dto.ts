@@ -13,6 +13,8 @@ export class LoginStrategyDto {
   @ApiProperty() bindIp: boolean;
   @ApiProperty() multiOnline: boolean;
   @ApiProperty({ description: 'Second factor (contract §8): 0 off, 1 users who enabled TOTP, 2 every user must', enum: [0, 1, 2] }) mfaMode: 0 | 1 | 2;
+  @ApiProperty({ description: 'hours after login, however often renewed (contract §9); 0 = no limit' }) sessionMaxHours: number;
+  @ApiProperty({ description: 'with multiOnline: live sessions per user (contract §9); 0 = no limit' }) maxSessionsPerUser: number;
 }
 
 /** OpenAPI only: the rules of a new password (/sys/strategy/user/rules): spec 2.2's complexity, contract §9's checks. */

@@ -1,10 +1,23 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
-  ArrayMaxSize, IsArray, IsEmail, IsString, Matches, MaxLength, MinLength,
+  ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsEmail, IsIn, IsString, Matches, MaxLength, MinLength, ValidateIf,
 } from 'class-validator';
 import { FormArray } from '../../common/form-body';
 import { Optional } from '../../common/optional';
 import { PagingDto } from '../../common/paging.dto';
+import { textRule } from '../../common/validation.pipe';
+
+/**
+ * A mobile number (issue 17: `12345` is none): 11 digits of a mainland China number, or `+`, a
+ * country code and the number (E.164, at most 15 digits; not +86, whose numbers are written in the
+ * 11-digit form, so that one phone is never two identifiers). Messages in the caller's language.
+ */
+export const MOBILE = /^(1[3-9][0-9]{9}|\+(?!86)[1-9][0-9]{6,14})$/;
+const IsMobile = () => Matches(MOBILE, { message: textRule('validation.mobile') });
+const IsMail = () => IsEmail({}, { message: textRule('validation.email') });
+
+/** Optional, and `null` clears the value (an update's mobile or e-mail). */
+const OptionalOrNull = () => ValidateIf((_object, value) => value !== undefined && value !== null);
 
 export class CreateUserDto {
   @ApiProperty({ example: 'zhangsan' })
@@ -16,11 +29,11 @@ export class CreateUserDto {
   name: string;
 
   @ApiPropertyOptional({ example: '13800138000' })
-  @Optional() @IsString() @Matches(/^\+?[0-9]{5,20}$/, { message: 'mobile must be 5-20 digits' })
+  @Optional() @IsString() @IsMobile()
   mobile?: string;
 
   @ApiPropertyOptional({ example: 'zhangsan@example.com' })
-  @Optional() @IsString() @MaxLength(128) @IsEmail()
+  @Optional() @IsString() @MaxLength(128) @IsMail()
   email?: string;
 
   @ApiPropertyOptional({ description: 'RSA-OAEP-256 ciphertext (base64); omitted: a password is generated and returned once' })
@@ -38,10 +51,67 @@ export class UserIdDto {
   id: string;
 }
 
+/**
+ * Contract §12: `{ id }` or `{ ids }` (1–100 distinct ids), never both (the service checks that,
+ * VALIDATION_FAILED naming ids). Every user is checked before any changes: all or nothing.
+ */
+export class UserIdsDto {
+  @ApiPropertyOptional()
+  @ValidateIf((o: UserIdsDto) => o.id !== undefined || o.ids === undefined)
+  @IsString() @MinLength(1) @MaxLength(36)
+  id?: string;
+
+  @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: 100 })
+  @Optional() @FormArray() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @ArrayUnique()
+  @IsString({ each: true }) @MinLength(1, { each: true }) @MaxLength(36, { each: true })
+  ids?: string[];
+}
+
+/** Contract §12 /sys/user/update: partial; `null` clears mobile or e-mail; `roles` replaces the set. */
+export class UpdateUserDto {
+  @ApiProperty()
+  @IsString() @MinLength(1) @MaxLength(36)
+  id: string;
+
+  @ApiPropertyOptional({ example: '张三' })
+  @Optional() @IsString() @MinLength(1) @MaxLength(64)
+  name?: string;
+
+  @ApiPropertyOptional({ type: String, nullable: true, example: '13800138000', description: 'null clears it' })
+  @OptionalOrNull() @IsString() @IsMobile()
+  mobile?: string | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'zhangsan@example.com', description: 'null clears it' })
+  @OptionalOrNull() @IsString() @MaxLength(128) @IsMail()
+  email?: string | null;
+
+  @ApiPropertyOptional({ type: [String], example: ['auditor'], description: 'replaces the user\'s roles' })
+  @Optional() @FormArray() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(64, { each: true })
+  roles?: string[];
+}
+
+/** Contract §12 user states; a user may be in several (locked and initial), `normal` in none. */
+export const USER_STATES = ['normal', 'locked', 'disabled', 'expired', 'initial'] as const;
+export type UserState = (typeof USER_STATES)[number];
+
 export class ListUsersDto extends PagingDto {
   @ApiPropertyOptional({ description: 'matches user name, name, mobile or e-mail' })
   @Optional() @IsString() @MaxLength(64)
   keyword?: string;
+
+  @ApiPropertyOptional({
+    enum: USER_STATES,
+    description: 'locked: locked and the unlock time not past; disabled; expired: password expired by the account strategy; '
+      + 'initial: password never changed since set by an administrator; normal: none of these',
+  })
+  @Optional() @IsIn(USER_STATES)
+  state?: UserState;
+}
+
+export class RoleCodeDto {
+  @ApiProperty({ example: 'auditor' })
+  @IsString() @MinLength(1) @MaxLength(64)
+  code: string;
 }
 
 export class ChangePasswordDto {
@@ -83,6 +153,8 @@ export class UserRowDto {
   @ApiProperty({ format: 'date-time' }) createTime: string;
   @ApiProperty({ type: [String] }) roles: string[];
   @ApiProperty({ description: 'contract §8: TOTP enabled' }) mfaEnabled: boolean;
+  @ApiProperty({ description: 'contract §12: failures counted by the lock check now (spec 3.1 window, contract §5 reset)' }) failureCount: number;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'contract §12: last successful login; null when never' }) lastLoginTime: string | null;
 }
 
 /** OpenAPI only: /sys/user/create's answer; `password` only when the service generated it (shown once). */
@@ -101,6 +173,15 @@ export class RoleDto {
   @ApiProperty() code: string;
   @ApiProperty() name: string;
   @ApiProperty({ type: [String] }) permissions: string[];
+  @ApiProperty({ description: 'how many users (not deleted) hold the role' }) userCount: number;
+  @ApiProperty({ type: [String], description: 'user names of the holders, at most 50, by user name' }) users: string[];
+}
+
+/** OpenAPI only: a permission of /sys/permission/list (contract §12). */
+export class PermissionDto {
+  @ApiProperty({ example: 'sys:user:list' }) code: string;
+  @ApiProperty({ example: 'user', description: 'group of the code (strategy, user, role, loginLog, online, auditLog, …)' }) module: string;
+  @ApiProperty({ example: '查看用户', description: 'in the language of Accept-Language' }) name: string;
 }
 
 /** OpenAPI only: /sys/me/info. */
@@ -115,4 +196,6 @@ export class MeInfoDto {
   @ApiProperty({ description: 'contract §8: TOTP enabled' }) mfaEnabled: boolean;
   @ApiProperty({ description: 'end of the calling session, epoch ms (after this request\'s renewal, spec 3.4)' }) expireAt: number;
   @ApiProperty({ description: 'the service\'s clock when it answered, epoch ms: what is left is expireAt − serverTime' }) serverTime: number;
+  @ApiProperty({ example: 'Asia/Shanghai', description: 'DISPLAY_TIMEZONE: the IANA zone the service writes times for people in; the console shows times in it' })
+  displayTimeZone: string;
 }

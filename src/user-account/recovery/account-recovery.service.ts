@@ -18,7 +18,7 @@ export interface Recovered {
   password: string;
   wasLocked: boolean;
   wasDisabled: boolean;
-  /** False when sessions live in another process's memory (REDIS_URL unset) and could not be reached. */
+  /** False when sessions live in another process's memory (neither REDIS_URL nor REDIS_SENTINELS set) and could not be reached. */
   sessionsEnded: boolean;
 }
 
@@ -57,7 +57,7 @@ export class AccountRecoveryService {
     });
     const recovered = {
       id: user.id, username: user.username, password,
-      wasLocked: !!user.locked, wasDisabled: !!user.disabled, sessionsEnded: !!this.config.REDIS_URL,
+      wasLocked: !!user.locked, wasDisabled: !!user.disabled, sessionsEnded: this.config.usesRedis,
     };
     await this.audit.record({
       action: 'user.recover', ...SYSTEM_ACTOR, targetId: user.id, targetName: user.username,

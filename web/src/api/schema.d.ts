@@ -159,7 +159,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Search the login log
+         * Search the login log (account and IP by prefix, newest first)
          * @description **Access:** permission `sys:loginLog:list` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
@@ -221,6 +221,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sys/user/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update a user's name, mobile, e-mail or roles (roles only within the caller's codes)
+         * @description Partial: fields left out stay. A mobile or e-mail another user has, or an unknown role, answers VALIDATION_FAILED; a user holding codes the caller does not, or a role change that would leave no enabled, unlocked holder of `*`, answers FORBIDDEN (contract §11, §12). The user's live sessions take the new profile and codes.
+         *
+         *     **Access:** permission `sys:user:update` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["UserController_update"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/user/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a user (soft: no login, not listed, sessions end, identifiers stay taken)
+         * @description One's own account, a user holding codes the caller does not, or the last enabled, unlocked holder of `*` answers FORBIDDEN (contract §12).
+         *
+         *     **Access:** permission `sys:user:delete` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["UserController_delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sys/user/lock": {
         parameters: {
             query?: never;
@@ -231,8 +283,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Lock a user and end the user's sessions
-         * @description **Access:** permission `sys:user:lock` (a role holding `*` has every one).
+         * Lock users and end their sessions
+         * @description `{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. One's own account, or leaving no enabled, unlocked holder of `*`, answers FORBIDDEN (contract §12).
+         *
+         *     **Access:** permission `sys:user:lock` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
@@ -255,8 +309,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Unlock a user
-         * @description **Access:** permission `sys:user:unlock` (a role holding `*` has every one).
+         * Unlock users (their failure count starts again)
+         * @description `{ id }` or `{ ids }` (at most 100); every user is found before any changes; each is audited on its own.
+         *
+         *     **Access:** permission `sys:user:unlock` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
@@ -279,8 +335,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Disable a user and end the user's sessions
-         * @description **Access:** permission `sys:user:disable` (a role holding `*` has every one).
+         * Disable users and end their sessions
+         * @description `{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. One's own account, or leaving no enabled, unlocked holder of `*`, answers FORBIDDEN (contract §12).
+         *
+         *     **Access:** permission `sys:user:disable` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
@@ -303,8 +361,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Enable a user
-         * @description **Access:** permission `sys:user:enable` (a role holding `*` has every one).
+         * Enable users (their failure count starts again)
+         * @description `{ id }` or `{ ids }` (at most 100); every user is found before any changes; each is audited on its own.
+         *
+         *     **Access:** permission `sys:user:enable` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
@@ -328,7 +388,9 @@ export interface paths {
         put?: never;
         /**
          * Reset a user's password (generated and answered once when DEFAULT_PASSWORD is unset)
-         * @description **Access:** permission `sys:user:resetPass` (a role holding `*` has every one).
+         * @description data is null unless the service generated the password. One's own account (that is /sys/me/pass/update), or a user holding codes the caller does not, answers FORBIDDEN (contract §11, §12).
+         *
+         *     **Access:** permission `sys:user:resetPass` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
@@ -383,6 +445,56 @@ export interface paths {
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["RoleController_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/role/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a role by code (not `admin`, not while a user holds it, only codes the caller holds)
+         * @description A role still held by a user, or `admin`, answers VALIDATION_FAILED (data.errors on `code`); a role with codes the caller does not hold answers FORBIDDEN (contract §11, §12).
+         *
+         *     **Access:** permission `sys:role:delete` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["RoleController_delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/permission/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Every permission code the service knows, with its module and name (Accept-Language)
+         * @description **Access:** permission `sys:role:list` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["PermissionController_list"];
         delete?: never;
         options?: never;
         head?: never;
@@ -927,7 +1039,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Search the audit log of administrative actions
+         * Search the audit log of administrative actions (administrator and target by prefix; detail old → new)
          * @description **Access:** permission `sys:auditLog:list` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
@@ -979,6 +1091,10 @@ export interface components {
              * @enum {number}
              */
             mfaMode: 0 | 1 | 2;
+            /** @description hours after login, however often renewed (contract §9); 0 = no limit */
+            sessionMaxHours: number;
+            /** @description with multiOnline: live sessions per user (contract §9); 0 = no limit */
+            maxSessionsPerUser: number;
         };
         NoInputDto: Record<string, never>;
         FieldErrorDto: {
@@ -1023,6 +1139,10 @@ export interface components {
              * @enum {number}
              */
             mfaMode?: 0 | 1 | 2;
+            /** @description Absolute session lifetime (contract §9), hours after login; 0 = no limit */
+            sessionMaxHours?: number;
+            /** @description With multiOnline: live sessions per user, the oldest kicked out (contract §9); 0 = no limit */
+            maxSessionsPerUser?: number;
         };
         UserStrategyDto: {
             minPasswordLength: number;
@@ -1096,16 +1216,24 @@ export interface components {
             os: string | null;
             /** Format: date-time */
             loginTime: string;
+            /** @description the answer's message in the default language (zh) */
             failureReason: string | null;
+            /**
+             * @description the ErrorCode of the answer; ACCOUNT_LOCKED on a passwrong/mfawrong row: this failure locked the account; null on successes and on rows older than the column
+             * @example BAD_CREDENTIALS
+             */
+            failureCode: string | null;
         };
         ListLoginLogDto: {
             /** @default 1 */
             pageNum?: number;
             /** @default 10 */
             pageSize?: number;
+            /** @description contract §12: a prefix of the account as typed (`adm` finds `admin`) */
             account?: string;
             status?: components["schemas"]["LoginStatus"];
             loginType?: components["schemas"]["LoginType"];
+            /** @description contract §12: a prefix of the IP (`127.0` finds `127.0.0.1`) */
             ip?: string;
             /** @description ISO 8601, inclusive */
             beginTime?: string;
@@ -1153,6 +1281,13 @@ export interface components {
             roles: string[];
             /** @description contract §8: TOTP enabled */
             mfaEnabled: boolean;
+            /** @description contract §12: failures counted by the lock check now (spec 3.1 window, contract §5 reset) */
+            failureCount: number;
+            /**
+             * Format: date-time
+             * @description contract §12: last successful login; null when never
+             */
+            lastLoginTime: string | null;
         };
         ListUsersDto: {
             /** @default 1 */
@@ -1161,9 +1296,40 @@ export interface components {
             pageSize?: number;
             /** @description matches user name, name, mobile or e-mail */
             keyword?: string;
+            /**
+             * @description locked: locked and the unlock time not past; disabled; expired: password expired by the account strategy; initial: password never changed since set by an administrator; normal: none of these
+             * @enum {string}
+             */
+            state?: "normal" | "locked" | "disabled" | "expired" | "initial";
+        };
+        UpdateUserDto: {
+            id: string;
+            /** @example 张三 */
+            name?: string;
+            /**
+             * @description null clears it
+             * @example 13800138000
+             */
+            mobile?: string | null;
+            /**
+             * @description null clears it
+             * @example zhangsan@example.com
+             */
+            email?: string | null;
+            /**
+             * @description replaces the user's roles
+             * @example [
+             *       "auditor"
+             *     ]
+             */
+            roles?: string[];
         };
         UserIdDto: {
             id: string;
+        };
+        UserIdsDto: {
+            id?: string;
+            ids?: string[];
         };
         ResetPasswordResultDto: {
             password?: string;
@@ -1172,6 +1338,10 @@ export interface components {
             code: string;
             name: string;
             permissions: string[];
+            /** @description how many users (not deleted) hold the role */
+            userCount: number;
+            /** @description user names of the holders, at most 50, by user name */
+            users: string[];
         };
         SaveRoleDto: {
             /** @example auditor */
@@ -1184,6 +1354,24 @@ export interface components {
              *     ]
              */
             permissions: string[];
+        };
+        RoleCodeDto: {
+            /** @example auditor */
+            code: string;
+        };
+        PermissionDto: {
+            /** @example sys:user:list */
+            code: string;
+            /**
+             * @description group of the code (strategy, user, role, loginLog, online, auditLog, …)
+             * @example user
+             */
+            module: string;
+            /**
+             * @description in the language of Accept-Language
+             * @example 查看用户
+             */
+            name: string;
         };
         MeInfoDto: {
             id: string;
@@ -1200,6 +1388,11 @@ export interface components {
             expireAt: number;
             /** @description the service's clock when it answered, epoch ms: what is left is expireAt − serverTime */
             serverTime: number;
+            /**
+             * @description DISPLAY_TIMEZONE: the IANA zone the service writes times for people in; the console shows times in it
+             * @example Asia/Shanghai
+             */
+            displayTimeZone: string;
         };
         ChangePasswordDto: {
             /** @description RSA-OAEP-256 ciphertext (base64) */
@@ -1283,7 +1476,7 @@ export interface components {
             code: string;
         };
         /** @enum {string} */
-        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used";
+        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used" | "account-dormant";
         SiteMessageDto: {
             id: string;
             kind: components["schemas"]["MessageKind"];
@@ -1370,10 +1563,14 @@ export interface components {
             pageSize?: number;
             /** @example user.lock */
             action?: string;
-            /** @description user name of the administrator */
+            /** @description a prefix of the acting administrator's user name */
             username?: string;
-            /** @description user id or setting group the action was on */
+            /** @description a prefix of what the action was on: its id (user id, role code, setting group) or its name (user name, role name) */
             target?: string;
+            /** @description ISO 8601, inclusive */
+            beginTime?: string;
+            /** @description ISO 8601, inclusive */
+            endTime?: string;
         };
     };
     responses: never;
@@ -2333,7 +2530,139 @@ export interface operations {
             };
         };
     };
-    UserController_lock: {
+    UserController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateUserDto"];
+            };
+        };
+        responses: {
+            /** @description data is null */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    UserController_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -2343,6 +2672,138 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["UserIdDto"];
+            };
+        };
+        responses: {
+            /** @description data is null */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    UserController_lock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserIdsDto"];
             };
         };
         responses: {
@@ -2474,7 +2935,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UserIdDto"];
+                "application/json": components["schemas"]["UserIdsDto"];
             };
         };
         responses: {
@@ -2606,7 +3067,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UserIdDto"];
+                "application/json": components["schemas"]["UserIdsDto"];
             };
         };
         responses: {
@@ -2738,7 +3199,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UserIdDto"];
+                "application/json": components["schemas"]["UserIdsDto"];
             };
         };
         responses: {
@@ -3125,6 +3586,252 @@ export interface operations {
                         code: string;
                         message: string;
                         data: components["schemas"]["RoleDto"][];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    RoleController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoleCodeDto"];
+            };
+        };
+        responses: {
+            /** @description data is null */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    PermissionController_list: {
+        parameters: {
+            query?: never;
+            header: {
+                "accept-language": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoInputDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["PermissionDto"][];
                     };
                 };
             };

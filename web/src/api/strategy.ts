@@ -7,6 +7,7 @@ type Schemas = components['schemas'];
 export type LoginStrategy = Schemas['LoginStrategyDto'];
 /** Spec 2.2, group user_strategy. */
 export type UserStrategy = Schemas['UserStrategyDto'];
+/** The complexity rules of spec 4.3, plus the contract §9 checks a password change applies. */
 export type PasswordRules = Schemas['PasswordRulesDto'];
 
 export const getLoginStrategy = () => post<LoginStrategy>('/sys/strategy/login/info');

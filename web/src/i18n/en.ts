@@ -5,11 +5,11 @@ const en: typeof zh = {
   common: {
     search: 'Search', reset: 'Reset', save: 'Save', cancel: 'Cancel', confirm: 'OK', close: 'Close', refresh: 'Refresh',
     operations: 'Actions', confirmTitle: 'Confirm', success: 'Done', copy: 'Copy', copied: 'Copied', yes: 'Yes', no: 'No',
-    minutes: 'minutes', hours: 'hours', days: 'days', times: 'times', chars: 'characters', range: 'allowed {min} – {max}', none: 'none',
+    minutes: 'minutes', hours: 'hours', days: 'days', times: 'times', chars: 'characters', sessions: 'sessions', passwords: 'passwords', range: 'allowed {min} – {max}', none: 'none',
     default: 'default {value}',
   },
   menu: {
-    system: 'System management', strategy: 'System strategy', users: 'Users', loginlog: 'Login log', online: 'Online sessions',
+    system: 'System management', strategy: 'System strategy', users: 'Users', roles: 'Roles', loginlog: 'Login log', online: 'Online sessions',
     auditlog: 'Audit log', me: 'My account', devices: 'My devices', messages: 'Message centre', password: 'Change password',
     mfa: 'Two-factor authentication',
   },
@@ -44,7 +44,10 @@ const en: typeof zh = {
     rule: {
       min: 'At least {n} characters', max: 'At most {n} characters', bytes: 'At most 72 bytes (UTF-8)', digit: 'A digit',
       upper: 'An upper-case letter', lower: 'A lower-case letter', symbol: 'A special character (not a letter, digit or space)',
+      account: 'Not containing your user name, mobile number or e-mail (before {\'@\'})',
+      common: 'Not a common password', history: 'Not one of your last {n} passwords',
     },
+    onSaveTitle: 'Checked by the service when you submit:',
   },
   mfa: {
     title: 'Two-factor authentication', statusOn: 'On', statusOff: 'Off',
@@ -70,6 +73,7 @@ const en: typeof zh = {
     field: {
       sessionExpireMinutes: { label: 'Session validity', help: 'Lifetime of a normal token; renewed when less than half is left' },
       tempSessionExpireMinutes: { label: 'Temporary session validity', help: 'Lifetime of a temporary token (password change required)' },
+      sessionMaxHours: { label: 'Absolute session lifetime', help: 'Hours after its login at which a session ends however often it was renewed; 0: no limit' },
       lockMinutes: { label: 'Lock duration', help: 'How long a lock (wrong passwords or administrator) lasts before it ends by itself' },
       maxFailureTimes: { label: 'Failures before lock', help: 'Wrong passwords within the window that lock the account' },
       maxFailureInterval: { label: 'Failure counting window', help: 'Window in which wrong passwords are counted' },
@@ -78,6 +82,7 @@ const en: typeof zh = {
       loginStrategyWhenExpire: { label: 'When the password has expired', help: 'What a login with an expired password does' },
       bindIp: { label: 'Bind session to IP', help: 'A token works only from the IP that logged in' },
       multiOnline: { label: 'Several devices at once', help: 'Off: a new login kicks out the account\'s other sessions' },
+      maxSessionsPerUser: { label: 'Sessions per user', help: 'With several devices allowed, a login beyond this many kicks out the oldest session; 0: no limit (with several devices off, one session only)' },
       mfaMode: { label: 'Two-factor authentication', help: 'Whether a password login also needs an authenticator code (TOTP); a login with a code from another device does not' },
       passwordExpireDays: { label: 'Password validity', help: 'Days a password is valid after its last change (an initial password: after the account was created); 0 never expires' },
       expireNotifyDays: { label: 'Expiry reminder', help: 'Days before expiry at which the user is reminded' },
@@ -87,7 +92,22 @@ const en: typeof zh = {
       includeUpperCase: { label: 'Upper-case letter required', help: 'At least one A–Z' },
       includeNumber: { label: 'Digit required', help: 'At least one 0–9' },
       includeSymbol: { label: 'Special character required', help: 'At least one character that is not a letter, digit or space' },
+      rejectAccountInPassword: { label: 'Refuse account details', help: 'A user\'s new password may not contain the user name, mobile number or e-mail before {\'@\'} (any case; values of 3 characters or more)' },
+      rejectCommonPasswords: { label: 'Refuse common passwords', help: 'A user\'s new password may not be on the bundled list of common passwords (any case; includes Chinese patterns such as woaini1314, qq123456)' },
+      passwordHistoryCount: { label: 'Password history', help: 'A user\'s new password may not equal any of their last N passwords, the current one included; 0: not checked' },
       forceUpdatePassword: { label: 'Force change of initial passwords', help: 'A login with an initial password (new or reset) must change it first' },
+      dormantDays: { label: 'Disable dormant accounts', help: 'A daily job disables accounts with no successful login for this many days (since creation when never); accounts holding * are exempt; 0: never' },
+    },
+    outOfRange: 'Outside {min} – {max}: the service will refuse it',
+    baseline: {
+      button: 'Apply MLPS 2.0 Level 3 baseline', hint: 'Fills the recommended values of China\'s MLPS 2.0 level 3 (等保三级); you confirm each change before saving',
+      title: 'MLPS 2.0 Level 3 baseline: these settings change', intro: 'The settings whose saved value differs from the baseline (old → new). Settings not listed keep their value.',
+      group: 'Strategy', field: 'Setting', old: 'Now', new: 'Baseline',
+      none: 'The saved settings already meet the MLPS 2.0 Level 3 baseline: nothing to change.',
+      unsaved: 'The form holds unsaved edits: saving the baseline reloads the strategy and drops them.',
+      mfaNote: 'With two-factor authentication required, users not enrolled yet (administrators included) must set up an authenticator at their next login.',
+      fill: 'Fill in the form only', save: 'Save baseline', saved: 'Strategy saved with the MLPS 2.0 Level 3 baseline',
+      filled: 'The baseline values are in the form: check them, then save each strategy tab', partly: 'saved already: {groups}',
     },
     channel: { email: 'E-mail', sms: 'SMS', site: 'Site message' },
     expireShort: { 1: 'Tip', 2: 'Force', 3: 'Refuse' },
@@ -104,6 +124,14 @@ const en: typeof zh = {
     },
   },
   users: {
+    edit: 'Edit', editTitle: 'Edit user "{name}"', updated: 'User updated', delete: 'Delete', deleted: 'User deleted',
+    failureCount: 'Failures', lastLoginTime: 'Last login', never: 'never', stateFilter: 'Filter by state',
+    stateName: { normal: 'Active', locked: 'Locked', disabled: 'Disabled', expired: 'Password expired', initial: 'Initial password' },
+    selectAll: 'Select page', selected: '{n} selected',
+    bulkConfirm: {
+      lock: 'Lock the {n} selected users? All their sessions end.', unlock: 'Unlock the {n} selected users?',
+      disable: 'Disable the {n} selected users? All their sessions end.', enable: 'Enable the {n} selected users?',
+    },
     keyword: 'User name / name / mobile / e-mail', create: 'New user', username: 'User name', name: 'Name', mobile: 'Mobile',
     email: 'E-mail', roles: 'Roles', state: 'State', createTime: 'Created', lock: 'Lock', unlock: 'Unlock', disable: 'Disable',
     enable: 'Enable', reset: 'Reset password', mfaReset: 'Reset 2FA', mfaResetDone: 'Two-factor authentication reset', createTitle: 'New user', created: 'User created',
@@ -113,6 +141,7 @@ const en: typeof zh = {
       lock: 'Lock user "{name}"? All their sessions end.', unlock: 'Unlock user "{name}"?',
       disable: 'Disable user "{name}"? All their sessions end.', enable: 'Enable user "{name}"?',
       reset: 'Reset the password of "{name}"? All their sessions end.',
+      delete: 'Delete user "{name}"? All their sessions end, the account can no longer log in, and its user name, mobile and e-mail stay taken.',
       mfaReset: 'Reset the two-factor authentication of "{name}"? Their key and recovery codes are deleted and all their sessions end.',
     },
     badge: {
@@ -120,11 +149,29 @@ const en: typeof zh = {
       disabled: 'Disabled', mfa: '2FA', expiresIn: 'Password expires in {n} days', expired: 'Password expired', initial: 'Initial password', neverExpires: 'Password never expires',
     },
   },
+  roles: {
+    create: 'New role', code: 'Code', name: 'Name', permissions: 'Permissions', users: 'Held by', none: 'nobody',
+    more: 'and {n} more', all: 'Every permission (*)', edit: 'Edit', delete: 'Delete', createTitle: 'New role', editTitle: 'Edit role "{code}"',
+    saved: 'Role saved', deleted: 'Role deleted', inUse: 'Users hold this role; it cannot be deleted', builtin: 'built-in', codeRequired: 'Enter a code',
+    confirmDelete: 'Delete the role "{code}"?', codeCount: '{n} codes',
+    module: { strategy: 'System strategy', user: 'Users', role: 'Roles', loginLog: 'Login log', online: 'Online sessions', auditLog: 'Audit log' },
+  },
   loginlog: {
     account: 'Account', userName: 'Name', status: 'Status', type: 'Login type', ip: 'IP address', browser: 'Browser',
     os: 'OS', time: 'Login time', reason: 'Failure reason', range: 'Login time range', start: 'From', end: 'To',
     statusName: { success: 'Success', passwrong: 'Wrong password', mfawrong: 'Wrong verification code', locked: 'Locked', disabled: 'Disabled', expired: 'Expired' },
     typeName: { account: 'Account', mobile: 'Mobile', email: 'E-mail', qrcode: 'Code', passchange: 'Password change', mfa: 'Two-factor authentication' },
+    prefixHint: 'Starts with…',
+    // Issue 17: failure reasons by their code, in the console's language (rows without a code show the stored text).
+    failure: {
+      BAD_CREDENTIALS: 'Wrong user name or password', ACCOUNT_LOCKED: 'The account is locked', ACCOUNT_DISABLED: 'The account is disabled',
+      ACCOUNT_EXPIRED: 'The password has expired (login refused)', OLD_PASSWORD_WRONG: 'The old password is not correct',
+      MFA_CODE_INVALID: 'The verification code is wrong',
+    },
+    lockedByFailures: 'Too many failures: this one locked the account',
+  },
+  logs: {
+    today: 'Today', last7Days: 'Last 7 days', last30Days: 'Last 30 days', zone: 'Times in {zone} (UTC{offset})',
   },
   online: {
     user: 'User', ip: 'IP address', browser: 'Browser', os: 'OS', loginTime: 'Logged in', expireAt: 'Expires',
@@ -140,7 +187,7 @@ const en: typeof zh = {
   messages: {
     title: 'Title', content: 'Content', kind: 'Kind', time: 'Time', state: 'State', read: 'Read', unread: 'Unread',
     markRead: 'Mark read', readAll: 'Mark all read', unreadOnly: 'Unread only', newMessage: 'New message',
-    kindName: { 'login-failed': 'Wrong password', 'unusual-ip': 'Unusual IP', 'password-expiry': 'Password expiry', 'recovery-code-used': 'Recovery code used' },
+    kindName: { 'login-failed': 'Wrong password', 'unusual-ip': 'Unusual IP', 'password-expiry': 'Password expiry', 'recovery-code-used': 'Recovery code used', 'account-dormant': 'Disabled for inactivity' },
   },
   audit: {
     action: 'Action', username: 'By', target: 'Target', ip: 'IP address', time: 'Time', detail: 'Detail',
@@ -150,6 +197,11 @@ const en: typeof zh = {
       'online_kickout': 'Session kicked out', 'user_create': 'User created', 'role_save': 'Role saved',
       'user_recover': 'Account recovered on the server', 'qrcode_authorize': 'QR login authorised',
       'user_mfaReset': 'Two-factor authentication reset',
+    },
+    byFailures: 'too many failures ({n})', field: 'Field', old: 'Before', new: 'After', created: '(new)', emptyValue: '(empty)',
+    fieldName: {
+      locked: 'Locked', unlockTime: 'Unlock time', disabled: 'Disabled', name: 'Name', permissions: 'Permissions', roles: 'Roles',
+      mobile: 'Mobile', email: 'E-mail', username: 'User name', reason: 'Reason', failures: 'Failures', tokenId: 'Session',
     },
   },
 };

@@ -3,11 +3,11 @@ export default {
   common: {
     search: '搜索', reset: '重置', save: '保存', cancel: '取消', confirm: '确定', close: '关闭', refresh: '刷新',
     operations: '操作', confirmTitle: '确认', success: '操作成功', copy: '复制', copied: '已复制', yes: '是', no: '否',
-    minutes: '分钟', hours: '小时', days: '天', times: '次', chars: '个字符', range: '取值范围 {min} – {max}', none: '无',
+    minutes: '分钟', hours: '小时', days: '天', times: '次', chars: '个字符', sessions: '个会话', passwords: '个密码', range: '取值范围 {min} – {max}', none: '无',
     default: '默认 {value}',
   },
   menu: {
-    system: '系统管理', strategy: '系统策略', users: '用户管理', loginlog: '登录日志', online: '在线会话',
+    system: '系统管理', strategy: '系统策略', users: '用户管理', roles: '角色管理', loginlog: '登录日志', online: '在线会话',
     auditlog: '审计日志', me: '个人中心', devices: '我的设备', messages: '消息中心', password: '修改密码',
     mfa: '双因素认证',
   },
@@ -41,7 +41,10 @@ export default {
     rule: {
       min: '至少 {n} 个字符', max: '最多 {n} 个字符', bytes: '不超过 72 字节（UTF-8）', digit: '包含数字',
       upper: '包含大写字母', lower: '包含小写字母', symbol: '包含特殊字符（非字母、数字、空白）',
+      account: '不包含用户名、手机号或邮箱（{\'@\'} 前部分）',
+      common: '不是常见弱密码', history: '不与最近 {n} 次使用的密码相同',
     },
+    onSaveTitle: '以下规则在提交时由服务端检查：',
   },
   mfa: {
     title: '双因素认证', statusOn: '已启用', statusOff: '未启用',
@@ -66,6 +69,7 @@ export default {
     field: {
       sessionExpireMinutes: { label: '会话有效期', help: '普通令牌的有效时长；剩余不足一半时自动续期' },
       tempSessionExpireMinutes: { label: '临时会话有效期', help: '临时令牌（须先修改密码）的有效时长' },
+      sessionMaxHours: { label: '会话最长时长', help: '自登录起算的绝对时长，续期也不能超过，到时须重新登录；0 表示不限制' },
       lockMinutes: { label: '锁定时长', help: '账号因密码错误或被管理员锁定后，自动解锁前的时长' },
       maxFailureTimes: { label: '最大失败次数', help: '统计窗口内密码错误达到此次数即锁定账号' },
       maxFailureInterval: { label: '失败统计窗口', help: '统计密码错误次数的时间窗口' },
@@ -74,6 +78,7 @@ export default {
       loginStrategyWhenExpire: { label: '密码过期后的登录行为', help: '密码超过有效期后再次登录时的处理方式' },
       bindIp: { label: '绑定登录 IP', help: '开启后令牌只能从登录时的 IP 使用' },
       multiOnline: { label: '允许多端同时在线', help: '关闭后新登录会将该账号的其他会话踢下线' },
+      maxSessionsPerUser: { label: '每个用户最多会话数', help: '允许多端同时在线时，超过此数的新登录会将最早的会话踢下线；0 表示不限制（关闭多端在线时只保留一个会话）' },
       mfaMode: { label: '双因素认证', help: '密码登录后是否还要动态验证码（TOTP）；授权码登录不要求' },
       passwordExpireDays: { label: '密码有效期', help: '密码自上次修改起（初始密码自账号创建起）的有效天数；0 表示永不过期' },
       expireNotifyDays: { label: '过期提醒提前天数', help: '密码到期前多少天开始提醒用户' },
@@ -83,7 +88,22 @@ export default {
       includeUpperCase: { label: '必须包含大写字母', help: '密码中至少一个 A–Z' },
       includeNumber: { label: '必须包含数字', help: '密码中至少一个 0–9' },
       includeSymbol: { label: '必须包含特殊字符', help: '至少一个非字母、非数字、非空白的字符' },
+      rejectAccountInPassword: { label: '禁止包含账号信息', help: '用户修改密码时，拒绝包含用户名、手机号或邮箱 {\'@\'} 前部分（不区分大小写，3 个字符及以上）的密码' },
+      rejectCommonPasswords: { label: '禁止常见弱密码', help: '用户修改密码时，拒绝内置常见密码表中的密码（不区分大小写，含 woaini1314、qq123456 等常见中文模式）' },
+      passwordHistoryCount: { label: '禁止重复使用最近密码', help: '用户修改密码时，新密码不能与最近 N 次使用的密码（含当前密码）相同；0 表示不检查' },
       forceUpdatePassword: { label: '首次登录强制修改密码', help: '使用初始密码（新建或重置）登录时，须先修改密码' },
+      dormantDays: { label: '闲置账号自动禁用', help: '自上次成功登录（从未登录则自创建）起超过此天数的账号，由每日任务自动禁用；拥有全部权限（*）的账号除外；0 表示不禁用' },
+    },
+    outOfRange: '超出取值范围 {min} – {max}，保存时将被拒绝',
+    baseline: {
+      button: '应用等保三级基线', hint: '按等保 2.0 第三级的常见要求填入推荐值，保存前逐项确认',
+      title: '等保三级基线：将修改以下设置', intro: '以下为与当前已保存设置不同的项（旧值 → 新值）。未列出的设置保持不变。',
+      group: '策略', field: '设置项', old: '当前值', new: '基线值',
+      none: '当前已保存的设置已符合等保三级基线，无需修改。',
+      unsaved: '表单中有尚未保存的修改：保存基线后将重新读取策略，这些修改会被丢弃。',
+      mfaNote: '双因素认证设为「强制」后，尚未绑定的用户（包括管理员）下次登录时须先绑定身份验证器。',
+      fill: '仅填入表单', save: '保存基线', saved: '已按等保三级基线保存策略',
+      filled: '基线值已填入表单，请检查后分别保存两个策略页签', partly: '已保存：{groups}',
     },
     channel: { email: '邮件', sms: '短信', site: '站内信' },
     expireShort: { 1: '提示', 2: '强制', 3: '禁止' },
@@ -100,6 +120,14 @@ export default {
     },
   },
   users: {
+    edit: '编辑', editTitle: '编辑用户「{name}」', updated: '用户已更新', delete: '删除', deleted: '用户已删除',
+    failureCount: '失败次数', lastLoginTime: '最后登录', never: '从未登录', stateFilter: '按状态筛选',
+    stateName: { normal: '正常', locked: '锁定中', disabled: '已禁用', expired: '密码已过期', initial: '初始密码' },
+    selectAll: '全选本页', selected: '已选 {n} 个用户',
+    bulkConfirm: {
+      lock: '确定锁定选中的 {n} 个用户？其所有会话将被结束。', unlock: '确定解锁选中的 {n} 个用户？',
+      disable: '确定禁用选中的 {n} 个用户？其所有会话将被结束。', enable: '确定启用选中的 {n} 个用户？',
+    },
     keyword: '用户名 / 姓名 / 手机号 / 邮箱', create: '新建用户', username: '用户名', name: '姓名', mobile: '手机号',
     email: '邮箱', roles: '角色', state: '状态', createTime: '创建时间', lock: '锁定', unlock: '解锁', disable: '禁用',
     enable: '启用', reset: '重置密码', mfaReset: '重置双因素', mfaResetDone: '双因素认证已重置', createTitle: '新建用户', created: '用户已创建',
@@ -109,6 +137,7 @@ export default {
       lock: '确定锁定用户「{name}」？其所有会话将被结束。', unlock: '确定解锁用户「{name}」？',
       disable: '确定禁用用户「{name}」？其所有会话将被结束。', enable: '确定启用用户「{name}」？',
       reset: '确定重置用户「{name}」的密码？其所有会话将被结束。',
+      delete: '确定删除用户「{name}」？其所有会话将被结束，账号不能再登录，用户名、手机号和邮箱不能再被使用。',
       mfaReset: '确定重置用户「{name}」的双因素认证？其密钥和恢复码将被删除，所有会话将被结束。',
     },
     badge: {
@@ -116,11 +145,27 @@ export default {
       disabled: '已禁用', mfa: '双因素', expiresIn: '密码 {n} 天后过期', expired: '密码已过期', initial: '初始密码', neverExpires: '密码永不过期',
     },
   },
+  roles: {
+    create: '新建角色', code: '角色编码', name: '角色名称', permissions: '权限', users: '使用的用户', none: '无',
+    more: '等 {n} 个用户', all: '全部权限（*）', edit: '编辑', delete: '删除', createTitle: '新建角色', editTitle: '编辑角色「{code}」',
+    saved: '角色已保存', deleted: '角色已删除', inUse: '有用户使用此角色，不能删除', builtin: '内置角色', codeRequired: '请输入角色编码',
+    confirmDelete: '确定删除角色「{code}」？', codeCount: '{n} 项',
+    module: { strategy: '系统策略', user: '用户管理', role: '角色管理', loginLog: '登录日志', online: '在线会话', auditLog: '审计日志' },
+  },
   loginlog: {
     account: '登录账号', userName: '用户姓名', status: '状态', type: '登录方式', ip: 'IP 地址', browser: '浏览器',
     os: '操作系统', time: '登录时间', reason: '失败原因', range: '登录时间范围', start: '开始时间', end: '结束时间',
     statusName: { success: '成功', passwrong: '密码错误', mfawrong: '动态验证码错误', locked: '已锁定', disabled: '已禁用', expired: '已过期' },
     typeName: { account: '账号', mobile: '手机号', email: '邮箱', qrcode: '授权码', passchange: '修改密码', mfa: '双因素认证' },
+    prefixHint: '以…开头',
+    failure: {
+      BAD_CREDENTIALS: '用户名或密码错误', ACCOUNT_LOCKED: '用户已被锁定', ACCOUNT_DISABLED: '用户已被禁用',
+      ACCOUNT_EXPIRED: '您的账户已过期,请联系管理员', OLD_PASSWORD_WRONG: '旧密码不正确', MFA_CODE_INVALID: '动态验证码错误',
+    },
+    lockedByFailures: '失败次数达到上限,本次失败锁定了账号',
+  },
+  logs: {
+    today: '今天', last7Days: '最近 7 天', last30Days: '最近 30 天', zone: '时间按 {zone}(UTC{offset})显示',
   },
   online: {
     user: '用户', ip: 'IP 地址', browser: '浏览器', os: '操作系统', loginTime: '登录时间', expireAt: '到期时间',
@@ -136,7 +181,7 @@ export default {
   messages: {
     title: '标题', content: '内容', kind: '类型', time: '时间', state: '状态', read: '已读', unread: '未读',
     markRead: '标为已读', readAll: '全部标为已读', unreadOnly: '只看未读', newMessage: '新消息',
-    kindName: { 'login-failed': '异常登录', 'unusual-ip': '异地登录', 'password-expiry': '密码到期', 'recovery-code-used': '恢复码已使用' },
+    kindName: { 'login-failed': '异常登录', 'unusual-ip': '异地登录', 'password-expiry': '密码到期', 'recovery-code-used': '恢复码已使用', 'account-dormant': '长期未登录停用' },
   },
   audit: {
     action: '操作', username: '操作人', target: '对象', ip: 'IP 地址', time: '时间', detail: '详情',
@@ -145,6 +190,11 @@ export default {
       'user_unlock': '解锁用户', 'user_disable': '禁用用户', 'user_enable': '启用用户', 'user_resetPass': '重置密码',
       'online_kickout': '强制下线', 'user_create': '创建用户', 'role_save': '保存角色', 'user_recover': '服务器端恢复账户',
       'qrcode_authorize': '扫码授权登录', 'user_mfaReset': '重置双因素认证',
+    },
+    byFailures: '失败次数过多({n} 次)', field: '字段', old: '修改前', new: '修改后', created: '(新建)', emptyValue: '(空)',
+    fieldName: {
+      locked: '锁定', unlockTime: '解锁时间', disabled: '禁用', name: '名称', permissions: '权限', roles: '角色',
+      mobile: '手机号', email: '邮箱', username: '用户名', reason: '原因', failures: '失败次数', tokenId: '会话',
     },
   },
 };

@@ -25,6 +25,10 @@ export const pages: RouteRecordRaw[] = [
     meta: { title: 'menu.users', perms: ['sys:user:list'] },
   },
   {
+    path: '/system/roles', name: 'roles', component: () => import('@/views/system/RolesView.vue'),
+    meta: { title: 'menu.roles', perms: ['sys:role:list'] },
+  },
+  {
     path: '/system/loginlog', name: 'loginlog', component: () => import('@/views/system/LoginLogView.vue'),
     meta: { title: 'menu.loginlog', perms: ['sys:loginLog:list'] },
   },

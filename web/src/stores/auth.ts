@@ -3,6 +3,7 @@ import { computed, ref } from 'vue';
 import * as authApi from '@/api/auth';
 import type { LoginResult, MeInfo } from '@/api/auth';
 import { getToken, removeToken, setToken } from '@/api/request';
+import { setDisplayTimeZone } from '@/utils/format';
 import { useMessageStore } from './messages';
 
 const END_MESSAGE_KEY = 'sessionEndMessage';
@@ -59,6 +60,8 @@ export const useAuthStore = defineStore('auth', () => {
 
   async function fetchMe(): Promise<MeInfo> {
     me.value = await authApi.getMeInfo();
+    // Issue 17: times as the service's notifications write them (DISPLAY_TIMEZONE).
+    setDisplayTimeZone(me.value.displayTimeZone);
     return me.value;
   }
 

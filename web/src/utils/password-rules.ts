@@ -5,15 +5,47 @@ import type { PasswordRules } from '@/api/strategy';
  * contract §2, for the live checklist only: the service decides, and its message is shown.
  */
 export interface RuleCheck {
-  key: 'min' | 'max' | 'bytes' | 'digit' | 'upper' | 'lower' | 'symbol';
+  key: 'min' | 'max' | 'bytes' | 'digit' | 'upper' | 'lower' | 'symbol' | 'account';
   n?: number;
   ok: boolean;
+}
+
+/** Who is changing the password: the parts the account check of contract §9 looks for. */
+export interface AccountParts {
+  username?: string | null;
+  mobile?: string | null;
+  email?: string | null;
+}
+
+/** Contract §9: values of fewer characters are not looked for. */
+const ACCOUNT_PART_MIN = 3;
+
+/** The user name, the mobile number and the e-mail before `@`, lower-cased, those of 3 characters or more. */
+export function accountParts(who: AccountParts): string[] {
+  const email = who.email ?? '';
+  const at = email.indexOf('@');
+  return [who.username ?? '', who.mobile ?? '', at >= 0 ? email.slice(0, at) : email]
+    .map((p) => p.toLowerCase())
+    .filter((p) => [...p].length >= ACCOUNT_PART_MIN);
+}
+
+/** Checks the console cannot run (the list and the history live on the server): listed, decided on save. */
+export interface OnSaveRule {
+  key: 'common' | 'history';
+  n?: number;
+}
+
+export function onSaveRules(rules: PasswordRules): OnSaveRule[] {
+  const list: OnSaveRule[] = [];
+  if (rules.rejectCommonPasswords) list.push({ key: 'common' });
+  if (rules.passwordHistoryCount) list.push({ key: 'history', n: rules.passwordHistoryCount });
+  return list;
 }
 
 const BCRYPT_MAX_BYTES = 72;
 const SYMBOL = /[^\p{L}0-9\s]/u;
 
-export function checkRules(password: string, rules: PasswordRules): RuleCheck[] {
+export function checkRules(password: string, rules: PasswordRules, who: AccountParts = {}): RuleCheck[] {
   const length = [...password].length;
   const checks: RuleCheck[] = [];
   if (rules.minPasswordLength > 0) checks.push({ key: 'min', n: rules.minPasswordLength, ok: length >= rules.minPasswordLength });
@@ -28,5 +60,10 @@ export function checkRules(password: string, rules: PasswordRules): RuleCheck[] 
   if (rules.includeUpperCase) checks.push({ key: 'upper', ok: /[A-Z]/.test(password) });
   if (rules.includeLowerCase) checks.push({ key: 'lower', ok: /[a-z]/.test(password) });
   if (rules.includeSymbol) checks.push({ key: 'symbol', ok: SYMBOL.test(password) });
+  // Contract §9, after the six rules: case-insensitive, as the service compares.
+  if (rules.rejectAccountInPassword) {
+    const lower = password.toLowerCase();
+    checks.push({ key: 'account', ok: !accountParts(who).some((p) => lower.includes(p)) });
+  }
   return checks;
 }

@@ -1,0 +1,35 @@
+import type { Bilingual } from './texts';
+
+/**
+ * Every permission code the service knows (contract §4, §8, §12): the one registry. Routes name
+ * their code through RequirePermissions, whose parameter type is a code of this list, so a route
+ * cannot require a code that is not here; /sys/permission/list answers this list, and
+ * test/permission-registry.e2e-spec.ts checks that every code here gates some route. A new
+ * permission is one line here and its @RequirePermissions. `module` groups the codes (the console's
+ * tree); `name` is what people read.
+ */
+export const PERMISSION_REGISTRY = [
+  { code: 'sys:strategy:login:info', module: 'strategy', name: { zh: '查看登录策略', en: 'View the login strategy' } },
+  { code: 'sys:strategy:login:save', module: 'strategy', name: { zh: '保存登录策略', en: 'Save the login strategy' } },
+  { code: 'sys:strategy:user:info', module: 'strategy', name: { zh: '查看账户策略', en: 'View the account strategy' } },
+  { code: 'sys:strategy:user:save', module: 'strategy', name: { zh: '保存账户策略', en: 'Save the account strategy' } },
+  { code: 'sys:user:list', module: 'user', name: { zh: '查看用户', en: 'List users' } },
+  { code: 'sys:user:create', module: 'user', name: { zh: '新建用户', en: 'Create users' } },
+  { code: 'sys:user:update', module: 'user', name: { zh: '编辑用户', en: 'Edit users' } },
+  { code: 'sys:user:delete', module: 'user', name: { zh: '删除用户', en: 'Delete users' } },
+  { code: 'sys:user:lock', module: 'user', name: { zh: '锁定用户', en: 'Lock users' } },
+  { code: 'sys:user:unlock', module: 'user', name: { zh: '解锁用户', en: 'Unlock users' } },
+  { code: 'sys:user:disable', module: 'user', name: { zh: '禁用用户', en: 'Disable users' } },
+  { code: 'sys:user:enable', module: 'user', name: { zh: '启用用户', en: 'Enable users' } },
+  { code: 'sys:user:resetPass', module: 'user', name: { zh: '重置密码', en: 'Reset passwords' } },
+  { code: 'sys:user:mfaReset', module: 'user', name: { zh: '重置双因素认证', en: 'Reset two-factor authentication' } },
+  { code: 'sys:role:list', module: 'role', name: { zh: '查看角色', en: 'List roles' } },
+  { code: 'sys:role:save', module: 'role', name: { zh: '保存角色', en: 'Save roles' } },
+  { code: 'sys:role:delete', module: 'role', name: { zh: '删除角色', en: 'Delete roles' } },
+  { code: 'sys:loginLog:list', module: 'loginLog', name: { zh: '查看登录日志', en: 'View the login log' } },
+  { code: 'sys:online:list', module: 'online', name: { zh: '查看在线用户', en: 'List online sessions' } },
+  { code: 'sys:online:kickout', module: 'online', name: { zh: '强制下线', en: 'End sessions' } },
+  { code: 'sys:auditLog:list', module: 'auditLog', name: { zh: '查看审计日志', en: 'View the audit log' } },
+] as const satisfies readonly { code: string; module: string; name: Bilingual }[];
+
+export type PermissionCode = (typeof PERMISSION_REGISTRY)[number]['code'];

@@ -1,0 +1,243 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { Envelope } from '../../src/common/envelope';
+import { createActiveUser, createUser } from '../factories';
+import { sqliteMemory } from '../support/backends';
+import {
+  browserSuiteMissing, clean, CONFIRM, isCall, launchChromium, RESULTS, sel, textBox, until, waitForText,
+} from '../support/console-browser';
+import { ADMIN_PASSWORD, listenOnLocalPort, startApp, TestApp } from '../support/test-app';
+
+/*
+ * Issue 17 in the admin console (contract §12): the role page (codes as a tree grouped by module,
+ * from /sys/permission/list), roles given on the Users page's edit dialog, a user who then sees
+ * only the menus of its two codes, a mobile edited (and a bad one refused at its input, in
+ * Chinese), the state filter and the bulk actions. As the other browser suites: the real service on
+ * a real port (SQLite + memory), Debian's Chromium through playwright-core, the selectors of
+ * web/TESTIDS.md, screenshots in test-results/.
+ */
+
+jest.setTimeout(90_000);
+
+const missing = browserSuiteMissing();
+const whenRunnable = missing ? describe.skip : describe;
+
+/** The menu entries of the system pages and the codes that open them. */
+const SYSTEM_MENUS = ['nav-strategy', 'nav-users', 'nav-roles', 'nav-loginlog', 'nav-online', 'nav-auditlog'];
+
+async function act<T = any>(page: Page, target: Locator, path: string, opts: { confirm?: boolean } = {}): Promise<{ body: Envelope<T>; sent: any }> {
+  const response = page.waitForResponse(isCall(path));
+  await target.click();
+  if (opts.confirm) await page.locator(CONFIRM).click();
+  const res = await response;
+  return { body: (await res.json()) as Envelope<T>, sent: res.request().postDataJSON() };
+}
+
+whenRunnable(`users and roles in the admin console, in Chromium${missing ? ` (skipped: ${missing})` : ''}`, () => {
+  let app: TestApp;
+  let base: string;
+  let browser: Browser;
+  let contexts: BrowserContext[] = [];
+  let pages: { label: string; page: Page; errors: string[] }[] = [];
+
+  beforeAll(async () => {
+    mkdirSync(RESULTS, { recursive: true });
+    app = await startApp(sqliteMemory);
+    base = await listenOnLocalPort(app);
+    await app.adminToken();
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+  beforeEach(() => {
+    contexts = [];
+    pages = [];
+  });
+  afterEach(async () => {
+    for (const context of contexts) await context.close().catch(() => undefined);
+  });
+
+  function scenario(name: string, slug: string, body: () => Promise<void>): void {
+    it(name, async () => {
+      try {
+        await body();
+      } catch (err) {
+        const notes: string[] = [];
+        for (const [i, { label, page, errors }] of pages.entries()) {
+          notes.push(`[${label}] ${page.url()}`, ...errors.map((e) => `  ${e}`));
+          await page.screenshot({ path: join(RESULTS, `failure-users-roles-${slug}-${i}-${label}.png`), fullPage: true }).catch(() => undefined);
+        }
+        writeFileSync(join(RESULTS, `failure-users-roles-${slug}.log`), `${notes.join('\n')}\n`);
+        throw err;
+      }
+    });
+  }
+
+  async function newPage(label: string): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'zh-CN' });
+    context.setDefaultTimeout(15_000);
+    contexts.push(context);
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+    pages.push({ label, page, errors });
+    return page;
+  }
+
+  async function shot(page: Page, name: string): Promise<void> {
+    await until(async () => (await page.locator('.el-button.is-loading, .el-loading-mask').filter({ visible: true }).count()) === 0,
+      `${name}: loading to finish`, 5_000);
+    await page.screenshot({ path: join(RESULTS, `${name}.png`), fullPage: true, animations: 'disabled' });
+  }
+
+  async function loginAs(label: string, username: string, password: string): Promise<Page> {
+    const page = await newPage(label);
+    await page.goto(`${base}/login`);
+    await textBox(page, 'login-account').fill(username);
+    await textBox(page, 'login-password').fill(password);
+    const res = await act(page, page.locator(sel('login-submit')), '/sys/login');
+    expect(res.body).toMatchObject({ success: true, data: { tempUser: false } });
+    await page.waitForURL((url) => url.pathname !== '/login');
+    await waitForText(page.locator(sel('header-user')), username, `header-user to show ${username}`);
+    return page;
+  }
+
+  /** The Users page filtered to one user; the user's row. */
+  async function userRow(page: Page, username: string): Promise<Locator> {
+    if (new URL(page.url()).pathname !== '/system/users') await page.locator(sel('nav-users')).click();
+    await textBox(page, 'users-search').fill(username);
+    await act(page, page.locator(sel('users-search-btn')), '/sys/user/list');
+    const row = page.locator(sel(`user-row-${username}`)).first();
+    await row.waitFor();
+    return row;
+  }
+
+  /** Opens the edit dialog of a user's row. */
+  async function openEdit(page: Page, username: string): Promise<Locator> {
+    const row = await userRow(page, username);
+    await row.locator(sel('user-edit')).click();
+    const dialog = page.locator('.el-dialog').filter({ has: page.locator(sel('edit-submit')) });
+    await dialog.waitFor();
+    return dialog;
+  }
+
+  scenario('1. a role with two codes, given to a user on the Users page: that user sees only those menus', 'least-privilege', async () => {
+    const code = `auditor_${Date.now().toString(36)}`;
+    const user = await createActiveUser(app);
+    const admin = await loginAs('admin', 'admin', ADMIN_PASSWORD);
+
+    // The role page: the permission codes as a tree grouped by module.
+    await admin.locator(sel('nav-roles')).click();
+    await admin.locator(sel('role-row-admin')).waitFor();
+    await admin.locator(sel('roles-create')).click();
+    await textBox(admin, 'role-code').fill(code);
+    await textBox(admin, 'role-name').fill('审计员');
+    const tick = (perm: string) => admin.locator('.el-tree-node__content', { has: admin.locator(sel(`perm-${perm}`)) })
+      .locator('.el-checkbox').first().click();
+    await admin.locator(sel('perm-module:loginLog')).waitFor();
+    await tick('sys:loginLog:list');
+    await tick('sys:auditLog:list');
+    await shot(admin, 'roles-edit');
+    const saved = await act(admin, admin.locator(sel('role-submit')), '/sys/role/save');
+    expect(saved.sent).toEqual({ code, name: '审计员', permissions: ['sys:loginLog:list', 'sys:auditLog:list'] });
+    expect(saved.body.success).toBe(true);
+    const roleRow = admin.locator(sel(`role-row-${code}`));
+    await waitForText(roleRow.locator(sel('role-permissions')), '查看登录日志', 'the new role listed with its code names');
+
+    // The Users page: the role given in the edit dialog.
+    const dialog = await openEdit(admin, user.username);
+    await dialog.locator(sel('edit-roles')).click();
+    await admin.locator(sel(`edit-role-${code}`)).click();
+    await dialog.locator('.el-dialog__title').click();
+    const updated = await act(admin, dialog.locator(sel('edit-submit')), '/sys/user/update');
+    expect(updated.sent).toEqual({ id: user.id, roles: [code] });
+    expect(updated.body.success).toBe(true);
+    await waitForText((await userRow(admin, user.username)), code, 'the row to show the role');
+
+    // The role page now names the holder, and does not offer deleting the role.
+    await admin.locator(sel('nav-roles')).click();
+    await waitForText(admin.locator(sel(`role-row-${code}`)).locator(sel('role-users')), user.username, 'the holder listed');
+    expect(await admin.locator(sel(`role-row-${code}`)).locator(sel('role-delete')).isDisabled()).toBe(true);
+    await shot(admin, 'roles');
+
+    // That user sees the two pages of its codes and none of the other system pages.
+    const page = await loginAs('auditor', user.username, user.password);
+    await page.locator(sel('nav-loginlog')).waitFor();
+    const shown: string[] = [];
+    for (const menu of SYSTEM_MENUS) if (await page.locator(sel(menu)).count()) shown.push(menu);
+    expect(shown).toEqual(['nav-loginlog', 'nav-auditlog']);
+    for (const own of ['nav-devices', 'nav-mfa', 'nav-messages']) expect(await page.locator(sel(own)).count()).toBe(1);
+    await shot(page, 'roles-least-privilege-menu');
+
+    // Once nobody holds it, the role can be deleted from the page.
+    expect((await app.admin('/sys/user/update', { id: user.id, roles: [] })).body.success).toBe(true);
+    await admin.reload();
+    const deleteButton = admin.locator(sel(`role-row-${code}`)).locator(sel('role-delete'));
+    await until(async () => !(await deleteButton.isDisabled()), 'delete enabled once unused');
+    const deleted = await act(admin, deleteButton, '/sys/role/delete', { confirm: true });
+    expect(deleted.body.success).toBe(true);
+    await until(async () => (await admin.locator(sel(`role-row-${code}`)).count()) === 0, 'the role gone from the list');
+  });
+
+  scenario('2. editing a user\'s mobile: a bad number is refused at its input in Chinese, a good one is saved', 'edit-mobile', async () => {
+    const user = await createUser(app);
+    const admin = await loginAs('admin', 'admin', ADMIN_PASSWORD);
+    let dialog = await openEdit(admin, user.username);
+    await textBox(dialog, 'edit-mobile').fill('12345');
+    const refused = await act(admin, dialog.locator(sel('edit-submit')), '/sys/user/update');
+    expect(refused.body).toMatchObject({ code: 'VALIDATION_FAILED' });
+    const item = dialog.locator(sel('edit-item-mobile'));
+    await waitForText(item.locator('.el-form-item__error'), '不是手机号', 'the mobile marked in Chinese');
+    await shot(admin, 'users-edit-refused');
+    expect((await app.userRow(user.id)).mobile).toBe(user.mobile);
+
+    const mobile = `136${String(Date.now() % 1e8).padStart(8, '0')}`;
+    await textBox(dialog, 'edit-mobile').fill(mobile);
+    const saved = await act(admin, dialog.locator(sel('edit-submit')), '/sys/user/update');
+    expect(saved.sent).toEqual({ id: user.id, mobile });
+    expect(saved.body.success).toBe(true);
+    await waitForText(await userRow(admin, user.username), mobile, 'the row to show the new mobile');
+    expect((await app.userRow(user.id)).mobile).toBe(mobile);
+    // The dialog offers the new value next time.
+    dialog = await openEdit(admin, user.username);
+    expect(await textBox(dialog, 'edit-mobile').inputValue()).toBe(mobile);
+  });
+
+  scenario('3. filtering users by "locked", bulk unlock of the selection, no selection box on one\'s own row', 'state-filter', async () => {
+    const locked = [await createUser(app), await createUser(app)];
+    const other = await createActiveUser(app);
+    for (const u of locked) expect((await app.admin('/sys/user/lock', { id: u.id })).body.success).toBe(true);
+    const admin = await loginAs('admin', 'admin', ADMIN_PASSWORD);
+    await admin.locator(sel('nav-users')).click();
+    await admin.locator(sel('user-row-admin')).waitFor();
+    expect(await admin.locator(sel('user-row-admin')).locator(sel('user-select')).count()).toBe(0);
+    expect(await admin.locator(sel('user-row-admin')).locator(sel('user-delete')).count()).toBe(0);
+    // The admin's own last login is shown; a user who never logged in says so.
+    expect(await clean(admin.locator(sel('user-row-admin')).locator(sel('user-last-login')))).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+
+    await admin.locator(sel('users-state')).click();
+    const listed = admin.waitForResponse(isCall('/sys/user/list'));
+    await admin.locator(sel('state-option-locked')).click();
+    expect((await listed).request().postDataJSON()).toMatchObject({ state: 'locked' });
+    const rows = admin.locator('[data-test^="user-row-"]');
+    await until(async () => (await rows.count()) === 2, 'the two locked users only');
+    const names = await rows.evaluateAll((els) => els.map((el) => el.getAttribute('data-test')!.slice('user-row-'.length)));
+    expect(names.sort()).toEqual(locked.map((u) => u.username).sort());
+    expect(names).not.toContain(other.username);
+    await waitForText(admin.locator(sel(`user-row-${locked[0].username}`)).locator(sel('user-last-login')), '从未登录', 'never logged in');
+    await shot(admin, 'users-filter-locked');
+
+    await admin.locator(sel('users-select-all')).click();
+    await waitForText(admin.locator(sel('users-selected')), '2', 'two selected');
+    const unlocked = await act(admin, admin.locator(sel('users-bulk-unlock')), '/sys/user/unlock', { confirm: true });
+    expect(unlocked.sent).toEqual({ ids: expect.arrayContaining(locked.map((u) => u.id)) });
+    expect(unlocked.body.success).toBe(true);
+    await until(async () => (await rows.count()) === 0, 'no locked user left');
+    for (const u of locked) expect((await app.userRow(u.id)).locked).toBeFalsy();
+    expect(await clean(admin.locator(sel('users-selected')))).toContain('0');
+  });
+});
