@@ -23,7 +23,7 @@ jest.setTimeout(90_000);
 const missing = browserSuiteMissing();
 const whenRunnable = missing ? describe.skip : describe;
 
-const PAGES = ['/system/strategy', '/system/users', '/system/loginlog', '/system/online', '/system/auditlog', '/me/devices', '/me/mfa', '/messages'];
+const PAGES = ['/system/strategy', '/system/users', '/system/roles', '/system/loginlog', '/system/online', '/system/auditlog', '/me/devices', '/me/mfa', '/messages'];
 
 whenRunnable(`console layout in Chromium${missing ? ` (skipped: ${missing})` : ''}`, () => {
   let app: TestApp;
@@ -109,6 +109,10 @@ whenRunnable(`console layout in Chromium${missing ? ` (skipped: ${missing})` : '
     await page.goto(`${base}/system/users`);
     await waitForText(page.locator(sel('breadcrumb')), '首页', 'breadcrumb home');
     expect(await clean(page.locator(sel('breadcrumb')))).toMatch(/首页\s*\/\s*系统管理\s*\/\s*用户管理/);
+    // The Roles page (h17-users) sits in the same group, reached from its own menu entry.
+    await page.locator(sel('nav-roles')).click();
+    await waitForText(page.locator(sel('breadcrumb')), '角色管理', 'breadcrumb of Roles');
+    expect(await clean(page.locator(sel('breadcrumb')))).toMatch(/首页\s*\/\s*系统管理\s*\/\s*角色管理/);
     await page.locator(sel('nav-devices')).click();
     await waitForText(page.locator(sel('breadcrumb')), '我的设备', 'breadcrumb of My devices');
     expect(await clean(page.locator(sel('breadcrumb')))).toMatch(/首页\s*\/\s*个人中心\s*\/\s*我的设备/);
