@@ -29,9 +29,17 @@ export interface ApiDocOptions {
   description?: string;
   /** The OK answer is not the JSON envelope (an event stream, a CSV file). */
   produces?: { contentType: string; description: string };
+  /**
+   * The route is neither public nor a session route: it takes `Authorization: Bearer <token>` with
+   * a token from the configuration (the variable named here, e.g. METRICS_TOKEN). It is @Public for
+   * the session guard only; the document says what it really asks for (x-bearer-token, an HTTP
+   * bearer security scheme of that name, x-public false) and the codes that follow: NOT_LOGGED_IN
+   * for a wrong token, nothing about sessions.
+   */
+  bearerToken?: string;
 }
 
-interface ApiDocMetadata { summary: string; errors: ErrorCode[] }
+interface ApiDocMetadata { summary: string; errors: ErrorCode[]; bearerToken?: string }
 
 /**
  * One decorator per route: `@ApiDoc('Lock an account', { data: null, errors: [ErrorCode.NOT_FOUND] })`.
@@ -42,7 +50,7 @@ interface ApiDocMetadata { summary: string; errors: ErrorCode[] }
 export function ApiDoc(summary: string, options: ApiDocOptions = {}) {
   const decorators: (MethodDecorator | ClassDecorator)[] = [
     ApiOperation({ summary, ...(options.description ? { description: options.description } : {}) }),
-    SetMetadata(API_DOC, { summary, errors: options.errors ?? [] } satisfies ApiDocMetadata),
+    SetMetadata(API_DOC, { summary, errors: options.errors ?? [], bearerToken: options.bearerToken } satisfies ApiDocMetadata),
   ];
   if (options.produces) {
     decorators.push(ApiOkResponse({
@@ -137,13 +145,19 @@ export function describeOperations(app: INestApplication, document: OpenAPIObjec
     const operation = (document.paths[route.path] as Record<string, any> | undefined)?.[route.method];
     if (!operation) continue;
     const doc = meta<ApiDocMetadata>(API_DOC, route);
-    const isPublic = meta<boolean>(IS_PUBLIC, route) === true;
+    const bearer = doc?.bearerToken;
+    const isPublic = meta<boolean>(IS_PUBLIC, route) === true && !bearer;
     const permissions = meta<string[]>(PERMISSIONS, route) ?? [];
     const tempAllowed = isPublic || meta<boolean>(ALLOWS_TEMP_TOKEN, route) === true || temp.has(route.path);
     const codes = new Set<ErrorCode>([ErrorCode.INTERNAL, ErrorCode.SERVICE_UNAVAILABLE, ...(doc?.errors ?? [])]);
     // Contract §7: every POST operation refuses a body that is not an object, whatever it takes.
     if (route.method === 'post') codes.add(ErrorCode.VALIDATION_FAILED);
     if (meta<string>(RATE_LIMITED_ROUTE, route)) codes.add(ErrorCode.RATE_LIMITED);
+    if (bearer) {
+      codes.add(ErrorCode.NOT_LOGGED_IN);
+      describeBearerRoute(document, operation, bearer, ORDER.filter((c) => codes.has(c)));
+      continue;
+    }
     if (!isPublic) {
       [ErrorCode.NOT_LOGGED_IN, ErrorCode.KICKED_OUT, ErrorCode.IP_MISMATCH].forEach((c) => codes.add(c));
       if (!tempAllowed) codes.add(ErrorCode.TEMP_TOKEN_FORBIDDEN);
@@ -167,22 +181,52 @@ export function describeOperations(app: INestApplication, document: OpenAPIObjec
       `**Error codes:** ${errorCodes.map((c) => `\`${c}\``).join(', ')}.`,
     ].filter(Boolean).join('\n\n');
 
-    const byStatus = new Map<number, ErrorCode[]>();
-    for (const code of errorCodes) byStatus.set(HTTP_STATUS[code], [...(byStatus.get(HTTP_STATUS[code]) ?? []), code]);
-    for (const [status, list] of byStatus) {
-      const validation = list.includes(ErrorCode.VALIDATION_FAILED);
-      operation.responses[String(status)] = {
-        description: list.join(', ') + (validation ? ' (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null)' : ''),
-        content: {
-          'application/json': {
-            schema: envelopeSchema({
-              success: false,
-              codes: list,
-              data: validation ? { nullable: true, allOf: [{ $ref: getSchemaPath(ValidationFailedDto) }] } : { type: 'object', nullable: true, enum: [null] },
-            }),
-          },
+    addErrorResponses(operation, errorCodes);
+  }
+}
+
+/**
+ * A route behind a token of its own (`bearerToken` of @ApiDoc): not public, no session, no permission
+ * code, so no temporary token either; its security is an HTTP bearer scheme named after the variable.
+ */
+function describeBearerRoute(document: OpenAPIObject, operation: Record<string, any>, bearer: string, errorCodes: ErrorCode[]) {
+  document.components ??= {};
+  document.components.securitySchemes ??= {};
+  document.components.securitySchemes[bearer] = {
+    type: 'http', scheme: 'bearer', description: `the value of ${bearer} in the service's configuration (not a login token)`,
+  };
+  operation['x-public'] = false;
+  operation['x-permission'] = null;
+  operation['x-bearer-token'] = bearer;
+  operation['x-temp-token'] = false;
+  operation['x-error-codes'] = errorCodes;
+  operation.security = [{ [bearer]: [] }];
+  operation.description = [
+    operation.description,
+    `**Access:** \`Authorization: Bearer <${bearer}>\`: the token configured in ${bearer}, not a session (no login, no permission code).`,
+    '**Temporary token:** not applicable (no session token is taken).',
+    `**Error codes:** ${errorCodes.map((c) => `\`${c}\``).join(', ')}.`,
+  ].filter(Boolean).join('\n\n');
+  addErrorResponses(operation, errorCodes);
+}
+
+/** One envelope response per HTTP status of the operation's codes. */
+function addErrorResponses(operation: Record<string, any>, errorCodes: ErrorCode[]) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errorCodes) byStatus.set(HTTP_STATUS[code], [...(byStatus.get(HTTP_STATUS[code]) ?? []), code]);
+  for (const [status, list] of byStatus) {
+    const validation = list.includes(ErrorCode.VALIDATION_FAILED);
+    operation.responses[String(status)] = {
+      description: list.join(', ') + (validation ? ' (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null)' : ''),
+      content: {
+        'application/json': {
+          schema: envelopeSchema({
+            success: false,
+            codes: list,
+            data: validation ? { nullable: true, allOf: [{ $ref: getSchemaPath(ValidationFailedDto) }] } : { type: 'object', nullable: true, enum: [null] },
+          }),
         },
-      };
-    }
+      },
+    };
   }
 }

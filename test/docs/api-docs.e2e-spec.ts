@@ -30,8 +30,18 @@ function gaps(app: TestApp, document: OpenAPIObject): string[] {
     const op = (document.paths[route.path] as Record<string, any> | undefined)?.[route.method];
     if (!op) { problems.push(`${name}: not in the document`); continue; }
     if (!op.summary?.trim()) problems.push(`${name}: no summary (@ApiDoc)`);
-    if (op['x-public'] !== true && !Array.isArray(op['x-permission'])) problems.push(`${name}: no permission information`);
-    if (op['x-public'] === true && op['x-permission'] !== null) problems.push(`${name}: public and a permission at once`);
+    // Access is one of three: public, a session (x-permission: codes, [] = any logged-in caller), or a
+    // token of its own from the configuration (x-bearer-token, e.g. /metrics' METRICS_TOKEN).
+    const bearer = op['x-bearer-token'];
+    if (bearer !== undefined) {
+      const scheme = document.components?.securitySchemes?.[bearer] as { type?: string; scheme?: string } | undefined;
+      if (op['x-public'] !== false || op['x-permission'] !== null) problems.push(`${name}: a bearer token route marked public or with a permission`);
+      if (scheme?.type !== 'http' || scheme.scheme !== 'bearer') problems.push(`${name}: no bearer security scheme ${bearer}`);
+      if (JSON.stringify(op.security) !== JSON.stringify([{ [bearer]: [] }])) problems.push(`${name}: security is not ${bearer}`);
+    } else {
+      if (op['x-public'] !== true && !Array.isArray(op['x-permission'])) problems.push(`${name}: no permission information`);
+      if (op['x-public'] === true && op['x-permission'] !== null) problems.push(`${name}: public and a permission at once`);
+    }
     if (typeof op['x-temp-token'] !== 'boolean') problems.push(`${name}: no x-temp-token`);
     if (!/\*\*Access:\*\*/.test(op.description ?? '')) problems.push(`${name}: access not described`);
     const errors: string[] = op['x-error-codes'] ?? [];
