@@ -13,6 +13,7 @@ import { AppConfig } from './config/app-config';
 import { dataSourceOptions, initializeDataSource } from './database/data-source-options';
 import { HealthController } from './health/health.controller';
 import { LoginLogModule } from './login-log/login-log.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { NotificationModule } from './notification/notification.module';
 import { AdminBootstrapModule } from './user-account/admin-bootstrap.module';
 import { OnlineModule } from './online/online.module';
@@ -20,6 +21,7 @@ import { MfaModule } from './mfa/mfa.module';
 import { DormantAccountModule } from './dormant-account/dormant-account.module';
 import { QrcodeModule } from './qrcode/qrcode.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { LogRetentionModule } from './retention/log-retention.module';
 import { StoreModule } from './store/store.module';
 import { StrategyModule } from './strategy/strategy.module';
 import { AccountRecoveryModule } from './user-account/recovery/account-recovery.module';
@@ -77,6 +79,8 @@ export class AppModule {
         // The second factor sends site messages through the outbox, so it stays out of a command too;
         // so does the dormant-account job (it notifies, and a command runs no schedule).
         ...(command ? [] : [NotificationModule, AdminBootstrapModule, MfaModule, DormantAccountModule]),
+        // A command deletes no logs: the retention job runs in the service only.
+        ...(command ? [] : [LogRetentionModule, MetricsModule]),
         AuditModule,
         AccountRecoveryModule,
       ],

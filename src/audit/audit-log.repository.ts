@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { Repository, SelectQueryBuilder } from 'typeorm';
 import { LIKE_ESCAPE_CLAUSE, likePrefix } from '../common/like-prefix';
 import { AuditLogEntity } from './audit-log.entity';
 
@@ -18,6 +18,12 @@ export interface AuditLogFilter {
   to?: Date;
 }
 
+/** Where an export slice resumes: the last row of the previous one. */
+export interface AuditLogCursor {
+  createTime: Date;
+  id: string;
+}
+
 /** `sys_audit_log`: the only place that queries it. */
 @Injectable()
 export class AuditLogRepository {
@@ -29,6 +35,37 @@ export class AuditLogRepository {
 
   /** One page of the rows matching `filter`, newest first, and how many match in all. */
   page(filter: AuditLogFilter, pageNum: number, pageSize: number): Promise<[AuditLogEntity[], number]> {
+    return this.matching(filter).orderBy('a.create_time', 'DESC').addOrderBy('a.id', 'DESC')
+      .skip((pageNum - 1) * pageSize).take(pageSize).getManyAndCount();
+  }
+
+  /** Contract §10 export: as LoginLogRepository.slice, keyset paging on (create_time, id), newest first. */
+  async slice(filter: AuditLogFilter, cursor: AuditLogCursor | null, size: number): Promise<AuditLogEntity[]> {
+    const qb = this.matching(filter);
+    if (cursor) {
+      qb.andWhere('a.create_time <= :cursorTime AND (a.create_time < :cursorTime OR a.id < :cursorId)', {
+        cursorTime: cursor.createTime, cursorId: cursor.id,
+      });
+    }
+    return qb.orderBy('a.create_time', 'DESC').addOrderBy('a.id', 'DESC').limit(size).getMany();
+  }
+
+  /** Contract §10 retention: ids of up to `limit` rows written before `before`, oldest first (idx_audit_log_time). */
+  async idsBefore(before: Date, limit: number): Promise<string[]> {
+    const rows = await this.rows.createQueryBuilder('a').select('a.id', 'id').where('a.create_time < :before', { before })
+      .orderBy('a.create_time', 'ASC').limit(limit).getRawMany<{ id: string | number }>();
+    return rows.map((r) => String(r.id));
+  }
+
+  /** Deletes the rows with these ids (one statement: callers bound the list). */
+  async deleteIds(ids: string[]): Promise<number> {
+    if (!ids.length) return 0;
+    const result = await this.rows.createQueryBuilder().delete().from(AuditLogEntity).whereInIds(ids).execute();
+    return result.affected ?? ids.length;
+  }
+
+  /** The list's filters, shared by the page and the export. */
+  private matching(filter: AuditLogFilter): SelectQueryBuilder<AuditLogEntity> {
     const qb = this.rows.createQueryBuilder('a');
     if (filter.action) qb.andWhere('a.action = :action', { action: filter.action });
     // Index-friendly prefixes (like-prefix.ts); the OR of two indexed prefixes is a union of two
@@ -39,7 +76,6 @@ export class AuditLogRepository {
     }
     if (filter.from) qb.andWhere('a.create_time >= :begin', { begin: filter.from });
     if (filter.to) qb.andWhere('a.create_time <= :end', { end: filter.to });
-    return qb.orderBy('a.create_time', 'DESC').addOrderBy('a.id', 'DESC')
-      .skip((pageNum - 1) * pageSize).take(pageSize).getManyAndCount();
+    return qb;
   }
 }

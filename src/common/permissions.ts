@@ -27,9 +27,11 @@ export const PERMISSION_REGISTRY = [
   { code: 'sys:role:save', module: 'role', name: { zh: '保存角色', en: 'Save roles' } },
   { code: 'sys:role:delete', module: 'role', name: { zh: '删除角色', en: 'Delete roles' } },
   { code: 'sys:loginLog:list', module: 'loginLog', name: { zh: '查看登录日志', en: 'View the login log' } },
+  { code: 'sys:loginLog:export', module: 'loginLog', name: { zh: '导出登录日志', en: 'Export the login log' } },
   { code: 'sys:online:list', module: 'online', name: { zh: '查看在线用户', en: 'List online sessions' } },
   { code: 'sys:online:kickout', module: 'online', name: { zh: '强制下线', en: 'End sessions' } },
   { code: 'sys:auditLog:list', module: 'auditLog', name: { zh: '查看审计日志', en: 'View the audit log' } },
+  { code: 'sys:auditLog:export', module: 'auditLog', name: { zh: '导出审计日志', en: 'Export the audit log' } },
 ] as const satisfies readonly { code: string; module: string; name: Bilingual }[];
 
 export type PermissionCode = (typeof PERMISSION_REGISTRY)[number]['code'];

@@ -27,7 +27,7 @@ export const CONSOLE_CSP = [
 ].join('; ');
 
 /** First path segments that belong to the service, never to the console's client-side routes. */
-const SERVICE_SEGMENTS = new Set(['sys', 'auth', 'health', 'docs', 'docs-json', 'docs-yaml']);
+const SERVICE_SEGMENTS = new Set(['sys', 'auth', 'health', 'metrics', 'docs', 'docs-json', 'docs-yaml']);
 
 /**
  * The admin console (web/, built to web/dist) at `/`, when it has been built. Files are served as

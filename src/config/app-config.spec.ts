@@ -61,6 +61,25 @@ describe('MFA_ENCRYPTION_KEY (contract §8)', () => {
   });
 });
 
+describe('LOG_RETENTION_DAYS and METRICS_TOKEN (contract §10)', () => {
+  it('keeps 365 days by default; 0 keeps everything', () => {
+    expect(loadConfig({}).LOG_RETENTION_DAYS).toBe(365);
+    expect(loadConfig({ LOG_RETENTION_DAYS: '0' }).LOG_RETENTION_DAYS).toBe(0);
+    expect(loadConfig({ LOG_RETENTION_DAYS: '180' }).LOG_RETENTION_DAYS).toBe(180);
+  });
+
+  it.each(['-1', '1.5', 'forever', '36501'])('stops the start naming LOG_RETENTION_DAYS for %p', (value) => {
+    expect(() => loadConfig({ LOG_RETENTION_DAYS: value })).toThrow(/LOG_RETENTION_DAYS: LOG_RETENTION_DAYS must/);
+  });
+
+  it('leaves /metrics off unless a token is set, and refuses a short or spaced token naming the variable', () => {
+    expect(loadConfig({}).METRICS_TOKEN).toBeUndefined();
+    expect(loadConfig({ METRICS_TOKEN: 'a'.repeat(32) }).METRICS_TOKEN).toBe('a'.repeat(32));
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN: METRICS_TOKEN must be 16 to 256/);
+    expect(() => loadConfig({ METRICS_TOKEN: 'has a space in the middle' })).toThrow(/METRICS_TOKEN/);
+  });
+});
+
 describe('REDIS_SENTINELS / REDIS_SENTINEL_MASTER (contract §10 "Redis high availability")', () => {
   const sentinel = { REDIS_SENTINELS: 'redis-s1:26379, 10.0.0.2:26380,[::1]:26381', REDIS_SENTINEL_MASTER: 'lps-main' };
   const refusal = (env: Record<string, string>) => {

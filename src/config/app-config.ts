@@ -142,6 +142,25 @@ export class AppConfig {
   DB_STATEMENT_TIMEOUT_MS = 3_000;
 
   /**
+   * Contract §10: login-log and audit-log rows older than this many days are deleted by a daily job
+   * (never rows inside the current failure window). 0 keeps everything. China's baseline
+   * (网络安全法 art. 21) wants at least 180 days kept.
+   */
+  @Transform(int) @IsInt({ message: 'LOG_RETENTION_DAYS must be a whole number of days (0 keeps everything)' })
+  @Min(0, { message: 'LOG_RETENTION_DAYS must be 0 (keep everything) or more' })
+  @Max(36_500, { message: 'LOG_RETENTION_DAYS must be at most 36500' })
+  LOG_RETENTION_DAYS = 365;
+
+  /**
+   * Contract §10: the bearer token of GET /metrics (Prometheus). Unset: /metrics answers 404.
+   * At least 16 characters: it is the only thing between the network and the service's figures.
+   */
+  @IsOptional() @Matches(/^[\x21-\x7e]{16,256}$/, {
+    message: 'METRICS_TOKEN must be 16 to 256 printable characters without spaces (e.g. openssl rand -hex 24)',
+  })
+  METRICS_TOKEN?: string;
+
+  /**
    * Issue 17: the IANA zone of the times in texts for people (notifications, reminders), written
    * with their UTC offset; the console shows times in it too (/sys/me/info `displayTimeZone`).
    * Default: the server's zone (TZ, else the system's).

@@ -1,10 +1,16 @@
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import type { Readable } from 'node:stream';
+import { actedBy, AuditLogService } from '../audit/audit-log.service';
+import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
+import { csvStream } from '../common/csv';
 import { ErrorCode, messageOf } from '../common/error-code';
 import { Page } from '../common/paging.dto';
-import { ListLoginLogDto } from './dto/list-login-log.dto';
+import { ExportLoginLogDto, ListLoginLogDto } from './dto/list-login-log.dto';
 import { LoginLogEntity, LoginStatus, LoginTypes } from './login-log.entity';
-import { LoginLogRepository } from './login-log.repository';
+import { LoginAttemptLoggedEvent } from './login-log.events';
+import { LoginLogCursor, LoginLogFilter, LoginLogRepository } from './login-log.repository';
 import { parseUserAgent } from './user-agent';
 
 export interface LoginAttempt {
@@ -29,12 +35,14 @@ export class LoginLogService {
   constructor(
     private readonly logs: LoginLogRepository,
     private readonly clock: Clock,
+    private readonly audit: AuditLogService,
+    private readonly events: EventEmitter2,
   ) {}
 
   /** Spec 2.6: one record per attempt; answers the record's id. */
   async record(attempt: LoginAttempt): Promise<string> {
     const { browser, os } = parseUserAgent(attempt.userAgent);
-    return this.logs.insert({
+    const id = await this.logs.insert({
       userId: attempt.userId,
       account: attempt.account.slice(0, 128),
       userName: attempt.userName,
@@ -47,6 +55,8 @@ export class LoginLogService {
       failureReason: attempt.failure ? messageOf(attempt.failure, 'zh').slice(0, 255) : null,
       failureCode: attempt.failure ?? null,
     });
+    this.events.emit(LoginAttemptLoggedEvent.NAME, new LoginAttemptLoggedEvent(attempt.status, attempt.loginType));
+    return id;
   }
 
   /**
@@ -73,17 +83,60 @@ export class LoginLogService {
   }
 
   async list(q: ListLoginLogDto): Promise<Page<LoginLogRow>> {
-    const [rows, total] = await this.logs.page({
-      account: q.account,
-      status: q.status,
-      loginType: q.loginType,
-      ip: q.ip,
-      from: q.beginTime ? new Date(q.beginTime) : undefined,
-      to: q.endTime ? new Date(q.endTime) : undefined,
-    }, q.pageNum, q.pageSize);
-    return {
-      total,
-      rows: rows.map(({ userId: _userId, ...row }) => ({ ...row, id: String(row.id) })),
-    };
+    const [rows, total] = await this.logs.page(filterOf(q), q.pageNum, q.pageSize);
+    return { total, rows: rows.map(rowOf) };
   }
+
+  /**
+   * Contract §10: the records of the list's filters as CSV (BOM, a header of the list's row fields,
+   * newest first), read slice by slice as the client takes them. The export is audited before the
+   * first byte, with its filters: who took a copy of the log matters even when the download breaks.
+   */
+  async exportCsv(q: ExportLoginLogDto, actor: Actor): Promise<Readable> {
+    const filter = filterOf(q);
+    await this.audit.record({ action: 'loginLog.export', ...actedBy(actor), targetId: null, detail: { filters: { ...q } } });
+    const logs = this.logs;
+    async function* slices(): AsyncGenerator<LoginLogEntity[]> {
+      let cursor: LoginLogCursor | null = null;
+      for (;;) {
+        const slice = await logs.slice(filter, cursor, EXPORT_SLICE);
+        if (slice.length) yield slice;
+        if (slice.length < EXPORT_SLICE) return;
+        const last = slice[slice.length - 1];
+        cursor = { loginTime: last.loginTime, id: String(last.id) };
+      }
+    }
+    return csvStream(LOGIN_LOG_FIELDS, slices(), (entity) => {
+      const row = rowOf(entity);
+      return LOGIN_LOG_FIELDS.map((field) => row[field]);
+    });
+  }
+
+  /** Contract §10 retention: deletes up to `limit` records logged before `before`; resolves to how many. */
+  async deleteBatchBefore(before: Date, limit: number): Promise<number> {
+    return this.logs.deleteIds(await this.logs.idsBefore(before, limit));
+  }
+}
+
+/** Rows per database read of an export: one indexed range read per this many CSV lines. */
+const EXPORT_SLICE = 1_000;
+
+/** Contract §4: the list's row fields (and its id), in the order of the CSV header. */
+export const LOGIN_LOG_FIELDS = [
+  'id', 'account', 'userName', 'loginType', 'status', 'ip', 'browser', 'os', 'loginTime', 'failureReason', 'failureCode',
+] as const satisfies readonly (keyof LoginLogRow)[];
+
+function rowOf({ userId: _userId, ...row }: LoginLogEntity): LoginLogRow {
+  return { ...row, id: String(row.id) };
+}
+
+function filterOf(q: ExportLoginLogDto): LoginLogFilter {
+  return {
+    account: q.account,
+    status: q.status,
+    loginType: q.loginType,
+    ip: q.ip,
+    from: q.beginTime ? new Date(q.beginTime) : undefined,
+    to: q.endTime ? new Date(q.endTime) : undefined,
+  };
 }

@@ -59,6 +59,23 @@ export class KeyedMutex {
   }
 
   /**
+   * Runs `fn` only when the key is free right now, holding it (with a renewed lease) while `fn`
+   * runs; resolves to `{ ran: false }` without waiting when another holder has it. For jobs that
+   * one instance of a cluster does at a time (log retention), where a second taker should not queue.
+   */
+  async tryRun<T>(key: string, fn: () => Promise<T>, leaseMs = this.defaultLeaseMs): Promise<{ ran: true; value: T } | { ran: false }> {
+    const owner = randomUUID();
+    if (!(await this.store.setIfAbsent(key, owner, leaseMs))) return { ran: false };
+    const stopRenewing = this.renewWhileHeld(key, owner, leaseMs);
+    try {
+      return { ran: true, value: await fn() };
+    } finally {
+      stopRenewing();
+      await this.store.delIfEquals(key, owner);
+    }
+  }
+
+  /**
    * Extends the lease every third of it, only while the key still holds this owner's value:
    * two renewals may fail (a slow store) before the lease runs out. Returns the stop function.
    */

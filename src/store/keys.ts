@@ -26,6 +26,10 @@ export const Keys = {
   roleSaveMutex: 'ROLE_SAVE_MUTEX',
   /** Check and change of who may still administer the service (contract §12 self-protection), one at a time. */
   superAdminGuardMutex: 'SUPERADMIN_GUARD_MUTEX',
+  /** Contract §10: the log retention job, held by the one instance running it (renewed lease). */
+  logRetentionMutex: 'LOG_RETENTION_MUTEX',
+  /** Contract §10: taken by the instance whose daily tick runs the job that day (UTC date). */
+  logRetentionDay: (day: string) => `LOG_RETENTION_DAY:${day}`,
   /** Contract §9 dormantDays: the daily sweep, on one instance at a time. */
   dormantSweepMutex: 'DORMANT_SWEEP_MUTEX',
   propsChannel: 'SYS_PROPS_CHANGED',

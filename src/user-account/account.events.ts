@@ -17,3 +17,12 @@ export class LoginFailedEvent {
     this.hint = bilingual(wrongCode ? 'notification.wrongCodeHint' : 'notification.wrongPasswordHint');
   }
 }
+
+/** Why an account was locked (contract §10 lps_account_locks_total{reason}). */
+export type LockReason = 'failures' | 'admin';
+
+/** Spec 3.1 / 4.5: an account was locked, by its failures or by an administrator. */
+export class AccountLockedEvent {
+  static readonly NAME = 'account.locked';
+  constructor(readonly userId: string, readonly reason: LockReason) {}
+}

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { randomUUID } from 'node:crypto';
 import { actedBy, AuditAction, AuditChange, AuditLogService, SYSTEM_ACTOR } from '../audit/audit-log.service';
 import { AppException, FieldProblem, fieldProblem, fieldsFailed } from '../common/app.exception';
@@ -14,6 +15,7 @@ import { LoginTypes } from '../login-log/login-log.entity';
 import { LoginLogService } from '../login-log/login-log.service';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
+import { AccountLockedEvent } from './account.events';
 import { named } from './actor-name';
 import { ListUsersDto, UpdateUserDto } from './dto/user.dto';
 import { PasswordHasher } from './password-hasher';
@@ -82,6 +84,7 @@ export class UserAccountService {
     private readonly mutex: KeyedMutex,
     private readonly protection: SelfProtection,
     private readonly audit: AuditLogService,
+    private readonly events: EventEmitter2,
     private readonly logs: LoginLogService,
   ) {}
 
@@ -322,6 +325,7 @@ export class UserAccountService {
       }
     });
     for (const user of users) {
+      this.events.emit(AccountLockedEvent.NAME, new AccountLockedEvent(user.id, 'admin'));
       await this.audited('user.lock', by, user, lockChange(user, { locked: true, unlockTime: unlockTimes.get(user.id) ?? null }));
     }
   }
@@ -483,6 +487,9 @@ export class UserAccountService {
    */
   async lockAfterFailures(user: UserEntity, failures: number): Promise<void> {
     const unlockTime = await this.lockForLockMinutes(user.id);
+    // Contract §10 lps_account_locks_total{reason="failures"}: emitted here, where the lock happens,
+    // once per lock (not from the audit row: an audit write may fail, and admin locks audit too).
+    this.events.emit(AccountLockedEvent.NAME, new AccountLockedEvent(user.id, 'failures'));
     // Issue 17: a lock by failures is an event an administrator sees in the audit log, by `system`.
     await this.audit.recordDone('user.lock', {
       ...SYSTEM_ACTOR,

@@ -10,7 +10,7 @@ const built = existsSync(join(DIST, 'index.html'));
 describe('isConsoleRoute', () => {
   it.each([
     ['/', true], ['/login', true], ['/system/users?page=2', true], ['/messages#top', true],
-    ['/sys/login', false], ['/sys', false], ['/auth/qrcode/verify', false], ['/health', false],
+    ['/sys/login', false], ['/sys', false], ['/auth/qrcode/verify', false], ['/health', false], ['/metrics', false], ['/metrics/x', false],
     ['/docs', false], ['/docs/index.html', false], ['/assets/missing.js', false], ['/favicon.ico', false],
   ])('%s -> %s', (url, expected) => {
     expect(isConsoleRoute(url)).toBe(expected);

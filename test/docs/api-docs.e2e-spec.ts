@@ -88,7 +88,9 @@ describe('OpenAPI document: every operation documented (issue 17)', () => {
   it('walks the routes the router has (a walker that sees nothing would pass anything)', () => {
     const routes = controllerRoutes(app.app).map((r) => `${r.method} ${r.path}`);
     expect(routes.length).toBeGreaterThanOrEqual(35);
-    expect(routes).toEqual(expect.arrayContaining(['post /sys/login', 'post /sys/user/create', 'get /sys/message/stream', 'get /health']));
+    expect(routes).toEqual(expect.arrayContaining([
+      'post /sys/login', 'post /sys/user/create', 'get /sys/message/stream', 'get /health', 'get /metrics', 'post /sys/loginLog/export',
+    ]));
   });
 
   it('has a summary, access, temporary-token access, error codes and a data schema on every route', () => {
@@ -117,9 +119,34 @@ describe('OpenAPI document: every operation documented (issue 17)', () => {
     expect(op('/sys/login')['x-error-codes']).not.toContain('NOT_LOGGED_IN');
     expect(op('/sys/login').description).toContain('no token needed');
     expect(op('/sys/user/lock').description).toContain('`sys:user:lock`');
+    // CSV exports: a text/csv answer, errors in the envelope, the export permission
+    for (const path of ['/sys/loginLog/export', '/sys/auditLog/export']) {
+      expect(Object.keys(op(path).responses['200'].content)).toEqual(['text/csv']);
+      expect(op(path)['x-permission']).toEqual([path === '/sys/loginLog/export' ? 'sys:loginLog:export' : 'sys:auditLog:export']);
+      expect(op(path).responses['400'].content['application/json'].schema.properties.code.enum).toContain('VALIDATION_FAILED');
+    }
     // VALIDATION_FAILED carries data.errors
     expect(op('/sys/user/lock').responses['400'].content['application/json'].schema.properties.data.allOf)
       .toEqual([{ $ref: '#/components/schemas/ValidationFailedDto' }]);
+  });
+
+  it('documents /metrics as what it is: neither public nor a session route, a bearer METRICS_TOKEN', () => {
+    const metrics = (document.paths['/metrics'] as any)?.get;
+    expect(metrics).toMatchObject({
+      'x-public': false, 'x-permission': null, 'x-bearer-token': 'METRICS_TOKEN', 'x-temp-token': false,
+      security: [{ METRICS_TOKEN: [] }],
+    });
+    expect(document.components?.securitySchemes?.METRICS_TOKEN).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(metrics.summary).toContain('METRICS_TOKEN');
+    expect(metrics.description).toContain('Authorization: Bearer <METRICS_TOKEN>');
+    expect(metrics.description).not.toContain('no token needed');
+    // A wrong token is NOT_LOGGED_IN, an unset variable NOT_FOUND; nothing of a session's codes.
+    expect(metrics['x-error-codes']).toEqual(expect.arrayContaining(['NOT_LOGGED_IN', 'NOT_FOUND']));
+    for (const code of ['KICKED_OUT', 'IP_MISMATCH', 'TEMP_TOKEN_FORBIDDEN', 'FORBIDDEN', 'VALIDATION_FAILED']) {
+      expect(metrics['x-error-codes']).not.toContain(code);
+    }
+    expect(Object.keys(metrics.responses['200'].content)).toEqual(['text/plain']);
+    expect(metrics.responses['401'].content['application/json'].schema.properties.code.enum).toEqual(['NOT_LOGGED_IN']);
   });
 
   it('serves the same at /docs-json, with the recipe for a token', async () => {

@@ -1,6 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import { LoginLogEntity, LoginStatus } from '../../src/login-log/login-log.entity';
-import { LoginLogFilter, LoginLogRepository } from '../../src/login-log/login-log.repository';
+import { LoginLogCursor, LoginLogFilter, LoginLogRepository } from '../../src/login-log/login-log.repository';
 import { RoleEntity, UserRoleEntity } from '../../src/user-account/role.entity';
 import { RoleRepository } from '../../src/user-account/role.repository';
 import { Identifier, IdentifierKind, identifiersOf, loginCandidates, matchLogin, normaliseIdentifier } from '../../src/user-account/user-identifier';
@@ -301,12 +301,33 @@ export class InMemoryLoginLogRepository implements Shape<LoginLogRepository> {
   }
 
   async page(filter: LoginLogFilter, pageNum: number, pageSize: number): Promise<[LoginLogEntity[], number]> {
-    const matching = this.newestFirst(this.rows.filter((r) =>
+    const matching = this.matching(filter);
+    return [matching.slice((pageNum - 1) * pageSize, pageNum * pageSize).map((r) => ({ ...r })), matching.length];
+  }
+
+  async slice(filter: LoginLogFilter, cursor: LoginLogCursor | null, size: number): Promise<LoginLogEntity[]> {
+    return this.matching(filter).filter((r) => !cursor || r.loginTime < cursor.loginTime
+      || (r.loginTime.getTime() === cursor.loginTime.getTime() && Number(r.id) < Number(cursor.id)))
+      .slice(0, size).map((r) => ({ ...r }));
+  }
+
+  async idsBefore(before: Date, limit: number): Promise<string[]> {
+    return [...this.newestFirst(this.rows.filter((r) => r.loginTime < before))].reverse().slice(0, limit).map((r) => r.id);
+  }
+
+  async deleteIds(ids: string[]): Promise<number> {
+    const gone = new Set(ids);
+    const before = this.rows.length;
+    this.rows.splice(0, this.rows.length, ...this.rows.filter((r) => !gone.has(r.id)));
+    return before - this.rows.length;
+  }
+
+  private matching(filter: LoginLogFilter): LoginLogEntity[] {
+    return this.newestFirst(this.rows.filter((r) =>
       // Contract §12: account and ip are prefixes (LIKE is case-insensitive for ASCII on both databases).
       (!filter.account || r.account.toLowerCase().startsWith(filter.account.toLowerCase())) && (!filter.status || r.status === filter.status)
       && (!filter.loginType || r.loginType === filter.loginType) && (!filter.ip || r.ip.startsWith(filter.ip))
       && (!filter.from || r.loginTime >= filter.from) && (!filter.to || r.loginTime <= filter.to)));
-    return [matching.slice((pageNum - 1) * pageSize, pageNum * pageSize).map((r) => ({ ...r })), matching.length];
   }
 
   /** The statuses written, oldest first. */

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 import { IsInstant } from '../../common/instant';
 import { Optional } from '../../common/optional';
@@ -21,6 +21,9 @@ export class ListAuditLogDto extends PagingDto {
   @ApiPropertyOptional({ description: 'ISO 8601, inclusive' }) @Optional() @IsInstant()
   endTime?: string;
 }
+
+/** Contract §10: /sys/auditLog/export takes the list's filters without paging. */
+export class ExportAuditLogDto extends OmitType(ListAuditLogDto, ['pageNum', 'pageSize'] as const) {}
 
 /** A row of /sys/auditLog/list. */
 export class AuditRowDto {

@@ -20,7 +20,7 @@ import { UserAccountService } from '../../user-account/user-account.service';
 import { UserEntity } from '../../user-account/user.entity';
 import { CaptchaService } from '../captcha/captcha.service';
 import { firstLoginStep, isUnusualIp, Outcome, passwordExpiryStep, UNUSUAL_IP_SAMPLE } from './login-steps';
-import { UnusualIpEvent } from './login.events';
+import { LoginAnsweredEvent, SessionIssuedEvent, UnusualIpEvent } from './login.events';
 
 export interface LoginRequest {
   account: string;
@@ -170,6 +170,15 @@ export class LoginService {
   }
 
   async login(req: LoginRequest): Promise<LoginResult> {
+    const started = performance.now();
+    try {
+      return await this.passwordLogin(req);
+    } finally {
+      this.events.emit(LoginAnsweredEvent.NAME, new LoginAnsweredEvent((performance.now() - started) / 1_000));
+    }
+  }
+
+  private async passwordLogin(req: LoginRequest): Promise<LoginResult> {
     await this.checkCaptcha(req); // 1
     const { user, loginType } = await this.findUser(req); // 2
     const way: LoginWay = {
@@ -355,6 +364,7 @@ export class LoginService {
     });
     a.token = issued.token;
     a.tokenHash = issued.tokenHash;
+    this.events.emit(SessionIssuedEvent.NAME, new SessionIssuedEvent(a.temp));
   }
 
   /**

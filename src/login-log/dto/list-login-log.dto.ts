@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsIn, IsString, MaxLength } from 'class-validator';
 import { IsInstant } from '../../common/instant';
 import { Optional } from '../../common/optional';
@@ -26,6 +26,9 @@ export class ListLoginLogDto extends PagingDto {
   @ApiPropertyOptional({ description: 'ISO 8601, inclusive' }) @Optional() @IsInstant()
   endTime?: string;
 }
+
+/** Contract §10: /sys/loginLog/export takes the list's filters without paging. */
+export class ExportLoginLogDto extends OmitType(ListLoginLogDto, ['pageNum', 'pageSize'] as const) {}
 
 /** A row of /sys/loginLog/list (contract §4 row fields, plus its id). */
 export class LoginLogRowDto {

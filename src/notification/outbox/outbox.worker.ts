@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Interval } from '@nestjs/schedule';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -8,6 +9,7 @@ import { reasonOf } from '../notification.errors';
 import {
   ChannelNotConfiguredError, NotificationStatus, PermanentDeliveryError,
 } from '../notification.types';
+import { NotificationOutcome, NotificationOutcomeEvent } from '../notification.events';
 import { NotificationEntity } from './notification.entity';
 import { NotificationOutbox } from './notification-outbox';
 import { backoffMs, OUTBOX } from './outbox.options';
@@ -32,6 +34,7 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly outbox: NotificationOutbox,
     private readonly channels: NotificationChannels,
     private readonly clock: Clock,
+    private readonly events: EventEmitter2,
   ) {}
 
   onApplicationBootstrap() {
@@ -103,6 +106,7 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
         id: row.id, userId: row.userId, channel: row.channel, kind: row.kind, payload: JSON.parse(row.payload), createTime: row.createTime,
       });
       await this.outbox.markSent(row.id, this.owner);
+      this.outcome(row, 'sent');
     } catch (err) {
       await this.recordFailure(row, err).catch((e: unknown) =>
         this.logger.warn(`could not record the outcome of notification ${row.id}: ${reasonOf(e)}`));
@@ -113,15 +117,23 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const reason = reasonOf(err);
     if (err instanceof ChannelNotConfiguredError) {
       await this.outbox.markFinal(row.id, this.owner, NotificationStatus.NOT_CONFIGURED, reason);
+      this.outcome(row, 'not_configured');
       return;
     }
     if (err instanceof PermanentDeliveryError || row.attempts >= OUTBOX.maxAttempts) {
       this.logger.warn(`${row.channel} notification ${row.id} failed after ${row.attempts} attempt(s): ${reason}`);
       await this.outbox.markFinal(row.id, this.owner, NotificationStatus.FAILED, reason);
+      this.outcome(row, 'failed');
       return;
     }
     const next = new Date(this.clock.nowMs() + backoffMs(row.attempts));
     this.logger.warn(`${row.channel} notification ${row.id} attempt ${row.attempts} failed, retry at ${next.toISOString()}: ${reason}`);
     await this.outbox.markRetry(row.id, this.owner, next, reason);
+    this.outcome(row, 'retry');
+  }
+
+  /** Contract §10: the outcome once recorded (an outcome that could not be recorded is not counted). */
+  private outcome(row: NotificationEntity, outcome: NotificationOutcome): void {
+    this.events.emit(NotificationOutcomeEvent.NAME, new NotificationOutcomeEvent(row.channel, outcome));
   }
 }

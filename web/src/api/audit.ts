@@ -1,8 +1,12 @@
-import { post, type Page } from './request';
+import { download, post, type Page } from './request';
 import type { components } from './schema';
 
 /** From the service's OpenAPI document (schema.d.ts, npm run api:types). */
 export type AuditRow = components['schemas']['AuditRowDto'];
 export type AuditQuery = components['schemas']['ListAuditLogDto'];
 
+export type AuditExportQuery = components['schemas']['ExportAuditLogDto'];
+
 export const listAuditLog = (q: AuditQuery) => post<Page<AuditRow>>('/sys/auditLog/list', q);
+/** Contract §10: every row of the filters as CSV. */
+export const exportAuditLog = (q: AuditExportQuery, filename: string) => download('/sys/auditLog/export', q, filename);

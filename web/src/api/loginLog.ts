@@ -1,4 +1,4 @@
-import { post, type Page } from './request';
+import { download, post, type Page } from './request';
 import type { components } from './schema';
 
 type Schemas = components['schemas'];
@@ -9,4 +9,8 @@ export type LoginType = Schemas['LoginType'];
 export type LoginLogRow = Schemas['LoginLogRowDto'];
 export type LoginLogQuery = Schemas['ListLoginLogDto'];
 
+export type LoginLogExportQuery = Schemas['ExportLoginLogDto'];
+
 export const listLoginLog = (q: LoginLogQuery) => post<Page<LoginLogRow>>('/sys/loginLog/list', q);
+/** Contract §10: every record of the filters as CSV (BOM, opens in Excel with Chinese intact). */
+export const exportLoginLog = (q: LoginLogExportQuery, filename: string) => download('/sys/loginLog/export', q, filename);

@@ -73,21 +73,50 @@ export function onTokenCallAnswered(handler: (sentAt: number) => void): () => vo
   return () => answeredHandlers.delete(handler);
 }
 
-export async function post<T = null>(url: string, body: object = {}): Promise<T> {
+/** The request of every operation: POST, JSON, the token and the console's language. */
+async function send(url: string, body: object): Promise<{ response: Response; token: string | null; sentAt: number }> {
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
     'Accept-Language': acceptLanguage(),
   };
   const token = getToken();
   if (token) headers[TOKEN_KEY] = token;
-
   const sentAt = Date.now();
-  let response: Response;
   try {
-    response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+    return { response: await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) }), token, sentAt };
   } catch {
     throw new ApiError('NETWORK', acceptLanguage() === 'en' ? 'The service cannot be reached' : '无法连接服务', 0);
   }
+}
+
+/**
+ * An operation that answers a file (contract §10 CSV exports): saved by the browser as `filename`.
+ * A refusal still comes as the envelope (JSON) and is thrown as post() throws it.
+ */
+export async function download(url: string, body: object, filename: string): Promise<void> {
+  const { response, token, sentAt } = await send(url, body);
+  if (response.ok && !(response.headers.get('content-type') ?? '').startsWith('application/json')) {
+    // A file answered: the session was renewed as by any other call.
+    if (token) answeredHandlers.forEach((handler) => handler(sentAt));
+    const href = URL.createObjectURL(await response.blob());
+    const link = document.createElement('a');
+    link.href = href;
+    link.download = filename;
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(href), 10_000);
+    return;
+  }
+  await envelopeOf(response, token, sentAt);
+}
+
+export async function post<T = null>(url: string, body: object = {}): Promise<T> {
+  const { response, token, sentAt } = await send(url, body);
+  return envelopeOf<T>(response, token, sentAt);
+}
+
+async function envelopeOf<T>(response: Response, token: string | null, sentAt: number): Promise<T> {
   let envelope: Envelope<T>;
   try {
     envelope = (await response.json()) as Envelope<T>;

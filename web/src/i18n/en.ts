@@ -7,6 +7,7 @@ const en: typeof zh = {
     operations: 'Actions', confirmTitle: 'Confirm', success: 'Done', copy: 'Copy', copied: 'Copied', yes: 'Yes', no: 'No',
     minutes: 'minutes', hours: 'hours', days: 'days', times: 'times', chars: 'characters', sessions: 'sessions', passwords: 'passwords', range: 'allowed {min} – {max}', none: 'none',
     default: 'default {value}',
+    export: 'Export CSV',
   },
   menu: {
     system: 'System management', strategy: 'System strategy', users: 'Users', roles: 'Roles', loginlog: 'Login log', online: 'Online sessions',
@@ -197,6 +198,7 @@ const en: typeof zh = {
       'online_kickout': 'Session kicked out', 'user_create': 'User created', 'role_save': 'Role saved',
       'user_recover': 'Account recovered on the server', 'qrcode_authorize': 'QR login authorised',
       'user_mfaReset': 'Two-factor authentication reset',
+      'log_retention': 'Old log records deleted', 'loginLog_export': 'Login log exported', 'auditLog_export': 'Audit log exported',
     },
     byFailures: 'too many failures ({n})', field: 'Field', old: 'Before', new: 'After', created: '(new)', emptyValue: '(empty)',
     fieldName: {

@@ -5,6 +5,7 @@ export default {
     operations: '操作', confirmTitle: '确认', success: '操作成功', copy: '复制', copied: '已复制', yes: '是', no: '否',
     minutes: '分钟', hours: '小时', days: '天', times: '次', chars: '个字符', sessions: '个会话', passwords: '个密码', range: '取值范围 {min} – {max}', none: '无',
     default: '默认 {value}',
+    export: '导出 CSV',
   },
   menu: {
     system: '系统管理', strategy: '系统策略', users: '用户管理', roles: '角色管理', loginlog: '登录日志', online: '在线会话',
@@ -190,6 +191,7 @@ export default {
       'user_unlock': '解锁用户', 'user_disable': '禁用用户', 'user_enable': '启用用户', 'user_resetPass': '重置密码',
       'online_kickout': '强制下线', 'user_create': '创建用户', 'role_save': '保存角色', 'user_recover': '服务器端恢复账户',
       'qrcode_authorize': '扫码授权登录', 'user_mfaReset': '重置双因素认证',
+      'log_retention': '清理过期日志', 'loginLog_export': '导出登录日志', 'auditLog_export': '导出审计日志',
     },
     byFailures: '失败次数过多({n} 次)', field: '字段', old: '修改前', new: '修改后', created: '(新建)', emptyValue: '(空)',
     fieldName: {

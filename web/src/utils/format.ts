@@ -113,3 +113,9 @@ export function formatCountdown(seconds: number): string {
   const s = Math.max(0, Math.floor(seconds));
   return `${Math.floor(s / 60)}:${pad(s % 60)}`;
 }
+
+/** A download's file name stamped with the browser's local time: `<base>-YYYYMMDD-HHmmss.csv`. */
+export function stampedFileName(base: string, extension: string, at = new Date()): string {
+  const stamp = `${at.getFullYear()}${pad(at.getMonth() + 1)}${pad(at.getDate())}-${pad(at.getHours())}${pad(at.getMinutes())}${pad(at.getSeconds())}`;
+  return `${base}-${stamp}.${extension}`;
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
+import { LoginLogModule } from '../login-log/login-log.module';
+import { StrategyModule } from '../strategy/strategy.module';
+import { LogRetentionService } from './log-retention.service';
+
+/** Contract §10: the daily deletion of old login-log and audit-log rows. */
+@Module({
+  imports: [LoginLogModule, AuditModule, StrategyModule],
+  providers: [LogRetentionService],
+  exports: [LogRetentionService],
+})
+export class LogRetentionModule {}
