@@ -3,7 +3,8 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyInstance } from 'fastify';
-import { addValidationFailedResponses, FieldErrorDto, ValidationFailedDto } from './common/api-envelope';
+import { FieldErrorDto, ValidationFailedDto } from './common/api-envelope';
+import { describeOperations } from './common/api-docs';
 import { BodyValidationPipe } from './common/validation.pipe';
 import { AppConfig } from './config/app-config';
 import { parseFormBody } from './common/form-body';
@@ -69,10 +70,35 @@ export async function setupApp(app: NestFastifyApplication): Promise<void> {
 export function openApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, new DocumentBuilder()
     .setTitle('Login policy service')
-    .setDescription('Login policy, account policy, sessions and login log. Every operation is POST with a JSON body; '
-      + 'responses use the envelope { success, code, message, data }.')
+    .setDescription(API_DESCRIPTION)
     .addApiKey({ type: 'apiKey', in: 'header', name: 'Admin-Token' }, 'Admin-Token')
     .build(), { extraModels: [FieldErrorDto, ValidationFailedDto] });
-  addValidationFailedResponses(document);
+  describeOperations(app, document, app.get(AppConfig).TEMP_URIS);
   return document;
 }
+
+/**
+ * The page's introduction, with the recipe for "Authorize" (issue 17). The page offers no way around
+ * the captcha or the RSA transport: the script does what every client does, and it logs in only
+ * where the operator turned the captcha off (CAPTCHA_ENABLED=false, for development).
+ */
+const API_DESCRIPTION = `Login policy, account policy, sessions and login log. Every operation is POST with a JSON body \
+(\`{}\` when there is no input); every answer is the envelope \`{ success, code, message, data }\` \
+(\`Accept-Language: en\` for English messages).
+
+Each operation lists **Access** (\`x-permission\`: the permission codes it needs; \`x-public\`: no token), \
+whether a **temporary token** may call it (\`x-temp-token\`) and the **error codes** it can answer \
+(\`x-error-codes\`, with one documented envelope response per HTTP status).
+
+### Authorize in this page
+Login needs the password RSA-OAEP-256 encrypted under \`POST /sys/publicKey\` and, unless turned off, a captcha. \
+On a development instance started with \`CAPTCHA_ENABLED=false\`, get a token with the bundled script and paste it \
+into **Authorize → Admin-Token**:
+
+\`\`\`
+node tools/dev-token.mjs http://localhost:3000 admin 'the password'
+\`\`\`
+
+It fetches the public key, encrypts the password with Node's crypto (as the console does with WebCrypto) and \
+prints \`data.accessToken\` of \`POST /sys/login\`. With the captcha on (production), log in through the \
+console and copy the token from the browser's local storage instead; this page offers no way around either.`;

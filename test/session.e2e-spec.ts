@@ -430,7 +430,8 @@ describe.each(BACKENDS)('sessions and tokens of spec 3.4 and 5 on $name', (backe
       const token = await app.token(user.username, user.password);
       const expected = {
         id: user.id, username: user.username, name: expect.any(String), mobile: user.mobile, email: user.email,
-        permissions: [], tempUser: false, mfaEnabled: false, displayTimeZone: expect.any(String),
+        permissions: [], tempUser: false, mfaEnabled: false,
+        expireAt: expect.any(Number), serverTime: expect.any(Number), displayTimeZone: expect.any(String),
       };
       const accountReads = jest.spyOn(app.app.get(UserRepository), 'byId');
       try {

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { createRole, createUser } from './factories';
 import { BACKENDS } from './support/backends';
-import { ADMIN_PASSWORD, startApp, TestApp } from './support/test-app';
+import { ADMIN_PASSWORD, startApp, TestApp, tokenKey } from './support/test-app';
 import { Keys } from '../src/store/keys';
 import { namesFields } from './support/field-errors';
 import { sleep } from './support/wait';
@@ -408,9 +408,13 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       expect(res.body.success).toBe(true);
       expect(res.body.data).toEqual({
         id: user.id, username: user.username, name: '李四', mobile: user.mobile, email: user.email,
-        permissions: expect.any(Array), tempUser: false, mfaEnabled: false, displayTimeZone: expect.any(String),
+        permissions: expect.any(Array), tempUser: false, mfaEnabled: false,
+        expireAt: expect.any(Number), serverTime: expect.any(Number), displayTimeZone: expect.any(String),
       });
       expect([...res.body.data.permissions].sort()).toEqual(['sys:loginLog:list', 'sys:user:list']);
+      // Issue 17: what the console's expiry warning measures, on the service's clock.
+      const stored = JSON.parse((await app.store.get(tokenKey(token)))!);
+      expect(res.body.data).toMatchObject({ expireAt: stored.expireAt, serverTime: app.clock.nowMs() });
     });
 
     it('answers tempUser: true for a temporary token (initial password, forceUpdatePassword on)', async () => {
@@ -431,7 +435,8 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       const token = await app.token(username, 'Passw0rd!x');
       const res = await app.post('/sys/me/info', {}, { token });
       expect(res.body.data).toEqual({
-        id: created.body.data.id, username, name: 'Bare', mobile: null, email: null, permissions: [], tempUser: false, mfaEnabled: false, displayTimeZone: expect.any(String),
+        id: created.body.data.id, username, name: 'Bare', mobile: null, email: null, permissions: [], tempUser: false, mfaEnabled: false,
+        expireAt: expect.any(Number), serverTime: expect.any(Number), displayTimeZone: expect.any(String),
       });
     });
 

@@ -1,7 +1,6 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { ApiEnvelope } from '../common/api-envelope';
 import { clientIp, userAgent } from '../common/client-info';
 import { NoInputDto } from '../common/validation.pipe';
 import { localeOf } from '../common/error-code';
@@ -13,6 +12,8 @@ import { CaptchaResultDto, LoginDto, LoginResultDto, PublicKeyDto } from './dto/
 import { LoginService } from './login/login.service';
 import { SessionService } from '../session/session.service';
 import type { AuthContext } from '../common/auth-context';
+import { ApiDoc } from '../common/api-docs';
+import { ErrorCode } from '../common/error-code';
 
 @ApiTags('auth')
 @Controller('sys')
@@ -26,7 +27,7 @@ export class LoginController {
 
   @Post('login') @HttpCode(200) @Public()
   @RateLimit('login')
-  @ApiEnvelope(LoginResultDto)
+  @ApiDoc('Log in with account and password (spec 4.1)', { data: LoginResultDto, errors: [ErrorCode.CAPTCHA_INVALID, ErrorCode.BAD_CREDENTIALS, ErrorCode.ACCOUNT_LOCKED, ErrorCode.ACCOUNT_DISABLED, ErrorCode.ACCOUNT_EXPIRED] })
   login(@Body() dto: LoginDto, @Req() request: FastifyRequest) {
     return this.logins.login({
       account: dto.account,
@@ -40,19 +41,20 @@ export class LoginController {
   }
 
   @Post('logout') @HttpCode(200) @ApiSecurity('Admin-Token')
+  @ApiDoc('Log out: end the calling session', { data: null })
   async logout(@CurrentAuth() auth: AuthContext, @Body() _body: NoInputDto) {
     await this.sessions.end(auth.tokenHash, auth.session.userId);
   }
 
   @Post('publicKey') @HttpCode(200) @Public()
-  @ApiEnvelope(PublicKeyDto)
+  @ApiDoc('RSA public key for the password fields (contract §3)', { data: PublicKeyDto })
   publicKey(@Body() _body: NoInputDto) {
     return this.rsa.publicKey();
   }
 
   @Post('captcha') @HttpCode(200) @Public()
   @RateLimit('captcha')
-  @ApiEnvelope(CaptchaResultDto)
+  @ApiDoc('A new captcha image (imgId and img null while the captcha is off)', { data: CaptchaResultDto })
   createCaptcha(@Body() _body: NoInputDto) {
     return this.captcha.create();
   }

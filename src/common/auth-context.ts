@@ -62,6 +62,8 @@ export const IS_PUBLIC = 'auth:public';
 export const PERMISSIONS = 'auth:permissions';
 export const ACCEPTS_STREAM_TICKET = 'auth:stream-ticket';
 export const ALLOWS_TEMP_TOKEN = 'auth:temp-token';
+/** Set by @RateLimit (src/rate-limit); here so that the API docs (common/api-docs.ts) can read it. */
+export const RATE_LIMITED_ROUTE = 'rate-limit:route';
 
 /** White-listed: no token needed (spec 5.2). */
 export const Public = () => SetMetadata(IS_PUBLIC, true);

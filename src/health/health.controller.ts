@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiProperty, ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppException } from '../common/app.exception';
@@ -7,9 +7,17 @@ import { ErrorCode } from '../common/error-code';
 import { AppConfig } from '../config/app-config';
 import { Public } from '../common/auth-context';
 import { KvStore } from '../store/kv.store';
+import { ApiDoc } from '../common/api-docs';
 
 /** The tables every login reads and writes: a cheap read on each, under the statement deadline. */
 const LOGIN_TABLES = ['sys_user', 'sys_login_log'];
+
+/** OpenAPI: `data` of GET /health. */
+export class HealthDto {
+  @ApiProperty({ enum: ['up'] }) status: 'up';
+  @ApiProperty({ enum: ['up', 'down'] }) database: string;
+  @ApiProperty({ enum: ['up', 'down', 'not configured'] }) redis: string;
+}
 
 /** Liveness for load balancers: whether the database and the shared store answer. */
 @ApiTags('health')
@@ -22,6 +30,7 @@ export class HealthController {
   ) {}
 
   @Get() @Post() @HttpCode(200) @Public()
+  @ApiDoc('Liveness for load balancers: whether the database and Redis answer', { data: HealthDto })
   async check() {
     // A probe that does not answer within 2 s counts as down; the timer is cleared either way, so
     // frequent probes leave nothing pending.

@@ -1,6 +1,7 @@
 import { Controller, Get, Header, Headers } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { ApiDoc } from '../common/api-docs';
 import { AppException } from '../common/app.exception';
 import { Public } from '../common/auth-context';
 import { ErrorCode } from '../common/error-code';
@@ -12,10 +13,10 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 /**
  * Contract §10: GET /metrics in the Prometheus text format, for `Authorization: Bearer
  * <METRICS_TOKEN>` only (NOT_LOGGED_IN otherwise, in the envelope); 404 when METRICS_TOKEN is unset.
- * Not a session route: a scraper holds no login. Left out of the OpenAPI document, which describes
- * the JSON API.
+ * Not a session route: a scraper holds no login. @Public only lets it past the session guard; the
+ * OpenAPI document says what it does ask for (@ApiDoc bearerToken: x-bearer-token, a bearer scheme).
  */
-@ApiExcludeController()
+@ApiTags('operations')
 @Controller('metrics')
 export class MetricsController {
   private readonly expected: Buffer | null;
@@ -25,6 +26,18 @@ export class MetricsController {
   }
 
   @Get() @Public()
+  @ApiDoc('Prometheus metrics (bearer METRICS_TOKEN, not a session; 404 while METRICS_TOKEN is unset)', {
+    bearerToken: 'METRICS_TOKEN',
+    errors: [ErrorCode.NOT_FOUND],
+    produces: {
+      contentType: 'text/plain',
+      description: 'the Prometheus text exposition format (text/plain; version=0.0.4; charset=utf-8): login attempts, '
+        + 'login duration, account locks, sessions issued, notifications and the process\'s default metrics; no label carries a user, an account or an IP',
+    },
+    description: 'For a Prometheus scraper: send `Authorization: Bearer <METRICS_TOKEN>` (the value configured in METRICS_TOKEN). '
+      + 'A missing or wrong token answers NOT_LOGGED_IN in the envelope; with METRICS_TOKEN unset the route answers NOT_FOUND (404). '
+      + 'A session token from /sys/login is not accepted here.',
+  })
   @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
   async scrape(@Headers('authorization') authorization?: string): Promise<Buffer> {
     if (!this.expected) throw new AppException(ErrorCode.NOT_FOUND);

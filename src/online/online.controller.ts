@@ -9,7 +9,7 @@ import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-co
 import { KickoutDto, ListOnlineDto, OnlineSessionRowDto } from './dto/online.dto';
 import { SessionService } from '../session/session.service';
 import type { Actor, AuthContext, Session } from '../common/auth-context';
-import { ApiEnvelope } from '../common/api-envelope';
+import { ApiDoc } from '../common/api-docs';
 
 /** Live sessions for administrators (all) and for each user (their own); a tokenId never reveals the token. */
 @ApiTags('online sessions')
@@ -23,7 +23,7 @@ export class OnlineController {
   ) {}
 
   @Post('online/list') @HttpCode(200) @RequirePermissions('sys:online:list')
-  @ApiEnvelope(OnlineSessionRowDto, 'page')
+  @ApiDoc('List every live session', { data: OnlineSessionRowDto, shape: 'page' })
   async list(@Body() dto: ListOnlineDto): Promise<Page<OnlineSessionRowDto>> {
     const all = await this.sessions.allSessions();
     const page = all.slice((dto.pageNum - 1) * dto.pageSize, dto.pageNum * dto.pageSize);
@@ -32,6 +32,7 @@ export class OnlineController {
 
   @Post('online/kickout') @HttpCode(200) @RequirePermissions('sys:online:kickout')
   /** Audited here (there is no online service): the target is the user whose session ended. */
+  @ApiDoc('End a session (its holder then gets KICKED_OUT)', { data: null, errors: [ErrorCode.NOT_FOUND] })
   async kickout(@Body() dto: KickoutDto, @CurrentActor() actor: Actor) {
     const session = await this.sessions.byTokenId(dto.tokenId);
     if (!session) throw new AppException(ErrorCode.NOT_FOUND);
@@ -49,7 +50,7 @@ export class OnlineController {
   }
 
   @Post('me/sessions') @HttpCode(200)
-  @ApiEnvelope(OnlineSessionRowDto, 'page')
+  @ApiDoc("The caller's own live sessions", { data: OnlineSessionRowDto, shape: 'page' })
   async mine(@CurrentAuth() auth: AuthContext, @Body() dto: ListOnlineDto): Promise<Page<OnlineSessionRowDto>> {
     const own = (await this.sessions.sessionsOf(auth.session.userId))
       .sort((a, b) => b.session.loginTime - a.session.loginTime);
@@ -59,6 +60,7 @@ export class OnlineController {
   }
 
   @Post('me/sessions/kickout') @HttpCode(200)
+  @ApiDoc("End one of the caller's own sessions", { data: null, errors: [ErrorCode.NOT_FOUND] })
   async kickoutMine(@CurrentAuth() auth: AuthContext, @Body() dto: KickoutDto) {
     const session = await this.sessions.byTokenId(dto.tokenId);
     if (!session || session.userId !== auth.session.userId) throw new AppException(ErrorCode.NOT_FOUND);

@@ -1,7 +1,6 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { ApiEnvelope } from '../common/api-envelope';
 import { AppException } from '../common/app.exception';
 import { clientIp, userAgent } from '../common/client-info';
 import { ErrorCode, localeOf } from '../common/error-code';
@@ -12,6 +11,7 @@ import { LoginResultDto } from '../auth/dto/login.dto';
 import { RateLimit } from '../rate-limit/rate-limit.decorator';
 import { QrcodeGrantDto, VerifyQrcodeDto } from './dto/qrcode.dto';
 import { QrcodeService } from './qrcode.service';
+import { ApiDoc } from '../common/api-docs';
 
 @ApiTags('qrcode')
 @Controller('auth/qrcode')
@@ -19,8 +19,7 @@ export class QrcodeController {
   constructor(private readonly qrcodes: QrcodeService) {}
 
   @Post('generate') @HttpCode(200) @ApiSecurity('Admin-Token')
-
-  @ApiEnvelope(QrcodeGrantDto)
+  @ApiDoc('Generate a QR login code for another device (valid 300 s)', { data: QrcodeGrantDto, errors: [ErrorCode.TEMP_TOKEN_FORBIDDEN] })
   generate(@CurrentAuth() auth: AuthContext, @Body() _body: NoInputDto) {
     // A temporary token must change its password first, whatever TEMP_URIS says.
     if (auth.session.temp === 1) throw new AppException(ErrorCode.TEMP_TOKEN_FORBIDDEN);
@@ -28,9 +27,8 @@ export class QrcodeController {
   }
 
   @Post('verify') @HttpCode(200) @Public()
-
-  @ApiEnvelope(LoginResultDto)
   @RateLimit('qrcode-verify')
+  @ApiDoc('Log in with a QR code (spec 4.4)', { data: LoginResultDto, errors: [ErrorCode.ACCOUNT_LOCKED, ErrorCode.ACCOUNT_DISABLED, ErrorCode.ACCOUNT_EXPIRED, ErrorCode.QRCODE_INVALID] })
   verify(@Body() dto: VerifyQrcodeDto, @Req() request: FastifyRequest) {
     return this.qrcodes.verify(dto.code, clientIp(request), userAgent(request), localeOf(request.headers['accept-language']));
   }

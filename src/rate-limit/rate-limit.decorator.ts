@@ -1,10 +1,10 @@
 import { applyDecorators, ExecutionContext, SetMetadata, UseGuards } from '@nestjs/common';
 import { ThrottlerGuard } from '@nestjs/throttler';
+import { RATE_LIMITED_ROUTE } from '../common/auth-context';
 
 /** The throttled entry points; each has its own per-IP count and its own limit in AppConfig. */
 export type RateLimitedRoute = 'login' | 'qrcode-verify' | 'captcha';
 
-const RATE_LIMITED_ROUTE = 'rate-limit:route';
 
 /**
  * Per-IP throttling of this handler (issue 5); limits and window come from THROTTLE_* (contract §1).

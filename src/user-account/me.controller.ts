@@ -6,11 +6,13 @@ import { AppConfig } from '../config/app-config';
 import { RsaKeyService } from '../crypto/rsa-key.service';
 import type { AuthContext } from '../common/auth-context';
 import { clientIp, userAgent } from '../common/client-info';
-import { ApiEnvelope } from '../common/api-envelope';
+import { Clock } from '../common/clock';
 import { NoInputDto } from '../common/validation.pipe';
 import { ChangePasswordDto, MeInfoDto } from './dto/user.dto';
 import { PasswordChangeService } from './password-change.service';
 import { UserAccountService } from './user-account.service';
+import { ApiDoc } from '../common/api-docs';
+import { ErrorCode } from '../common/error-code';
 
 /** The caller's own account; reachable with a temporary token too (TEMP_URIS). */
 @ApiTags('me')
@@ -21,12 +23,12 @@ export class MeController {
     private readonly accounts: UserAccountService,
     private readonly rsa: RsaKeyService,
     private readonly passwords: PasswordChangeService,
+    private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
 
   @Post('info') @HttpCode(200)
-
-  @ApiEnvelope(MeInfoDto)
+  @ApiDoc("The caller's account, permission codes and session", { data: MeInfoDto })
   async info(@CurrentAuth() auth: AuthContext, @Body() _body: NoInputDto) {
     // From the session when it carries the profile (one round trip, no SQL: issue 13).
     const { session } = auth;
@@ -43,12 +45,17 @@ export class MeController {
       tempUser: auth.session.temp === 1,
       // Contract §8, from the session (written at login and on enable/disable/reset), no SQL.
       mfaEnabled: session.profile?.mfaEnabled === true,
+      // Issue 17: the console warns before the session ends. expireAt is after this request's renewal;
+      // serverTime lets it measure what is left on the service's clock, not the browser's.
+      expireAt: session.expireAt,
+      serverTime: this.clock.nowMs(),
       // Issue 17: the console shows times in the zone the service's notifications use.
       displayTimeZone: this.config.DISPLAY_TIMEZONE,
     };
   }
 
   @Post('pass/update') @HttpCode(200)
+  @ApiDoc("Change the caller's own password (ends the caller's other sessions)", { data: null, errors: [ErrorCode.OLD_PASSWORD_WRONG, ErrorCode.PASSWORD_TOO_SHORT, ErrorCode.PASSWORD_TOO_LONG, ErrorCode.PASSWORD_NEEDS_DIGIT, ErrorCode.PASSWORD_NEEDS_UPPER, ErrorCode.PASSWORD_NEEDS_LOWER, ErrorCode.PASSWORD_NEEDS_SYMBOL, ErrorCode.PASSWORD_CONTAINS_ACCOUNT, ErrorCode.PASSWORD_TOO_COMMON, ErrorCode.PASSWORD_REUSED] })
   async updatePassword(@CurrentAuth() auth: AuthContext, @Body() dto: ChangePasswordDto, @Req() request: FastifyRequest) {
     await this.passwords.changeOwn({
       userId: auth.session.userId,

@@ -1,7 +1,7 @@
 import { Body, Controller, Headers, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { RequirePermissions } from '../common/auth-context';
-import { ApiEnvelope } from '../common/api-envelope';
+import { ApiDoc } from '../common/api-docs';
 import { PERMISSION_REGISTRY } from '../common/permissions';
 import { localeOf } from '../common/texts';
 import { NoInputDto } from '../common/validation.pipe';
@@ -16,7 +16,7 @@ export class PermissionController {
    * gated by (common/permissions.ts), names in the caller's language; for building roles.
    */
   @Post('list') @HttpCode(200) @RequirePermissions('sys:role:list')
-  @ApiEnvelope(PermissionDto, 'array')
+  @ApiDoc('Every permission code the service knows, with its module and name (Accept-Language)', { data: PermissionDto, shape: 'array' })
   list(@Body() _body: NoInputDto, @Headers('accept-language') language?: string): PermissionDto[] {
     const locale = localeOf(language);
     return PERMISSION_REGISTRY.map(({ code, module, name }) => ({ code, module, name: name[locale] }));

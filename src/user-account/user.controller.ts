@@ -3,12 +3,13 @@ import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
 import { RsaKeyService } from '../crypto/rsa-key.service';
 import type { Actor, AuthContext } from '../common/auth-context';
-import { ApiEnvelope } from '../common/api-envelope';
 import { validationFailed } from '../common/app.exception';
 import {
   CreatedUserDto, CreateUserDto, ListUsersDto, ResetPasswordResultDto, UpdateUserDto, UserIdDto, UserIdsDto, UserRowDto,
 } from './dto/user.dto';
 import { UserAccountService } from './user-account.service';
+import { ApiDoc } from '../common/api-docs';
+import { ErrorCode } from '../common/error-code';
 
 @ApiTags('users')
 @ApiSecurity('Admin-Token')
@@ -21,7 +22,7 @@ export class UserController {
 
   /** Contract §11: the roles given must lie within the codes of the caller's session. */
   @Post('create') @HttpCode(200) @RequirePermissions('sys:user:create')
-  @ApiEnvelope(CreatedUserDto)
+  @ApiDoc("Create a user (roles only within the caller's codes)", { data: CreatedUserDto, errors: [ErrorCode.PASSWORD_TOO_SHORT, ErrorCode.PASSWORD_TOO_LONG, ErrorCode.PASSWORD_NEEDS_DIGIT, ErrorCode.PASSWORD_NEEDS_UPPER, ErrorCode.PASSWORD_NEEDS_LOWER, ErrorCode.PASSWORD_NEEDS_SYMBOL] })
   async create(@Body() dto: CreateUserDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
     return this.accounts.create({
       ...dto,
@@ -30,45 +31,82 @@ export class UserController {
   }
 
   @Post('list') @HttpCode(200) @RequirePermissions('sys:user:list')
-  @ApiEnvelope(UserRowDto, 'page')
+  @ApiDoc('List users (without any hash)', { data: UserRowDto, shape: 'page' })
   list(@Body() dto: ListUsersDto) {
     return this.accounts.list(dto);
   }
 
   /** Contract §12: name, mobile, e-mail, roles (within the caller's codes, §11); live sessions follow. */
   @Post('update') @HttpCode(200) @RequirePermissions('sys:user:update')
+  @ApiDoc("Update a user's name, mobile, e-mail or roles (roles only within the caller's codes)", {
+    data: null,
+    errors: [ErrorCode.NOT_FOUND],
+    description: 'Partial: fields left out stay. A mobile or e-mail another user has, or an unknown role, answers VALIDATION_FAILED; '
+      + "a user holding codes the caller does not, or a role change that would leave no enabled, unlocked holder of `*`, answers FORBIDDEN (contract §11, §12). The user's live sessions take the new profile and codes.",
+  })
   async update(@Body() dto: UpdateUserDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
     await this.accounts.update(dto, auth.permissions, actor);
   }
 
   /** Contract §12: a soft delete; not oneself, not the last usable holder of `*`. */
   @Post('delete') @HttpCode(200) @RequirePermissions('sys:user:delete')
+  @ApiDoc('Delete a user (soft: no login, not listed, sessions end, identifiers stay taken)', {
+    data: null,
+    errors: [ErrorCode.NOT_FOUND],
+    description: "One's own account, a user holding codes the caller does not, or the last enabled, unlocked holder of `*` answers FORBIDDEN (contract §12).",
+  })
   async delete(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
     await this.accounts.remove(dto.id, actor, auth.permissions);
   }
 
   @Post('lock') @HttpCode(200) @RequirePermissions('sys:user:lock')
+  @ApiDoc("Lock users and end their sessions", {
+    data: null,
+    errors: [ErrorCode.NOT_FOUND],
+    description: '`{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. '
+      + "One's own account, or leaving no enabled, unlocked holder of `*`, answers FORBIDDEN (contract §12).",
+  })
   async lock(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
     await this.accounts.lockAll(idsOf(dto), actor);
   }
 
   @Post('unlock') @HttpCode(200) @RequirePermissions('sys:user:unlock')
+  @ApiDoc('Unlock users (their failure count starts again)', {
+    data: null,
+    errors: [ErrorCode.NOT_FOUND],
+    description: '`{ id }` or `{ ids }` (at most 100); every user is found before any changes; each is audited on its own.',
+  })
   async unlock(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
     await this.accounts.unlockAll(idsOf(dto), actor);
   }
 
   @Post('disable') @HttpCode(200) @RequirePermissions('sys:user:disable')
+  @ApiDoc("Disable users and end their sessions", {
+    data: null,
+    errors: [ErrorCode.NOT_FOUND],
+    description: '`{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. '
+      + "One's own account, or leaving no enabled, unlocked holder of `*`, answers FORBIDDEN (contract §12).",
+  })
   async disable(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
     await this.accounts.disableAll(idsOf(dto), actor);
   }
 
   @Post('enable') @HttpCode(200) @RequirePermissions('sys:user:enable')
+  @ApiDoc('Enable users (their failure count starts again)', {
+    data: null,
+    errors: [ErrorCode.NOT_FOUND],
+    description: '`{ id }` or `{ ids }` (at most 100); every user is found before any changes; each is audited on its own.',
+  })
   async enable(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
     await this.accounts.enableAll(idsOf(dto), actor);
   }
 
   @Post('resetPass') @HttpCode(200) @RequirePermissions('sys:user:resetPass')
-  @ApiEnvelope(ResetPasswordResultDto, 'object', 'data is null unless the service generated the password')
+  @ApiDoc("Reset a user's password (generated and answered once when DEFAULT_PASSWORD is unset)", {
+    data: ResetPasswordResultDto,
+    errors: [ErrorCode.NOT_FOUND],
+    description: 'data is null unless the service generated the password. One\'s own account (that is /sys/me/pass/update), or a user holding codes the caller does not, answers FORBIDDEN (contract §11, §12).',
+  })
   async resetPass(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
     return this.accounts.resetPassword(dto.id, actor, auth.permissions);
   }

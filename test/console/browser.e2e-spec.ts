@@ -33,6 +33,8 @@ const MSG = {
   locked: '用户已被锁定',
   kickedOut: '账号已在其他地方登录',
   notLoggedIn: '未登录或登录已过期',
+  /** Issue 17: the console's text when a session with time left answers NOT_LOGGED_IN. */
+  endedByAdmin: '您的会话已被管理员结束',
 };
 
 /** The number the header badge shows; 0 when it is hidden or empty. */
@@ -559,7 +561,7 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
 
     // Without any action of its own: the service ends the session's message stream within a
     // second, with the code and message an API call would get (contract §11).
-    await expectBackOnLogin(page, MSG.notLoggedIn);
+    await expectBackOnLogin(page, MSG.endedByAdmin);
   });
   scenario('7. a user who may create users is offered only the roles whose codes it holds (contract §11)', 'grants', async () => {
     const narrow = `narrow_${Date.now().toString(36)}`;

@@ -8,6 +8,7 @@ import { onSessionEnd, onTempTokenForbidden } from './api/request';
 import { i18n } from './i18n';
 import { router } from './router';
 import { useAuthStore } from './stores/auth';
+import { forgetSession } from './composables/useSessionExpiry';
 import './styles.css';
 
 const app = createApp(App);
@@ -16,9 +17,14 @@ app.use(pinia).use(router).use(i18n).use(ElementPlus);
 for (const [name, component] of Object.entries(Icons)) app.component(name, component);
 
 // A session that expired, was kicked out or lost its IP: back to the login page with the server's message.
+// KICKED_OUT is another login (multiOnline off, maxSessionsPerUser): the server's text says so. An
+// administrator's kick-out, lock, disable or reset deletes the session, which then answers NOT_LOGGED_IN
+// like an expired one; the console tells them apart by the time its session had left (issue 17).
 onSessionEnd((error) => {
   const auth = useAuthStore(pinia);
-  auth.setSessionEndMessage(error.message);
+  const left = forgetSession();
+  const endedByAdmin = error.code === 'NOT_LOGGED_IN' && left !== null && left > 5_000;
+  auth.setSessionEndMessage(endedByAdmin ? i18n.global.t('session.endedByAdmin') : error.message);
   auth.clear();
   if (router.currentRoute.value.name !== 'login') void router.replace({ name: 'login' });
 });

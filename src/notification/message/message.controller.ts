@@ -1,9 +1,8 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AcceptsStreamTicket, CurrentAuth } from '../../common/auth-context';
 import type { AuthContext } from '../../common/auth-context';
-import { ApiEnvelope } from '../../common/api-envelope';
 import { localeOf } from '../../common/error-code';
 import { NoInputDto } from '../../common/validation.pipe';
 import { StreamTicketService } from '../../session/stream-ticket.service';
@@ -11,6 +10,7 @@ import { ListMessagesDto, ReadMessagesDto, SiteMessageDto, StreamTicketDto } fro
 import { MessagePushService } from './message-push.service';
 import { MessageStream } from './message-stream';
 import { MessageService } from './message.service';
+import { ApiDoc } from '../../common/api-docs';
 
 /** Contract §4 /sys/message/*: the caller's own site messages, and their real-time stream. */
 @ApiTags('messages')
@@ -24,12 +24,13 @@ export class MessageController {
   ) {}
 
   @Post('list') @HttpCode(200)
-  @ApiEnvelope(SiteMessageDto, 'page')
+  @ApiDoc("The caller's site messages", { data: SiteMessageDto, shape: 'page' })
   list(@CurrentAuth() auth: AuthContext, @Body() dto: ListMessagesDto) {
     return this.messages.list(auth.session.userId, dto);
   }
 
   @Post('read') @HttpCode(200)
+  @ApiDoc("Mark the caller's site messages read", { data: null })
   async read(@CurrentAuth() auth: AuthContext, @Body() dto: ReadMessagesDto) {
     await this.messages.markRead(auth.session.userId, dto.ids);
   }
@@ -39,8 +40,7 @@ export class MessageController {
    * calling session. A temporary token does not get one (TEMP_URIS, spec 5.4).
    */
   @Post('streamTicket') @HttpCode(200)
-  @ApiEnvelope(StreamTicketDto)
-  @ApiOperation({ summary: 'One-time ticket (30 s) for opening the message stream from a browser' })
+  @ApiDoc('One-time ticket (30 s) for opening the message stream from a browser', { data: StreamTicketDto })
   async streamTicket(@CurrentAuth() auth: AuthContext, @Body() _body: NoInputDto): Promise<{ ticket: string }> {
     return { ticket: await this.tickets.issue(auth.tokenHash) };
   }
@@ -54,9 +54,9 @@ export class MessageController {
    * The stream ends within a second of its session (MessagePushService.checkSessions).
    */
   @Get('stream') @AcceptsStreamTicket()
-  @ApiOperation({ summary: 'Server-Sent Events stream of new site messages' })
   @ApiQuery({ name: 'ticket', required: false, description: 'a ticket from POST /sys/message/streamTicket, for clients that cannot send Admin-Token' })
   @ApiQuery({ name: 'lang', required: false, description: 'language of the closing event (zh, en); default Accept-Language' })
+  @ApiDoc('Server-Sent Events stream of new site messages', { produces: { contentType: 'text/event-stream', description: 'one `event: message` per new site message of the caller' } })
   stream(@CurrentAuth() auth: AuthContext, @Req() request: FastifyRequest, @Res() reply: FastifyReply): void {
     // The client may have left while the session was looked up: attach nothing for it.
     if (reply.raw.destroyed || request.raw.socket?.destroyed) return;

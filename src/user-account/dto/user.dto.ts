@@ -194,6 +194,8 @@ export class MeInfoDto {
   @ApiProperty({ type: [String], description: 'permission codes; `*` holds every one' }) permissions: string[];
   @ApiProperty() tempUser: boolean;
   @ApiProperty({ description: 'contract §8: TOTP enabled' }) mfaEnabled: boolean;
+  @ApiProperty({ description: 'end of the calling session, epoch ms (after this request\'s renewal, spec 3.4)' }) expireAt: number;
+  @ApiProperty({ description: 'the service\'s clock when it answered, epoch ms: what is left is expireAt − serverTime' }) serverTime: number;
   @ApiProperty({ example: 'Asia/Shanghai', description: 'DISPLAY_TIMEZONE: the IANA zone the service writes times for people in; the console shows times in it' })
   displayTimeZone: string;
 }

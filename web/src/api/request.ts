@@ -63,16 +63,27 @@ export function onTempTokenForbidden(handler: Handler): void {
   tempTokenHandler = handler;
 }
 
+/**
+ * Told of every successful call made with a token (when the request was sent, Date.now()): each may have
+ * renewed the session (spec 3.4), which the expiry warning (composables/useSessionExpiry) follows.
+ */
+const answeredHandlers = new Set<(sentAt: number) => void>();
+export function onTokenCallAnswered(handler: (sentAt: number) => void): () => void {
+  answeredHandlers.add(handler);
+  return () => answeredHandlers.delete(handler);
+}
+
 /** The request of every operation: POST, JSON, the token and the console's language. */
-async function send(url: string, body: object): Promise<{ response: Response; token: string | null }> {
+async function send(url: string, body: object): Promise<{ response: Response; token: string | null; sentAt: number }> {
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
     'Accept-Language': acceptLanguage(),
   };
   const token = getToken();
   if (token) headers[TOKEN_KEY] = token;
+  const sentAt = Date.now();
   try {
-    return { response: await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) }), token };
+    return { response: await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) }), token, sentAt };
   } catch {
     throw new ApiError('NETWORK', acceptLanguage() === 'en' ? 'The service cannot be reached' : '无法连接服务', 0);
   }
@@ -83,8 +94,10 @@ async function send(url: string, body: object): Promise<{ response: Response; to
  * A refusal still comes as the envelope (JSON) and is thrown as post() throws it.
  */
 export async function download(url: string, body: object, filename: string): Promise<void> {
-  const { response, token } = await send(url, body);
+  const { response, token, sentAt } = await send(url, body);
   if (response.ok && !(response.headers.get('content-type') ?? '').startsWith('application/json')) {
+    // A file answered: the session was renewed as by any other call.
+    if (token) answeredHandlers.forEach((handler) => handler(sentAt));
     const href = URL.createObjectURL(await response.blob());
     const link = document.createElement('a');
     link.href = href;
@@ -95,22 +108,25 @@ export async function download(url: string, body: object, filename: string): Pro
     setTimeout(() => URL.revokeObjectURL(href), 10_000);
     return;
   }
-  await envelopeOf(response, token);
+  await envelopeOf(response, token, sentAt);
 }
 
 export async function post<T = null>(url: string, body: object = {}): Promise<T> {
-  const { response, token } = await send(url, body);
-  return envelopeOf<T>(response, token);
+  const { response, token, sentAt } = await send(url, body);
+  return envelopeOf<T>(response, token, sentAt);
 }
 
-async function envelopeOf<T>(response: Response, token: string | null): Promise<T> {
+async function envelopeOf<T>(response: Response, token: string | null, sentAt: number): Promise<T> {
   let envelope: Envelope<T>;
   try {
     envelope = (await response.json()) as Envelope<T>;
   } catch {
     throw new ApiError('INTERNAL', `HTTP ${response.status} ${response.statusText}`, response.status);
   }
-  if (envelope.success) return envelope.data as T;
+  if (envelope.success) {
+    if (token) answeredHandlers.forEach((handler) => handler(sentAt));
+    return envelope.data as T;
+  }
 
   const error = new ApiError(envelope.code, envelope.message, response.status, fieldErrorsIn(envelope.code, envelope.data));
   // Only a request that carried a token can end a session; a failed login is just a failed login.

@@ -12,6 +12,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Liveness for load balancers: whether the database and Redis answer
+         * @description **Access:** no token needed (public).
+         *
+         *     **Temporary token:** not needed.
+         *
+         *     **Error codes:** `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         get: operations["HealthController_check"];
         put?: never;
         post?: never;
@@ -30,6 +38,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Read the login strategy
+         * @description **Access:** permission `sys:strategy:login:info` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["StrategyController_loginInfo"];
         delete?: never;
         options?: never;
@@ -46,6 +62,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Save login strategy fields (partial; a bad field changes nothing)
+         * @description **Access:** permission `sys:strategy:login:save` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["StrategyController_loginSave"];
         delete?: never;
         options?: never;
@@ -62,6 +86,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Read the account strategy
+         * @description **Access:** permission `sys:strategy:user:info` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["StrategyController_userInfo"];
         delete?: never;
         options?: never;
@@ -78,6 +110,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Save account strategy fields (partial; a bad field changes nothing)
+         * @description **Access:** permission `sys:strategy:user:save` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["StrategyController_userSave"];
         delete?: never;
         options?: never;
@@ -94,6 +134,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * The password complexity rules, to show while typing
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** may call it.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["StrategyController_rules"];
         delete?: never;
         options?: never;
@@ -110,6 +158,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Search the login log (account and IP by prefix, newest first)
+         * @description **Access:** permission `sys:loginLog:list` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["LoginLogController_list"];
         delete?: never;
         options?: never;
@@ -126,6 +182,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Export the login log as CSV (the filters of /sys/loginLog/list, without paging)
+         * @description Audited as `loginLog.export` with its filters before the first byte. Bad filters answer VALIDATION_FAILED (the envelope) before any CSV; a failure after the first byte breaks the download off rather than end a truncated file.
+         *
+         *     **Access:** permission `sys:loginLog:export` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["LoginLogController_export"];
         delete?: never;
         options?: never;
@@ -142,6 +208,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Create a user (roles only within the caller's codes)
+         * @description **Access:** permission `sys:user:create` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `PASSWORD_TOO_SHORT`, `PASSWORD_TOO_LONG`, `PASSWORD_NEEDS_DIGIT`, `PASSWORD_NEEDS_UPPER`, `PASSWORD_NEEDS_LOWER`, `PASSWORD_NEEDS_SYMBOL`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["UserController_create"];
         delete?: never;
         options?: never;
@@ -158,6 +232,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * List users (without any hash)
+         * @description **Access:** permission `sys:user:list` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["UserController_list"];
         delete?: never;
         options?: never;
@@ -174,6 +256,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Update a user's name, mobile, e-mail or roles (roles only within the caller's codes)
+         * @description Partial: fields left out stay. A mobile or e-mail another user has, or an unknown role, answers VALIDATION_FAILED; a user holding codes the caller does not, or a role change that would leave no enabled, unlocked holder of `*`, answers FORBIDDEN (contract §11, §12). The user's live sessions take the new profile and codes.
+         *
+         *     **Access:** permission `sys:user:update` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["UserController_update"];
         delete?: never;
         options?: never;
@@ -190,6 +282,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Delete a user (soft: no login, not listed, sessions end, identifiers stay taken)
+         * @description One's own account, a user holding codes the caller does not, or the last enabled, unlocked holder of `*` answers FORBIDDEN (contract §12).
+         *
+         *     **Access:** permission `sys:user:delete` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["UserController_delete"];
         delete?: never;
         options?: never;
@@ -206,6 +308,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Lock users and end their sessions
+         * @description `{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. One's own account, or leaving no enabled, unlocked holder of `*`, answers FORBIDDEN (contract §12).
+         *
+         *     **Access:** permission `sys:user:lock` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["UserController_lock"];
         delete?: never;
         options?: never;
@@ -222,6 +334,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Unlock users (their failure count starts again)
+         * @description `{ id }` or `{ ids }` (at most 100); every user is found before any changes; each is audited on its own.
+         *
+         *     **Access:** permission `sys:user:unlock` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["UserController_unlock"];
         delete?: never;
         options?: never;
@@ -238,6 +360,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Disable users and end their sessions
+         * @description `{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. One's own account, or leaving no enabled, unlocked holder of `*`, answers FORBIDDEN (contract §12).
+         *
+         *     **Access:** permission `sys:user:disable` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["UserController_disable"];
         delete?: never;
         options?: never;
@@ -254,6 +386,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Enable users (their failure count starts again)
+         * @description `{ id }` or `{ ids }` (at most 100); every user is found before any changes; each is audited on its own.
+         *
+         *     **Access:** permission `sys:user:enable` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["UserController_enable"];
         delete?: never;
         options?: never;
@@ -270,6 +412,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Reset a user's password (generated and answered once when DEFAULT_PASSWORD is unset)
+         * @description data is null unless the service generated the password. One's own account (that is /sys/me/pass/update), or a user holding codes the caller does not, answers FORBIDDEN (contract §11, §12).
+         *
+         *     **Access:** permission `sys:user:resetPass` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["UserController_resetPass"];
         delete?: never;
         options?: never;
@@ -286,6 +438,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Create or update a role by code (only codes the caller holds)
+         * @description **Access:** permission `sys:role:save` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["RoleController_save"];
         delete?: never;
         options?: never;
@@ -302,6 +462,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * List roles with their permission codes
+         * @description **Access:** permission `sys:role:list` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["RoleController_list"];
         delete?: never;
         options?: never;
@@ -318,6 +486,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Delete a role by code (not `admin`, not while a user holds it, only codes the caller holds)
+         * @description A role still held by a user, or `admin`, answers VALIDATION_FAILED (data.errors on `code`); a role with codes the caller does not hold answers FORBIDDEN (contract §11, §12).
+         *
+         *     **Access:** permission `sys:role:delete` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["RoleController_delete"];
         delete?: never;
         options?: never;
@@ -334,6 +512,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Every permission code the service knows, with its module and name (Accept-Language)
+         * @description **Access:** permission `sys:role:list` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["PermissionController_list"];
         delete?: never;
         options?: never;
@@ -350,6 +536,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * The caller's account, permission codes and session
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** may call it.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MeController_info"];
         delete?: never;
         options?: never;
@@ -366,6 +560,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Change the caller's own password (ends the caller's other sessions)
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** may call it.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `OLD_PASSWORD_WRONG`, `PASSWORD_TOO_SHORT`, `PASSWORD_TOO_LONG`, `PASSWORD_NEEDS_DIGIT`, `PASSWORD_NEEDS_UPPER`, `PASSWORD_NEEDS_LOWER`, `PASSWORD_NEEDS_SYMBOL`, `PASSWORD_CONTAINS_ACCOUNT`, `PASSWORD_TOO_COMMON`, `PASSWORD_REUSED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MeController_updatePassword"];
         delete?: never;
         options?: never;
@@ -382,6 +584,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Log in with account and password (spec 4.1)
+         * @description **Access:** no token needed (public).
+         *
+         *     **Temporary token:** not needed.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `CAPTCHA_INVALID`, `BAD_CREDENTIALS`, `ACCOUNT_LOCKED`, `ACCOUNT_DISABLED`, `ACCOUNT_EXPIRED`, `RATE_LIMITED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["LoginController_login"];
         delete?: never;
         options?: never;
@@ -398,6 +608,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Log out: end the calling session
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** may call it.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["LoginController_logout"];
         delete?: never;
         options?: never;
@@ -414,6 +632,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * RSA public key for the password fields (contract §3)
+         * @description **Access:** no token needed (public).
+         *
+         *     **Temporary token:** not needed.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["LoginController_publicKey"];
         delete?: never;
         options?: never;
@@ -430,6 +656,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * A new captcha image (imgId and img null while the captcha is off)
+         * @description **Access:** no token needed (public).
+         *
+         *     **Temporary token:** not needed.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `RATE_LIMITED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["LoginController_createCaptcha"];
         delete?: never;
         options?: never;
@@ -446,6 +680,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * List every live session
+         * @description **Access:** permission `sys:online:list` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["OnlineController_list"];
         delete?: never;
         options?: never;
@@ -462,6 +704,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * End a session (its holder then gets KICKED_OUT)
+         * @description **Access:** permission `sys:online:kickout` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["OnlineController_kickout"];
         delete?: never;
         options?: never;
@@ -478,6 +728,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * The caller's own live sessions
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["OnlineController_mine"];
         delete?: never;
         options?: never;
@@ -494,6 +752,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * End one of the caller's own sessions
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["OnlineController_kickoutMine"];
         delete?: never;
         options?: never;
@@ -510,6 +776,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Generate a QR login code for another device (valid 300 s)
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["QrcodeController_generate"];
         delete?: never;
         options?: never;
@@ -526,6 +800,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Log in with a QR code (spec 4.4)
+         * @description **Access:** no token needed (public).
+         *
+         *     **Temporary token:** not needed.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `ACCOUNT_LOCKED`, `ACCOUNT_DISABLED`, `ACCOUNT_EXPIRED`, `QRCODE_INVALID`, `RATE_LIMITED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["QrcodeController_verify"];
         delete?: never;
         options?: never;
@@ -542,6 +824,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * The caller's site messages
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MessageController_list"];
         delete?: never;
         options?: never;
@@ -558,6 +848,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Mark the caller's site messages read
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MessageController_read"];
         delete?: never;
         options?: never;
@@ -574,7 +872,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** One-time ticket (30 s) for opening the message stream from a browser */
+        /**
+         * One-time ticket (30 s) for opening the message stream from a browser
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MessageController_streamTicket"];
         delete?: never;
         options?: never;
@@ -589,7 +894,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Server-Sent Events stream of new site messages */
+        /**
+         * Server-Sent Events stream of new site messages
+         * @description **Access:** any logged-in caller, no permission code. Also takes `?ticket=` from POST /sys/message/streamTicket.
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         get: operations["MessageController_stream"];
         put?: never;
         post?: never;
@@ -608,6 +920,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Second login step: a TOTP or recovery code for the mfaToken (contract §8)
+         * @description **Access:** no token needed (public).
+         *
+         *     **Temporary token:** not needed.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `ACCOUNT_LOCKED`, `ACCOUNT_DISABLED`, `MFA_CODE_INVALID`, `MFA_TOKEN_INVALID`, `RATE_LIMITED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MfaController_login"];
         delete?: never;
         options?: never;
@@ -624,6 +944,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Start TOTP enrolment: a pending secret and its otpauth URL
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** may call it.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `MFA_ALREADY_ENABLED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MfaController_setup"];
         delete?: never;
         options?: never;
@@ -640,6 +968,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Enable TOTP with a first code; answers the recovery codes once
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** may call it.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `MFA_CODE_INVALID`, `MFA_ALREADY_ENABLED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MfaController_enable"];
         delete?: never;
         options?: never;
@@ -656,6 +992,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Disable the caller's own TOTP (refused while mfaMode = 2)
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `MFA_CODE_INVALID`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MfaController_disable"];
         delete?: never;
         options?: never;
@@ -672,6 +1016,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * A new set of recovery codes; the old set is void
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `MFA_CODE_INVALID`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MfaController_recoveryCodes"];
         delete?: never;
         options?: never;
@@ -688,7 +1040,41 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Remove a user's TOTP and recovery codes and end the user's sessions
+         * @description **Access:** permission `sys:user:mfaReset` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["MfaController_reset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics (bearer METRICS_TOKEN, not a session; 404 while METRICS_TOKEN is unset)
+         * @description For a Prometheus scraper: send `Authorization: Bearer <METRICS_TOKEN>` (the value configured in METRICS_TOKEN). A missing or wrong token answers NOT_LOGGED_IN in the envelope; with METRICS_TOKEN unset the route answers NOT_FOUND (404). A session token from /sys/login is not accepted here.
+         *
+         *     **Access:** `Authorization: Bearer <METRICS_TOKEN>`: the token configured in METRICS_TOKEN, not a session (no login, no permission code).
+         *
+         *     **Temporary token:** not applicable (no session token is taken).
+         *
+         *     **Error codes:** `NOT_LOGGED_IN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        get: operations["MetricsController_scrape"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -704,6 +1090,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Search the audit log of administrative actions (administrator and target by prefix; detail old → new)
+         * @description **Access:** permission `sys:auditLog:list` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["AuditLogController_list"];
         delete?: never;
         options?: never;
@@ -720,6 +1114,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Export the audit log as CSV (the filters of /sys/auditLog/list, without paging)
+         * @description Audited as `auditLog.export` with its filters before the first byte. Bad filters answer VALIDATION_FAILED (the envelope) before any CSV; a failure after the first byte breaks the download off rather than end a truncated file.
+         *
+         *     **Access:** permission `sys:auditLog:export` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
         post: operations["AuditLogController_export"];
         delete?: never;
         options?: never;
@@ -731,6 +1135,14 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        HealthDto: {
+            /** @enum {string} */
+            status: "up";
+            /** @enum {string} */
+            database: "up" | "down";
+            /** @enum {string} */
+            redis: "up" | "down" | "not configured";
+        };
         LoginStrategyDto: {
             /** @description minutes */
             sessionExpireMinutes: number;
@@ -763,6 +1175,15 @@ export interface components {
             maxSessionsPerUser: number;
         };
         NoInputDto: Record<string, never>;
+        FieldErrorDto: {
+            /** @description the input's name as sent (`body` when the body as a whole is refused) */
+            field: string;
+            /** @description names the field and the rule, in the caller's language */
+            message: string;
+        };
+        ValidationFailedDto: {
+            errors: components["schemas"]["FieldErrorDto"][];
+        };
         SaveLoginStrategyDto: {
             /** @description Validity of a normal token, minutes */
             sessionExpireMinutes?: number;
@@ -1003,6 +1424,15 @@ export interface components {
         ResetPasswordResultDto: {
             password?: string;
         };
+        RoleDto: {
+            code: string;
+            name: string;
+            permissions: string[];
+            /** @description how many users (not deleted) hold the role */
+            userCount: number;
+            /** @description user names of the holders, at most 50, by user name */
+            users: string[];
+        };
         SaveRoleDto: {
             /** @example auditor */
             code: string;
@@ -1014,15 +1444,6 @@ export interface components {
              *     ]
              */
             permissions: string[];
-        };
-        RoleDto: {
-            code: string;
-            name: string;
-            permissions: string[];
-            /** @description how many users (not deleted) hold the role */
-            userCount: number;
-            /** @description user names of the holders, at most 50, by user name */
-            users: string[];
         };
         RoleCodeDto: {
             /** @example auditor */
@@ -1053,6 +1474,10 @@ export interface components {
             tempUser: boolean;
             /** @description contract §8: TOTP enabled */
             mfaEnabled: boolean;
+            /** @description end of the calling session, epoch ms (after this request's renewal, spec 3.4) */
+            expireAt: number;
+            /** @description the service's clock when it answered, epoch ms: what is left is expireAt − serverTime */
+            serverTime: number;
             /**
              * @description DISPLAY_TIMEZONE: the IANA zone the service writes times for people in; the console shows times in it
              * @example Asia/Shanghai
@@ -1249,15 +1674,6 @@ export interface components {
             /** @description ISO 8601, inclusive */
             endTime?: string;
         };
-        FieldErrorDto: {
-            /** @description the input's name as sent (`body` when the body as a whole is refused) */
-            field: string;
-            /** @description names the field and the rule, in the caller's language */
-            message: string;
-        };
-        ValidationFailedDto: {
-            errors: components["schemas"]["FieldErrorDto"][];
-        };
     };
     responses: never;
     parameters: never;
@@ -1280,7 +1696,48 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["HealthDto"];
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
         };
     };
@@ -1310,7 +1767,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1319,10 +1776,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1341,13 +1866,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1356,10 +1891,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1391,7 +1994,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1400,10 +2003,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1422,13 +2093,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1437,10 +2118,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1472,7 +2221,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1481,10 +2230,61 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1519,7 +2319,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1528,10 +2328,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1550,13 +2418,16 @@ export interface operations {
             };
         };
         responses: {
+            /** @description text/csv; charset=utf-8, a download (login-log.csv): a UTF-8 BOM, a header row of the list's row fields, one line per record, newest first, streamed */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/csv": string;
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1565,10 +2436,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1600,7 +2539,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, PASSWORD_NEEDS_DIGIT, PASSWORD_NEEDS_UPPER, PASSWORD_NEEDS_LOWER, PASSWORD_NEEDS_SYMBOL (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1609,10 +2548,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "PASSWORD_NEEDS_DIGIT" | "PASSWORD_NEEDS_UPPER" | "PASSWORD_NEEDS_LOWER" | "PASSWORD_NEEDS_SYMBOL";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1647,7 +2654,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1656,10 +2663,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1678,13 +2753,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1693,10 +2778,95 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1715,13 +2885,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1730,10 +2910,95 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1752,13 +3017,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1767,10 +3042,95 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1789,13 +3149,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1804,10 +3174,95 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1826,13 +3281,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1841,10 +3306,95 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1863,13 +3413,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1878,10 +3438,95 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1900,7 +3545,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description data is null unless the service generated the password */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1914,7 +3558,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1923,10 +3567,95 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1949,9 +3678,16 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["RoleDto"];
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1960,10 +3696,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -1995,7 +3799,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2004,10 +3808,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2026,13 +3898,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2041,10 +3923,95 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2078,7 +4045,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2087,10 +4054,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2122,7 +4157,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2131,10 +4166,61 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2153,13 +4239,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED, OLD_PASSWORD_WRONG, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, PASSWORD_NEEDS_DIGIT, PASSWORD_NEEDS_UPPER, PASSWORD_NEEDS_LOWER, PASSWORD_NEEDS_SYMBOL, PASSWORD_CONTAINS_ACCOUNT, PASSWORD_TOO_COMMON, PASSWORD_REUSED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2168,10 +4264,61 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "OLD_PASSWORD_WRONG" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "PASSWORD_NEEDS_DIGIT" | "PASSWORD_NEEDS_UPPER" | "PASSWORD_NEEDS_LOWER" | "PASSWORD_NEEDS_SYMBOL" | "PASSWORD_CONTAINS_ACCOUNT" | "PASSWORD_TOO_COMMON" | "PASSWORD_REUSED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2203,7 +4350,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED, CAPTCHA_INVALID (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2212,10 +4359,112 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "CAPTCHA_INVALID";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description BAD_CREDENTIALS */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "BAD_CREDENTIALS";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description ACCOUNT_DISABLED, ACCOUNT_EXPIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_DISABLED" | "ACCOUNT_EXPIRED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description ACCOUNT_LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_LOCKED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2234,13 +4483,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2249,10 +4508,61 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2284,7 +4594,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2293,10 +4603,44 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2328,7 +4672,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2337,10 +4681,61 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2375,7 +4770,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2384,10 +4779,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2406,13 +4869,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2421,10 +4894,95 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2459,7 +5017,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2468,10 +5026,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2490,13 +5116,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2505,10 +5141,95 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2540,7 +5261,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2549,10 +5270,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2584,7 +5373,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED, QRCODE_INVALID (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2593,10 +5382,95 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "QRCODE_INVALID";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description ACCOUNT_DISABLED, ACCOUNT_EXPIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_DISABLED" | "ACCOUNT_EXPIRED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description ACCOUNT_LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_LOCKED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2631,7 +5505,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2640,10 +5514,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2662,13 +5604,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2677,10 +5629,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2712,7 +5732,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2721,10 +5741,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2744,11 +5832,82 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description one `event: message` per new site message of the caller */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
         };
     };
@@ -2778,7 +5937,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2787,10 +5946,112 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description MFA_CODE_INVALID, MFA_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "MFA_CODE_INVALID" | "MFA_TOKEN_INVALID";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description ACCOUNT_DISABLED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_DISABLED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description ACCOUNT_LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_LOCKED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2822,7 +6083,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2831,10 +6092,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description MFA_ALREADY_ENABLED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "MFA_ALREADY_ENABLED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2866,7 +6195,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2875,10 +6204,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH, MFA_CODE_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH" | "MFA_CODE_INVALID";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description MFA_ALREADY_ENABLED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "MFA_ALREADY_ENABLED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2897,13 +6294,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2912,10 +6319,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH, MFA_CODE_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH" | "MFA_CODE_INVALID";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2947,7 +6422,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2956,10 +6431,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH, MFA_CODE_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH" | "MFA_CODE_INVALID";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -2978,13 +6521,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description data is null */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2993,10 +6546,185 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    MetricsController_scrape: {
+        parameters: {
+            query?: never;
+            header: {
+                authorization: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the Prometheus text exposition format (text/plain; version=0.0.4; charset=utf-8): login attempts, login duration, account locks, sessions issued, notifications and the process's default metrics; no label carries a user, an account or an IP */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description NOT_LOGGED_IN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -3031,7 +6759,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3040,10 +6768,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };
@@ -3062,13 +6858,16 @@ export interface operations {
             };
         };
         responses: {
+            /** @description text/csv; charset=utf-8, a download (audit-log.csv): a UTF-8 BOM, a header row of the list's row fields, one line per record, newest first, streamed */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/csv": string;
+                };
             };
-            /** @description VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes (CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null */
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3077,10 +6876,78 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
-                        /** @example VALIDATION_FAILED */
-                        code: string;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
                     };
                 };
             };

@@ -14,7 +14,16 @@ const en: typeof zh = {
     auditlog: 'Audit log', me: 'My account', devices: 'My devices', messages: 'Message centre', password: 'Change password',
     mfa: 'Two-factor authentication',
   },
-  header: { logout: 'Log out', password: 'Change password', lang: '中文', unread: 'Unread messages' },
+  header: {
+    logout: 'Log out', password: 'Change password', lang: '中文', unread: 'Unread messages', home: 'Home',
+    collapse: 'Collapse menu', expand: 'Expand menu',
+  },
+  session: {
+    expiring: 'Your session is about to expire', expiringText: 'Your session ends in {time}; after that you must log in again.',
+    stay: 'Stay logged in',
+    notExtended: 'The session has reached its longest allowed lifetime and cannot be extended: save your work and log in again.',
+    endedByAdmin: 'An administrator ended your session (kick-out, lock, disable or password reset), or you ended it from another device. Please log in again.',
+  },
   login: {
     title: 'Login policy console', tabPassword: 'Account and password', tabQrcode: 'Log in with a code from another device',
     account: 'Account name / mobile / e-mail', password: 'Password', captcha: 'Captcha', captchaRefresh: 'Click for a new captcha',

@@ -12,7 +12,15 @@ export default {
     auditlog: '审计日志', me: '个人中心', devices: '我的设备', messages: '消息中心', password: '修改密码',
     mfa: '双因素认证',
   },
-  header: { logout: '退出登录', password: '修改密码', lang: 'English', unread: '未读消息' },
+  header: {
+    logout: '退出登录', password: '修改密码', lang: 'English', unread: '未读消息', home: '首页',
+    collapse: '收起菜单', expand: '展开菜单',
+  },
+  session: {
+    expiring: '登录即将过期', expiringText: '您的登录将在 {time} 后过期,过期后需要重新登录。', stay: '保持登录',
+    notExtended: '登录已达到最长有效期,无法继续延长,请保存工作后重新登录。',
+    endedByAdmin: '您的会话已被管理员结束(强制下线、锁定、禁用或重置密码),或您已在其他设备上结束了它。请重新登录。',
+  },
   login: {
     title: '登录策略管理系统', tabPassword: '账号密码登录', tabQrcode: '用其他设备的授权码登录',
     account: '账号 / 手机号 / 邮箱', password: '密码', captcha: '验证码', captchaRefresh: '点击刷新验证码',
