@@ -1,13 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { Envelope } from '../../src/common/envelope';
 import { createActiveUser, createUser } from '../factories';
-import { sqliteMemory } from '../support/backends';
 import {
-  browserSuiteMissing, clean, CONFIRM, isCall, launchChromium, RESULTS, sel, textBox, until, waitForText,
+  browserSuiteMissing, clean, CONFIRM, consoleBrowserSuite, isCall, sel, textBox, until, waitForText,
 } from '../support/console-browser';
-import { ADMIN_PASSWORD, listenOnLocalPort, startApp, TestApp } from '../support/test-app';
+import { ADMIN_PASSWORD } from '../support/test-app';
 
 /*
  * Issue 17 in the admin console (contract §12): the role page (codes as a tree grouped by module,
@@ -35,72 +32,11 @@ async function act<T = any>(page: Page, target: Locator, path: string, opts: { c
 }
 
 whenRunnable(`users and roles in the admin console, in Chromium${missing ? ` (skipped: ${missing})` : ''}`, () => {
-  let app: TestApp;
-  let base: string;
-  let browser: Browser;
-  let contexts: BrowserContext[] = [];
-  let pages: { label: string; page: Page; errors: string[] }[] = [];
-
-  beforeAll(async () => {
-    mkdirSync(RESULTS, { recursive: true });
-    app = await startApp(sqliteMemory);
-    base = await listenOnLocalPort(app);
-    await app.adminToken();
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-  });
-  beforeEach(() => {
-    contexts = [];
-    pages = [];
-  });
-  afterEach(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-  });
-
-  function scenario(name: string, slug: string, body: () => Promise<void>): void {
-    it(name, async () => {
-      try {
-        await body();
-      } catch (err) {
-        const notes: string[] = [];
-        for (const [i, { label, page, errors }] of pages.entries()) {
-          notes.push(`[${label}] ${page.url()}`, ...errors.map((e) => `  ${e}`));
-          await page.screenshot({ path: join(RESULTS, `failure-users-roles-${slug}-${i}-${label}.png`), fullPage: true }).catch(() => undefined);
-        }
-        writeFileSync(join(RESULTS, `failure-users-roles-${slug}.log`), `${notes.join('\n')}\n`);
-        throw err;
-      }
-    });
-  }
-
-  async function newPage(label: string): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'zh-CN' });
-    context.setDefaultTimeout(15_000);
-    contexts.push(context);
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
-    pages.push({ label, page, errors });
-    return page;
-  }
-
-  async function shot(page: Page, name: string): Promise<void> {
-    await until(async () => (await page.locator('.el-button.is-loading, .el-loading-mask').filter({ visible: true }).count()) === 0,
-      `${name}: loading to finish`, 5_000);
-    await page.screenshot({ path: join(RESULTS, `${name}.png`), fullPage: true, animations: 'disabled' });
-  }
+  const { app, newPage, login, scenario, shot } = consoleBrowserSuite('users-roles');
 
   async function loginAs(label: string, username: string, password: string): Promise<Page> {
     const page = await newPage(label);
-    await page.goto(`${base}/login`);
-    await textBox(page, 'login-account').fill(username);
-    await textBox(page, 'login-password').fill(password);
-    const res = await act(page, page.locator(sel('login-submit')), '/sys/login');
-    expect(res.body).toMatchObject({ success: true, data: { tempUser: false } });
+    expect(await login(page, username, password)).toMatchObject({ success: true, data: { tempUser: false } });
     await page.waitForURL((url) => url.pathname !== '/login');
     await waitForText(page.locator(sel('header-user')), username, `header-user to show ${username}`);
     return page;
@@ -127,7 +63,7 @@ whenRunnable(`users and roles in the admin console, in Chromium${missing ? ` (sk
 
   scenario('1. a role with two codes, given to a user on the Users page: that user sees only those menus', 'least-privilege', async () => {
     const code = `auditor_${Date.now().toString(36)}`;
-    const user = await createActiveUser(app);
+    const user = await createActiveUser(app());
     const admin = await loginAs('admin', 'admin', ADMIN_PASSWORD);
 
     // The role page: the permission codes as a tree grouped by module.
@@ -174,7 +110,7 @@ whenRunnable(`users and roles in the admin console, in Chromium${missing ? ` (sk
     await shot(page, 'roles-least-privilege-menu');
 
     // Once nobody holds it, the role can be deleted from the page.
-    expect((await app.admin('/sys/user/update', { id: user.id, roles: [] })).body.success).toBe(true);
+    expect((await app().admin('/sys/user/update', { id: user.id, roles: [] })).body.success).toBe(true);
     await admin.reload();
     const deleteButton = admin.locator(sel(`role-row-${code}`)).locator(sel('role-delete'));
     await until(async () => !(await deleteButton.isDisabled()), 'delete enabled once unused');
@@ -184,7 +120,7 @@ whenRunnable(`users and roles in the admin console, in Chromium${missing ? ` (sk
   });
 
   scenario('2. editing a user\'s mobile: a bad number is refused at its input in Chinese, a good one is saved', 'edit-mobile', async () => {
-    const user = await createUser(app);
+    const user = await createUser(app());
     const admin = await loginAs('admin', 'admin', ADMIN_PASSWORD);
     let dialog = await openEdit(admin, user.username);
     await textBox(dialog, 'edit-mobile').fill('12345');
@@ -193,7 +129,7 @@ whenRunnable(`users and roles in the admin console, in Chromium${missing ? ` (sk
     const item = dialog.locator(sel('edit-item-mobile'));
     await waitForText(item.locator('.el-form-item__error'), '不是手机号', 'the mobile marked in Chinese');
     await shot(admin, 'users-edit-refused');
-    expect((await app.userRow(user.id)).mobile).toBe(user.mobile);
+    expect((await app().userRow(user.id)).mobile).toBe(user.mobile);
 
     const mobile = `136${String(Date.now() % 1e8).padStart(8, '0')}`;
     await textBox(dialog, 'edit-mobile').fill(mobile);
@@ -201,16 +137,16 @@ whenRunnable(`users and roles in the admin console, in Chromium${missing ? ` (sk
     expect(saved.sent).toEqual({ id: user.id, mobile });
     expect(saved.body.success).toBe(true);
     await waitForText(await userRow(admin, user.username), mobile, 'the row to show the new mobile');
-    expect((await app.userRow(user.id)).mobile).toBe(mobile);
+    expect((await app().userRow(user.id)).mobile).toBe(mobile);
     // The dialog offers the new value next time.
     dialog = await openEdit(admin, user.username);
     expect(await textBox(dialog, 'edit-mobile').inputValue()).toBe(mobile);
   });
 
   scenario('3. filtering users by "locked", bulk unlock of the selection, no selection box on one\'s own row', 'state-filter', async () => {
-    const locked = [await createUser(app), await createUser(app)];
-    const other = await createActiveUser(app);
-    for (const u of locked) expect((await app.admin('/sys/user/lock', { id: u.id })).body.success).toBe(true);
+    const locked = [await createUser(app()), await createUser(app())];
+    const other = await createActiveUser(app());
+    for (const u of locked) expect((await app().admin('/sys/user/lock', { id: u.id })).body.success).toBe(true);
     const admin = await loginAs('admin', 'admin', ADMIN_PASSWORD);
     await admin.locator(sel('nav-users')).click();
     await admin.locator(sel('user-row-admin')).waitFor();
@@ -237,7 +173,7 @@ whenRunnable(`users and roles in the admin console, in Chromium${missing ? ` (sk
     expect(unlocked.sent).toEqual({ ids: expect.arrayContaining(locked.map((u) => u.id)) });
     expect(unlocked.body.success).toBe(true);
     await until(async () => (await rows.count()) === 0, 'no locked user left');
-    for (const u of locked) expect((await app.userRow(u.id)).locked).toBeFalsy();
+    for (const u of locked) expect((await app().userRow(u.id)).locked).toBeFalsy();
     expect(await clean(admin.locator(sel('users-selected')))).toContain('0');
   });
 });
