@@ -1,13 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { Envelope } from '../../src/common/envelope';
 import { createUser } from '../factories';
-import { sqliteMemory } from '../support/backends';
 import {
-  browserSuiteMissing, clean, isCall, launchChromium, RESULTS, sel, textBox, until, waitForText,
+  browserSuiteMissing, clean, consoleBrowserSuite, isCall, sel, textBox, until, waitForText,
 } from '../support/console-browser';
-import { ADMIN_PASSWORD, listenOnLocalPort, startApp, TestApp } from '../support/test-app';
+import { ADMIN_PASSWORD } from '../support/test-app';
 
 /*
  * Issue 15 in the admin console (contract §9, and mfaMode of §8): the administrator applies the
@@ -50,53 +47,8 @@ const GOOD = 'Kestrel#7yard';
 const SAVES = new Set(['/sys/strategy/login/save', '/sys/strategy/user/save']);
 
 whenRunnable(`等保三级 baseline and the password checklist in Chromium${missing ? ` (skipped: ${missing})` : ''}`, () => {
-  let app: TestApp;
-  let base: string;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  const pages: { label: string; page: Page; errors: string[] }[] = [];
-
-  beforeAll(async () => {
-    mkdirSync(RESULTS, { recursive: true });
-    app = await startApp(sqliteMemory);
-    base = await listenOnLocalPort(app);
-    // The API helpers keep this admin token; the session stays valid when mfaMode becomes 2.
-    await app.adminToken();
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close();
-    await app?.close();
-  });
-
-  async function newPage(label: string): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'zh-CN' });
-    context.setDefaultTimeout(15_000);
-    contexts.push(context);
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
-    pages.push({ label, page, errors });
-    return page;
-  }
-
-  async function shot(page: Page, name: string): Promise<void> {
-    await until(async () => (await page.locator('.el-button.is-loading, .el-loading-mask').filter({ visible: true }).count()) === 0,
-      `${name}: loading to finish`, 5_000);
-    await page.screenshot({ path: join(RESULTS, `${name}.png`), fullPage: true, animations: 'disabled' });
-  }
-
-  async function login(page: Page, account: string, password: string): Promise<Envelope<any>> {
-    await page.goto(`${base}/login`);
-    await textBox(page, 'login-account').fill(account);
-    await textBox(page, 'login-password').fill(password);
-    const response = page.waitForResponse(isCall('/sys/login'));
-    await page.locator(sel('login-submit')).click();
-    return (await (await response).json()) as Envelope<any>;
-  }
+  // The API helpers keep the admin token; the session stays valid when mfaMode becomes 2.
+  const { app, base, newPage, login, scenario, shot } = consoleBrowserSuite('policy');
 
   /** The rows of the baseline dialog: group.field → [old, new] as shown. */
   async function changesShown(page: Page): Promise<Record<string, [string, string]>> {
@@ -118,152 +70,141 @@ whenRunnable(`等保三级 baseline and the password checklist in Chromium${miss
 
   const lockMinutesBox = (page: Page) => page.locator(`${sel('field-lockMinutes')} input`);
 
-  it('applies the baseline after showing old → new, and the next login\'s checklist shows minimum 8 and the new rules', async () => {
-    try {
-      // The spec's defaults.
-      await app.saveLoginStrategy({ sessionExpireMinutes: 30, lockMinutes: 1440, maxFailureTimes: 5, maxFailureInterval: 24, mfaMode: 0, multiOnline: true });
-      await app.saveUserStrategy({
-        minPasswordLength: 6, maxPasswordLength: 20, includeLowerCase: true, includeUpperCase: false, includeNumber: true,
-        includeSymbol: true, passwordExpireDays: 90, expireNotifyDays: 10, forceUpdatePassword: false,
-      });
-      const admin = await newPage('admin');
-      const saves: string[] = [];
-      admin.on('request', (req) => { if (SAVES.has(new URL(req.url()).pathname)) saves.push(new URL(req.url()).pathname); });
-      expect(await login(admin, 'admin', ADMIN_PASSWORD)).toMatchObject({ success: true, data: { tempUser: false } });
-      await admin.waitForURL((url) => url.pathname !== '/login');
-      // Then initial passwords must be changed first (not a baseline field): the user of step 4 lands on /password.
-      await app.saveUserStrategy({ forceUpdatePassword: true });
-      const before = {
-        login: (await app.admin('/sys/strategy/login/info')).body.data,
-        user: (await app.admin('/sys/strategy/user/info')).body.data,
-      };
-      await admin.goto(`${base}/system/strategy`);
-      // Every new field is on the page with its range.
-      for (const field of ['sessionMaxHours', 'maxSessionsPerUser']) await admin.locator(sel(`field-${field}`)).waitFor();
-      await admin.locator(sel('strategy-tab-user')).click();
-      for (const field of ['passwordHistoryCount', 'rejectCommonPasswords', 'rejectAccountInPassword', 'dormantDays']) {
-        await admin.locator(sel(`field-${field}`)).waitFor();
-      }
-      await waitForText(admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-passwordHistoryCount')) }), '取值范围 0 – 24', 'history range');
-      await waitForText(admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-dormantDays')) }), '取值范围 0 – 3650', 'dormant range');
-      await admin.locator(sel('strategy-tab-login')).click();
-      await waitForText(admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-sessionMaxHours')) }), '取值范围 0 – 720', 'lifetime range');
-      await waitForText(admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-maxSessionsPerUser')) }), '取值范围 0 – 100', 'sessions range');
-
-      // 1. The dialog lists exactly the fields whose saved value differs, old → new; cancel changes nothing.
-      let dialog = await openBaseline(admin);
-      const expected: Record<string, [string, string]> = {
-        'login.sessionMaxHours': ['0 小时', '12 小时'],
-        'login.lockMinutes': ['1440 分钟', '30 分钟'],
-        'login.mfaMode': ['关闭', '强制'],
-        'user.expireNotifyDays': ['10 天', '7 天'],
-        'user.minPasswordLength': ['6 个字符', '8 个字符'],
-        'user.rejectAccountInPassword': ['否', '是'],
-        'user.rejectCommonPasswords': ['否', '是'],
-        'user.passwordHistoryCount': ['0 个密码', '5 个密码'],
-        'user.dormantDays': ['0 天', '90 天'],
-      };
-      expect(await changesShown(admin)).toEqual(expected);
-      await dialog.locator(sel('baseline-mfa-note')).waitFor();
-      await shot(admin, 'policy-baseline-diff');
-      await dialog.locator(sel('baseline-cancel')).click();
-      await dialog.waitFor({ state: 'hidden' });
-      expect(await lockMinutesBox(admin).inputValue()).toBe('1440');
-
-      // 2. "Fill in the form" puts the values in the form and saves nothing.
-      dialog = await openBaseline(admin);
-      await dialog.locator(sel('baseline-fill')).click();
-      await dialog.waitFor({ state: 'hidden' });
-      expect(await lockMinutesBox(admin).inputValue()).toBe('30');
-      expect(saves).toEqual([]);
-      expect((await app.admin('/sys/strategy/login/info')).body.data).toEqual(before.login);
-      expect((await app.admin('/sys/strategy/user/info')).body.data).toEqual(before.user);
-
-      // 3. Save: still old → new against what is saved (the form's unsaved values are named), both groups stored.
-      dialog = await openBaseline(admin);
-      expect(await changesShown(admin)).toEqual(expected);
-      await dialog.locator(sel('baseline-unsaved')).waitFor();
-      const savedLogin = admin.waitForResponse(isCall('/sys/strategy/login/save'));
-      const savedUser = admin.waitForResponse(isCall('/sys/strategy/user/save'));
-      await dialog.locator(sel('baseline-save')).click();
-      const [loginRes, userRes] = await Promise.all([savedLogin, savedUser]);
-      expect(await loginRes.json()).toMatchObject({ success: true });
-      expect(await userRes.json()).toMatchObject({ success: true });
-      // Partial saves: only the changed fields were sent.
-      expect(Object.keys(loginRes.request().postDataJSON()).sort()).toEqual(['lockMinutes', 'mfaMode', 'sessionMaxHours']);
-      await dialog.waitFor({ state: 'hidden' });
-      expect((await app.admin('/sys/strategy/login/info')).body.data).toMatchObject(BASELINE.login);
-      expect((await app.admin('/sys/strategy/user/info')).body.data).toMatchObject({ ...BASELINE.user, forceUpdatePassword: true, maxPasswordLength: 20 });
-      await until(async () => (await lockMinutesBox(admin).inputValue()) === '30', 'the form to show the saved lock minutes');
-      await shot(admin, 'policy-baseline-saved');
-
-      // Applied twice, it has nothing left to change.
-      dialog = await openBaseline(admin);
-      await dialog.locator(sel('baseline-none')).waitFor();
-      expect(await admin.locator(sel('baseline-row')).count()).toBe(0);
-      await dialog.locator(sel('baseline-cancel')).click();
-
-      // 4. A user with an initial password logs in: forced change first, the checklist follows the baseline.
-      const user = await createUser(app, { password: INITIAL });
-      const page = await newPage('user');
-      expect(await login(page, user.username, INITIAL)).toMatchObject({ success: true, data: { tempUser: true, forceUpdatePassword: true } });
-      await page.waitForURL((url) => url.pathname === '/password');
-      const min = page.locator(`${sel('pass-rule')}[data-rule="min"]`);
-      await waitForText(min, '至少 8 个字符', 'the checklist to show minimum 8');
-      const account = page.locator(`${sel('pass-rule')}[data-rule="account"]`);
-      await account.waitFor();
-      const onSave = page.locator(sel('pass-rule-onsave'));
-      expect(await onSave.evaluateAll((els) => els.map((e) => e.getAttribute('data-rule')))).toEqual(['common', 'history']);
-      await waitForText(onSave.nth(1), '最近 5 次', 'the history line');
-
-      // The account rule ticks live: the user name (any case), the mobile number.
-      await textBox(page, 'pass-new').fill(`X#1${user.username.toUpperCase()}`);
-      await until(async () => (await account.getAttribute('data-ok')) === 'false', 'account rule to fail on the user name');
-      await textBox(page, 'pass-new').fill(`a#${user.mobile}`);
-      await until(async () => (await account.getAttribute('data-ok')) === 'false', 'account rule to fail on the mobile');
-      await textBox(page, 'pass-new').fill(GOOD);
-      await until(async () => (await account.getAttribute('data-ok')) === 'true', 'account rule to pass');
-      expect(await min.getAttribute('data-ok')).toBe('true');
-      await shot(page, 'policy-checklist');
-
-      // The three refusals of contract §9: the service's message, and the line it belongs to marked.
-      async function submit(newPass: string): Promise<Envelope<any>> {
-        await textBox(page, 'pass-old').fill(INITIAL);
-        await textBox(page, 'pass-new').fill(newPass);
-        await textBox(page, 'pass-confirm').fill(newPass);
-        const response = page.waitForResponse(isCall('/sys/me/pass/update'));
-        await page.locator(sel('pass-submit')).click();
-        return (await (await response).json()) as Envelope<any>;
-      }
-      expect(await submit(`${user.username}#9`)).toMatchObject({ code: 'PASSWORD_CONTAINS_ACCOUNT' });
-      await waitForText(page.locator(sel('pass-message')), MSG.containsAccount, 'the account refusal');
-      expect(await account.getAttribute('data-ok')).toBe('false');
-
-      expect(await submit(COMMON)).toMatchObject({ code: 'PASSWORD_TOO_COMMON' });
-      await waitForText(page.locator(sel('pass-message')), MSG.tooCommon, 'the common-list refusal');
-      await until(async () => (await onSave.nth(0).getAttribute('data-refused')) === 'true', 'the common line marked');
-
-      // The current (initial) password counts in the history.
-      expect(await submit(INITIAL)).toMatchObject({ code: 'PASSWORD_REUSED' });
-      await waitForText(page.locator(sel('pass-message')), MSG.reused, 'the history refusal');
-      await until(async () => (await onSave.nth(1).getAttribute('data-refused')) === 'true', 'the history line marked');
-      expect(await onSave.nth(0).getAttribute('data-refused')).toBe('false');
-      await shot(page, 'policy-refused-reused');
-      // Another text clears the mark.
-      await textBox(page, 'pass-new').fill(GOOD);
-      await until(async () => (await onSave.nth(1).getAttribute('data-refused')) === 'false', 'the history mark to clear');
-
-      expect(await submit(GOOD)).toMatchObject({ success: true });
-      await page.waitForURL((url) => url.pathname === '/login');
-
-    } catch (err) {
-      const notes: string[] = [];
-      for (const [i, { label, page, errors }] of pages.entries()) {
-        notes.push(`[${label}] ${page.url()}`, ...errors.map((e) => `  ${e}`));
-        await page.screenshot({ path: join(RESULTS, `failure-policy-${i}-${label}.png`), fullPage: true }).catch(() => undefined);
-      }
-      writeFileSync(join(RESULTS, 'failure-policy.log'), `${notes.join('\n')}\n`);
-      throw err;
+  scenario('applies the baseline after showing old → new, and the next login\'s checklist shows minimum 8 and the new rules', '', async () => {
+    // The spec's defaults.
+    await app().saveLoginStrategy({ sessionExpireMinutes: 30, lockMinutes: 1440, maxFailureTimes: 5, maxFailureInterval: 24, mfaMode: 0, multiOnline: true });
+    await app().saveUserStrategy({
+      minPasswordLength: 6, maxPasswordLength: 20, includeLowerCase: true, includeUpperCase: false, includeNumber: true,
+      includeSymbol: true, passwordExpireDays: 90, expireNotifyDays: 10, forceUpdatePassword: false,
+    });
+    const admin = await newPage('admin');
+    const saves: string[] = [];
+    admin.on('request', (req) => { if (SAVES.has(new URL(req.url()).pathname)) saves.push(new URL(req.url()).pathname); });
+    expect(await login(admin, 'admin', ADMIN_PASSWORD)).toMatchObject({ success: true, data: { tempUser: false } });
+    await admin.waitForURL((url) => url.pathname !== '/login');
+    // Then initial passwords must be changed first (not a baseline field): the user of step 4 lands on /password.
+    await app().saveUserStrategy({ forceUpdatePassword: true });
+    const before = {
+      login: (await app().admin('/sys/strategy/login/info')).body.data,
+      user: (await app().admin('/sys/strategy/user/info')).body.data,
+    };
+    await admin.goto(`${base()}/system/strategy`);
+    // Every new field is on the page with its range.
+    for (const field of ['sessionMaxHours', 'maxSessionsPerUser']) await admin.locator(sel(`field-${field}`)).waitFor();
+    await admin.locator(sel('strategy-tab-user')).click();
+    for (const field of ['passwordHistoryCount', 'rejectCommonPasswords', 'rejectAccountInPassword', 'dormantDays']) {
+      await admin.locator(sel(`field-${field}`)).waitFor();
     }
+    await waitForText(admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-passwordHistoryCount')) }), '取值范围 0 – 24', 'history range');
+    await waitForText(admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-dormantDays')) }), '取值范围 0 – 3650', 'dormant range');
+    await admin.locator(sel('strategy-tab-login')).click();
+    await waitForText(admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-sessionMaxHours')) }), '取值范围 0 – 720', 'lifetime range');
+    await waitForText(admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-maxSessionsPerUser')) }), '取值范围 0 – 100', 'sessions range');
+
+    // 1. The dialog lists exactly the fields whose saved value differs, old → new; cancel changes nothing.
+    let dialog = await openBaseline(admin);
+    const expected: Record<string, [string, string]> = {
+      'login.sessionMaxHours': ['0 小时', '12 小时'],
+      'login.lockMinutes': ['1440 分钟', '30 分钟'],
+      'login.mfaMode': ['关闭', '强制'],
+      'user.expireNotifyDays': ['10 天', '7 天'],
+      'user.minPasswordLength': ['6 个字符', '8 个字符'],
+      'user.rejectAccountInPassword': ['否', '是'],
+      'user.rejectCommonPasswords': ['否', '是'],
+      'user.passwordHistoryCount': ['0 个密码', '5 个密码'],
+      'user.dormantDays': ['0 天', '90 天'],
+    };
+    expect(await changesShown(admin)).toEqual(expected);
+    await dialog.locator(sel('baseline-mfa-note')).waitFor();
+    await shot(admin, 'policy-baseline-diff');
+    await dialog.locator(sel('baseline-cancel')).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await lockMinutesBox(admin).inputValue()).toBe('1440');
+
+    // 2. "Fill in the form" puts the values in the form and saves nothing.
+    dialog = await openBaseline(admin);
+    await dialog.locator(sel('baseline-fill')).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await lockMinutesBox(admin).inputValue()).toBe('30');
+    expect(saves).toEqual([]);
+    expect((await app().admin('/sys/strategy/login/info')).body.data).toEqual(before.login);
+    expect((await app().admin('/sys/strategy/user/info')).body.data).toEqual(before.user);
+
+    // 3. Save: still old → new against what is saved (the form's unsaved values are named), both groups stored.
+    dialog = await openBaseline(admin);
+    expect(await changesShown(admin)).toEqual(expected);
+    await dialog.locator(sel('baseline-unsaved')).waitFor();
+    const savedLogin = admin.waitForResponse(isCall('/sys/strategy/login/save'));
+    const savedUser = admin.waitForResponse(isCall('/sys/strategy/user/save'));
+    await dialog.locator(sel('baseline-save')).click();
+    const [loginRes, userRes] = await Promise.all([savedLogin, savedUser]);
+    expect(await loginRes.json()).toMatchObject({ success: true });
+    expect(await userRes.json()).toMatchObject({ success: true });
+    // Partial saves: only the changed fields were sent.
+    expect(Object.keys(loginRes.request().postDataJSON()).sort()).toEqual(['lockMinutes', 'mfaMode', 'sessionMaxHours']);
+    await dialog.waitFor({ state: 'hidden' });
+    expect((await app().admin('/sys/strategy/login/info')).body.data).toMatchObject(BASELINE.login);
+    expect((await app().admin('/sys/strategy/user/info')).body.data).toMatchObject({ ...BASELINE.user, forceUpdatePassword: true, maxPasswordLength: 20 });
+    await until(async () => (await lockMinutesBox(admin).inputValue()) === '30', 'the form to show the saved lock minutes');
+    await shot(admin, 'policy-baseline-saved');
+
+    // Applied twice, it has nothing left to change.
+    dialog = await openBaseline(admin);
+    await dialog.locator(sel('baseline-none')).waitFor();
+    expect(await admin.locator(sel('baseline-row')).count()).toBe(0);
+    await dialog.locator(sel('baseline-cancel')).click();
+
+    // 4. A user with an initial password logs in: forced change first, the checklist follows the baseline.
+    const user = await createUser(app(), { password: INITIAL });
+    const page = await newPage('user');
+    expect(await login(page, user.username, INITIAL)).toMatchObject({ success: true, data: { tempUser: true, forceUpdatePassword: true } });
+    await page.waitForURL((url) => url.pathname === '/password');
+    const min = page.locator(`${sel('pass-rule')}[data-rule="min"]`);
+    await waitForText(min, '至少 8 个字符', 'the checklist to show minimum 8');
+    const account = page.locator(`${sel('pass-rule')}[data-rule="account"]`);
+    await account.waitFor();
+    const onSave = page.locator(sel('pass-rule-onsave'));
+    expect(await onSave.evaluateAll((els) => els.map((e) => e.getAttribute('data-rule')))).toEqual(['common', 'history']);
+    await waitForText(onSave.nth(1), '最近 5 次', 'the history line');
+
+    // The account rule ticks live: the user name (any case), the mobile number.
+    await textBox(page, 'pass-new').fill(`X#1${user.username.toUpperCase()}`);
+    await until(async () => (await account.getAttribute('data-ok')) === 'false', 'account rule to fail on the user name');
+    await textBox(page, 'pass-new').fill(`a#${user.mobile}`);
+    await until(async () => (await account.getAttribute('data-ok')) === 'false', 'account rule to fail on the mobile');
+    await textBox(page, 'pass-new').fill(GOOD);
+    await until(async () => (await account.getAttribute('data-ok')) === 'true', 'account rule to pass');
+    expect(await min.getAttribute('data-ok')).toBe('true');
+    await shot(page, 'policy-checklist');
+
+    // The three refusals of contract §9: the service's message, and the line it belongs to marked.
+    async function submit(newPass: string): Promise<Envelope<any>> {
+      await textBox(page, 'pass-old').fill(INITIAL);
+      await textBox(page, 'pass-new').fill(newPass);
+      await textBox(page, 'pass-confirm').fill(newPass);
+      const response = page.waitForResponse(isCall('/sys/me/pass/update'));
+      await page.locator(sel('pass-submit')).click();
+      return (await (await response).json()) as Envelope<any>;
+    }
+    expect(await submit(`${user.username}#9`)).toMatchObject({ code: 'PASSWORD_CONTAINS_ACCOUNT' });
+    await waitForText(page.locator(sel('pass-message')), MSG.containsAccount, 'the account refusal');
+    expect(await account.getAttribute('data-ok')).toBe('false');
+
+    expect(await submit(COMMON)).toMatchObject({ code: 'PASSWORD_TOO_COMMON' });
+    await waitForText(page.locator(sel('pass-message')), MSG.tooCommon, 'the common-list refusal');
+    await until(async () => (await onSave.nth(0).getAttribute('data-refused')) === 'true', 'the common line marked');
+
+    // The current (initial) password counts in the history.
+    expect(await submit(INITIAL)).toMatchObject({ code: 'PASSWORD_REUSED' });
+    await waitForText(page.locator(sel('pass-message')), MSG.reused, 'the history refusal');
+    await until(async () => (await onSave.nth(1).getAttribute('data-refused')) === 'true', 'the history line marked');
+    expect(await onSave.nth(0).getAttribute('data-refused')).toBe('false');
+    await shot(page, 'policy-refused-reused');
+    // Another text clears the mark.
+    await textBox(page, 'pass-new').fill(GOOD);
+    await until(async () => (await onSave.nth(1).getAttribute('data-refused')) === 'false', 'the history mark to clear');
+
+    expect(await submit(GOOD)).toMatchObject({ success: true });
+    await page.waitForURL((url) => url.pathname === '/login');
   });
 });
