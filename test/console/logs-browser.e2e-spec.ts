@@ -1,13 +1,12 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { Envelope } from '../../src/common/envelope';
 import { createUser, TestUser } from '../factories';
-import { sqliteMemory } from '../support/backends';
 import {
-  browserSuiteMissing, clean, isCall, launchChromium, RESULTS, sel, textBox, until, waitForText,
+  browserSuiteMissing, clean, consoleBrowserSuite, isCall, RESULTS, sel, textBox, until, waitForText,
 } from '../support/console-browser';
-import { ADMIN_PASSWORD, listenOnLocalPort, startApp, TestApp } from '../support/test-app';
+import { ADMIN_PASSWORD } from '../support/test-app';
 
 /*
  * Issue 17 in the admin console: the login log searched by a prefix of the account and of the IP,
@@ -28,43 +27,29 @@ const ZONE = 'Asia/Shanghai';
 const shanghaiWall = (d: Date | string) => new Date(new Date(d).getTime() + 8 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
 
 whenRunnable(`logs in the admin console, in Chromium${missing ? ` (skipped: ${missing})` : ''}`, () => {
-  let app: TestApp;
-  let base: string;
-  let browser: Browser;
-  let context: BrowserContext;
+  const { app, base, newPage, errors: errorsOf, shot: pageShot } = consoleBrowserSuite('logs', {
+    start: { env: { DISPLAY_TIMEZONE: ZONE } }, adminToken: false, pagesPerTest: false,
+  });
   let page: Page;
-  const errors: string[] = [];
+  let errors: string[];
   let user: TestUser;
   const prefix = `logpfx${Date.now().toString(36).slice(-4)}_`;
 
   beforeAll(async () => {
-    mkdirSync(RESULTS, { recursive: true });
-    app = await startApp(sqliteMemory, { env: { DISPLAY_TIMEZONE: ZONE } });
-    base = await listenOnLocalPort(app);
-    user = await createUser(app, { username: `${prefix}zhang` });
+    user = await createUser(app(), { username: `${prefix}zhang` });
     // Three wrong passwords lock the account (the third is the locking failure), from 127.0.0.1.
-    await app.saveLoginStrategy({ maxFailureTimes: 3 });
+    await app().saveLoginStrategy({ maxFailureTimes: 3 });
     for (let i = 0; i < 3; i++) {
-      app.clock.advance(1_000);
-      await app.login(user.username, 'Wrong#pass1', { ip: '127.0.0.1' });
+      app().clock.advance(1_000);
+      await app().login(user.username, 'Wrong#pass1', { ip: '127.0.0.1' });
     }
-    await app.saveLoginStrategy({ maxFailureTimes: 5 });
+    await app().saveLoginStrategy({ maxFailureTimes: 5 });
     // A role saved twice: the second save changes its name and its codes.
-    await app.admin('/sys/role/save', { code: `${prefix}role`, name: 'Log role', permissions: ['sys:user:list'] });
-    await app.admin('/sys/role/save', { code: `${prefix}role`, name: 'Log readers', permissions: ['sys:user:list', 'sys:loginLog:list'] });
-    browser = await launchChromium();
+    await app().admin('/sys/role/save', { code: `${prefix}role`, name: 'Log role', permissions: ['sys:user:list'] });
+    await app().admin('/sys/role/save', { code: `${prefix}role`, name: 'Log readers', permissions: ['sys:user:list', 'sys:loginLog:list'] });
     // A browser in another zone than DISPLAY_TIMEZONE (and than the server's UTC): what it shows must not follow it.
-    context = await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'zh-CN', timezoneId: 'America/New_York' });
-    context.setDefaultTimeout(15_000);
-    page = await context.newPage();
-    page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
-  });
-
-  afterAll(async () => {
-    await context?.close().catch(() => undefined);
-    await browser?.close();
-    await app?.close();
+    page = await newPage('logs', { timezoneId: 'America/New_York' });
+    errors = errorsOf(page);
   });
 
   async function step(name: string, body: () => Promise<void>): Promise<void> {
@@ -77,11 +62,7 @@ whenRunnable(`logs in the admin console, in Chromium${missing ? ` (skipped: ${mi
     }
   }
 
-  async function shot(name: string): Promise<void> {
-    await until(async () => (await page.locator('.el-button.is-loading, .el-loading-mask').filter({ visible: true }).count()) === 0,
-      `${name}: loading to finish`, 5_000);
-    await page.screenshot({ path: join(RESULTS, `${name}.png`), fullPage: true, animations: 'disabled' });
-  }
+  const shot = (name: string) => pageShot(page, name);
 
   /** Clicks and returns the request body and the envelope of the API call it causes. */
   async function act<T = any>(target: ReturnType<Page['locator']>, path: string): Promise<{ sent: any; body: Envelope<T> }> {
@@ -95,7 +76,7 @@ whenRunnable(`logs in the admin console, in Chromium${missing ? ` (skipped: ${mi
 
   it('searches the login log by a prefix, shows reasons from their codes in zh and in English, and the audit detail old → new', async () => {
     await step('login', async () => {
-      await page.goto(`${base}/login`);
+      await page.goto(`${base()}/login`);
       await textBox(page, 'login-account').fill('admin');
       await textBox(page, 'login-password').fill(ADMIN_PASSWORD);
       expect((await act(page.locator(sel('login-submit')), '/sys/login')).body.success).toBe(true);
@@ -103,7 +84,7 @@ whenRunnable(`logs in the admin console, in Chromium${missing ? ` (skipped: ${mi
     });
 
     await step('prefix', async () => {
-      await page.goto(`${base}/system/loginlog`);
+      await page.goto(`${base()}/system/loginlog`);
       await textBox(page, 'log-account').fill(prefix);
       const listed = await act(page.locator(sel('log-search')), '/sys/loginLog/list');
       expect(listed.sent.account).toBe(prefix);
@@ -157,7 +138,7 @@ whenRunnable(`logs in the admin console, in Chromium${missing ? ` (skipped: ${mi
     });
 
     await step('audit', async () => {
-      await page.goto(`${base}/system/auditlog`);
+      await page.goto(`${base()}/system/auditlog`);
       await textBox(page, 'audit-target').fill(prefix);
       await act(page.locator(sel('audit-search')), '/sys/auditLog/list');
       const roleRow = page.locator(`${sel('audit-row')}[data-action="role.save"]`).first();
