@@ -1,14 +1,12 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { Secret, TOTP } from 'otpauth';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { Envelope } from '../../src/common/envelope';
 import { createActiveUser, TestUser } from '../factories';
-import { sqliteMemory } from '../support/backends';
 import {
-  browserSuiteMissing, clean, CONFIRM, isCall, launchChromium, RESULTS, sel, textBox, until, waitForText,
+  browserSuiteMissing, clean, CONFIRM, consoleBrowserSuite, isCall, sel, textBox, until, waitForText,
 } from '../support/console-browser';
-import { ADMIN_PASSWORD, listenOnLocalPort, startApp, TestApp } from '../support/test-app';
+import { ADMIN_PASSWORD } from '../support/test-app';
 
 /*
  * Issue 14 in the admin console (contract §8, the second factor): a user enrols on the
@@ -47,91 +45,23 @@ async function act<T = any>(page: Page, target: Locator, path: string, opts: { c
 }
 
 whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skipped: ${missing})` : ''}`, () => {
-  let app: TestApp;
-  let base: string;
-  let browser: Browser;
-  let contexts: BrowserContext[] = [];
-  let pages: { label: string; page: Page; errors: string[] }[] = [];
-  /** Content-Security-Policy violations of the test's pages (contract §11: there must be none). */
-  let cspViolations: string[] = [];
-
-  beforeAll(async () => {
-    mkdirSync(RESULTS, { recursive: true });
-    app = await startApp(sqliteMemory);
-    base = await listenOnLocalPort(app);
-    // The API helpers keep this admin token; the admin never enrols, so it stays valid in every mode.
-    await app.adminToken();
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-  });
+  // The API helpers keep the admin token; the admin never enrols, so it stays valid in every mode.
+  // Every scenario also expects no Content-Security-Policy violation of its pages (contract §11).
+  const { app, base, newPage, scenario, shot } = consoleBrowserSuite('mfa', { page: { acceptDownloads: true }, checkCsp: true });
 
   beforeEach(async () => {
     await setMfaMode(0);
-    contexts = [];
-    pages = [];
-    cspViolations = [];
   });
-
-  afterEach(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-  });
-
-  /** Photographs every page of a failed test, with the errors its console printed. */
-  function scenario(name: string, slug: string, body: () => Promise<void>): void {
-    it(name, async () => {
-      try {
-        await body();
-        // Everything above ran under the console's Content-Security-Policy without a refusal.
-        expect(cspViolations).toEqual([]);
-      } catch (err) {
-        const notes: string[] = [];
-        for (const [i, { label, page, errors }] of pages.entries()) {
-          notes.push(`[${label}] ${page.url()}`, ...errors.map((e) => `  ${e}`));
-          await page.screenshot({ path: join(RESULTS, `failure-mfa-${slug}-${i}-${label}.png`), fullPage: true }).catch(() => undefined);
-        }
-        writeFileSync(join(RESULTS, `failure-mfa-${slug}.log`), `${notes.join('\n')}\n`);
-        throw err;
-      }
-    });
-  }
-
-  async function newPage(label: string): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'zh-CN', acceptDownloads: true });
-    context.setDefaultTimeout(15_000);
-    contexts.push(context);
-    await context.exposeBinding('__reportCspViolation', (_source, text: string) => { cspViolations.push(text); });
-    await context.addInitScript(`document.addEventListener('securitypolicyviolation', (e) => window.__reportCspViolation(
-      e.violatedDirective + ' blocked ' + (e.blockedURI || '(inline)') + ' at ' + e.sourceFile + ':' + e.lineNumber));`);
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(`console: ${m.text()}`);
-      if (/Content Security Policy/i.test(m.text())) cspViolations.push(`console: ${m.text()}`);
-    });
-    pages.push({ label, page, errors });
-    return page;
-  }
-
-  async function shot(page: Page, name: string): Promise<void> {
-    await until(async () => (await page.locator('.el-button.is-loading, .el-loading-mask').filter({ visible: true }).count()) === 0,
-      `${name}: loading to finish`, 5_000);
-    await page.screenshot({ path: join(RESULTS, `${name}.png`), fullPage: true, animations: 'disabled' });
-  }
 
   async function setMfaMode(mode: 0 | 1 | 2): Promise<void> {
-    const res = await app.admin('/sys/strategy/login/save', { mfaMode: mode });
+    const res = await app().admin('/sys/strategy/login/save', { mfaMode: mode });
     if (!res.body.success) throw new Error(`mfaMode ${mode} refused: ${res.body.code} ${res.body.message}`);
   }
 
   /** The code an authenticator app shows for `secret` at the app's clock, `steps` 30-second steps from now. */
   function totp(secret: string, steps = 0): string {
     return new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 })
-      .generate({ timestamp: app.clock.now().getTime() + steps * STEP_MS });
+      .generate({ timestamp: app().clock.now().getTime() + steps * STEP_MS });
   }
 
   /** A 6-digit code that is not the right one at any step the service accepts now. */
@@ -144,7 +74,7 @@ whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skip
   }
 
   async function submitLogin(page: Page, account: string, password: string): Promise<Envelope<any>> {
-    if (new URL(page.url()).pathname !== '/login') await page.goto(`${base}/login`);
+    if (new URL(page.url()).pathname !== '/login') await page.goto(`${base()}/login`);
     await textBox(page, 'login-account').fill(account);
     await textBox(page, 'login-password').fill(password);
     return (await act(page, page.locator(sel('login-submit')), '/sys/login')).body;
@@ -192,7 +122,7 @@ whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skip
     expect(codes).toEqual(enabled.body.data!.recoveryCodes);
     for (const code of codes) expect(code).toMatch(/^[0-9a-z]{4}-[0-9a-z]{4}$/i);
     // The step of that code is used now: the next code comes from the next step.
-    app.clock.advance(STEP_MS);
+    app().clock.advance(STEP_MS);
     return codes;
   }
 
@@ -203,7 +133,7 @@ whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skip
   }
 
   scenario('1. a user enrols on the two-factor page, then logs in with the password and a code from the app', 'enrol', async () => {
-    const user = await createActiveUser(app);
+    const user = await createActiveUser(app());
     const page = await newPage('user');
     expect(await submitLogin(page, user.username, user.password)).toMatchObject({ success: true, data: { tempUser: false } });
     await expectLoggedIn(page, user.username);
@@ -222,7 +152,7 @@ whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skip
     const refused = await act(page, page.locator(sel('mfa-enable')), '/sys/me/mfa/enable');
     expect(refused.body).toMatchObject({ success: false, code: 'MFA_CODE_INVALID' });
     await waitForText(page.locator(sel('mfa-message')), MSG.codeInvalid, 'the wrong-code message');
-    expect((await app.post('/sys/me/info', {}, { token: (await page.evaluate('localStorage.getItem("Admin-Token")')) as string })).body.data)
+    expect((await app().post('/sys/me/info', {}, { token: (await page.evaluate('localStorage.getItem("Admin-Token")')) as string })).body.data)
       .toMatchObject({ mfaEnabled: false });
 
     const recovery = await enableWith(page, secret);
@@ -261,7 +191,7 @@ whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skip
     // The right code: the login goes on as any login does, to the first page the user may see.
     expect(await secondStep(page, totp(secret))).toMatchObject({ success: true, data: { tempUser: false } });
     await expectLoggedIn(page, user.username);
-    app.clock.advance(STEP_MS);
+    app().clock.advance(STEP_MS);
 
     // A recovery code instead of the app.
     await logout(page);
@@ -274,7 +204,7 @@ whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skip
     // The second step outlives no mfaToken: after its 5 minutes the page goes back to the password, with the message.
     await logout(page);
     expect((await submitLogin(page, user.username, user.password)).data).toMatchObject({ mfaRequired: true });
-    app.clock.advance(5 * 60_000 + 1_000);
+    app().clock.advance(5 * 60_000 + 1_000);
     expect(await secondStep(page, totp(secret))).toMatchObject({ success: false, code: 'MFA_TOKEN_INVALID' });
     await waitForText(page.locator(sel('login-message')), MSG.tokenInvalid, 'the expired-token message');
     await page.locator(sel('login-mfa-step')).waitFor({ state: 'detached' });
@@ -282,7 +212,7 @@ whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skip
   });
 
   scenario('2. with mfaMode 2 a user without a second factor is sent to enrol, then logs in again with a code', 'forced', async () => {
-    const user = await createActiveUser(app);
+    const user = await createActiveUser(app());
     await setMfaMode(2);
     const page = await newPage('user');
 
@@ -293,7 +223,7 @@ whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skip
     await waitForText(page.locator(sel('login-tip')), MSG.setupTip, 'the enrolment tip');
     // A temporary session: no menu, and other pages lead back here.
     expect(await page.locator(sel('nav-devices')).count()).toBe(0);
-    await page.goto(`${base}/me/devices`);
+    await page.goto(`${base()}/me/devices`);
     await page.waitForURL((url) => url.pathname === '/me/mfa');
     await shot(page, 'mfa-forced');
 
@@ -307,7 +237,7 @@ whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skip
     expect((await submitLogin(page, user.username, user.password)).data).toMatchObject({ mfaRequired: true });
     expect(await secondStep(page, totp(secret))).toMatchObject({ success: true, data: { tempUser: false } });
     await expectLoggedIn(page, user.username);
-    app.clock.advance(STEP_MS);
+    app().clock.advance(STEP_MS);
 
     // Turning it off is not allowed while everyone must have it: the page says why.
     await page.locator(sel('nav-mfa')).click();
@@ -322,17 +252,17 @@ whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skip
 
   scenario('3. an administrator sets mfaMode on the strategy page and resets a user\'s second factor on the users page', 'admin', async () => {
     // A user enrolled through the API, as the page does it.
-    const user: TestUser = await createActiveUser(app);
-    const token = await app.token(user.username, user.password);
-    const { secret } = (await app.post('/sys/me/mfa/setup', {}, { token })).body.data;
-    expect((await app.post('/sys/me/mfa/enable', { code: totp(secret) }, { token })).body).toMatchObject({ success: true });
-    app.clock.advance(STEP_MS);
+    const user: TestUser = await createActiveUser(app());
+    const token = await app().token(user.username, user.password);
+    const { secret } = (await app().post('/sys/me/mfa/setup', {}, { token })).body.data;
+    expect((await app().post('/sys/me/mfa/enable', { code: totp(secret) }, { token })).body).toMatchObject({ success: true });
+    app().clock.advance(STEP_MS);
 
     const page = await newPage('admin');
     expect(await submitLogin(page, 'admin', ADMIN_PASSWORD)).toMatchObject({ success: true });
     await expectLoggedIn(page, 'admin');
 
-    await page.goto(`${base}/system/strategy`);
+    await page.goto(`${base()}/system/strategy`);
     await page.locator(sel('strategy-tab-login')).click();
     const field = page.locator(sel('field-mfaMode'));
     await field.waitFor();
@@ -342,11 +272,11 @@ whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skip
     const saved = await act(page, page.locator(sel('strategy-save-login')), '/sys/strategy/login/save');
     expect(saved.body).toMatchObject({ success: true });
     expect(saved.sent).toMatchObject({ mfaMode: 1 });
-    expect((await app.admin('/sys/strategy/login/info')).body.data).toMatchObject({ mfaMode: 1 });
+    expect((await app().admin('/sys/strategy/login/info')).body.data).toMatchObject({ mfaMode: 1 });
     await shot(page, 'strategy-mfa-mode');
 
     // Users: the badge, and the reset.
-    await page.goto(`${base}/system/users`);
+    await page.goto(`${base()}/system/users`);
     await textBox(page, 'users-search').fill(user.username);
     await act(page, page.locator(sel('users-search-btn')), '/sys/user/list');
     const row = page.locator(sel(`user-row-${user.username}`)).first();
@@ -359,8 +289,8 @@ whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skip
     expect(await row.locator(sel('user-mfa-reset')).count()).toBe(0);
 
     // The user's session ended, and the next login needs the password only.
-    expect((await app.post('/sys/me/info', {}, { token })).body.success).toBe(false);
-    const again = await app.login(user.username, user.password);
+    expect((await app().post('/sys/me/info', {}, { token })).body.success).toBe(false);
+    const again = await app().login(user.username, user.password);
     expect(again.body).toMatchObject({ success: true, data: { mfaRequired: false } });
     expect(again.body.data!.accessToken).toEqual(expect.any(String));
   });

@@ -107,6 +107,13 @@ export interface ConsoleBrowserSuiteOptions {
    * false: pages live until the end of the suite (e.g. a page opened in beforeAll).
    */
   pagesPerTest?: boolean;
+  /** Defaults of every newPage(). */
+  page?: ConsolePageOptions;
+  /**
+   * Collects the Content-Security-Policy violations of the pages (contract §11: there must be none);
+   * a scenario whose body passed then expects none.
+   */
+  checkCsp?: boolean;
 }
 
 export interface ConsoleBrowserSuite {
@@ -120,8 +127,8 @@ export interface ConsoleBrowserSuite {
   /** login() that must succeed, then waits for the landing page and the header to name the account. */
   signIn(page: Page, account: string, password: string): Promise<Envelope<any>>;
   /**
-   * A test that, when it fails, screenshots every page it opened to failure-<suite>[-<slug>]-<i>-<label>.png
-   * and writes their URLs and errors to failure-<suite>[-<slug>].log.
+   * A test that, when it fails, screenshots every page it opened to failure[-<suite>][-<slug>]-<i>-<label>.png
+   * and writes their URLs and errors to failure[-<suite>][-<slug>].log.
    */
   scenario(name: string, slug: string, body: () => Promise<void>): void;
   /** Waits for the loading indicators to go, then screenshots to test-results/<name>.png. */
@@ -140,6 +147,7 @@ export function consoleBrowserSuite(suite: string, options: ConsoleBrowserSuiteO
   let browser: Browser;
   let contexts: BrowserContext[] = [];
   let pages: { label: string; page: Page; errors: string[] }[] = [];
+  let cspViolations: string[] = [];
 
   const closeContexts = async () => {
     for (const context of contexts) await context.close().catch(() => undefined);
@@ -161,11 +169,13 @@ export function consoleBrowserSuite(suite: string, options: ConsoleBrowserSuiteO
     beforeEach(() => {
       contexts = [];
       pages = [];
+      cspViolations = [];
     });
     afterEach(closeContexts);
   }
 
-  async function newPage(label: string, opts: ConsolePageOptions = {}): Promise<Page> {
+  async function newPage(label: string, pageOptions: ConsolePageOptions = {}): Promise<Page> {
+    const opts = { ...options.page, ...pageOptions };
     const context = await browser.newContext({
       viewport: opts.viewport ?? { width: 1366, height: 900 },
       locale: opts.locale ?? 'zh-CN',
@@ -174,11 +184,19 @@ export function consoleBrowserSuite(suite: string, options: ConsoleBrowserSuiteO
     });
     context.setDefaultTimeout(15_000);
     contexts.push(context);
+    if (options.checkCsp) {
+      await context.exposeBinding('__reportCspViolation', (_source, text: string) => { cspViolations.push(text); });
+      await context.addInitScript(`document.addEventListener('securitypolicyviolation', (e) => window.__reportCspViolation(
+        e.violatedDirective + ' blocked ' + (e.blockedURI || '(inline)') + ' at ' + e.sourceFile + ':' + e.lineNumber));`);
+    }
     const page = await context.newPage();
     if (opts.fakeClock) await page.clock.install({ time: app.clock.nowMs() });
     const errors: string[] = [];
     page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+      if (options.checkCsp && /Content Security Policy/i.test(m.text())) cspViolations.push(`console: ${m.text()}`);
+    });
     pages.push({ label, page, errors });
     return page;
   }
@@ -207,10 +225,12 @@ export function consoleBrowserSuite(suite: string, options: ConsoleBrowserSuiteO
   }
 
   function scenario(name: string, slug: string, body: () => Promise<void>): void {
-    const stem = `failure-${suite}${slug ? `-${slug}` : ''}`;
+    const stem = ['failure', suite, slug].filter(Boolean).join('-');
     it(name, async () => {
       try {
         await body();
+        // Everything above ran under the console's Content-Security-Policy without a refusal.
+        if (options.checkCsp) expect(cspViolations).toEqual([]);
       } catch (err) {
         const notes: string[] = [];
         for (const [i, { label, page, errors: seen }] of pages.entries()) {
