@@ -1,13 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { Envelope } from '../../src/common/envelope';
 import { createActiveUser, createRole, TestUser } from '../factories';
-import { sqliteMemory } from '../support/backends';
 import {
-  browserSuiteMissing, clean, CONFIRM, isCall, launchChromium, RESULTS, sel, textBox, until, waitForText,
+  browserSuiteMissing, clean, CONFIRM, consoleBrowserSuite, isCall, sel, textBox, until, waitForText,
 } from '../support/console-browser';
-import { ADMIN_PASSWORD, listenOnLocalPort, startApp, TestApp } from '../support/test-app';
+import { ADMIN_PASSWORD } from '../support/test-app';
 
 /*
  * Issue 7: the admin console (web/, served by the service at /) driven in a real browser against
@@ -48,60 +45,6 @@ async function unreadCount(page: Page): Promise<number> {
   return Number.isNaN(n) ? 0 : n;
 }
 
-/** The browser contexts of one test; closed at its end, photographed when it fails. */
-class Scene {
-  private readonly contexts: BrowserContext[] = [];
-  private readonly pages: { label: string; page: Page; errors: string[] }[] = [];
-  /** Every Content-Security-Policy violation any page of the test reported (contract §11: there must be none). */
-  readonly cspViolations: string[] = [];
-
-  constructor(private readonly browser: Browser, readonly base: string, private readonly slug: string) {}
-
-  /** A fresh browser context (its own localStorage, so its own session) with one page. */
-  async page(label: string): Promise<Page> {
-    const context = await this.browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'zh-CN' });
-    context.setDefaultTimeout(15_000);
-    this.contexts.push(context);
-    // The page's own report of each violation (the event), and Chromium's console line about it.
-    await context.exposeBinding('__reportCspViolation', (_source, text: string) => { this.cspViolations.push(text); });
-    await context.addInitScript(`document.addEventListener('securitypolicyviolation', (e) => window.__reportCspViolation(
-      e.violatedDirective + ' blocked ' + (e.blockedURI || '(inline)') + ' at ' + e.sourceFile + ':' + e.lineNumber));`);
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(`console: ${m.text()}`);
-      if (/Content Security Policy/i.test(m.text())) this.cspViolations.push(`console: ${m.text()}`);
-    });
-    this.pages.push({ label, page, errors });
-    return page;
-  }
-
-  async goto(page: Page, path: string): Promise<void> {
-    await page.goto(`${this.base}${path}`);
-  }
-
-  async shot(page: Page, name: string): Promise<void> {
-    // A picture of the page at rest: no button or table still loading.
-    await until(async () => (await page.locator('.el-button.is-loading, .el-loading-mask').filter({ visible: true }).count()) === 0,
-      `${name}: loading to finish`, 5_000);
-    await page.screenshot({ path: join(RESULTS, `${name}.png`), fullPage: true, animations: 'disabled' });
-  }
-
-  async onFailure(): Promise<void> {
-    const notes: string[] = [];
-    for (const [i, { label, page, errors }] of this.pages.entries()) {
-      notes.push(`[${label}] ${page.url()}`, ...errors.map((e) => `  ${e}`));
-      await page.screenshot({ path: join(RESULTS, `failure-${this.slug}-${i}-${label}.png`), fullPage: true }).catch(() => undefined);
-    }
-    writeFileSync(join(RESULTS, `failure-${this.slug}.log`), `${notes.join('\n')}\n`);
-  }
-
-  async close(): Promise<void> {
-    for (const context of this.contexts) await context.close().catch(() => undefined);
-  }
-}
-
 interface Acted<T> {
   body: Envelope<T>;
   sent: any;
@@ -117,54 +60,24 @@ async function act<T = any>(page: Page, target: Locator, path: string, opts: { c
 }
 
 whenRunnable(`admin console in Chromium against the running service${missing ? ` (skipped: ${missing})` : ''}`, () => {
-  let app: TestApp;
-  let base: string;
-  let browser: Browser;
-  let scene: Scene;
-  let failed = false;
-
-  beforeAll(async () => {
-    mkdirSync(RESULTS, { recursive: true });
-    app = await startApp(sqliteMemory);
-    base = await listenOnLocalPort(app);
-    // The API helpers keep this normal admin token, so they still work while a test has made
-    // initial passwords (the admin's included) give temporary tokens.
-    await app.adminToken();
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-  });
+  // The API helpers keep the normal admin token, so they still work while a test has made initial
+  // passwords (the admin's included) give temporary tokens. Each scenario's browser contexts are its
+  // own, closed at its end, photographed when it fails (failure-<slug>-*), and the console must work
+  // under its Content-Security-Policy: nothing it does is refused (contract §11).
+  const { app, base, newPage, scenario, shot } = consoleBrowserSuite('', { checkCsp: true });
+  const goto = async (page: Page, path: string): Promise<void> => { await page.goto(`${base()}${path}`); };
 
   // Every test starts from the same strategy, whatever the one before it saved.
   beforeEach(async () => {
-    await app.saveLoginStrategy({
+    await app().saveLoginStrategy({
       maxFailureTimes: 5, maxFailureInterval: 24, lockMinutes: 1440, multiOnline: true, bindIp: false,
       sendMsgWhenErrorLogin: '', sendMsgWhenErrorIp: '',
     });
-    await app.saveUserStrategy({
+    await app().saveUserStrategy({
       forceUpdatePassword: false, minPasswordLength: 6, maxPasswordLength: 20,
       includeLowerCase: true, includeUpperCase: false, includeNumber: true, includeSymbol: true,
     });
   });
-
-  function scenario(name: string, slug: string, body: () => Promise<void>): void {
-    it(name, async () => {
-      scene = new Scene(browser, base, slug);
-      failed = true;
-      try {
-        await body();
-        // The console works under its Content-Security-Policy: nothing it does is refused.
-        expect(scene.cspViolations).toEqual([]);
-        failed = false;
-      } finally {
-        if (failed) await scene.onFailure();
-        await scene.close();
-      }
-    });
-  }
 
   // ------------------------------------------------------------------ console steps
 
@@ -173,7 +86,7 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
    * the envelope of /sys/login.
    */
   async function submitLogin(page: Page, account: string, password: string, via: 'click' | 'enter' = 'click'): Promise<Envelope<any>> {
-    if (new URL(page.url()).pathname !== '/login') await scene.goto(page, '/login');
+    if (new URL(page.url()).pathname !== '/login') await goto(page, '/login');
     await textBox(page, 'login-account').fill(account);
     await textBox(page, 'login-password').fill(password);
     if (via === 'click') return (await act(page, page.locator(sel('login-submit')), '/sys/login')).body;
@@ -211,14 +124,14 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
   }
 
   async function adminPage(): Promise<Page> {
-    const page = await scene.page('admin');
+    const page = await newPage('admin');
     await loginAs(page, 'admin', ADMIN_PASSWORD);
     return page;
   }
 
   /** The Users page filtered to one user; the user's row. */
   async function userRow(page: Page, username: string): Promise<Locator> {
-    if (new URL(page.url()).pathname !== '/system/users') await scene.goto(page, '/system/users');
+    if (new URL(page.url()).pathname !== '/system/users') await goto(page, '/system/users');
     await textBox(page, 'users-search').fill(username);
     await act(page, page.locator(sel('users-search-btn')), '/sys/user/list');
     const row = page.locator(sel(`user-row-${username}`));
@@ -241,10 +154,10 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
   // ------------------------------------------------------------------ scenarios
 
   scenario('1. an administrator changes the strategy on the System strategy page and the next login follows it', 'strategy', async () => {
-    const user = await createActiveUser(app);
+    const user = await createActiveUser(app());
     const page = await adminPage();
 
-    await scene.goto(page, '/system/strategy');
+    await goto(page, '/system/strategy');
     await page.locator(sel('strategy-tab-login')).click();
     const maxFailures = textBox(page, 'field-maxFailureTimes');
     await until(async () => (await maxFailures.inputValue()) === '5', 'maxFailureTimes to load as 5');
@@ -254,7 +167,7 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     expect(await clean(page.locator(sel('default-maxFailureTimes')))).toBe('默认 5 次');
     expect(await clean(page.locator(sel('default-loginStrategyWhenExpire')))).toBe('默认 禁止');
     expect(await clean(page.locator(sel('default-multiOnline')))).toBe('默认 是');
-    await scene.shot(page, 'strategy-login');
+    await shot(page, 'strategy-login');
 
     // A value the service refuses: its message appears at the field, and nothing is saved.
     await maxFailures.fill('0');
@@ -262,24 +175,24 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     const refused = await act(page, page.locator(sel('strategy-save-login')), '/sys/strategy/login/save');
     expect(refused.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED' });
     await waitForText(page.locator(sel('error-maxFailureTimes')), refused.body.message, 'the field error');
-    expect((await app.admin('/sys/strategy/login/info')).body.data).toMatchObject({ maxFailureTimes: 5 });
+    expect((await app().admin('/sys/strategy/login/info')).body.data).toMatchObject({ maxFailureTimes: 5 });
 
     await maxFailures.fill('2');
     await maxFailures.press('Tab');
     const saved = await act(page, page.locator(sel('strategy-save-login')), '/sys/strategy/login/save');
     expect(saved.body).toMatchObject({ success: true, code: 'OK' });
     expect(saved.sent).toMatchObject({ maxFailureTimes: 2 });
-    expect((await app.admin('/sys/strategy/login/info')).body.data).toMatchObject({ maxFailureTimes: 2 });
+    expect((await app().admin('/sys/strategy/login/info')).body.data).toMatchObject({ maxFailureTimes: 2 });
     // What the page shows after a reload is what the service kept.
     await page.reload();
     await until(async () => (await textBox(page, 'field-maxFailureTimes').inputValue()) === '2', 'maxFailureTimes to reload as 2');
 
     // The next logins: two wrong passwords now lock the account, and the right one is refused.
-    expect((await app.login(user.username, WRONG, { ip: '10.1.0.1' })).body.code).toBe('BAD_CREDENTIALS');
-    expect((await app.login(user.username, WRONG, { ip: '10.1.0.1' })).body.code).toBe('BAD_CREDENTIALS');
-    expect((await app.login(user.username, user.password, { ip: '10.1.0.1' })).body).toMatchObject({ code: 'ACCOUNT_LOCKED', message: MSG.locked });
+    expect((await app().login(user.username, WRONG, { ip: '10.1.0.1' })).body.code).toBe('BAD_CREDENTIALS');
+    expect((await app().login(user.username, WRONG, { ip: '10.1.0.1' })).body.code).toBe('BAD_CREDENTIALS');
+    expect((await app().login(user.username, user.password, { ip: '10.1.0.1' })).body).toMatchObject({ code: 'ACCOUNT_LOCKED', message: MSG.locked });
     // ...and the login page of another browser says so.
-    const userPage = await scene.page('user');
+    const userPage = await newPage('user');
     expect(await submitLogin(userPage, user.username, user.password)).toMatchObject({ success: false, code: 'ACCOUNT_LOCKED' });
     await waitForText(userPage.locator(sel('login-message')), MSG.locked, 'the locked message on the login page');
 
@@ -296,8 +209,8 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     const savedUser = await act(page, page.locator(sel('strategy-save-user')), '/sys/strategy/user/save');
     expect(savedUser.body).toMatchObject({ success: true });
     expect(savedUser.sent).toMatchObject({ minPasswordLength: 8 });
-    expect((await app.admin('/sys/strategy/user/rules')).body.data).toMatchObject({ minPasswordLength: 8 });
-    await scene.shot(page, 'strategy-user');
+    expect((await app().admin('/sys/strategy/user/rules')).body.data).toMatchObject({ minPasswordLength: 8 });
+    await shot(page, 'strategy-user');
 
     // Both saves are in the audit log.
     await page.locator(sel('nav-auditlog')).click();
@@ -306,14 +219,14 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     await page.locator(`${sel('audit-row')}[data-action="strategy.user.save"]`).first().waitFor();
     // Each action under its label, not only its code.
     expect(await page.locator(`${sel('audit-row')}[data-action="strategy.login.save"]`).first().innerText()).toContain('保存登录策略');
-    await scene.shot(page, 'auditlog');
+    await shot(page, 'auditlog');
   });
 
   scenario('2. three wrong passwords lock the account on the login page; the administrator unlocks it in Users; the user logs in', 'lockout', async () => {
-    await app.saveLoginStrategy({ maxFailureTimes: 3 });
-    const user = await createActiveUser(app);
-    const page = await scene.page('user');
-    await scene.goto(page, '/login');
+    await app().saveLoginStrategy({ maxFailureTimes: 3 });
+    const user = await createActiveUser(app());
+    const page = await newPage('user');
+    await goto(page, '/login');
 
     for (let attempt = 1; attempt <= 3; attempt += 1) {
       // The second one by Enter: it must count once, like a click.
@@ -325,12 +238,12 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     expect(locked).toMatchObject({ success: false, code: 'ACCOUNT_LOCKED' });
     await waitForText(page.locator(sel('login-message')), MSG.locked, 'the locked message');
     expect(new URL(page.url()).pathname).toBe('/login');
-    await scene.shot(page, 'login');
+    await shot(page, 'login');
 
     const admin = await adminPage();
     const row = await userRow(admin, user.username);
     await waitForText(row.locator(sel('user-state')), /锁定|locked/i, 'the locked badge');
-    await scene.shot(admin, 'users');
+    await shot(admin, 'users');
 
     const unlocked = await act(admin, row.locator(sel('user-unlock')), '/sys/user/unlock', { confirm: true });
     expect(unlocked.body).toMatchObject({ success: true });
@@ -341,7 +254,7 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     await loginAs(page, user.username, user.password);
 
     // Every attempt is in the login log.
-    await scene.goto(admin, '/system/loginlog');
+    await goto(admin, '/system/loginlog');
     await textBox(admin, 'log-account').fill(user.username);
     await act(admin, admin.locator(sel('log-search')), '/sys/loginLog/list');
     await until(async () => (await admin.locator(sel('log-row')).count()) >= 5, 'five log rows (3 wrong, 1 locked, 1 success)');
@@ -351,10 +264,10 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     const tagged = (status: string) => admin.locator(`${sel('log-row')} [data-status="${status}"]`).count();
     expect([await tagged('passwrong'), await tagged('locked'), await tagged('success')]).toEqual([3, 1, 2]);
     expect(await clean(admin.locator(`${sel('log-row')} [data-status="passwrong"]`).first())).toBe('密码错误');
-    await scene.shot(admin, 'loginlog');
+    await shot(admin, 'loginlog');
 
     // The audit log names the unlocked user, not only its id.
-    await scene.goto(admin, '/system/auditlog');
+    await goto(admin, '/system/auditlog');
     const unlockRow = admin.locator(`${sel('audit-row')}[data-action="user.unlock"]`).first();
     await waitForText(unlockRow.locator(sel('audit-target-name')), user.username, 'the unlocked user\'s name in the audit log');
   });
@@ -362,7 +275,7 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
   scenario('3. a user created by the administrator must change the initial password at first login, then logs in with the new one', 'first-login', async () => {
     const admin = await adminPage();
     const username = `first_${Date.now().toString(36)}`;
-    await scene.goto(admin, '/system/users');
+    await goto(admin, '/system/users');
     await admin.locator(sel('users-create')).click();
     await textBox(admin, 'create-username').fill(username);
     await textBox(admin, 'create-mobile').fill(`137${String(Date.now() % 1e8).padStart(8, '0')}`);
@@ -372,9 +285,9 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     const initial = created.body.data!.password!;
     await waitForText(admin.locator(sel('create-password')), initial, 'the generated password, shown once');
 
-    await app.saveUserStrategy({ forceUpdatePassword: true });
+    await app().saveUserStrategy({ forceUpdatePassword: true });
 
-    const page = await scene.page('user');
+    const page = await newPage('user');
     const login = await submitLogin(page, username, initial);
     expect(login).toMatchObject({ success: true, data: { tempUser: true, forceUpdatePassword: true } });
     await page.waitForURL((url) => url.pathname === '/password');
@@ -408,7 +321,7 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     await textBox(page, 'pass-confirm').fill('Fresh#pass9');
     await until(async () => (await page.locator(`${sel('pass-rule')}[data-ok="false"]`).count()) === 0
       && (await page.locator(`${sel('pass-rule')}[data-ok="true"]`).count()) === (await rules.count()), 'every rule met');
-    await scene.shot(page, 'password');
+    await shot(page, 'password');
 
     const changed = await act(page, page.locator(sel('pass-submit')), '/sys/me/pass/update');
     expect(changed.body).toMatchObject({ success: true });
@@ -420,8 +333,8 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
   });
 
   scenario('4. QR login: a code generated in My devices of one browser logs the same user in on another', 'qrcode', async () => {
-    const user = await createActiveUser(app);
-    const phone = await scene.page('logged-in');
+    const user = await createActiveUser(app());
+    const phone = await newPage('logged-in');
     await loginAs(phone, user.username, user.password);
     await phone.locator(sel('nav-devices')).click();
     await phone.waitForURL((url) => url.pathname === '/me/devices');
@@ -452,13 +365,13 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     expect(drawn.dark).toBeGreaterThan(drawn.width * 10);
     expect(drawn.light).toBeGreaterThan(drawn.width * 10);
     await waitForText(phone.locator(sel('qrcode-countdown')), /^[45]:\d{2} 后失效$/, 'the countdown from 5 minutes');
-    await scene.shot(phone, 'devices');
+    await shot(phone, 'devices');
 
-    const desk = await scene.page('new-device');
-    await scene.goto(desk, '/login');
+    const desk = await newPage('new-device');
+    await goto(desk, '/login');
     await desk.locator(sel('tab-qrcode')).click();
     await textBox(desk, 'qrcode-input').fill(code);
-    await scene.shot(desk, 'login-qrcode');
+    await shot(desk, 'login-qrcode');
     const verified = await act(desk, desk.locator(sel('qrcode-submit')), '/auth/qrcode/verify');
     expect(verified.body).toMatchObject({ success: true, data: { accessToken: expect.any(String), tempUser: false } });
     await expectLoggedIn(desk, user.username);
@@ -475,11 +388,11 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
   });
 
   scenario('5. a site message reaches the logged-in browser live: unread badge and message list update without a reload', 'site-message', async () => {
-    const user = await createActiveUser(app);
-    await app.saveLoginStrategy({ sendMsgWhenErrorLogin: 'site' });
+    const user = await createActiveUser(app());
+    await app().saveLoginStrategy({ sendMsgWhenErrorLogin: 'site' });
 
-    const page = await scene.page('user');
-    await scene.goto(page, '/login');
+    const page = await newPage('user');
+    await goto(page, '/login');
     const streamOpen = page.waitForResponse((res) => new URL(res.url()).pathname === '/sys/message/stream', { timeout: 15_000 });
     await loginAs(page, user.username, user.password);
     await page.locator(sel('nav-messages')).click();
@@ -495,7 +408,7 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     await page.evaluate('window.__sameDocument = true');
 
     // Someone else tries the user's account with a wrong password, in another browser.
-    const intruder = await scene.page('intruder');
+    const intruder = await newPage('intruder');
     expect(await submitLogin(intruder, user.username, WRONG)).toMatchObject({ code: 'BAD_CREDENTIALS' });
 
     await until(async () => (await unreadCount(page)) === 1, 'the header badge to show 1 unread');
@@ -503,7 +416,7 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     await until(async () => (await row.count()) === 1, 'the message in the list');
     expect(await row.first().getAttribute('data-read')).toBe('false');
     expect(await page.evaluate('window.__sameDocument')).toBe(true);
-    await scene.shot(page, 'messages');
+    await shot(page, 'messages');
 
     const read = await act(page, row.first().locator(sel('message-read')), '/sys/message/read');
     expect(read.body).toMatchObject({ success: true });
@@ -512,15 +425,15 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
   });
 
   scenario('6a. with multiOnline = false a second login kicks the first browser out: its next action lands on /login with the message', 'kicked-by-login', async () => {
-    await app.saveLoginStrategy({ multiOnline: false });
-    const user = await createActiveUser(app);
-    const page = await scene.page('first');
+    await app().saveLoginStrategy({ multiOnline: false });
+    const user = await createActiveUser(app());
+    const page = await newPage('first');
     // Its message stream hangs (a proxy that never answers), so the stream's end event cannot
     // bring it back (6c): the API answer of its next action alone must.
     await page.route((url) => url.pathname === '/sys/message/stream', () => undefined);
     await loginAs(page, user.username, user.password);
 
-    const second = await scene.page('second');
+    const second = await newPage('second');
     await loginAs(second, user.username, user.password);
 
     await nextAction(page);
@@ -529,14 +442,14 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
   });
 
   scenario('6c. a kicked-out browser left idle lands on /login with the message once the service ends its message stream', 'kicked-idle', async () => {
-    await app.saveLoginStrategy({ multiOnline: false });
-    const user = await createActiveUser(app);
-    const page = await scene.page('first');
+    await app().saveLoginStrategy({ multiOnline: false });
+    const user = await createActiveUser(app());
+    const page = await newPage('first');
     const streamOpen = page.waitForResponse((res) => new URL(res.url()).pathname === '/sys/message/stream');
     await loginAs(page, user.username, user.password);
     expect((await streamOpen).status()).toBe(200);
 
-    await app.token(user.username, user.password, { ip: '10.6.0.1' });
+    await app().token(user.username, user.password, { ip: '10.6.0.1' });
     // No action, no heartbeat: the service ends the stream within a second of the kick-out (§11).
     const kicked = Date.now();
     await expectBackOnLogin(page, MSG.kickedOut);
@@ -544,8 +457,8 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
   });
 
   scenario('6b. an administrator kicks a session out in Online sessions: that browser lands on /login with the message by itself', 'kicked-by-admin', async () => {
-    const user = await createActiveUser(app);
-    const page = await scene.page('user');
+    const user = await createActiveUser(app());
+    const page = await newPage('user');
     await loginAs(page, user.username, user.password);
 
     const admin = await adminPage();
@@ -554,7 +467,7 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     const row = admin.locator(sel('online-row')).filter({ hasText: user.username });
     await row.first().waitFor();
     expect(await row.count()).toBe(1);
-    await scene.shot(admin, 'online');
+    await shot(admin, 'online');
     const kicked = await act(admin, row.first().locator(sel('online-kickout')), '/sys/online/kickout', { confirm: true });
     expect(kicked.body).toMatchObject({ success: true });
     await until(async () => (await row.count()) === 0, 'the session to leave the list');
@@ -566,12 +479,12 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
   scenario('7. a user who may create users is offered only the roles whose codes it holds (contract §11)', 'grants', async () => {
     const narrow = `narrow_${Date.now().toString(36)}`;
     const within = `within_${Date.now().toString(36)}`;
-    await createRole(app, narrow, ['sys:user:list', 'sys:user:create', 'sys:role:list']);
-    await createRole(app, within, ['sys:user:list']);
-    const user = await createActiveUser(app, { roles: [narrow] });
-    const page = await scene.page('narrow');
+    await createRole(app(), narrow, ['sys:user:list', 'sys:user:create', 'sys:role:list']);
+    await createRole(app(), within, ['sys:user:list']);
+    const user = await createActiveUser(app(), { roles: [narrow] });
+    const page = await newPage('narrow');
     await loginAs(page, user.username, user.password);
-    await scene.goto(page, '/system/users');
+    await goto(page, '/system/users');
     await page.locator(sel('users-create')).click();
     await page.locator(sel('create-roles')).click();
     const offered = page.locator('[data-test^="create-role-"]');
@@ -579,10 +492,10 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     const codes = (await offered.evaluateAll((els) => els.map((el) => el.getAttribute('data-test') ?? ''))).map((t) => t.slice('create-role-'.length));
     expect(codes).toEqual(expect.arrayContaining([narrow, within]));
     expect(codes).not.toContain('admin');
-    await scene.shot(page, 'create-roles');
+    await shot(page, 'create-roles');
   });
   scenario('8. the Users page offers no lock, disable or reset on the administrator\'s own row (contract §12)', 'self-row', async () => {
-    const other = await createActiveUser(app);
+    const other = await createActiveUser(app());
     const page = await adminPage();
     const own = await userRow(page, 'admin');
     for (const action of ['lock', 'disable', 'reset']) expect(await own.locator(sel(`user-${action}`)).count()).toBe(0);
@@ -595,7 +508,7 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     const errorsOf = (body: Envelope<any>) => Object.fromEntries((body.data?.errors ?? []).map((e: any) => [e.field, e.message]));
 
     // Strategy: two values the form lets through and the service refuses, saved at once.
-    await scene.goto(page, '/system/strategy');
+    await goto(page, '/system/strategy');
     await page.locator(sel('strategy-tab-login')).click();
     const maxFailures = textBox(page, 'field-maxFailureTimes');
     await until(async () => (await maxFailures.inputValue()) === '5', 'maxFailureTimes to load as 5');
@@ -612,11 +525,11 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     }
     // Fields the service did not name stay unmarked.
     expect(await page.locator(sel('error-sessionExpireMinutes')).count()).toBe(0);
-    expect((await app.admin('/sys/strategy/login/info')).body.data).toMatchObject({ maxFailureTimes: 5, lockMinutes: 1440 });
-    await scene.shot(page, 'strategy-field-errors');
+    expect((await app().admin('/sys/strategy/login/info')).body.data).toMatchObject({ maxFailureTimes: 5, lockMinutes: 1440 });
+    await shot(page, 'strategy-field-errors');
 
     // Create user: a mobile and an e-mail the dialog does not check, marked at their inputs.
-    await scene.goto(page, '/system/users');
+    await goto(page, '/system/users');
     await page.locator(sel('users-create')).click();
     await textBox(page, 'create-username').fill(`marks_${Date.now().toString(36)}`);
     await textBox(page, 'create-mobile').fill('12-34');
@@ -631,6 +544,6 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
       await waitForText(item.locator('.el-form-item__error'), message as string, `the error under ${field}`);
     }
     expect(await page.locator(sel('create-item-username')).getAttribute('class')).not.toContain('is-error');
-    await scene.shot(page, 'create-field-errors');
+    await shot(page, 'create-field-errors');
   });
 });

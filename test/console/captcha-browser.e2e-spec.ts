@@ -1,10 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { Envelope } from '../../src/common/envelope';
-import { sqliteMemory } from '../support/backends';
-import { browserSuiteMissing, launchChromium, RESULTS, sel, textBox } from '../support/console-browser';
-import { ADMIN_PASSWORD, listenOnLocalPort, startApp, TestApp } from '../support/test-app';
+import { browserSuiteMissing, consoleBrowserSuite, RESULTS, sel, textBox } from '../support/console-browser';
+import { ADMIN_PASSWORD } from '../support/test-app';
 
 /*
  * Contract §11 in the admin console: with the captcha enabled the login page shows the PNG
@@ -18,50 +15,31 @@ const missing = browserSuiteMissing();
 const whenRunnable = missing ? describe.skip : describe;
 
 whenRunnable(`login page captcha in Chromium${missing ? ` (skipped: ${missing})` : ''}`, () => {
-  let app: TestApp;
-  let base: string;
-  let browser: Browser;
+  const { app, base, newPage, scenario } = consoleBrowserSuite('captcha', { start: { env: { CAPTCHA_ENABLED: 'true' } }, adminToken: false });
 
-  beforeAll(async () => {
-    mkdirSync(RESULTS, { recursive: true });
-    app = await startApp(sqliteMemory, { env: { CAPTCHA_ENABLED: 'true' } });
-    base = await listenOnLocalPort(app);
-    browser = await launchChromium();
-  });
+  scenario('shows the captcha as a 120x40 PNG picture and logs in with the text it shows', 'login', async () => {
+    const page = await newPage('login');
+    const captchaReply = page.waitForResponse((r) => new URL(r.url()).pathname === '/sys/captcha');
+    await page.goto(`${base()}/login`);
+    const { data } = (await (await captchaReply).json()) as Envelope<{ imgId: string; img: string }>;
+    const img = page.locator(sel('login-captcha-img'));
+    await img.waitFor();
+    expect(await img.getAttribute('src')).toBe(data!.img);
+    expect(data!.img.startsWith('data:image/png;base64,')).toBe(true);
+    // The browser decoded it: a broken or unsupported image has natural size 0.
+    // Runs in the page; the test project has no DOM types, so the image's shape is spelled out.
+    type Img = { complete: boolean; naturalWidth: number; naturalHeight: number };
+    await page.waitForFunction((el) => (el as unknown as Img).complete, await img.elementHandle());
+    const size = await img.evaluate((el) => [(el as unknown as Img).naturalWidth, (el as unknown as Img).naturalHeight]);
+    expect(size).toEqual([120, 40]);
+    await page.screenshot({ path: join(RESULTS, 'login-captcha.png'), clip: { x: 0, y: 0, width: 1366, height: 900 } });
 
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-  });
-
-  it('shows the captcha as a 120x40 PNG picture and logs in with the text it shows', async () => {
-    const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'zh-CN' });
-    try {
-      const page = await context.newPage();
-      const captchaReply = page.waitForResponse((r) => new URL(r.url()).pathname === '/sys/captcha');
-      await page.goto(`${base}/login`);
-      const { data } = (await (await captchaReply).json()) as Envelope<{ imgId: string; img: string }>;
-      const img = page.locator(sel('login-captcha-img'));
-      await img.waitFor();
-      expect(await img.getAttribute('src')).toBe(data!.img);
-      expect(data!.img.startsWith('data:image/png;base64,')).toBe(true);
-      // The browser decoded it: a broken or unsupported image has natural size 0.
-      // Runs in the page; the test project has no DOM types, so the image's shape is spelled out.
-      type Img = { complete: boolean; naturalWidth: number; naturalHeight: number };
-      await page.waitForFunction((el) => (el as unknown as Img).complete, await img.elementHandle());
-      const size = await img.evaluate((el) => [(el as unknown as Img).naturalWidth, (el as unknown as Img).naturalHeight]);
-      expect(size).toEqual([120, 40]);
-      await page.screenshot({ path: join(RESULTS, 'login-captcha.png'), clip: { x: 0, y: 0, width: 1366, height: 900 } });
-
-      const text = (await app.store.get(`CAPTCHA:${data!.imgId}`))!;
-      await textBox(page, 'login-account').fill('admin');
-      await textBox(page, 'login-password').fill(ADMIN_PASSWORD);
-      await textBox(page, 'login-captcha').fill(text.toLowerCase());
-      const loginReply = page.waitForResponse((r) => new URL(r.url()).pathname === '/sys/login');
-      await page.locator(sel('login-submit')).click();
-      expect(((await (await loginReply).json()) as Envelope<unknown>).success).toBe(true);
-    } finally {
-      await context.close();
-    }
+    const text = (await app().store.get(`CAPTCHA:${data!.imgId}`))!;
+    await textBox(page, 'login-account').fill('admin');
+    await textBox(page, 'login-password').fill(ADMIN_PASSWORD);
+    await textBox(page, 'login-captcha').fill(text.toLowerCase());
+    const loginReply = page.waitForResponse((r) => new URL(r.url()).pathname === '/sys/login');
+    await page.locator(sel('login-submit')).click();
+    expect(((await (await loginReply).json()) as Envelope<unknown>).success).toBe(true);
   });
 });
