@@ -1,13 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { Envelope } from '../../src/common/envelope';
 import { createActiveUser } from '../factories';
-import { sqliteMemory } from '../support/backends';
 import {
-  browserSuiteMissing, clean, isCall, launchChromium, RESULTS, sel, textBox, until, waitForText,
+  browserSuiteMissing, clean, consoleBrowserSuite, isCall, sel, until, waitForText,
 } from '../support/console-browser';
-import { ADMIN_PASSWORD, listenOnLocalPort, sha256hex, startApp, TestApp, tokenKey } from '../support/test-app';
+import { ADMIN_PASSWORD, sha256hex, tokenKey } from '../support/test-app';
 
 /*
  * Issue 17, console polish as RuoYi users expect it: breadcrumbs, a sidebar that folds and stays
@@ -26,87 +23,14 @@ const whenRunnable = missing ? describe.skip : describe;
 const PAGES = ['/system/strategy', '/system/users', '/system/roles', '/system/loginlog', '/system/online', '/system/auditlog', '/me/devices', '/me/mfa', '/messages'];
 
 whenRunnable(`console layout in Chromium${missing ? ` (skipped: ${missing})` : ''}`, () => {
-  let app: TestApp;
-  let base: string;
-  let browser: Browser;
-  let contexts: BrowserContext[] = [];
-  let pages: { label: string; page: Page; errors: string[] }[] = [];
-
-  beforeAll(async () => {
-    mkdirSync(RESULTS, { recursive: true });
-    app = await startApp(sqliteMemory);
-    base = await listenOnLocalPort(app);
-    await app.adminToken();
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-  });
-
-  beforeEach(() => {
-    contexts = [];
-    pages = [];
-  });
-
-  afterEach(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-  });
-
-  function scenario(name: string, slug: string, body: () => Promise<void>): void {
-    it(name, async () => {
-      try {
-        await body();
-      } catch (err) {
-        const notes: string[] = [];
-        for (const [i, { label, page, errors }] of pages.entries()) {
-          notes.push(`[${label}] ${page.url()}`, ...errors.map((e) => `  ${e}`));
-          await page.screenshot({ path: join(RESULTS, `failure-layout-${slug}-${i}-${label}.png`), fullPage: true }).catch(() => undefined);
-        }
-        writeFileSync(join(RESULTS, `failure-layout-${slug}.log`), `${notes.join('\n')}\n`);
-        throw err;
-      }
-    });
-  }
-
-  async function newPage(label: string, viewport = { width: 1366, height: 900 }, fakeClock = false): Promise<Page> {
-    const context = await browser.newContext({ viewport, locale: 'zh-CN' });
-    context.setDefaultTimeout(15_000);
-    contexts.push(context);
-    const page = await context.newPage();
-    // The browser's clock starts at the service's (fake) one, so that both can be moved together.
-    if (fakeClock) await page.clock.install({ time: app.clock.nowMs() });
-    const errors: string[] = [];
-    page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
-    pages.push({ label, page, errors });
-    return page;
-  }
-
-  async function login(page: Page, account: string, password: string): Promise<void> {
-    await page.goto(`${base}/login`);
-    await textBox(page, 'login-account').fill(account);
-    await textBox(page, 'login-password').fill(password);
-    const response = page.waitForResponse(isCall('/sys/login'));
-    await page.locator(sel('login-submit')).click();
-    expect(((await (await response).json()) as Envelope<any>).success).toBe(true);
-    await page.waitForURL((url) => url.pathname !== '/login');
-    await waitForText(page.locator(sel('header-user')), account, `header-user ${account}`);
-  }
-
-  async function shot(page: Page, name: string): Promise<void> {
-    await until(async () => (await page.locator('.el-button.is-loading, .el-loading-mask').filter({ visible: true }).count()) === 0,
-      `${name}: loading to finish`, 5_000);
-    await page.screenshot({ path: join(RESULTS, `${name}.png`), animations: 'disabled' });
-  }
+  const { app, base, newPage, signIn: login, scenario, shot } = consoleBrowserSuite('layout', { fullPage: false });
 
   const asideWidth = (page: Page) => page.locator(sel('sidebar')).evaluate((el) => el.getBoundingClientRect().width);
 
   scenario('breadcrumbs name the group and the page; the sidebar folds and stays folded after a reload', 'sidebar', async () => {
     const page = await newPage('admin');
     await login(page, 'admin', ADMIN_PASSWORD);
-    await page.goto(`${base}/system/users`);
+    await page.goto(`${base()}/system/users`);
     await waitForText(page.locator(sel('breadcrumb')), '首页', 'breadcrumb home');
     expect(await clean(page.locator(sel('breadcrumb')))).toMatch(/首页\s*\/\s*系统管理\s*\/\s*用户管理/);
     // The Roles page (h17-users) sits in the same group, reached from its own menu entry.
@@ -137,7 +61,7 @@ whenRunnable(`console layout in Chromium${missing ? ` (skipped: ${missing})` : '
   });
 
   scenario('every page works at 1024 × 768 without horizontal scrolling, sidebar open and folded', '1024', async () => {
-    const page = await newPage('admin-1024', { width: 1024, height: 768 });
+    const page = await newPage('admin-1024', { viewport: { width: 1024, height: 768 } });
     await login(page, 'admin', ADMIN_PASSWORD);
     const overflow = () => page.evaluate(`(() => {
       const main = document.querySelector('.el-main');
@@ -148,7 +72,7 @@ whenRunnable(`console layout in Chromium${missing ? ` (skipped: ${missing})` : '
     })()`) as Promise<{ page: number; main: number }>;
     for (const folded of [false, true]) {
       for (const path of PAGES) {
-        await page.goto(`${base}${path}`);
+        await page.goto(`${base()}${path}`);
         await waitForText(page.locator(sel('header-user')), 'admin', `${path} header`);
         await page.waitForLoadState('networkidle');
         expect({ path, folded, ...(await overflow()) }).toEqual({ path, folded, page: 0, main: 0 });
@@ -161,10 +85,10 @@ whenRunnable(`console layout in Chromium${missing ? ` (skipped: ${missing})` : '
   });
 
   scenario('a warning before the session expires; "stay logged in" renews the session', 'expiry', async () => {
-    await app.saveLoginStrategy({ sessionExpireMinutes: 10 });
+    await app().saveLoginStrategy({ sessionExpireMinutes: 10 });
     try {
-      const user = await createActiveUser(app);
-      const page = await newPage('user', undefined, true);
+      const user = await createActiveUser(app());
+      const page = await newPage('user', { fakeClock: true });
       await login(page, user.username, user.password);
       const token = (await page.evaluate('localStorage.getItem("Admin-Token")')) as string;
       const warning = page.locator(sel('session-expiring'));
@@ -174,7 +98,7 @@ whenRunnable(`console layout in Chromium${missing ? ` (skipped: ${missing})` : '
       await page.clock.fastForward(7 * 60_000);
       await page.clock.runFor(2_000);
       expect(await warning.count()).toBe(0);
-      app.clock.advance(8 * 60_000);
+      app().clock.advance(8 * 60_000);
       await page.clock.fastForward(60_000);
       await page.clock.runFor(2_000);
       await warning.waitFor();
@@ -184,28 +108,28 @@ whenRunnable(`console layout in Chromium${missing ? ` (skipped: ${missing})` : '
       const renewed = page.waitForResponse(isCall('/sys/me/info'));
       await page.locator(sel('session-stay')).click();
       const me = ((await (await renewed).json()) as Envelope<any>).data;
-      expect(me.expireAt).toBe(app.clock.nowMs() + 10 * 60_000);
-      expect(JSON.parse((await app.store.get(tokenKey(token)))!).expireAt).toBe(me.expireAt);
+      expect(me.expireAt).toBe(app().clock.nowMs() + 10 * 60_000);
+      expect(JSON.parse((await app().store.get(tokenKey(token)))!).expireAt).toBe(me.expireAt);
       await page.clock.runFor(2_000);
       await until(async () => (await warning.count()) === 0, 'the warning to go');
 
       // Left idle past the end: the session expired, and the login page says that, not "an administrator".
-      app.clock.advance(11 * 60_000);
+      app().clock.advance(11 * 60_000);
       await page.clock.fastForward(11 * 60_000);
       await page.locator(sel('nav-messages')).click();
       await page.waitForURL((url) => url.pathname === '/login');
       await waitForText(page.locator(sel('login-message')), '未登录或登录已过期', 'the expiry message');
     } finally {
-      await app.saveLoginStrategy({ sessionExpireMinutes: 30 });
+      await app().saveLoginStrategy({ sessionExpireMinutes: 30 });
     }
   });
 
   scenario('a session an administrator ended lands on the login page saying so', 'kicked', async () => {
-    const user = await createActiveUser(app);
+    const user = await createActiveUser(app());
     const page = await newPage('user');
     await login(page, user.username, user.password);
     const token = (await page.evaluate('localStorage.getItem("Admin-Token")')) as string;
-    expect((await app.admin('/sys/online/kickout', { tokenId: sha256hex(token) })).body.success).toBe(true);
+    expect((await app().admin('/sys/online/kickout', { tokenId: sha256hex(token) })).body.success).toBe(true);
     await page.locator(sel('nav-messages')).click();
     await page.waitForURL((url) => url.pathname === '/login');
     // The service deletes the session (NOT_LOGGED_IN, as for an expired one); the console's session
