@@ -3,6 +3,7 @@ import { ConsoleLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { AppModule } from '../app.module';
+import { StartFailure } from '../common/start-failure';
 import { loadConfigOrExplain } from '../config/app-config';
 import { existsSync } from 'node:fs';
 import { AccountRecoveryService } from '../user-account/recovery/account-recovery.service';
@@ -63,7 +64,8 @@ function stopScheduledJobs(registry: SchedulerRegistry): void {
 
 /** One line: the error's class and driver code, never a stack trace or SQL. */
 function describe(err: unknown): string {
-  const e = err as { name?: string; code?: string; message?: string } | null;
+  // A start that gave up (StartFailure) names the driver's error it gave up on.
+  const e = (err instanceof StartFailure && err.origin ? err.origin : err) as { name?: string; code?: string; message?: string } | null;
   const what = [e?.name ?? typeof err, e?.code].filter(Boolean).join(' ');
   return `Recovery failed (${what}). Check DATABASE_URL and REDIS_URL, and that the database is reachable.`;
 }

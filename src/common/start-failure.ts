@@ -6,7 +6,8 @@
 export class StartFailure extends Error {
   override name = 'StartFailure';
 
-  constructor(readonly variable: string, detail: string) {
+  /** origin: the driver's own error, for a caller that reports it its own way (admin:recover). */
+  constructor(readonly variable: string, detail: string, readonly origin?: unknown) {
     super(`${variable}: ${detail}`);
   }
 }

@@ -186,13 +186,13 @@ async function openWithin(options: DataSourceOptions, startTimeoutMs: number, da
       const code = reasonOf(err);
       if (options.type === 'better-sqlite3') {
         if (!SQLITE_CANNOT_OPEN.has(code)) throw err;
-        throw new StartFailure('DATABASE_URL', `cannot open the SQLite file ${options.database} (${code}): check the path and that the service may write there`);
+        throw new StartFailure('DATABASE_URL', `cannot open the SQLite file ${options.database} (${code}): check the path and that the service may write there`, err);
       }
       const where = `${options.type === 'mariadb' ? 'MariaDB' : 'MySQL'} at ${addressOf(databaseUrl, 3306)}`;
-      if (REFUSED[code]) throw new StartFailure('DATABASE_URL', `${where}: ${REFUSED[code]} (${code})`);
+      if (REFUSED[code]) throw new StartFailure('DATABASE_URL', `${where}: ${REFUSED[code]} (${code})`, err);
       if (!NOT_YET.has(code)) throw err;
       if (Date.now() >= giveUpAt) {
-        throw new StartFailure('DATABASE_URL', `no answer from ${where} within ${Math.round(startTimeoutMs / 1000)} s (${code}): check that the server runs and that DATABASE_URL points to it`);
+        throw new StartFailure('DATABASE_URL', `no answer from ${where} within ${Math.round(startTimeoutMs / 1000)} s (${code}): check that the server runs and that DATABASE_URL points to it`, err);
       }
       await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, Math.max(0, giveUpAt - Date.now()))));
     }
