@@ -6,6 +6,7 @@ import { clientIp } from '../common/client-info';
 import { ErrorCode } from '../common/error-code';
 import { AppConfig } from '../config/app-config';
 import { StrategyService } from '../strategy/strategy.service';
+import type { LoginStrategy } from '../strategy/strategy.types';
 import { SessionService } from './session.service';
 import { StreamTicketService } from './stream-ticket.service';
 
@@ -19,11 +20,22 @@ export function tokenOf(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
+/** What a route asks of its caller, from its decorators (SessionGuard reads them once per handler). */
+export interface CallerRequirements {
+  /** The route accepts a one-time `?ticket=` in place of the token (the message stream). */
+  acceptsTicket?: boolean;
+  /** @AllowsTempToken: a temporary token reaches the route besides TEMP_URIS (contract §8). */
+  allowsTemp?: boolean;
+  /** @RequirePermissions: every code needed, `*` grants all (spec 5.3). */
+  permissions?: readonly string[];
+}
+
 /**
- * The one place a request becomes a caller (spec 5.1, 5.4, 3.4): a live session found through
+ * The one place a request becomes a caller (spec 5.1, 5.4, 5.3, 3.4): a live session found through
  * Admin-Token / Bearer (or, where the route accepts one, a stream ticket), not kicked out, from the
- * login IP when bindIp is on, and a temporary token only on TEMP_URIS and routes marked
- * @AllowsTempToken — checked in that order.
+ * login IP when bindIp is on, a temporary token only on TEMP_URIS and routes marked
+ * @AllowsTempToken, the route's permission codes — checked in that order — and then the renewal of
+ * a request that passed. The login strategy is read once for all of it (issue 13.2).
  */
 @Injectable()
 export class SessionAuthenticator {
@@ -38,29 +50,34 @@ export class SessionAuthenticator {
     this.tempUris = new Set(config.TEMP_URIS);
   }
 
-  async authenticate(request: FastifyRequest, { acceptsTicket = false, allowsTemp = false } = {}): Promise<AuthContext> {
-    const auth = await this.sessionOf(request, acceptsTicket);
+  async authenticate(request: FastifyRequest, { acceptsTicket = false, allowsTemp = false, permissions = [] }: CallerRequirements = {}): Promise<AuthContext> {
+    const login = await this.strategy.loginStrategy();
+    const auth = await this.sessionOf(request, acceptsTicket, login);
     const { session } = auth;
-    if ((await this.strategy.loginStrategy()).bindIp && session.ip !== clientIp(request)) {
+    if (login.bindIp && session.ip !== clientIp(request)) {
       throw new AppException(ErrorCode.IP_MISMATCH);
     }
     if (session.temp === 1 && !allowsTemp && !this.tempUris.has(pathOf(request))) {
       throw new AppException(ErrorCode.TEMP_TOKEN_FORBIDDEN);
     }
+    if (permissions.length && !auth.permissions.includes('*') && !permissions.every((code) => auth.permissions.includes(code))) {
+      throw new AppException(ErrorCode.FORBIDDEN);
+    }
+    auth.session = await this.sessions.renewIfDue(auth.tokenHash, session, login);
     return auth;
   }
 
   /** A `?ticket=` is spent here, whatever follows; the session that asked for it must still be live. */
-  private async sessionOf(request: FastifyRequest, acceptsTicket: boolean): Promise<AuthContext> {
+  private async sessionOf(request: FastifyRequest, acceptsTicket: boolean, login: LoginStrategy): Promise<AuthContext> {
     const ticket = acceptsTicket ? ((request.query ?? {}) as Record<string, unknown>).ticket : undefined;
     if (ticket !== undefined) {
       const tokenHash = typeof ticket === 'string' ? await this.tickets.redeem(ticket) : null;
       if (!tokenHash) throw new AppException(ErrorCode.NOT_LOGGED_IN);
-      return this.sessions.resolveHash(tokenHash);
+      return this.sessions.resolveHash(tokenHash, login);
     }
     const token = tokenOf(request);
     if (!token || token.length > 256) throw new AppException(ErrorCode.NOT_LOGGED_IN);
-    return this.sessions.resolve(token);
+    return this.sessions.resolve(token, login);
   }
 }
 

@@ -1,27 +1,19 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
-import { AppException } from '../../common/app.exception';
 import { ACCEPTS_STREAM_TICKET, ALLOWS_TEMP_TOKEN, IS_PUBLIC, PERMISSIONS } from '../../common/auth-context';
-import { ErrorCode } from '../../common/error-code';
-import { SessionAuthenticator } from '../session-authenticator';
-import { SessionService } from '../session.service';
+import { CallerRequirements, SessionAuthenticator } from '../session-authenticator';
 
 /** What a route asks of its caller, from its decorators; read once per handler. */
-interface RouteAccess {
+interface RouteAccess extends CallerRequirements {
   public: boolean;
-  acceptsTicket: boolean;
-  /** @AllowsTempToken: a temporary token reaches the route besides TEMP_URIS (contract §8). */
-  allowsTemp: boolean;
-  permissions: string[];
 }
 
 /**
- * Every route but the white-listed ones needs a caller, in this order: the caller (spec 5.1, 5.4:
- * token, kick-out, bindIp, temporary scope — SessionAuthenticator), the permission codes of
- * @RequirePermissions against the token's permission cache (spec 5.3; `*` grants all), then the
- * renewal of spec 3.4 for a request that passed. One guard and plain awaits: each request pays
- * for one guard call and no rxjs chain (issue 13.2).
+ * Every route but the white-listed ones needs a caller (SessionAuthenticator: token, kick-out,
+ * bindIp, temporary scope, the @RequirePermissions codes against the token's permission cache, then
+ * the renewal of spec 3.4). One guard and plain awaits: each request pays for one guard call and
+ * no rxjs chain (issue 13.2).
  */
 @Injectable()
 export class SessionGuard implements CanActivate {
@@ -30,20 +22,13 @@ export class SessionGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly authenticator: SessionAuthenticator,
-    private readonly sessions: SessionService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const access = this.accessOf(context);
     if (access.public) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const auth = await this.authenticator.authenticate(request, { acceptsTicket: access.acceptsTicket, allowsTemp: access.allowsTemp });
-    if (access.permissions.length && !auth.permissions.includes('*')
-      && !access.permissions.every((code) => auth.permissions.includes(code))) {
-      throw new AppException(ErrorCode.FORBIDDEN);
-    }
-    auth.session = await this.sessions.renewIfDue(auth.tokenHash, auth.session);
-    request.auth = auth;
+    request.auth = await this.authenticator.authenticate(request, access);
     return true;
   }
 
