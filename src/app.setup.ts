@@ -28,17 +28,14 @@ export async function setupApp(app: NestFastifyApplication): Promise<void> {
   });
   await app.register(formBody as any, { parser: parseFormBody });
   // Helmet's headers on every answer, set before the handler runs so that a route may override one.
-  const headers = securityHeaders();
+  // With them, contract §11's no-store: no API answer (envelopes, errors, 404s) is kept by a browser
+  // or a shared cache; it may carry a token, a generated password or personal data. What sets its
+  // own policy overrides it: the console's files (static-console.ts). One hook and one ready object
+  // per request rather than a second (onSend) hook (issue 13.2).
+  const headers = Object.freeze({ ...securityHeaders(), 'cache-control': 'no-store' });
   fastify.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers);
     done();
-  });
-  // Contract §11: no API answer (envelopes, errors, 404s) is kept by a browser or a shared cache; it
-  // may carry a token, a generated password or personal data. Only what set its own policy keeps it:
-  // the console's files (static-console.ts).
-  fastify.addHook('onSend', (_request, reply, payload, done) => {
-    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    done(null, payload);
   });
   // CORS only for the origins an operator lists (issue 5): unset, browsers on other origins get no CORS headers.
   const { CORS_ORIGINS } = app.get(AppConfig);

@@ -27,9 +27,11 @@ export function createHttpAdapter(config: Pick<AppConfig, 'BODY_LIMIT_BYTES' | '
   return new EnvelopeFastifyAdapter({ bodyLimit: config.BODY_LIMIT_BYTES, trustProxy: fastifyTrustProxy(config.TRUST_PROXY) });
 }
 
+// The success message in each language, looked up once rather than per answer.
+const OK_MESSAGE = { zh: messageOf(ErrorCode.OK, 'zh'), en: messageOf(ErrorCode.OK, 'en') } as const;
+
 function successEnvelope(data: unknown, reply: FastifyReply): Envelope {
-  const locale = localeOf(reply.request?.headers['accept-language']);
-  return { success: true, code: ErrorCode.OK, message: messageOf(ErrorCode.OK, locale), data: data ?? null };
+  return { success: true, code: ErrorCode.OK, message: OK_MESSAGE[localeOf(reply.request?.headers['accept-language'])], data: data ?? null };
 }
 
 function isRaw(body: unknown): boolean {

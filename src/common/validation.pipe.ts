@@ -38,6 +38,9 @@ function problemsOf(errors: ValidationError[]): FieldProblem[] {
     : fieldProblem('validation.fieldRule', field, { field, rule })));
 }
 
+const isEmptyPlainObject = (value: unknown) =>
+  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype && Object.keys(value).length === 0;
+
 const INHERITED_KEYS = new Set([...Object.getOwnPropertyNames(Object.prototype), '__proto__']);
 
 /** The body of an operation without input (contract §2: `{}`): every field in it is an unknown field. */
@@ -96,6 +99,10 @@ export class BodyValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // Parameters of custom decorators (@CurrentAuth) are the service's own values, never validated
+    // (ValidationPipe's own rule, without its call); an operation without input sent `{}` or nothing.
+    if (metadata.type === 'custom') return value;
+    if (metadata.metatype === NoInputDto && metadata.type === 'body' && (value === undefined || isEmptyPlainObject(value))) return {};
     if (metadata.type === 'body') {
       // No body at all (or an empty one, see app.setup.ts) is `{}` (contract §2). JSON `null` is a body,
       // and not an object: refused like an array or a string (contract §7), on every operation.
