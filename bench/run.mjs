@@ -115,6 +115,8 @@ async function startService(port, backend) {
       ADMIN_INITIAL_PASSWORD: ADMIN_PASSWORD, BCRYPT_COST: String(COST), CAPTCHA_ENABLED: 'false',
       THROTTLE_LOGIN_LIMIT: '1000000', THROTTLE_QRCODE_VERIFY_LIMIT: '1000000', THROTTLE_CAPTCHA_LIMIT: '1000000',
       LOG_LEVEL: 'warn',
+      // As docker-compose.yml runs it: /metrics on, so its per-request hook is part of what is measured.
+      METRICS_TOKEN: randomBytes(24).toString('hex'),
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -230,6 +232,18 @@ async function post(url, path, body = {}, token) {
   const json = await res.json();
   if (!json.success) throw new Error(`${path}: ${res.status} ${json.code} ${json.message}`);
   return json.data;
+}
+
+// What every HTTP answer carries whatever the route: not part of what (3c) adds to the bare route.
+const FRAMING_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'content-type', 'transfer-encoding']);
+
+/** The response headers a route of the service sends besides the framing ones (for yardstick 3c). */
+async function responseHeaders(url, path, token) {
+  const res = await fetch(`${url}${path}`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': UA, 'admin-token': token }, body: '{}',
+  });
+  await res.arrayBuffer();
+  return Object.fromEntries([...res.headers].filter(([name]) => !FRAMING_HEADERS.has(name)));
 }
 
 /** autocannon run; every request must answer 2xx, or the bench says so. */
@@ -580,12 +594,15 @@ async function main() {
     out.info = infoMeasured.result.result;
     out.rssInfo = infoMeasured.result.rssMiB;
 
-    // The yardsticks, one after the other, in processes of their own like the service.
+    // The yardsticks, one after the other, in processes of their own like the service. (3c) is the
+    // bare route sending the response headers the service sent (security headers, no-store).
     const read = await backend.sessionRead(url, token);
-    for (const [key, script, path] of [['bare', 'bare-route.mjs', '/bare'], ['floor', 'nest-floor.mjs', '/floor']]) {
-      const yardstick = await startYardstick(script, await freePort(), read);
+    out.headers = await responseHeaders(url, '/sys/me/info', token);
+    for (const [key, script, path, extra] of [['bare', 'bare-route.mjs', '/bare', []], ['floor', 'nest-floor.mjs', '/floor', []],
+      ['bareHeaders', 'bare-route.mjs', '/bare', [JSON.stringify(out.headers)]]]) {
+      const yardstick = await startYardstick(script, await freePort(), [...read, ...extra]);
       await load('warm-up', { ...apiOpts(yardstick.url, path), duration: 3 });
-      log(`(3${key === 'floor' ? 'b' : ''}) ${script}, ${SECONDS} s, ${API_CONNECTIONS} connections`);
+      log(`(3${{ bare: '', floor: 'b', bareHeaders: 'c' }[key]}) ${script}${extra.length ? ' + the service\'s headers' : ''}, ${SECONDS} s, ${API_CONNECTIONS} connections`);
       out[key] = (await cpuPerRequest(yardstick.child.pid, () => load(key, apiOpts(yardstick.url, path)))).result;
       await stopChild(yardstick.child);
     }
@@ -620,7 +637,7 @@ function report(o) {
   const ms = (x) => `${x.toFixed(0)} ms`;
   const verdict = (ok) => (ok ? 'met' : 'MISSED');
   const soakErrors = o.soak ? o.soak.rows.reduce((n, r) => n + r.errors, 0) : 0;
-  const errors = o.loginEmpty.errors + o.loginOne.errors + o.info.errors + o.loginFull.errors + o.bare.errors + o.floor.errors + soakErrors;
+  const errors = o.loginEmpty.errors + o.loginOne.errors + o.info.errors + o.loginFull.errors + o.bare.errors + o.floor.errors + o.bareHeaders.errors + soakErrors;
   const loginRatio = o.loginEmpty.rps / o.bcrypt;
   const oneRatio = o.loginOne.rps / o.bcrypt;
   const infoRatio = o.info.rps / o.bare.rps;
@@ -640,6 +657,8 @@ function report(o) {
     [`    bare Fastify + 1 store read`, `${o.bare.rps.toFixed(0)} req/s`, ms(o.bare.p50), ms(o.bare.p99), ''],
     [`(3b) Nest floor: Nest + Fastify + 1 guard + 1 read`, `${o.floor.rps.toFixed(0)} req/s`, ms(o.floor.p50), ms(o.floor.p99),
       `${pct(o.floor.rps / o.bare.rps)} of bare`],
+    [`(3c) bare + the service's ${Object.keys(o.headers).length} response headers`, `${o.bareHeaders.rps.toFixed(0)} req/s`, ms(o.bareHeaders.p50),
+      ms(o.bareHeaders.p99), `${pct(o.bareHeaders.rps / o.bare.rps)} of bare; (3) is ${pct(o.info.rps / o.bareHeaders.rps)} of it`],
     [`(4) login, sys_login_log ${o.emptyRows} rows`, `${o.loginEmpty.rps.toFixed(1)} req/s`, ms(o.loginEmpty.p50), ms(o.loginEmpty.p99), ''],
     [`    login, sys_login_log ${o.fullRows} rows`, `${o.loginFull.rps.toFixed(1)} req/s`, ms(o.loginFull.p50), ms(o.loginFull.p99),
       `p99 ${p99Ratio.toFixed(2)}× — target ≤ 1.2×: ${verdict(p99Ratio <= 1.2)}`],
