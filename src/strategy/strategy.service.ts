@@ -25,6 +25,7 @@ const AUDIT_ACTION: Record<StrategyGroup, AuditAction> = {
 };
 const cacheKey = (group: StrategyGroup) => `strategy:${group}`;
 const CACHE_TTL_MS = 60_000;
+const HELD_MS = 5_000;
 
 /**
  * The two setting groups (spec 2.1, 2.2): stored one row per field in sys_props,
@@ -34,6 +35,14 @@ const CACHE_TTL_MS = 60_000;
 @Injectable()
 export class StrategyService implements OnModuleInit {
   private readonly logger = new Logger(StrategyService.name);
+  /**
+   * Each group as last read from the cache, for a few seconds: the login group is read on every
+   * authenticated request, and a cache-manager get (keyv underneath) costs that request about a dozen
+   * awaits. Dropped at once when the group changes, like the cache entry.
+   */
+  private readonly held = new Map<StrategyGroup, { value: Shape; until: number }>();
+  /** Counts the changes of each group, so that a read begun before a change is not held after it. */
+  private readonly generation = new Map<StrategyGroup, number>();
 
   constructor(
     private readonly settings: SettingsRepository,
@@ -123,6 +132,8 @@ export class StrategyService implements OnModuleInit {
 
   @OnEvent(SysPropsChangedEvent.NAME)
   async onChanged(event: SysPropsChangedEvent) {
+    this.held.delete(event.group);
+    this.generation.set(event.group, (this.generation.get(event.group) ?? 0) + 1);
     await this.cache.del(cacheKey(event.group));
     if (!event.remote) {
       await this.store.publish(Keys.propsChannel, event.group).catch((err: Error) =>
@@ -130,12 +141,23 @@ export class StrategyService implements OnModuleInit {
     }
   }
 
-  private async load(group: StrategyGroup): Promise<Shape> {
-    const cached = await this.cache.get<Shape>(cacheKey(group));
-    if (cached) return cached;
-    const value = await this.read(group);
-    // The TTL is a safety net: a reload racing a save on another instance cannot keep stale values for long.
-    await this.cache.set(cacheKey(group), value, CACHE_TTL_MS);
+  private load(group: StrategyGroup): Promise<Shape> {
+    const held = this.held.get(group);
+    return held && held.until > Date.now() ? Promise.resolve(held.value) : this.loadCached(group);
+  }
+
+  private async loadCached(group: StrategyGroup): Promise<Shape> {
+    const generation = this.generation.get(group) ?? 0;
+    // Neither cached nor held when the group changed while this read was under way: the value may
+    // predate the change, and would outlive it until the entry expired.
+    const current = () => (this.generation.get(group) ?? 0) === generation;
+    let value = await this.cache.get<Shape>(cacheKey(group));
+    if (!value) {
+      value = await this.read(group);
+      // The TTL is a safety net: a reload racing a save on another instance cannot keep stale values for long.
+      if (current()) await this.cache.set(cacheKey(group), value, CACHE_TTL_MS);
+    }
+    if (current()) this.held.set(group, { value, until: Date.now() + HELD_MS });
     return value;
   }
 
