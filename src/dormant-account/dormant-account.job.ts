@@ -1,9 +1,8 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { AuditLogService, SYSTEM_ACTOR } from '../audit/audit-log.service';
-import { AppException } from '../common/app.exception';
 import { Clock } from '../common/clock';
-import { ErrorCode } from '../common/error-code';
+import { DailyJob } from '../common/daily-job';
 import { NotificationService } from '../notification/notification.service';
 import { DormantAccountPayload, NotificationKind } from '../notification/notification.types';
 import { KeyedMutex } from '../store/keyed-mutex';
@@ -34,8 +33,7 @@ const PAGE = 500;
 @Injectable()
 export class DormantAccountJob implements OnModuleDestroy {
   private readonly logger = new Logger('DormantAccounts');
-  private running: Promise<number> | null = null;
-  private stopped = false;
+  private readonly job: DailyJob<number>;
 
   constructor(
     private readonly strategy: StrategyService,
@@ -44,9 +42,19 @@ export class DormantAccountJob implements OnModuleDestroy {
     private readonly accounts: UserAccountService,
     private readonly notifications: NotificationService,
     private readonly audit: AuditLogService,
-    private readonly mutex: KeyedMutex,
+    mutex: KeyedMutex,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.job = new DailyJob<number>({
+      idle: 0,
+      overlap: 'share',
+      turn: {
+        mutex,
+        key: Keys.dormantSweepMutex,
+        onTaken: () => this.logger.log('dormant accounts: another instance is sweeping'),
+      },
+    });
+  }
 
   @Cron(CronExpression.EVERY_DAY_AT_3AM, { name: 'dormant-accounts' })
   daily(): void {
@@ -55,17 +63,15 @@ export class DormantAccountJob implements OnModuleDestroy {
 
   async onModuleDestroy() {
     // As the password-expiry reminder: no sweep may start, or keep going, on a closing database.
-    this.stopped = true;
-    await this.running?.catch(() => undefined);
+    await this.job.stop();
   }
 
-  /** One sweep; resolves to the number of accounts this call disabled. Overlapping calls share one sweep. */
+  /**
+   * One sweep; resolves to the number of accounts this call disabled, 0 when another instance
+   * holds the cluster-wide lock. Overlapping calls share one sweep.
+   */
   run(): Promise<number> {
-    if (this.stopped) return Promise.resolve(0);
-    this.running ??= this.sweepAlone().finally(() => {
-      this.running = null;
-    });
-    return this.running;
+    return this.job.run(() => this.sweep());
   }
 
   private async runLogged(): Promise<void> {
@@ -74,24 +80,6 @@ export class DormantAccountJob implements OnModuleDestroy {
       if (disabled) this.logger.log(`dormant accounts: disabled ${disabled} account(s)`);
     } catch (err) {
       this.logger.warn(`dormant accounts sweep failed: ${(err as Error)?.name ?? typeof err}`);
-    }
-  }
-
-  /** The sweep under the cluster-wide lock; 0 without sweeping when another instance holds it. */
-  private async sweepAlone(): Promise<number> {
-    let entered = false;
-    try {
-      // No wait: the instance holding the lock does today's work.
-      return await this.mutex.run(Keys.dormantSweepMutex, () => {
-        entered = true;
-        return this.sweep();
-      }, undefined, 0);
-    } catch (err) {
-      if (!entered && err instanceof AppException && err.code === ErrorCode.SERVICE_UNAVAILABLE) {
-        this.logger.log('dormant accounts: another instance is sweeping');
-        return 0;
-      }
-      throw err;
     }
   }
 
@@ -105,7 +93,7 @@ export class DormantAccountJob implements OnModuleDestroy {
     for (;;) {
       const batch = await this.users.dormantSince(cutoff, exempt, afterId, PAGE);
       for (const user of batch) {
-        if (this.stopped) return disabled;
+        if (this.job.stopped) return disabled;
         if (await this.disable(user, cutoff, dormantDays)) disabled += 1;
       }
       if (batch.length < PAGE) break;

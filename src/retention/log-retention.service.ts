@@ -3,6 +3,7 @@ import { Cron } from '@nestjs/schedule';
 import { randomUUID } from 'node:crypto';
 import { AuditLogService, SYSTEM_ACTOR } from '../audit/audit-log.service';
 import { Clock } from '../common/clock';
+import { DailyJob } from '../common/daily-job';
 import { AppConfig } from '../config/app-config';
 import { LoginLogService } from '../login-log/login-log.service';
 import { KeyedMutex } from '../store/keyed-mutex';
@@ -36,23 +37,28 @@ export interface RetentionResult {
 @Injectable()
 export class LogRetentionService implements OnModuleDestroy {
   private readonly logger = new Logger('Retention');
-  private stopped = false;
-  private running: Promise<unknown> | null = null;
+  private readonly job: DailyJob<RetentionResult | null>;
 
   constructor(
     private readonly config: AppConfig,
     private readonly loginLogs: LoginLogService,
     private readonly audit: AuditLogService,
     private readonly strategy: StrategyService,
-    private readonly mutex: KeyedMutex,
+    mutex: KeyedMutex,
     private readonly store: KvStore,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.job = new DailyJob<RetentionResult | null>({
+      idle: null,
+      overlap: 'skip',
+      turn: { mutex, key: Keys.logRetentionMutex, leaseMs: LEASE_MS },
+    });
+  }
 
   /** Every instance ticks; the first to take the day's key runs the job, the others skip it that day. */
   @Cron('30 3 * * *', { name: 'log-retention' })
   async daily(): Promise<void> {
-    if (this.config.LOG_RETENTION_DAYS === 0 || this.stopped) return;
+    if (this.config.LOG_RETENTION_DAYS === 0 || this.job.stopped) return;
     try {
       const day = this.clock.now().toISOString().slice(0, 10);
       if (!(await this.store.setIfAbsent(Keys.logRetentionDay(day), randomUUID(), 23 * HOUR_MS))) return;
@@ -65,8 +71,7 @@ export class LogRetentionService implements OnModuleDestroy {
 
   async onModuleDestroy() {
     // The loop stops between two statements; the closing database must not see a half-sent one.
-    this.stopped = true;
-    await this.running?.catch(() => undefined);
+    await this.job.stop();
   }
 
   /**
@@ -75,15 +80,8 @@ export class LogRetentionService implements OnModuleDestroy {
    */
   async run(): Promise<RetentionResult | null> {
     const days = this.config.LOG_RETENTION_DAYS;
-    if (days === 0 || this.stopped) return null;
-    const pass = this.mutex.tryRun(Keys.logRetentionMutex, () => this.pass(days), LEASE_MS);
-    this.running = pass;
-    try {
-      const outcome = await pass;
-      return outcome.ran ? outcome.value : null;
-    } finally {
-      if (this.running === pass) this.running = null;
-    }
+    if (days === 0) return null;
+    return this.job.run(() => this.pass(days));
   }
 
   private async pass(days: number): Promise<RetentionResult> {
@@ -103,7 +101,7 @@ export class LogRetentionService implements OnModuleDestroy {
   /** Batches until one comes back short; yields between statements so requests interleave. */
   private async drain(batch: (limit: number) => Promise<number>): Promise<number> {
     let total = 0;
-    while (!this.stopped) {
+    while (!this.job.stopped) {
       const deleted = await batch(RETENTION_BATCH);
       total += deleted;
       if (deleted < RETENTION_BATCH) break;

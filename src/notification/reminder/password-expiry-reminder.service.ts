@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Cron, CronExpression, Timeout } from '@nestjs/schedule';
 import { Clock } from '../../common/clock';
+import { DailyJob } from '../../common/daily-job';
 import { StrategyService } from '../../strategy/strategy.service';
 import type { NotifyChannel } from '../../strategy/strategy.types';
 import { DAY_MS, passwordExpiresAt } from '../../user-account/password-expiry';
@@ -23,8 +24,8 @@ const PAGE = 500;
 @Injectable()
 export class PasswordExpiryReminderService implements OnModuleDestroy {
   private readonly logger = new Logger('Notification');
-  private running: Promise<number> | null = null;
-  private stopped = false;
+  // No cluster-wide turn: the (user, expiry time) key already keeps each reminder to one instance.
+  private readonly job = new DailyJob<number>({ idle: 0, overlap: 'share' });
 
   constructor(
     private readonly strategy: StrategyService,
@@ -46,17 +47,12 @@ export class PasswordExpiryReminderService implements OnModuleDestroy {
 
   async onModuleDestroy() {
     // Timers are cleared only after this hook: a tick in between must not start a sweep on a closing database.
-    this.stopped = true;
-    await this.running?.catch(() => undefined);
+    await this.job.stop();
   }
 
   /** One sweep; resolves to the number of users reminded by this call. Overlapping calls share one sweep. */
   run(): Promise<number> {
-    if (this.stopped) return Promise.resolve(0);
-    this.running ??= this.sweep().finally(() => {
-      this.running = null;
-    });
-    return this.running;
+    return this.job.run(() => this.sweep());
   }
 
   private async runLogged(): Promise<void> {
