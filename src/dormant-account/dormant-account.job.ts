@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { AuditLogService, SYSTEM_ACTOR } from '../audit/audit-log.service';
 import { Clock } from '../common/clock';
-import { DailyJob } from '../common/daily-job';
+import { DailyJob } from '../store/daily-job';
 import { NotificationService } from '../notification/notification.service';
 import { DormantAccountPayload, NotificationKind } from '../notification/notification.types';
 import { KeyedMutex } from '../store/keyed-mutex';

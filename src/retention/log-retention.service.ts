@@ -3,7 +3,7 @@ import { Cron } from '@nestjs/schedule';
 import { randomUUID } from 'node:crypto';
 import { AuditLogService, SYSTEM_ACTOR } from '../audit/audit-log.service';
 import { Clock } from '../common/clock';
-import { DailyJob } from '../common/daily-job';
+import { DailyJob } from '../store/daily-job';
 import { AppConfig } from '../config/app-config';
 import { LoginLogService } from '../login-log/login-log.service';
 import { KeyedMutex } from '../store/keyed-mutex';

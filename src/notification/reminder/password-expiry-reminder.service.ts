@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Cron, CronExpression, Timeout } from '@nestjs/schedule';
 import { Clock } from '../../common/clock';
-import { DailyJob } from '../../common/daily-job';
+import { DailyJob } from '../../store/daily-job';
 import { StrategyService } from '../../strategy/strategy.service';
 import type { NotifyChannel } from '../../strategy/strategy.types';
 import { DAY_MS, passwordExpiresAt } from '../../user-account/password-expiry';

@@ -1,6 +1,6 @@
-import { KeyedMutex } from '../store/keyed-mutex';
-import { MemoryKvStore } from '../store/memory-kv.store';
-import { SystemClock } from './clock';
+import { KeyedMutex } from './keyed-mutex';
+import { MemoryKvStore } from './memory-kv.store';
+import { SystemClock } from '../common/clock';
 import { DailyJob } from './daily-job';
 
 /** A pass the test ends when it chooses, so overlaps and shutdowns happen mid-pass. */

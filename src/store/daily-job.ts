@@ -1,4 +1,4 @@
-import { KeyedMutex } from '../store/keyed-mutex';
+import { KeyedMutex } from './keyed-mutex';
 
 /**
  * One instance of a cluster at a time: the pass runs while this instance holds `key` in the
