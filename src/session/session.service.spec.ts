@@ -75,6 +75,34 @@ describe('SessionService (spec 3.4, contract §5/§6)', () => {
       expect(reads.map((spy) => spy.mock.calls.length)).toEqual([0, 1]);
     });
 
+    it('a request after a change sees it at once, whatever wrote it (the last parse is reused only for the same stored text)', async () => {
+      const { token, tokenHash, session } = await sessions.issue(options());
+      expect((await sessions.resolve(token)).permissions).toEqual(['sys:user:list']);
+      await sessions.refreshPermissions('u1', ['sys:user:list', 'sys:role:list']);
+      expect((await sessions.resolve(token)).permissions).toEqual(['sys:user:list', 'sys:role:list']);
+      await sessions.updateProfile('u1', { email: 'alice@example.com' });
+      expect((await sessions.resolve(token)).session.profile?.email).toBe('alice@example.com');
+      // Written straight into the store, as another instance would.
+      await store.replaceKeepTtl(Keys.token(tokenHash), JSON.stringify({ ...session, ip: '10.0.0.9' }));
+      expect((await sessions.resolve(token)).session.ip).toBe('10.0.0.9');
+      await store.replaceKeepTtl(Keys.perms(tokenHash), JSON.stringify([]));
+      expect((await sessions.resolve(token)).permissions).toEqual([]);
+      await sessions.kickOutOthers('u1', null);
+      expect(await codeOf(sessions.resolve(token))).toBe(ErrorCode.KICKED_OUT);
+      expect(await codeOf(sessions.resolve(token))).toBe(ErrorCode.NOT_LOGGED_IN);
+    });
+
+    it('the session and codes handed to one request cannot be changed under the next one (they are shared)', async () => {
+      const { token } = await sessions.issue(options());
+      const first = await sessions.resolve(token);
+      expect(() => { first.permissions.push('*'); }).toThrow(TypeError);
+      expect(() => { first.session.userId = 'u2'; }).toThrow(TypeError);
+      expect(() => { first.session.profile!.name = 'Mallory'; }).toThrow(TypeError);
+      const second = await sessions.resolve(token);
+      expect(second.permissions).toEqual(['sys:user:list']);
+      expect(second.session).toMatchObject({ userId: 'u1', profile: { name: 'Alice' } });
+    });
+
     it('two logins get different tokens', async () => {
       const a = await sessions.issue(options());
       const b = await sessions.issue(options());

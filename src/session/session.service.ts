@@ -15,6 +15,16 @@ export const hashToken = (token: string) => hash('sha256', token, 'hex');
 
 const HOUR_MS = 3_600_000;
 
+/** How many tokens' last parse the session service keeps (a few hundred KiB at most). */
+const PARSED_MAX = 1_000;
+
+interface Parsed {
+  raw: string;
+  perms: string | null;
+  session: Session;
+  permissions: string[];
+}
+
 /**
  * Contract §9 sessionMaxHours: the moment a session ends however often it was renewed (its login
  * plus the limit); Infinity without a limit. Computed from the strategy as it is now, so that a
@@ -48,6 +58,15 @@ export interface IssueOptions {
  */
 @Injectable()
 export class SessionService {
+  /**
+   * Each recently seen token's stored session and permission codes as last read, with their parse
+   * (issue 13.2): most requests find both unchanged and skip the two JSON.parse calls. The store is
+   * still read on every request; a parse is reused only for the very text the store returned, so a
+   * kick-out, renewal, logout or role change (a different or missing text) is never hidden. The
+   * parsed objects are frozen, as they are shared by the requests of that token.
+   */
+  private readonly parsed = new Map<string, Parsed>();
+
   constructor(
     private readonly store: KvStore,
     private readonly clock: Clock,
@@ -95,8 +114,11 @@ export class SessionService {
   async resolveHash(tokenHash: string, login?: LoginStrategy): Promise<AuthContext> {
     // One round trip: the session and its permission codes together (issue 13).
     const [raw, perms] = await this.store.mget([Keys.token(tokenHash), Keys.perms(tokenHash)]);
-    if (!raw) throw new AppException(ErrorCode.NOT_LOGGED_IN);
-    const session = JSON.parse(raw) as Session;
+    if (!raw) {
+      this.parsed.delete(tokenHash);
+      throw new AppException(ErrorCode.NOT_LOGGED_IN);
+    }
+    const { session, permissions } = this.parse(tokenHash, raw, perms);
     if (session.kickout === 1) {
       // Once, even under parallel requests: only the request that deletes the marked session
       // (atomically, against the value it read) answers KICKED_OUT; the others find it gone.
@@ -109,7 +131,20 @@ export class SessionService {
       await this.end(tokenHash, session.userId);
       throw new AppException(ErrorCode.NOT_LOGGED_IN);
     }
-    return { tokenHash, session, permissions: perms ? (JSON.parse(perms) as string[]) : [] };
+    return { tokenHash, session, permissions };
+  }
+
+  private parse(tokenHash: string, raw: string, perms: string | null): Parsed {
+    const last = this.parsed.get(tokenHash);
+    if (last && last.raw === raw && last.perms === perms) return last;
+    const session = JSON.parse(raw) as Session;
+    if (session.profile) Object.freeze(session.profile);
+    const parsed: Parsed = {
+      raw, perms, session: Object.freeze(session), permissions: Object.freeze(perms ? (JSON.parse(perms) as string[]) : []) as string[],
+    };
+    if (!last && this.parsed.size >= PARSED_MAX) this.parsed.delete(this.parsed.keys().next().value as string);
+    this.parsed.set(tokenHash, parsed);
+    return parsed;
   }
 
   async permissions(tokenHash: string): Promise<string[]> {
@@ -224,6 +259,7 @@ export class SessionService {
 
   /** Ends one session (logout, kick-out by id, expiry); its token then answers NOT_LOGGED_IN. */
   async end(tokenHash: string, userId: string): Promise<void> {
+    this.parsed.delete(tokenHash);
     await this.store.del(Keys.token(tokenHash), Keys.perms(tokenHash));
     await this.store.sRem(Keys.userTokens(userId), tokenHash);
   }
