@@ -7,15 +7,19 @@
 //   (3)  /sys/me/info with a token, its ratio to a bare Fastify route making one store read
 //        (a Redis GET of the session key; embedded: a Map lookup)
 //   (3b) the Nest floor: Nest 12 + Fastify + one global guard making that read, its own process
+//   (3c) the bare route sending the service's response headers
+//        (3), (3b) and (3c) take turns in rounds; each ratio is the median of the rounds' ratios
 //   (4)  login p50 / p99 with an empty sys_login_log and with 1 000 000 rows in it (+ EXPLAIN)
 //   (5)  the service's resident memory (VmRSS) under that load
 //   (6)  one captcha render (contract §11 PNG) against one BCrypt compare, in this process
-//   (7)  soak: /sys/me/info for BENCH_SOAK_MINUTES, RSS and req/s printed per minute
+//   (7)  soak: /sys/me/info for BENCH_SOAK_MINUTES, RSS and req/s printed per minute, and the
+//        bare route for a few seconds after each minute (how fast the host was that minute)
 //
 // Environment (all optional): MARIADB_URL (mysql://root@127.0.0.1:3306), REDIS_URL
 // (redis://127.0.0.1:6379), BCRYPT_COST (10), BENCH_SECONDS (15, per load phase),
 // BENCH_CONNECTIONS_LOGIN (8), BENCH_CONNECTIONS_ONE (20), BENCH_CONNECTIONS_API (16),
 // BENCH_USERS (64), BENCH_LOG_ROWS (1000000), BENCH_SOAK_MINUTES (10; 0 leaves (7) out),
+// BENCH_ROUNDS (5: (3) and its yardsticks take turns in this many rounds of BENCH_SECONDS / 5),
 // BENCH_PROFILE=1 (node --cpu-prof on the service, written to bench/profiles/),
 // BENCH_HEAP=1 (heap snapshots of the service after the soak's first minute and at its end, in
 // bench/profiles/), BENCH_KEEP_DB=1 (leave the lps_bench database / SQLite file for inspection).
@@ -45,6 +49,8 @@ const API_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS_API ?? 16);
 const USERS = Number(process.env.BENCH_USERS ?? 64);
 const LOG_ROWS = Number(process.env.BENCH_LOG_ROWS ?? 1_000_000);
 const SOAK_MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 10);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
+const SOAK_YARDSTICK_SECONDS = 6;
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const HEAP = process.env.BENCH_HEAP === '1';
 const EMBEDDED = process.argv.includes('--embedded');
@@ -497,13 +503,67 @@ async function heapSnapshot(pid, label) {
   }
 }
 
-/** (7) One load run per minute; RSS at the end of each and after 10 s idle at the end. */
-async function soak(pid, opts, minutes) {
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/**
+ * (3) with its yardsticks: `rounds` rounds of SECONDS / rounds each, every target once per round
+ * in an order that rotates. A target's figures: req/s the mean of its rounds, p50 their median, p99
+ * the worst round's, CPU per request over all its rounds. A ratio: the median of the ratios of the
+ * runs made in the same round, with the lowest and highest.
+ */
+async function interleaved(targets, rounds) {
+  const runs = Object.fromEntries(targets.map(({ key }) => [key, []]));
+  for (let round = 0; round < rounds; round += 1) {
+    for (let i = 0; i < targets.length; i += 1) {
+      const { key, pid, opts } = targets[(i + round) % targets.length];
+      const measured = await cpuPerRequest(pid, () => peakRss(pid, () => load(`${key}, round ${round + 1}`, { ...opts, duration: SECONDS / rounds })));
+      runs[key].push({ ...measured.result.result, rssMiB: measured.result.rssMiB, cpuMs: measured.cpuMs });
+    }
+  }
+  const out = {};
+  for (const [key, list] of Object.entries(runs)) {
+    const ok = list.reduce((n, r) => n + r.ok, 0);
+    const cpuMs = {};
+    for (const part of Object.keys(list[0].cpuMs)) {
+      cpuMs[part] = part === 'otherCores'
+        ? list.reduce((n, r) => n + r.cpuMs[part], 0) / list.length
+        : list.reduce((n, r) => n + r.cpuMs[part] * r.ok, 0) / Math.max(1, ok);
+    }
+    out[key] = {
+      result: {
+        label: key, ok, rps: list.reduce((n, r) => n + r.rps, 0) / list.length, errors: list.reduce((n, r) => n + r.errors, 0),
+        p50: median(list.map((r) => r.p50)), p99: Math.max(...list.map((r) => r.p99)), rounds: list.map((r) => r.rps),
+      },
+      rssMiB: Math.max(...list.map((r) => r.rssMiB)),
+      cpuMs,
+    };
+  }
+  const ratio = (a, b) => {
+    const each = runs[a].map((r, i) => r.rps / runs[b][i].rps);
+    return { median: median(each), low: Math.min(...each), high: Math.max(...each) };
+  };
+  out.ratios = { infoBare: ratio('info', 'bare'), infoFloor: ratio('info', 'floor'), floorBare: ratio('floor', 'bare'),
+    headersBare: ratio('bareHeaders', 'bare'), infoHeaders: ratio('info', 'bareHeaders') };
+  return out;
+}
+
+/**
+ * (7) One load run per minute; RSS at the end of each and after 10 s idle at the end. After each
+ * minute the bare route runs for SOAK_YARDSTICK_SECONDS: a minute slower than the first because the
+ * host was slower shows in the bare route too, one slower because of the service does not.
+ */
+async function soak(pid, opts, minutes, bareOpts) {
   const rows = [];
   for (let minute = 1; minute <= minutes; minute += 1) {
     const { result, rssMiB } = await peakRss(pid, () => load(`soak minute ${minute}`, { ...opts, duration: 60 }));
-    rows.push({ minute, rps: result.rps, p99: result.p99, errors: result.errors, rssPeak: rssMiB, rssEnd: rssNow(pid) });
-    log(`(7) minute ${minute}: ${result.rps.toFixed(0)} req/s, p99 ${result.p99} ms, RSS ${rssNow(pid).toFixed(0)} MiB (peak ${rssMiB.toFixed(0)})`);
+    const bare = await load(`soak minute ${minute}, bare route`, { ...bareOpts, duration: SOAK_YARDSTICK_SECONDS });
+    rows.push({ minute, rps: result.rps, p99: result.p99, errors: result.errors + bare.errors, rssPeak: rssMiB, rssEnd: rssNow(pid), bareRps: bare.rps });
+    log(`(7) minute ${minute}: ${result.rps.toFixed(0)} req/s, p99 ${result.p99} ms, RSS ${rssNow(pid).toFixed(0)} MiB (peak ${rssMiB.toFixed(0)}); `
+      + `bare route ${bare.rps.toFixed(0)} req/s`);
     if (HEAP && minute === 1) await heapSnapshot(pid, 'after minute 1');
   }
   await sleep(10_000);
@@ -588,29 +648,33 @@ async function main() {
     log('(6) captcha renders against one BCrypt compare');
     out.captcha = await captchaCost();
 
-    log(`(3) /sys/me/info, ${SECONDS} s, ${API_CONNECTIONS} connections`);
-    const infoMeasured = await cpuPerRequest(pid, () => peakRss(pid, () => load('/sys/me/info', infoOpts)));
-    out.infoCpu = infoMeasured.cpuMs;
-    out.info = infoMeasured.result.result;
-    out.rssInfo = infoMeasured.result.rssMiB;
-
-    // The yardsticks, one after the other, in processes of their own like the service. (3c) is the
-    // bare route sending the response headers the service sent (security headers, no-store).
+    // (3) and its yardsticks, in processes of their own like the service, measured in rounds that
+    // take turns (interleaved) rather than one after the other: on a host whose speed drifts within
+    // minutes, each ratio then compares runs made at the same moment. (3c) is the bare route sending
+    // the response headers the service sent (security headers, no-store).
     const read = await backend.sessionRead(url, token);
     out.headers = await responseHeaders(url, '/sys/me/info', token);
+    const yardsticks = {};
     for (const [key, script, path, extra] of [['bare', 'bare-route.mjs', '/bare', []], ['floor', 'nest-floor.mjs', '/floor', []],
       ['bareHeaders', 'bare-route.mjs', '/bare', [JSON.stringify(out.headers)]]]) {
       const yardstick = await startYardstick(script, await freePort(), [...read, ...extra]);
       await load('warm-up', { ...apiOpts(yardstick.url, path), duration: 3 });
-      log(`(3${{ bare: '', floor: 'b', bareHeaders: 'c' }[key]}) ${script}${extra.length ? ' + the service\'s headers' : ''}, ${SECONDS} s, ${API_CONNECTIONS} connections`);
-      out[key] = (await cpuPerRequest(yardstick.child.pid, () => load(key, apiOpts(yardstick.url, path)))).result;
-      await stopChild(yardstick.child);
+      yardsticks[key] = { key, pid: yardstick.child.pid, child: yardstick.child, opts: apiOpts(yardstick.url, path) };
     }
+    log(`(3) /sys/me/info, (3) bare route, (3b) Nest floor, (3c) bare route + the service's headers: ${ROUNDS} rounds of `
+      + `${(SECONDS / ROUNDS).toFixed(1)} s each, taking turns, ${API_CONNECTIONS} connections`);
+    const rounds = await interleaved([{ key: 'info', pid, opts: infoOpts }, yardsticks.bare, yardsticks.floor, yardsticks.bareHeaders], ROUNDS);
+    out.info = rounds.info.result;
+    out.infoCpu = rounds.info.cpuMs;
+    out.rssInfo = rounds.info.rssMiB;
+    for (const key of ['bare', 'floor', 'bareHeaders']) out[key] = rounds[key].result;
+    out.ratios = rounds.ratios;
 
     if (SOAK_MINUTES > 0) {
-      log(`(7) soak: /sys/me/info for ${SOAK_MINUTES} minutes, ${API_CONNECTIONS} connections`);
-      out.soak = await soak(pid, infoOpts, SOAK_MINUTES);
+      log(`(7) soak: /sys/me/info for ${SOAK_MINUTES} minutes, ${API_CONNECTIONS} connections; the bare route ${SOAK_YARDSTICK_SECONDS} s after each minute`);
+      out.soak = await soak(pid, infoOpts, SOAK_MINUTES, yardsticks.bare.opts);
     }
+    for (const { child } of Object.values(yardsticks)) await stopChild(child);
 
     log(`(4) inserting ${LOG_ROWS} rows into sys_login_log`);
     const fillStarted = Date.now();
@@ -640,8 +704,12 @@ function report(o) {
   const errors = o.loginEmpty.errors + o.loginOne.errors + o.info.errors + o.loginFull.errors + o.bare.errors + o.floor.errors + o.bareHeaders.errors + soakErrors;
   const loginRatio = o.loginEmpty.rps / o.bcrypt;
   const oneRatio = o.loginOne.rps / o.bcrypt;
-  const infoRatio = o.info.rps / o.bare.rps;
-  const floorRatio = o.info.rps / o.floor.rps;
+  // Ratios of runs made in the same round (medians over the rounds; see interleaved()).
+  const infoRatio = o.ratios.infoBare.median;
+  const floorRatio = o.ratios.infoFloor.median;
+  // (7) against the host's speed each minute: the service's req/s over the bare route's.
+  const relative = (r) => r.rps / r.bareRps;
+  const spread = (r) => `${pct(r.median)} (rounds ${(r.low * 100).toFixed(0)}–${(r.high * 100).toFixed(0)} %)`;
   const p99Ratio = o.loginFull.p99 / o.loginEmpty.p99;
   const rssPeak = Math.max(o.rssLogin, o.rssLoginOne, o.rssInfo, o.rssLoginFull, ...(o.soak ? o.soak.rows.map((r) => r.rssPeak) : []));
   const rows = [
@@ -652,13 +720,13 @@ function report(o) {
     [`(2b) login, ${ONE_ACCOUNT_CONNECTIONS} conn., one account`, `${o.loginOne.rps.toFixed(1)} req/s`, ms(o.loginOne.p50), ms(o.loginOne.p99),
       `${pct(oneRatio)} of (1) — target ≥ 80 %, p99 ≤ 2 s: ${verdict(oneRatio >= 0.8 && o.loginOne.p99 <= 2000)}`],
     [`(3) /sys/me/info, ${API_CONNECTIONS} conn.`, `${o.info.rps.toFixed(0)} req/s`, ms(o.info.p50), ms(o.info.p99),
-      `${pct(infoRatio)} of bare, ${pct(floorRatio)} of the Nest floor — target ≥ 60 %, ≥ 75 %, p99 ≤ 10 ms: `
+      `${spread(o.ratios.infoBare)} of bare, ${spread(o.ratios.infoFloor)} of the Nest floor — target ≥ 60 %, ≥ 75 %, p99 ≤ 10 ms: `
       + verdict(infoRatio >= 0.6 && floorRatio >= 0.75 && o.info.p99 <= 10)],
     [`    bare Fastify + 1 store read`, `${o.bare.rps.toFixed(0)} req/s`, ms(o.bare.p50), ms(o.bare.p99), ''],
     [`(3b) Nest floor: Nest + Fastify + 1 guard + 1 read`, `${o.floor.rps.toFixed(0)} req/s`, ms(o.floor.p50), ms(o.floor.p99),
-      `${pct(o.floor.rps / o.bare.rps)} of bare`],
+      `${spread(o.ratios.floorBare)} of bare`],
     [`(3c) bare + the service's ${Object.keys(o.headers).length} response headers`, `${o.bareHeaders.rps.toFixed(0)} req/s`, ms(o.bareHeaders.p50),
-      ms(o.bareHeaders.p99), `${pct(o.bareHeaders.rps / o.bare.rps)} of bare; (3) is ${pct(o.info.rps / o.bareHeaders.rps)} of it`],
+      ms(o.bareHeaders.p99), `${spread(o.ratios.headersBare)} of bare; (3) is ${spread(o.ratios.infoHeaders)} of it`],
     [`(4) login, sys_login_log ${o.emptyRows} rows`, `${o.loginEmpty.rps.toFixed(1)} req/s`, ms(o.loginEmpty.p50), ms(o.loginEmpty.p99), ''],
     [`    login, sys_login_log ${o.fullRows} rows`, `${o.loginFull.rps.toFixed(1)} req/s`, ms(o.loginFull.p50), ms(o.loginFull.p99),
       `p99 ${p99Ratio.toFixed(2)}× — target ≤ 1.2×: ${verdict(p99Ratio <= 1.2)}`],
@@ -671,9 +739,12 @@ function report(o) {
     const warm = o.soak.rows[Math.min(1, o.soak.rows.length - 1)];
     const slowest = Math.min(...o.soak.rows.map((r) => r.rps));
     const growth = (last.rssEnd - warm.rssEnd) / warm.rssEnd;
+    const slowestRelative = Math.min(...o.soak.rows.map(relative));
     rows.push([`(7) soak, ${o.soak.rows.length} min of /sys/me/info`, `${first.rps.toFixed(0)} → ${last.rps.toFixed(0)} req/s`,
       `RSS ${warm.rssEnd.toFixed(0)} → ${last.rssEnd.toFixed(0)} MiB`, `idle ${o.soak.idle.toFixed(0)} MiB`,
       `slowest minute ${pct(slowest / first.rps)} of the first — target ≥ 90 %: ${verdict(slowest >= 0.9 * first.rps)}; `
+      + `as a share of the bare route's that minute, the lowest is ${pct(slowestRelative / relative(first))} of the first's: `
+      + `${verdict(slowestRelative >= 0.9 * relative(first))}; `
       + `RSS from minute ${warm.minute} to the last ${growth >= 0 ? '+' : ''}${pct(growth)} — target flat (≤ 5 %): ${verdict(growth <= 0.05)}`]);
   }
   rows.push(['errors (non-2xx, socket errors, timeouts)', String(errors), '', '', `target 0: ${verdict(errors === 0)}`]);
@@ -689,7 +760,7 @@ function report(o) {
     console.log('\n(7) soak, per minute:');
     for (const r of o.soak.rows) {
       console.log(`  minute ${String(r.minute).padStart(2)}: ${r.rps.toFixed(0).padStart(6)} req/s, p99 ${String(r.p99).padStart(3)} ms, `
-        + `RSS ${r.rssEnd.toFixed(0)} MiB at the end (peak ${r.rssPeak.toFixed(0)})${r.errors ? `, ${r.errors} errors` : ''}`);
+        + `bare route ${r.bareRps.toFixed(0).padStart(6)} req/s (${pct(relative(r))}), RSS ${r.rssEnd.toFixed(0)} MiB at the end (peak ${r.rssPeak.toFixed(0)})${r.errors ? `, ${r.errors} errors` : ''}`);
     }
     console.log(`  after 10 s idle: RSS ${o.soak.idle.toFixed(0)} MiB`);
   }
