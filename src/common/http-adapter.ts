@@ -1,6 +1,6 @@
 import { StreamableFile } from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyServerOptions } from 'fastify';
 import { Readable } from 'node:stream';
 import type { AppConfig } from '../config/app-config';
 import { fastifyTrustProxy } from '../config/trust-proxy';
@@ -17,8 +17,64 @@ import { ErrorCode, localeOf, messageOf } from './error-code';
  * go out as they are.
  */
 export class EnvelopeFastifyAdapter extends FastifyAdapter {
+  /** How long a stop waits for route handlers still running once the server is closed. */
+  drainMs = 10_000;
+  private running = 0;
+  private drained?: () => void;
+  private readonly leave = () => {
+    this.running -= 1;
+    if (this.running === 0) this.drained?.();
+  };
+
+  constructor(options?: FastifyServerOptions) {
+    super(options);
+    this.getInstance().addHook('onRoute', (route) => {
+      route.handler = this.counted(route.handler);
+    });
+  }
+
+  /**
+   * The route handler, counted while it runs: the promise Nest's handler returns settles once the
+   * answer or the error is out. Otherwise as it was: a sync handler stays sync, the same promise is
+   * returned, the same `this` passed on.
+   */
+  private counted<H extends (...args: any[]) => unknown>(handler: H): H {
+    const adapter = this;
+    return function counted(this: unknown, ...args: unknown[]) {
+      adapter.running += 1;
+      let result: unknown;
+      try {
+        result = handler.apply(this, args);
+      } catch (err) {
+        adapter.leave();
+        throw err;
+      }
+      if (result instanceof Promise) result.then(adapter.leave, adapter.leave);
+      else adapter.leave();
+      return result;
+    } as H;
+  }
+
   override reply(response: any, body: any, statusCode?: number) {
     return super.reply(response, isRaw(body) ? body : successEnvelope(body, response), statusCode);
+  }
+
+  /**
+   * Nest's stop closes the server (which waits for the connections still open), then runs the
+   * shutdown hooks that close the database and Redis. A handler whose client has already gone (a
+   * login mid-BCrypt when the caller timed out) has no connection left to wait for: without this
+   * wait it met a closed database, and its login-log row, failure count or session were lost.
+   */
+  override async close(): Promise<void> {
+    await super.close();
+    if (this.running === 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, this.drainMs);
+      this.drained = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 }
 
