@@ -83,9 +83,12 @@ export const AllowsTempToken = () => SetMetadata(ALLOWS_TEMP_TOKEN, true);
  */
 export const AcceptsStreamTicket = () => SetMetadata(ACCEPTS_STREAM_TICKET, true);
 
+/** The caller SessionGuard authenticated (set on every route that is not @Public). */
+export const authOf = (request: FastifyRequest): AuthContext => request.auth!;
+
 /** The authenticated caller's session, as authentication attached it. */
 export const CurrentAuth = createParamDecorator(
-  (_data: unknown, ctx: ExecutionContext): AuthContext => ctx.switchToHttp().getRequest<FastifyRequest>().auth!,
+  (_data: unknown, ctx: ExecutionContext): AuthContext => authOf(ctx.switchToHttp().getRequest<FastifyRequest>()),
 );
 
 /** Who performs an administrative action, as its audit row records it (AuditLogService). */

@@ -4,7 +4,7 @@ import { ListUsersDto } from '../user-account/dto/user.dto';
 import { AppException } from './app.exception';
 import { ErrorCode } from './error-code';
 import { parseFormBody } from './form-body';
-import { BodyValidationPipe, NoInputDto } from './validation.pipe';
+import { BodyValidationPipe, checkNoInput, NoInputDto } from './validation.pipe';
 
 const pipe = new BodyValidationPipe();
 const body = (metatype: ArgumentMetadata['metatype']): ArgumentMetadata => ({ type: 'body', metatype });
@@ -86,6 +86,22 @@ describe('BodyValidationPipe (contract §2: strict bodies)', () => {
       expect((await refusal({ a: 1 }, NoInputDto)).en).toBe('Invalid a: a is not an accepted field');
       expect((await refusal({ pageSize: 10 }, NoInputDto)).en).toBe('Invalid pageSize: pageSize is not an accepted field');
       expect((await refusal({ constructor: 1 }, NoInputDto)).en).toContain('constructor is not an accepted field');
+    });
+
+    it('checkNoInput (a handler without @Body) accepts and refuses what the pipe does for NoInputDto, with the same answer', async () => {
+      const deep = JSON.parse('{"a":'.repeat(40) + '1' + '}'.repeat(40));
+      const bodies = [undefined, {}, null, 'text', 42, [], { a: 1 }, JSON.parse('{"__proto__":1}'), { x: '\ud800' }, deep];
+      for (const value of bodies) {
+        const byPipe = await pipe.transform(value, body(NoInputDto)).then(() => null, (err: AppException) => err);
+        let direct: AppException | null = null;
+        try {
+          checkNoInput(value);
+        } catch (err) {
+          direct = err as AppException;
+        }
+        expect(direct === null).toBe(byPipe === null);
+        if (byPipe) expect({ code: direct!.code, detail: direct!.detail, fields: direct!.fields }).toEqual({ code: byPipe.code, detail: byPipe.detail, fields: byPipe.fields });
+      }
     });
   });
 

@@ -102,35 +102,50 @@ export class BodyValidationPipe extends ValidationPipe {
     // Parameters of custom decorators (@CurrentAuth) are the service's own values, never validated
     // (ValidationPipe's own rule, without its call); an operation without input sent `{}` or nothing.
     if (metadata.type === 'custom') return value;
-    if (metadata.metatype === NoInputDto && metadata.type === 'body' && (value === undefined || isEmptyPlainObject(value))) return {};
-    if (metadata.type === 'body') {
-      // No body at all (or an empty one, see app.setup.ts) is `{}` (contract §2). JSON `null` is a body,
-      // and not an object: refused like an array or a string (contract §7), on every operation.
-      if (value === undefined) value = {};
-      if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-        throw validationFailed('validation.notJsonObject');
-      }
-      const body = value as object;
-      // class-transformer skips keys that name what every object inherits (constructor, __proto__,
-      // valueOf, toString, ...), so whitelisting would never see them. No DTO has such a field.
-      const hidden = Object.keys(body).find((key) => INHERITED_KEYS.has(key));
-      if (hidden) throw unknownField(hidden);
-      const problem = structuralProblem(body);
-      if (problem) throw problem;
-      if (metadata.metatype === NoInputDto) {
-        const [field] = Object.keys(body);
-        if (field !== undefined) throw unknownField(field);
-        return body;
-      }
+    if (metadata.type !== 'body') return super.transform(value, metadata);
+    if (metadata.metatype === NoInputDto) {
+      checkNoInput(value);
+      return {};
     }
+    const body = checkedBody(value);
     // Keys as sent: ValidationPipe deletes `prototype` and friends from the body, and class-transformer
     // skips others, before the whitelist check could see them. Unknown all the same.
-    const sent = metadata.type === 'body' ? Object.keys(value as object) : [];
-    const result = await super.transform(value, metadata);
+    const sent = Object.keys(body);
+    const result = await super.transform(body, metadata);
     if (sent.length && result && typeof result === 'object') {
       const dropped = sent.find((key) => !Object.prototype.hasOwnProperty.call(result, key));
       if (dropped !== undefined) throw unknownField(dropped);
     }
     return result;
   }
+}
+
+/**
+ * What every body passes before its DTO's rules: no body at all (or an empty one, see app.setup.ts)
+ * is `{}` (contract §2); JSON `null` is a body, and not an object: refused like an array or a string
+ * (contract §7), on every operation; then the keys no DTO has and the structure (depth, text).
+ */
+function checkedBody(value: unknown): object {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw validationFailed('validation.notJsonObject');
+  }
+  // class-transformer skips keys that name what every object inherits (constructor, __proto__,
+  // valueOf, toString, ...), so whitelisting would never see them. No DTO has such a field.
+  const hidden = Object.keys(value).find((key) => INHERITED_KEYS.has(key));
+  if (hidden) throw unknownField(hidden);
+  const problem = structuralProblem(value);
+  if (problem) throw problem;
+  return value;
+}
+
+/**
+ * The body of an operation without input, refused as BodyValidationPipe refuses a NoInputDto body
+ * (every field in it is unknown). Synchronous, for a handler that reads its request itself rather
+ * than through Nest's parameter pipes (see MeController.info).
+ */
+export function checkNoInput(value: unknown): void {
+  if (value === undefined || isEmptyPlainObject(value)) return;
+  const [field] = Object.keys(checkedBody(value));
+  if (field !== undefined) throw unknownField(field);
 }
