@@ -33,7 +33,7 @@ export class MeController {
   async info(@Req() request: FastifyRequest) {
     // The console's polling route and the bench's hot path: the caller and the empty body are read
     // here rather than through Nest's parameter pipes, whose promise chain per parameter cost this
-    // route about 8 k of its 294 k instructions a request (issue 13, npm run bench:instructions).
+    // route about 8 k of its 294 k instructions a request (issue 13; callgrind by hand, as bench:instructions counts).
     checkNoInput(request.body);
     const auth = authOf(request);
     // From the session when it carries the profile (one round trip, no SQL: issue 13).
