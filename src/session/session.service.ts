@@ -95,10 +95,14 @@ export class SessionService {
       os: options.os ?? null,
       renewedAt: null,
     };
-    await this.store.sAdd(Keys.userTokens(options.userId), tokenHash);
-    await this.store.sAdd(Keys.onlineUsers, options.userId);
-    await this.store.set(Keys.perms(tokenHash), JSON.stringify(options.permissions), ttlMs);
-    await this.store.set(Keys.token(tokenHash), JSON.stringify(session), ttlMs);
+    // One round trip (Redis runs them in this order): the indexes first and the token last, so a
+    // token that exists is always found by endAll and the online list, and never without its permissions.
+    await Promise.all([
+      this.store.sAdd(Keys.userTokens(options.userId), tokenHash),
+      this.store.sAdd(Keys.onlineUsers, options.userId),
+      this.store.set(Keys.perms(tokenHash), JSON.stringify(options.permissions), ttlMs),
+      this.store.set(Keys.token(tokenHash), JSON.stringify(session), ttlMs),
+    ]);
     return { token, tokenHash, session };
   }
 

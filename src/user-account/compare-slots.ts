@@ -47,9 +47,13 @@ export class CompareSlots {
   async take(userId: string): Promise<CompareSlot> {
     const id = randomUUID();
     const key = Keys.loginSlot(userId, id);
-    await this.store.set(key, id, this.leaseMs);
-    await this.store.sAdd(Keys.loginSlots(userId), id);
-    await this.store.expire(Keys.loginSlots(userId), 2 * this.leaseMs);
+    // Sent together (one round trip to Redis, which runs them in this order): the lease first,
+    // so that no name in the set is read as a lapsed slot before its lease exists.
+    await Promise.all([
+      this.store.set(key, id, this.leaseMs),
+      this.store.sAdd(Keys.loginSlots(userId), id),
+      this.store.expire(Keys.loginSlots(userId), 2 * this.leaseMs),
+    ]);
     const stopRenewing = this.renewWhileHeld(userId, key, id);
     let released: Promise<void> | undefined;
     return {
@@ -57,8 +61,7 @@ export class CompareSlots {
         released ??= (async () => {
           stopRenewing();
           try {
-            await this.store.delIfEquals(key, id);
-            await this.store.sRem(Keys.loginSlots(userId), id);
+            await Promise.all([this.store.delIfEquals(key, id), this.store.sRem(Keys.loginSlots(userId), id)]);
           } catch (err) {
             this.logger.warn(`compare slot of user ${userId} not released, it lapses with its lease: ${(err as Error)?.name}`);
           }

@@ -91,11 +91,11 @@ export class UserAccountService {
   /**
    * Contract §5: user name, then mobile, then e-mail; the matching field is the log's login type.
    * Contract §11: through sys_user_identifier, so user names and e-mails match whatever their case,
-   * and the same way on every database.
+   * and the same way on every database. The id only (see UserRepository.findForLogin).
    */
-  async findForLogin(account: string): Promise<{ user: UserEntity; loginType: LoginTypes } | null> {
+  async findForLogin(account: string): Promise<{ userId: string; loginType: LoginTypes } | null> {
     const found = await this.users.findForLogin(account);
-    return found ? { user: found.user, loginType: LOGIN_TYPE_OF[found.kind] } : null;
+    return found && { userId: found.userId, loginType: LOGIN_TYPE_OF[found.kind] };
   }
 
   /**

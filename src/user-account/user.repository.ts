@@ -49,11 +49,12 @@ export class UserRepository {
   ) {}
 
   /**
-   * Contract §5: the user (with the password hash) whose user name, mobile or e-mail is `account`,
-   * in that order; `kind` is the field that matched. Contract §11: through sys_user_identifier, so
-   * user names and e-mails match whatever their case, and the same way on every database.
+   * Contract §5: the id of the user whose user name, mobile or e-mail is `account`, in that order;
+   * `kind` is the field that matched. Contract §11: through sys_user_identifier, so user names and
+   * e-mails match whatever their case, and the same way on every database. Only the id: a login
+   * reads the row itself under the account's mutex, where its state counts (issue 13).
    */
-  async findForLogin(account: string): Promise<{ user: UserEntity; kind: IdentifierKind } | null> {
+  async findForLogin(account: string): Promise<{ userId: string; kind: IdentifierKind } | null> {
     // Only identifiers of users not deleted (contract §12), in the same one query whether the account
     // never existed or was deleted: the two take the same path and the same time from here on.
     const held = await this.identifiers.createQueryBuilder('i')
@@ -61,9 +62,7 @@ export class UserRepository {
       .where('i.value IN (:...values)', { values: loginCandidates(account) })
       .getMany();
     const hit = matchLogin(account, held);
-    if (!hit) return null;
-    const user = await this.withPassword(hit.userId);
-    return user ? { user, kind: hit.kind } : null;
+    return hit ? { userId: hit.userId, kind: hit.kind } : null;
   }
 
   /** The user whose user name is `username` as a login finds it (contract §11: ignoring case). */

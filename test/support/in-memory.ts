@@ -52,12 +52,10 @@ export class InMemoryUserRepository implements Shape<UserRepository> {
     return user;
   }
 
-  async findForLogin(account: string): Promise<{ user: UserEntity; kind: IdentifierKind } | null> {
+  async findForLogin(account: string): Promise<{ userId: string; kind: IdentifierKind } | null> {
     const candidates = loginCandidates(account);
-    const hit = matchLogin(account, [...this.tables.identifiers.values()].filter((i) => candidates.includes(i.value)));
-    if (!hit) return null;
-    const user = await this.withPassword(hit.userId);
-    return user ? { user, kind: hit.kind } : null;
+    const hit = matchLogin(account, [...this.tables.identifiers.values()].filter((i) => candidates.includes(i.value) && live(this.rows.get(i.userId))));
+    return hit ? { userId: hit.userId, kind: hit.kind } : null;
   }
 
   async byUsername(username: string): Promise<UserEntity | null> {

@@ -180,14 +180,14 @@ export class LoginService {
 
   private async passwordLogin(req: LoginRequest): Promise<LoginResult> {
     await this.checkCaptcha(req); // 1
-    const { user, loginType } = await this.findUser(req); // 2
+    const { userId, loginType } = await this.findUser(req); // 2
     const way: LoginWay = {
       loginType, account: req.account, ip: req.ip, userAgent: req.userAgent, locale: req.locale, unusualIpCheck: true,
     };
     for (;;) {
-      const right = await this.verifyPassword(user, way, req.password); // 4, then 3 (contract §5)
+      const right = await this.verifyPassword(userId, way, req.password); // 4, then 3 (contract §5)
       try {
-        return await this.complete(user, way, async (checks) => {
+        return await this.complete(right.user, way, async (checks) => {
           await right.release();
           await checks.reread();
           if (checks.user.password !== right.hash) throw PASSWORD_CHANGED;
@@ -282,7 +282,7 @@ export class LoginService {
   }
 
   /** Step 2: name → mobile → e-mail. Unknown: same compare cost, same message as a wrong password. */
-  private async findUser(req: LoginRequest): Promise<{ user: UserEntity; loginType: LoginTypes }> {
+  private async findUser(req: LoginRequest): Promise<{ userId: string; loginType: LoginTypes }> {
     const found = await this.accounts.findForLogin(req.account);
     if (found) return found;
     await this.hasher.burn(req.password);
@@ -315,8 +315,8 @@ export class LoginService {
    * (PasswordProof): refused while locked, before the compare; a wrong password is logged, counted
    * in the window, may lock, and is notified. A right one comes back with its slot still held.
    */
-  private verifyPassword(user: UserEntity, way: LoginWay, password: string): Promise<RightPassword> {
-    return this.proof.compare(user.id, password, {
+  private verifyPassword(userId: string, way: LoginWay, password: string): Promise<RightPassword> {
+    return this.proof.compare(userId, password, {
       locked: (now) => this.refuse(now, way, LoginStatus.LOCKED, ErrorCode.ACCOUNT_LOCKED),
       wrong: async (now) => {
         await this.lockout.recordWrongPassword({
