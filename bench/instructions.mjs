@@ -13,23 +13,44 @@
 //   headers  the same sending the service's response headers (3c)
 //   floor    bench/nest-floor.mjs, Nest + Fastify + one guard making that read (3b)
 //
-// Environment (optional): BENCH_IR_WARM (8000), BENCH_IR_REQUESTS (5000), MARIADB_URL, REDIS_URL.
+// --login counts one password login instead (bench item (2)): the service alone, BCRYPT_COST 4,
+// BENCH_IR_LOGIN_WARM (1000) logins over 64 accounts from 8 connections, then BENCH_IR_LOGINS (1000)
+// counted, thread by thread (--separate-threads): the main thread's instructions are what a login
+// takes from BCrypt on a busy host, the pool's are BCrypt's own at cost 4. On MariaDB + Redis it
+// also counts, over 100 logins one at a time after the warm-up, the SQL statements (the server's
+// Com_* counters), the Redis round trips (its read events) and commands (INFO commandstats) each
+// login sends: the system calls of the client and the servers go with the round trips, and
+// callgrind does not count the kernel's work.
+//
+// Environment (optional): BENCH_IR_WARM (8000), BENCH_IR_REQUESTS (5000), MARIADB_URL, REDIS_URL;
+// BENCH_IR_KEEP, a directory where callgrind's files are kept (read them with callgrind_annotate).
 // Takes about six minutes; needs valgrind (on every machine of this kind).
 import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
 import { constants, hash, publicEncrypt, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { createConnection } from 'mysql2/promise';
+import { createClient } from 'redis';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BUILD_DIR = join(ROOT, 'node_modules', '.cache', 'lps-bench');
 const EMBEDDED = process.argv.includes('--embedded');
+const LOGIN = process.argv.includes('--login');
 const WARM = Number(process.env.BENCH_IR_WARM ?? 8000);
 const REQUESTS = Number(process.env.BENCH_IR_REQUESTS ?? 5000);
+const LOGIN_WARM = Number(process.env.BENCH_IR_LOGIN_WARM ?? 1000);
+const LOGINS = Number(process.env.BENCH_IR_LOGINS ?? 1000);
+const LOGINS_ALONE = 100;
+const LOGIN_USERS = 64;
+// A directory to keep callgrind's files in (for callgrind_annotate), instead of deleting them.
+const KEEP = process.env.BENCH_IR_KEEP;
+if (KEEP) mkdirSync(KEEP, { recursive: true });
+const USER_PASSWORD = 'Bench#user1';
 const MARIADB = process.env.MARIADB_URL ?? 'mysql://root@127.0.0.1:3306';
 const REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DATABASE = 'lps_bench_ir';
@@ -57,9 +78,9 @@ function freePort() {
 // sees them: the service's HOST (its listen address) must be the one callgrind_control sees too.
 const VGDB_NAMES = { USER: 'lpsbench', HOST: '127.0.0.1' };
 
-/** A process under callgrind with counting off; its counts go to `out`. */
-function underCallgrind(args, env, out) {
-  const child = spawn('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no',
+/** A process under callgrind with counting off; its counts go to `out` (`out-NN`, thread NN, with --separate-threads). */
+function underCallgrind(args, env, out, valgrindArgs = []) {
+  const child = spawn('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', ...valgrindArgs,
     `--callgrind-out-file=${out}`, process.execPath, ...args], { cwd: ROOT, env: { ...env, ...VGDB_NAMES }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
@@ -92,26 +113,42 @@ async function post(url, path, body = {}, token) {
   return { data: json.data, headers: Object.fromEntries([...res.headers].filter(([name]) => !FRAMING_HEADERS.has(name))) };
 }
 
-/** Instructions per request over REQUESTS requests after WARM, the process's total as callgrind wrote it at exit. */
-async function count(label, child, out, url, headers) {
-  const opts = (amount) => ({
-    url, method: 'POST', connections: 16, amount, timeout: 60, body: '{}',
-    headers: { 'content-type': 'application/json', 'user-agent': UA, ...headers },
-  });
-  log(`${label}: ${WARM} requests to warm up, then ${REQUESTS} counted`);
-  const warm = await autocannon(opts(WARM));
+/**
+ * Runs `load(warm)`, then `load(counted)` with counting on, and stops the process: its counts (the
+ * totals callgrind wrote at exit, per thread file when there are several) and the requests counted.
+ */
+async function counted(label, child, out, load, warm, amount) {
+  log(`${label}: ${warm} requests to warm up, then ${amount} counted`);
+  const warmed = await load(warm);
   const control = (what) => execFileSync('callgrind_control', ['-i', what, String(child.pid)],
     { env: { ...process.env, ...VGDB_NAMES }, stdio: 'ignore' });
   control('on');
-  const result = await autocannon(opts(REQUESTS));
+  const result = await load(amount);
   control('off');
   await stop(child);
-  const failed = warm.non2xx + warm.errors + result.non2xx + result.errors + result.timeouts;
+  const failed = warmed.non2xx + warmed.errors + result.non2xx + result.errors + result.timeouts;
   if (failed) throw new Error(`${label}: ${failed} requests failed`);
-  const total = Number(/^totals: (\d+)/m.exec(readFileSync(out, 'utf8'))?.[1]);
-  if (!(total > 0)) throw new Error(`${label}: callgrind counted nothing (callgrind_control did not reach the process)`);
-  rmSync(out, { force: true });
-  return total / result.requests.total;
+  const name = basename(out);
+  // With --separate-threads, `out` itself holds no count: the threads' files are `out-01` (main), `out-02`, …
+  const threads = readdirSync(dirname(out)).filter((f) => f.startsWith(`${name}-`)).sort();
+  const files = threads.length ? threads : [name];
+  const totals = files.map((f) => Number(/^totals: (\d+)/m.exec(readFileSync(join(dirname(out), f), 'utf8'))?.[1] ?? 0));
+  for (const f of [name, ...threads]) {
+    if (KEEP && existsSync(join(dirname(out), f))) copyFileSync(join(dirname(out), f), join(KEEP, f));
+    rmSync(join(dirname(out), f), { force: true });
+  }
+  if (!(totals.reduce((a, b) => a + b, 0) > 0)) throw new Error(`${label}: callgrind counted nothing (callgrind_control did not reach the process)`);
+  return { totals, requests: result.requests.total };
+}
+
+/** Instructions per request of POST `url` with `headers` (16 connections), the whole process. */
+async function count(label, child, out, url, headers) {
+  const load = (amount) => autocannon({
+    url, method: 'POST', connections: 16, amount, timeout: 60, body: '{}',
+    headers: { 'content-type': 'application/json', 'user-agent': UA, ...headers },
+  });
+  const { totals: [total], requests } = await counted(label, child, out, load, WARM, REQUESTS);
+  return total / requests;
 }
 
 function stop(child) {
@@ -121,6 +158,118 @@ function stop(child) {
     child.kill('SIGINT');
     setTimeout(() => child.kill('SIGKILL'), 60_000).unref();
   });
+}
+
+/** The service under callgrind on `database`, its public key and the admin's normal token (the first password changed). */
+async function startService(database, out, valgrindArgs) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  // As run.mjs starts it (metrics hook on); BCrypt at cost 4.
+  const child = underCallgrind([join(BUILD_DIR, 'dist', 'src', 'main.js')], {
+    PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port),
+    DATABASE_URL: database.url, ...database.redis, ADMIN_INITIAL_PASSWORD: ADMIN_PASSWORD, BCRYPT_COST: '4',
+    CAPTCHA_ENABLED: 'false', THROTTLE_LOGIN_LIMIT: '1000000', LOG_LEVEL: 'warn', METRICS_TOKEN: randomBytes(24).toString('hex'),
+  }, out, valgrindArgs);
+  log(`starting the service under valgrind (${EMBEDDED ? 'SQLite + memory store' : 'MariaDB + Redis'})`);
+  await until(`${url}/health`, undefined, child);
+  const { data: { publicKey } } = await post(url, '/sys/publicKey');
+  const encrypt = (plain) => publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+    Buffer.from(plain)).toString('base64');
+  const first = (await post(url, '/sys/login', { account: 'admin', password: encrypt(ADMIN_PASSWORD) })).data.accessToken;
+  await post(url, '/sys/me/pass/update', { oldPass: encrypt(ADMIN_PASSWORD), newPass: encrypt(NEW_PASSWORD) }, first);
+  const login = (await post(url, '/sys/login', { account: 'admin', password: encrypt(NEW_PASSWORD) })).data;
+  if (login.tempUser) throw new Error('the set-up login gave a temporary token');
+  return { child, url, encrypt, token: login.accessToken };
+}
+
+/** (3) and its yardsticks: instructions per request. */
+async function infoFigures(database, dir) {
+  const figures = {};
+  const service = await startService(database, join(dir, 'service.out'));
+  const { data: info, headers } = await post(service.url, '/sys/me/info', {}, service.token);
+  figures.headerCount = Object.keys(headers).length;
+  figures.service = await count('service /sys/me/info', service.child, join(dir, 'service.out'), `${service.url}/sys/me/info`,
+    { 'admin-token': service.token });
+
+  // The yardsticks read what the service read: the session key in Redis, or (embedded) a value of its shape.
+  const read = EMBEDDED ? ['memory', JSON.stringify(info)] : [REDIS, `${PREFIX}AUTH_TOKEN:${hash('sha256', service.token, 'hex')}`];
+  for (const [key, script, path, extra] of [['bare', 'bare-route.mjs', '/bare', []],
+    ['headers', 'bare-route.mjs', '/bare', [JSON.stringify(headers)]], ['floor', 'nest-floor.mjs', '/floor', []]]) {
+    const yardPort = await freePort();
+    const out = join(dir, `${key}.out`);
+    const child = underCallgrind([join(ROOT, 'bench', script), String(yardPort), ...read, ...extra], { PATH: process.env.PATH }, out);
+    await until(`http://127.0.0.1:${yardPort}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }, child);
+    figures[key] = await count(key, child, out, `http://127.0.0.1:${yardPort}${path}`, {});
+  }
+  return figures;
+}
+
+/** What the database and Redis servers counted: statements by kind, commands by name (MariaDB + Redis only). */
+async function serverCounters() {
+  const db = await createConnection(MARIADB);
+  const [rows] = await db.query("SHOW GLOBAL STATUS WHERE Variable_name LIKE 'Com\\_%' OR Variable_name = 'Questions'");
+  await db.end();
+  const redis = createClient({ url: REDIS });
+  await redis.connect();
+  const stats = await redis.sendCommand(['INFO', 'commandstats']);
+  // Read events: one for each batch of commands a client sent together, i.e. its round trips.
+  const reads = Number(/^total_reads_processed:(\d+)/m.exec(await redis.sendCommand(['INFO', 'stats']))?.[1]);
+  await redis.quit();
+  const counters = {};
+  for (const { Variable_name: name, Value: value } of rows) counters[`sql ${name.replace(/^Com_/, '')}`] = Number(value);
+  for (const [, name, calls] of stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) counters[`redis ${name}`] = Number(calls);
+  counters['round trips redis'] = reads;
+  return counters;
+}
+
+/** (2): one password login, thread by thread, and (MariaDB + Redis) the statements and commands it sends. */
+async function loginFigures(database, dir) {
+  const out = join(dir, 'login.out');
+  const service = await startService(database, out, ['--separate-threads=yes']);
+  const password = service.encrypt(USER_PASSWORD);
+  const accounts = Array.from({ length: LOGIN_USERS }, (_, i) => `irbench${String(i).padStart(3, '0')}`);
+  log(`creating ${LOGIN_USERS} users`);
+  for (const username of accounts) {
+    await post(service.url, '/sys/user/create', { username, name: username, password, roles: [] }, service.token);
+  }
+  // A changed password: a login is the plain success path (no first-login tip, a normal token).
+  if (EMBEDDED) {
+    const db = new Database(database.url.slice('sqlite:'.length));
+    db.prepare("UPDATE sys_user SET password_update_time = ? WHERE username LIKE 'irbench%'").run(new Date().toISOString().replace('T', ' ').replace('Z', ''));
+    db.close();
+  } else {
+    const db = await createConnection(`${MARIADB}/${DATABASE}`);
+    await db.query("UPDATE sys_user SET password_update_time = UTC_TIMESTAMP(3) WHERE username LIKE 'irbench%'");
+    await db.end();
+  }
+  let i = 0;
+  const load = (amount, connections = 8) => autocannon({
+    url: service.url, connections, amount, timeout: 120,
+    requests: [{
+      method: 'POST', path: '/sys/login', headers: { 'content-type': 'application/json', 'user-agent': UA },
+      setupRequest: (req) => ({ ...req, body: JSON.stringify({ account: accounts[i++ % accounts.length], password }) }),
+    }],
+  });
+  const sent = {};
+  const { totals, requests } = await counted('service /sys/login', service.child, out, async (amount) => {
+    const result = await load(amount);
+    if (amount !== LOGIN_WARM || EMBEDDED) return result;
+    // After the warm-up, not counted: what one login sends when it runs alone. Logins in parallel
+    // share round trips (the Redis client sends the commands of one tick together), so the round
+    // trips a login needs are counted one login at a time.
+    log(`${LOGINS_ALONE} logins one at a time, counting what the servers receive`);
+    const before = await serverCounters();
+    const alone = await load(LOGINS_ALONE, 1);
+    const after = await serverCounters();
+    for (const [name, value] of Object.entries(after)) {
+      // Less what serverCounters itself sent in between (one SHOW; HELLO, two INFO and QUIT on a new connection).
+      const own = { 'sql show_status': 1, 'sql Questions': 1, 'redis info': 2, 'redis hello': 1, 'redis quit': 1, 'round trips redis': 4 };
+      const n = value - (before[name] ?? 0) - (own[name] ?? 0);
+      if (n > 0) sent[name] = n / alone.requests.total;
+    }
+    return { ...result, non2xx: result.non2xx + alone.non2xx, errors: result.errors + alone.errors };
+  }, LOGIN_WARM, LOGINS);
+  return { main: totals[0] / requests, others: totals.slice(1).reduce((a, b) => a + b, 0) / requests, sent };
 }
 
 execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json'),
@@ -134,41 +283,9 @@ if (!EMBEDDED) {
   await admin.end();
   database = { url: `${MARIADB}/${DATABASE}`, redis: { REDIS_URL: REDIS, REDIS_KEY_PREFIX: PREFIX } };
 }
-const figures = {};
+let figures;
 try {
-  // The service, as run.mjs starts it (metrics hook on); BCrypt at cost 4: only the set-up logs in.
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const service = underCallgrind([join(BUILD_DIR, 'dist', 'src', 'main.js')], {
-    PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port),
-    DATABASE_URL: database.url, ...database.redis, ADMIN_INITIAL_PASSWORD: ADMIN_PASSWORD, BCRYPT_COST: '4',
-    CAPTCHA_ENABLED: 'false', LOG_LEVEL: 'warn', METRICS_TOKEN: randomBytes(24).toString('hex'),
-  }, join(dir, 'service.out'));
-  log(`starting the service under valgrind (${EMBEDDED ? 'SQLite + memory store' : 'MariaDB + Redis'})`);
-  await until(`${url}/health`, undefined, service);
-  // A normal token: the first login's password changed, then a login with the new one.
-  const { data: { publicKey } } = await post(url, '/sys/publicKey');
-  const encrypt = (plain) => publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
-    Buffer.from(plain)).toString('base64');
-  const first = (await post(url, '/sys/login', { account: 'admin', password: encrypt(ADMIN_PASSWORD) })).data.accessToken;
-  await post(url, '/sys/me/pass/update', { oldPass: encrypt(ADMIN_PASSWORD), newPass: encrypt(NEW_PASSWORD) }, first);
-  const login = (await post(url, '/sys/login', { account: 'admin', password: encrypt(NEW_PASSWORD) })).data;
-  if (login.tempUser) throw new Error('the set-up login gave a temporary token');
-  const token = login.accessToken;
-  const { data: info, headers } = await post(url, '/sys/me/info', {}, token);
-  figures.headerCount = Object.keys(headers).length;
-  figures.service = await count('service /sys/me/info', service, join(dir, 'service.out'), `${url}/sys/me/info`, { 'admin-token': token });
-
-  // The yardsticks read what the service read: the session key in Redis, or (embedded) a value of its shape.
-  const read = EMBEDDED ? ['memory', JSON.stringify(info)] : [REDIS, `${PREFIX}AUTH_TOKEN:${hash('sha256', token, 'hex')}`];
-  for (const [key, script, path, extra] of [['bare', 'bare-route.mjs', '/bare', []],
-    ['headers', 'bare-route.mjs', '/bare', [JSON.stringify(headers)]], ['floor', 'nest-floor.mjs', '/floor', []]]) {
-    const yardPort = await freePort();
-    const out = join(dir, `${key}.out`);
-    const child = underCallgrind([join(ROOT, 'bench', script), String(yardPort), ...read, ...extra], { PATH: process.env.PATH }, out);
-    await until(`http://127.0.0.1:${yardPort}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }, child);
-    figures[key] = await count(key, child, out, `http://127.0.0.1:${yardPort}${path}`, {});
-  }
+  figures = LOGIN ? await loginFigures(database, dir) : await infoFigures(database, dir);
 } finally {
   rmSync(dir, { recursive: true, force: true });
   if (!EMBEDDED) {
@@ -179,14 +296,33 @@ try {
 }
 
 const k = (n) => `${(n / 1000).toFixed(1)} k`;
-const pct = (a, b) => `${((a / b) * 100).toFixed(1)} %`;
-const { service, bare, headers, floor, headerCount } = figures;
-console.log(`\n${EMBEDDED ? 'SQLite + memory store' : 'MariaDB + Redis'}, Node ${process.version}; instructions per request `
-  + `(callgrind, user space, whole process), ${REQUESTS} requests after ${WARM}:\n`);
-console.log('| process | instructions per request | the service\'s share of its throughput, were instructions all |');
-console.log('|---|---|---|');
-console.log(`| (3) service, /sys/me/info | ${k(service)} | |`);
-console.log(`| bare Fastify + 1 store read | ${k(bare)} | ${pct(bare, service)} |`);
-console.log(`| (3c) bare + the service's ${headerCount} response headers | ${k(headers)} | ${pct(headers, service)} |`);
-console.log(`| (3b) Nest floor | ${k(floor)} | ${pct(floor, service)} |`);
-console.log(`\nthe headers cost the bare route ${k(headers - bare)}; the service costs ${k(service - floor)} more than the floor`);
+const backendName = EMBEDDED ? 'SQLite + memory store' : 'MariaDB + Redis';
+if (LOGIN) {
+  const { main, others, sent } = figures;
+  console.log(`\n${backendName}, Node ${process.version}; one password login (callgrind, user space), `
+    + `${LOGINS} logins over ${LOGIN_USERS} accounts after ${LOGIN_WARM}, BCRYPT_COST 4:\n`);
+  console.log('| thread | instructions per login |');
+  console.log('|---|---|');
+  console.log(`| main thread | ${k(main)} |`);
+  console.log(`| every other thread (BCrypt at cost 4 on the pool, V8's compiler and collector) | ${k(others)} |`);
+  if (!EMBEDDED) {
+    const line = (prefix) => Object.entries(sent).filter(([name]) => name.startsWith(prefix) && name !== 'sql Questions')
+      .map(([name, n]) => `${name.slice(prefix.length)} ${n.toFixed(2)}`).join(', ');
+    console.log(`\nper login, ${LOGINS_ALONE} logins one at a time: ${(sent['sql Questions'] ?? 0).toFixed(2)} SQL statements, one round trip each (${line('sql ')}); `
+      + `${(sent['round trips redis'] ?? 0).toFixed(2)} Redis round trips carrying `
+      + `${Object.entries(sent).filter(([name]) => name.startsWith('redis ')).reduce((a, [, n]) => a + n, 0).toFixed(2)} commands, `
+      + `those run inside scripts counted too (${line('redis ')})`);
+  }
+} else {
+  const pct = (a, b) => `${((a / b) * 100).toFixed(1)} %`;
+  const { service, bare, headers, floor, headerCount } = figures;
+  console.log(`\n${backendName}, Node ${process.version}; instructions per request `
+    + `(callgrind, user space, whole process), ${REQUESTS} requests after ${WARM}:\n`);
+  console.log('| process | instructions per request | the service\'s share of its throughput, were instructions all |');
+  console.log('|---|---|---|');
+  console.log(`| (3) service, /sys/me/info | ${k(service)} | |`);
+  console.log(`| bare Fastify + 1 store read | ${k(bare)} | ${pct(bare, service)} |`);
+  console.log(`| (3c) bare + the service's ${headerCount} response headers | ${k(headers)} | ${pct(headers, service)} |`);
+  console.log(`| (3b) Nest floor | ${k(floor)} | ${pct(floor, service)} |`);
+  console.log(`\nthe headers cost the bare route ${k(headers - bare)}; the service costs ${k(service - floor)} more than the floor`);
+}
