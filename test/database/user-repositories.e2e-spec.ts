@@ -181,6 +181,7 @@ describe.each(SETUPS)('user and role repositories: $name', (setup) => {
     await create({ id: 'u3', username: 'wangwu', mobile: null, email: null });
     expect((await repos.roles.memberIds('viewer')).sort()).toEqual(['u1', 'u2']);
     expect((await repos.roles.heldBy('u1')).map((r) => r.code).sort()).toEqual(['admin', 'viewer']);
+    expect(await repos.roles.heldBy('u2')).toEqual([{ code: 'viewer', name: 'Viewer', permissions: ['sys:user:list'] }]);
     expect(await repos.roles.heldBy('u3')).toEqual([]);
     const links = await repos.roles.assignmentsOf(['u2', 'u3']);
     expect(links).toEqual([{ userId: 'u2', roleCode: 'viewer' }]);
