@@ -182,6 +182,34 @@ describe('LoginService (spec 4.1, contract §5)', () => {
     });
   });
 
+  describe('an account deleted while its login runs (contract §12)', () => {
+    const deleteAfter = (spy: jest.SpyInstance, method: (...args: any[]) => Promise<unknown>) =>
+      spy.mockImplementationOnce(async (...args: any[]) => {
+        const result = await method(...args);
+        row().deleteTime = clock.now();
+        return result;
+      });
+
+    it('deleted after its lookup: BAD_CREDENTIALS after a dummy compare, logged as an unknown account', async () => {
+      addUser();
+      deleteAfter(jest.spyOn(users, 'findForLogin'), users.findForLogin.bind(users));
+      expect(await attempt()).toBe(ErrorCode.BAD_CREDENTIALS);
+      expect(hasher.compared).toEqual([]);
+      expect(hasher.burns).toBe(1);
+      expect(log.rows).toEqual([expect.objectContaining({ userId: null, account: 'zhangsan', status: LoginStatus.PASSWRONG })]);
+    });
+
+    it('deleted during a right compare: BAD_CREDENTIALS, no second compare, no session', async () => {
+      addUser();
+      hasher.meanwhile = () => { row().deleteTime = clock.now(); };
+      expect(await attempt()).toBe(ErrorCode.BAD_CREDENTIALS);
+      expect(hasher.compared).toEqual([PASSWORD]);
+      expect(hasher.burns).toBe(0);
+      expect(await sessions.sessionsOf('u1')).toEqual([]);
+      expect(log.rows).toEqual([expect.objectContaining({ userId: null, status: LoginStatus.PASSWRONG })]);
+    });
+  });
+
   describe('lock (spec 3.1, contract §5)', () => {
     it('a locked account is refused before its password is compared, and the attempt is not a failure', async () => {
       addUser({ locked: true, unlockTime: new Date(clock.nowMs() + 10 * MINUTE) });

@@ -185,7 +185,14 @@ export class LoginService {
       loginType, account: req.account, ip: req.ip, userAgent: req.userAgent, locale: req.locale, unusualIpCheck: true,
     };
     for (;;) {
-      const right = await this.verifyPassword(userId, way, req.password); // 4, then 3 (contract §5)
+      let right: RightPassword;
+      try {
+        right = await this.verifyPassword(userId, way, req.password); // 4, then 3 (contract §5)
+      } catch (err) {
+        // Deleted since its lookup (contract §12): answered as an account nobody holds, not NOT_FOUND.
+        if (isNotFound(err)) return this.unknownAccount(req);
+        throw err;
+      }
       try {
         return await this.complete(right.user, way, async (checks) => {
           await right.release();
@@ -196,6 +203,8 @@ export class LoginService {
           await checks.checkDisabled(); // 5
         });
       } catch (err) {
+        // Deleted during the compare: the same answer, its compare time already spent.
+        if (isNotFound(err)) return this.unknownAccount(req, { compared: true });
         if (err !== PASSWORD_CHANGED) throw err;
       } finally {
         await right.release();
@@ -284,8 +293,12 @@ export class LoginService {
   /** Step 2: name → mobile → e-mail. Unknown: same compare cost, same message as a wrong password. */
   private async findUser(req: LoginRequest): Promise<{ userId: string; loginType: LoginTypes }> {
     const found = await this.accounts.findForLogin(req.account);
-    if (found) return found;
-    await this.hasher.burn(req.password);
+    return found ?? this.unknownAccount(req);
+  }
+
+  /** No account holds `req.account` (or it was deleted meanwhile): logged without user, BAD_CREDENTIALS. */
+  private async unknownAccount(req: LoginRequest, { compared = false } = {}): Promise<never> {
+    if (!compared) await this.hasher.burn(req.password);
     await this.logs.record({
       userId: null, account: req.account, userName: null, loginType: guessLoginType(req.account),
       status: LoginStatus.PASSWRONG, ip: req.ip, userAgent: req.userAgent,
@@ -405,6 +418,8 @@ export class LoginService {
 
 /** The account's hash changed between the compare and the tail: compare again, with the new one. */
 const PASSWORD_CHANGED = Symbol('password changed during the compare');
+
+const isNotFound = (err: unknown) => err instanceof AppException && err.code === ErrorCode.NOT_FOUND;
 
 function guessLoginType(account: string): LoginTypes {
   if (account.includes('@')) return LoginTypes.EMAIL;
