@@ -68,7 +68,7 @@ export class PasswordChangeService {
           await right.release();
           const user = await this.accounts.withPassword(c.userId);
           // Changed meanwhile (a reset): the old password is compared again, with the new hash.
-          if (user.password !== right.hash) return false;
+          if (user.password !== right.user.password) return false;
           // Locked meanwhile by a wrong password or an administrator: the answer a serial order gives.
           if (await this.accounts.stillLocked(user)) await refuseLocked(user);
           await this.accounts.setOwnPassword(c.userId, c.tokenHash, c.newPass);

@@ -13,13 +13,12 @@ import { UserEntity } from './user.entity';
 
 /** A right password, compared while its slot was held. */
 export interface RightPassword {
-  /** The account as read, under its mutex, when the compare was admitted: the row `hash` came from. */
-  readonly user: UserEntity;
   /**
-   * The hash it matched. A section that rereads the account and finds another hash (an
+   * The account as read, under its mutex, when the compare was admitted; its `password` is the hash
+   * the password matched. A section that rereads the account and finds another hash (an
    * administrator's reset, a password change meanwhile) must not act on this compare.
    */
-  readonly hash: string;
+  readonly user: UserEntity;
   /** Frees the compare slot: the caller calls it inside its own mutex section, and again in a finally. */
   release(): Promise<void>;
 }
@@ -78,7 +77,7 @@ export class PasswordProof {
         await slot.release();
         throw err;
       }
-      if (right) return { user, hash: user.password, release: () => slot.release() };
+      if (right) return { user, release: () => slot.release() };
       try {
         await this.mutex.run(Keys.loginMutex(userId), async () => {
           await slot.release();

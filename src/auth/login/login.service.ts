@@ -197,7 +197,7 @@ export class LoginService {
         return await this.complete(right.user, way, async (checks) => {
           await right.release();
           await checks.reread();
-          if (checks.user.password !== right.hash) throw PASSWORD_CHANGED;
+          if (checks.user.password !== right.user.password) throw PASSWORD_CHANGED;
           // Again: a wrong password or an administrator may have locked the account during the compare.
           await checks.checkLock();
           await checks.checkDisabled(); // 5
