@@ -1,4 +1,5 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { RouteSchema } from '@nestjs/platform-fastify';
 import { ApiBody, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { authOf, CurrentAuth } from '../common/auth-context';
@@ -8,7 +9,7 @@ import type { AuthContext } from '../common/auth-context';
 import { clientIp, userAgent } from '../common/client-info';
 import { Clock } from '../common/clock';
 import { checkNoInput, NoInputDto } from '../common/validation.pipe';
-import { ChangePasswordDto, MeInfoDto } from './dto/user.dto';
+import { ChangePasswordDto, ME_INFO_RESPONSE, MeInfoDto } from './dto/user.dto';
 import { PasswordChangeService } from './password-change.service';
 import { UserAccountService } from './user-account.service';
 import { ApiDoc } from '../common/api-docs';
@@ -30,6 +31,7 @@ export class MeController {
   @Post('info') @HttpCode(200)
   @ApiDoc("The caller's account, permission codes and session", { data: MeInfoDto })
   @ApiBody({ type: NoInputDto })
+  @RouteSchema({ response: ME_INFO_RESPONSE })
   async info(@Req() request: FastifyRequest) {
     // The console's polling route and the bench's hot path: the caller and the empty body are read
     // here rather than through Nest's parameter pipes, whose promise chain per parameter cost this

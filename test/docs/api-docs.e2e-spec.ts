@@ -8,6 +8,7 @@ import { ApiDoc, controllerRoutes } from '../../src/common/api-docs';
 import { RequirePermissions } from '../../src/common/auth-context';
 import { ErrorCode, HTTP_STATUS } from '../../src/common/error-code';
 import { NoInputDto } from '../../src/common/validation.pipe';
+import { ME_INFO_RESPONSE } from '../../src/user-account/dto/user.dto';
 import { sqliteMemory } from '../support/backends';
 import { ADMIN_PASSWORD, listenOnLocalPort, startApp, TestApp } from '../support/test-app';
 
@@ -147,6 +148,27 @@ describe('OpenAPI document: every operation documented (issue 17)', () => {
     }
     expect(Object.keys(metrics.responses['200'].content)).toEqual(['text/plain']);
     expect(metrics.responses['401'].content['application/json'].schema.properties.code.enum).toEqual(['NOT_LOGGED_IN']);
+  });
+
+  it('sends /sys/me/info through a serializer that carries exactly MeInfoDto\'s fields (issue 13)', async () => {
+    // ME_INFO_RESPONSE drops what it does not list: a field documented (or returned) but not in it
+    // would silently vanish from the answer, one in it but not documented would be sent undocumented.
+    const documented = (document.components?.schemas?.MeInfoDto as any).properties as Record<string, any>;
+    const typeOf = (p: any) => (p.type === 'array' ? `array of ${p.items.type}` : p.nullable ? `${p.type} or null` : p.type);
+    const serialized = ME_INFO_RESPONSE[200].properties.data.properties as Record<string, any>;
+    const serializedType = (p: any) => (p.type === 'array' ? `array of ${p.items.type}`
+      : Array.isArray(p.type) ? `${p.type.find((t: string) => t !== 'null')} or null` : p.type);
+    expect(Object.fromEntries(Object.entries(serialized).map(([k, p]) => [k, serializedType(p)])))
+      .toEqual(Object.fromEntries(Object.entries(documented).map(([k, p]) => [k, typeOf(p)])));
+    // And the handler answers every one of them, with the documented types.
+    const { body } = await app.post('/sys/me/info', {}, { token: await app.adminToken() });
+    expect(body).toMatchObject({ success: true, code: 'OK' });
+    expect(Object.keys(body.data).sort()).toEqual(Object.keys(documented).sort());
+    for (const [key, p] of Object.entries(documented)) {
+      const value = body.data[key];
+      const actual = Array.isArray(value) ? `array of ${typeof value[0]}` : value === null ? 'null' : typeof value;
+      expect(typeOf(p)).toContain(actual);
+    }
   });
 
   it('serves the same at /docs-json, with the recipe for a token', async () => {
