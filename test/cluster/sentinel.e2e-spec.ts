@@ -244,7 +244,11 @@ class SentinelSetup {
     }
   };
 
-  /** The Sentinels name a primary with `count` replicas in sync, none of them down. */
+  /**
+   * The Sentinels name a primary with `count` replicas in sync, none of them down. Up to 30 s: after
+   * the crash test the two other replicas are re-pointed and fully resynced one at a time, which once
+   * took longer than 15 s on a busy two-core CI machine (the service was not yet involved).
+   */
   const settled = (count: number) => waitFor(async () => {
     try {
       const primary = await setup.primaryPort();
@@ -255,7 +259,7 @@ class SentinelSetup {
     } catch {
       return false;
     }
-  }, `a primary with ${count} replicas in sync`, 15_000, 100);
+  }, `a primary with ${count} replicas in sync`, 30_000, 100);
 
   it('a crash of the primary: sessions, a QR code and the failure count survive; 503 at most during the switch', async () => {
     expect(await setup.primaryPort()).toBe(setup.primary);
