@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccessDeniedListener } from './access-denied.listener';
 import { AuditLogController } from './audit-log.controller';
 import { AuditLogEntity } from './audit-log.entity';
 import { AuditLogRepository } from './audit-log.repository';
@@ -12,7 +13,7 @@ import { AuditLogService } from './audit-log.service';
 @Module({
   imports: [TypeOrmModule.forFeature([AuditLogEntity])],
   controllers: [AuditLogController],
-  providers: [AuditLogService, AuditLogRepository],
+  providers: [AuditLogService, AuditLogRepository, AccessDeniedListener],
   exports: [AuditLogService],
 })
 export class AuditModule {}

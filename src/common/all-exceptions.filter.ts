@@ -1,12 +1,21 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { localeOf } from './error-code';
+import { AccessDeniedEvent } from './access-denied.event';
+import { AccessDenied, AppException } from './app.exception';
+import { clientIp } from './client-info';
+import { ErrorCode, localeOf } from './error-code';
 import { toEnvelope } from './http-errors';
 
-/** Turns every exception, expected or not, into the contract's envelope and status. */
+/**
+ * Turns every exception, expected or not, into the contract's envelope and status; a FORBIDDEN
+ * answer to a logged-in caller is also announced for the audit log (contract §14).
+ */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
+
+  constructor(private readonly events: EventEmitter2) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
@@ -19,6 +28,24 @@ export class AllExceptionsFilter implements ExceptionFilter {
       const e = exception as any;
       this.logger.error(`${request.method} ${request.url.split('?')[0]} -> ${body.code} (${e?.name ?? typeof e}${e?.code ? ` ${e.code}` : ''})`);
     }
-    void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
+    const send = () => void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
+    if (body.code === ErrorCode.FORBIDDEN && request.auth && exception instanceof AppException) {
+      // The answer waits for the audit row: a client that has its refusal can read it in the log.
+      void this.announceDenied(request, exception).catch(() => undefined).finally(send);
+    } else {
+      send();
+    }
+  }
+
+  private announceDenied(request: FastifyRequest, exception: AppException): Promise<unknown> {
+    const { session, tokenHash, permissions } = request.auth!;
+    const denied = exception instanceof AccessDenied ? exception : undefined;
+    return this.events.emitAsync(AccessDeniedEvent.NAME, new AccessDeniedEvent(
+      { id: session.userId, name: session.username ?? null, ip: clientIp(request), codes: permissions },
+      tokenHash,
+      request.url.split('?')[0].slice(0, 128),
+      denied?.missing ?? [],
+      denied?.target,
+    ));
   }
 }

@@ -25,6 +25,27 @@ export class AppException extends Error {
   }
 }
 
+/** Whom a refused action was aimed at, for the audit row of the refusal. */
+export interface RefusedTarget {
+  id: string;
+  name: string | null;
+}
+
+/**
+ * FORBIDDEN with what was missing (contract §14 audits every FORBIDDEN answer to a logged-in
+ * caller as `access.denied`, with the missing codes): the codes the caller lacks — the route's, or
+ * those of the user acted on (contract §13) — and that user. The answer itself says no more than
+ * FORBIDDEN always does.
+ */
+export class AccessDenied extends AppException {
+  constructor(
+    readonly missing: readonly string[] = [],
+    readonly target?: RefusedTarget,
+  ) {
+    super(ErrorCode.FORBIDDEN);
+  }
+}
+
 /**
  * VALIDATION_FAILED for one refused input field (contract §7: `data.errors` names it, so that a form
  * can mark the field). `body` when the refusal is about the body as a whole.

@@ -97,11 +97,16 @@ export interface Actor {
   /** The user name the session carries; null for a session issued before sessions carried it. */
   name: string | null;
   ip: string;
+  /**
+   * The permission codes of the caller's session: an action on another user needs every code that
+   * user holds (contract §13, user-account/target-access.ts).
+   */
+  codes: readonly string[];
 }
 
 /** The authenticated caller as the actor of what the handler does: the session's user and the client IP. */
 export const CurrentActor = createParamDecorator((_data: unknown, ctx: ExecutionContext): Actor => {
   const request = ctx.switchToHttp().getRequest<FastifyRequest>();
-  const { session } = request.auth!;
-  return { id: session.userId, name: session.username ?? null, ip: clientIp(request) };
+  const { session, permissions } = request.auth!;
+  return { id: session.userId, name: session.username ?? null, ip: clientIp(request), codes: permissions };
 });

@@ -14,6 +14,7 @@ import { StrategyService } from '../strategy/strategy.service';
 import { MFA_MODE_REQUIRED } from '../strategy/strategy.types';
 import { LockoutService } from '../user-account/lockout.service';
 import { SelfProtection } from '../user-account/self-protection';
+import { TargetAccess } from '../user-account/target-access';
 import { UserAccountService } from '../user-account/user-account.service';
 import type { UserEntity } from '../user-account/user.entity';
 import { MfaCrypto, newRecoveryCodes } from './mfa-crypto';
@@ -61,6 +62,7 @@ export class MfaService {
     private readonly strategy: StrategyService,
     private readonly audit: AuditLogService,
     private readonly protection: SelfProtection,
+    private readonly access: TargetAccess,
   ) {}
 
   async enabled(userId: string): Promise<boolean> {
@@ -148,11 +150,13 @@ export class MfaService {
    * /sys/user/mfa/reset: TOTP and recovery codes removed, the user's sessions ended, audited as
    * user.mfaReset; under the account's login mutex, like lock and disable. Not of one's own account
    * (contract §12, as lock, disable and reset): that would remove one's own second factor without
-   * the code that /sys/me/mfa/disable asks.
+   * the code that /sys/me/mfa/disable asks. Nor of a user holding codes the caller does not
+   * (contract §13): stripping a `*` holder's second factor would open the most valuable account.
    */
   async reset(id: string, actor: Actor): Promise<void> {
     const user = await this.accounts.get(id);
     this.protection.assertNotSelf(actor.id, user.id);
+    await this.access.assertMayActOn(actor, [user]);
     await this.mutex.run(Keys.loginMutex(user.id), async () => {
       await this.repo.remove(user.id);
       await this.store.del(Keys.mfaSetup(user.id));

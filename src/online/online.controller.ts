@@ -4,6 +4,7 @@ import { actedBy, AuditLogService } from '../audit/audit-log.service';
 import { AppException } from '../common/app.exception';
 import { ErrorCode } from '../common/error-code';
 import { Page } from '../common/paging.dto';
+import { TargetAccess } from '../user-account/target-access';
 import { UserAccountService } from '../user-account/user-account.service';
 import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
 import { KickoutDto, ListOnlineDto, OnlineSessionRowDto } from './dto/online.dto';
@@ -20,6 +21,7 @@ export class OnlineController {
     private readonly sessions: SessionService,
     private readonly accounts: UserAccountService,
     private readonly audit: AuditLogService,
+    private readonly access: TargetAccess,
   ) {}
 
   @Post('online/list') @HttpCode(200) @RequirePermissions('sys:online:list')
@@ -31,11 +33,22 @@ export class OnlineController {
   }
 
   @Post('online/kickout') @HttpCode(200) @RequirePermissions('sys:online:kickout')
-  /** Audited here (there is no online service): the target is the user whose session ended. */
-  @ApiDoc('End a session (its holder then gets KICKED_OUT)', { data: null, errors: [ErrorCode.NOT_FOUND] })
+  /**
+   * Audited here (there is no online service): the target is the user whose session ended. Another
+   * user's session only when the caller holds every code of that user (contract §13).
+   */
+  @ApiDoc('End a session (its holder then gets KICKED_OUT)', {
+    data: null,
+    errors: [ErrorCode.NOT_FOUND],
+    description: 'The session of a user holding codes the caller does not answers FORBIDDEN (contract §13).',
+  })
   async kickout(@Body() dto: KickoutDto, @CurrentActor() actor: Actor) {
     const session = await this.sessions.byTokenId(dto.tokenId);
     if (!session) throw new AppException(ErrorCode.NOT_FOUND);
+    if (session.userId !== actor.id) {
+      const holder = (await this.accounts.byIds([session.userId])).get(session.userId);
+      await this.access.assertMayActOn(actor, [{ id: session.userId, username: holder?.username ?? session.username ?? '' }]);
+    }
     await this.sessions.end(dto.tokenId, session.userId);
     await this.audit.recordDone('online.kickout', async () => {
       const users = await this.accounts.byIds([session.userId, ...(actor.name === null ? [actor.id] : [])]);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { AppException } from '../common/app.exception';
+import { AccessDenied, AppException } from '../common/app.exception';
 import type { AuthContext } from '../common/auth-context';
 import { clientIp } from '../common/client-info';
 import { ErrorCode } from '../common/error-code';
@@ -61,7 +61,9 @@ export class SessionAuthenticator {
       throw new AppException(ErrorCode.TEMP_TOKEN_FORBIDDEN);
     }
     if (permissions.length && !auth.permissions.includes('*') && !permissions.every((code) => auth.permissions.includes(code))) {
-      throw new AppException(ErrorCode.FORBIDDEN);
+      // Attached although refused: the refusal of a logged-in caller is audited (contract §14).
+      request.auth = auth;
+      throw new AccessDenied(permissions.filter((code) => !auth.permissions.includes(code)));
     }
     auth.session = await this.sessions.renewIfDue(auth.tokenHash, session, login);
     return auth;

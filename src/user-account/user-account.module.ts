@@ -19,6 +19,7 @@ import { RoleEntity, UserRoleEntity } from './role.entity';
 import { RoleRepository } from './role.repository';
 import { RoleService } from './role.service';
 import { SelfProtection } from './self-protection';
+import { TargetAccess } from './target-access';
 import { UserAccountService } from './user-account.service';
 import { UserController } from './user.controller';
 import { UserDirectory } from './user-directory';
@@ -42,9 +43,10 @@ import { UserRepository } from './user.repository';
     CommonPasswords,
     RoleService,
     SelfProtection,
+    TargetAccess,
     UserDirectory,
     { provide: PasswordHasher, useClass: BcryptPasswordHasher },
   ],
-  exports: [UserAccountService, LockoutService, PasswordProof, RoleService, PasswordHasher, UserRepository, UserDirectory, SelfProtection],
+  exports: [UserAccountService, LockoutService, PasswordProof, RoleService, PasswordHasher, UserRepository, UserDirectory, SelfProtection, TargetAccess],
 })
 export class UserAccountModule {}

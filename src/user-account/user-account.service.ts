@@ -20,13 +20,14 @@ import { named } from './actor-name';
 import { ListUsersDto, UpdateUserDto } from './dto/user.dto';
 import { PasswordHasher } from './password-hasher';
 import { passwordExpiresAt } from './password-expiry';
-import { ALL_PERMISSIONS, mayGrant } from './grants';
+import { ALL_PERMISSIONS } from './grants';
 import { failureWindowStart, lockedUntil, unlockDue } from './lock-policy';
 import { checkPasswordComplexity, generatePassword } from './password-policy';
 import { previousToKeep } from './password-screen';
 import { RoleService } from './role.service';
 import { Identifier, IdentifierKind, identifiersOf, LOGIN_TYPE_OF } from './user-identifier';
 import { SelfProtection } from './self-protection';
+import { TargetAccess } from './target-access';
 import { UserEntity } from './user.entity';
 import { UserChange, UserRepository } from './user.repository';
 
@@ -83,6 +84,7 @@ export class UserAccountService {
     private readonly config: AppConfig,
     private readonly mutex: KeyedMutex,
     private readonly protection: SelfProtection,
+    private readonly access: TargetAccess,
     private readonly audit: AuditLogService,
     private readonly events: EventEmitter2,
     private readonly logs: LoginLogService,
@@ -200,21 +202,21 @@ export class UserAccountService {
 
   /**
    * Contract §12 /sys/user/update: name, mobile, e-mail and the role set, each only when given and
-   * different. Contract §11: the caller (holding `held`) may only edit a user whose codes it holds
-   * (an edit of an account above the caller — its e-mail, which gets the security notices, or its
-   * roles — would act beyond the caller's own codes) and may only give roles within its codes;
-   * FORBIDDEN otherwise. Identifiers stay unique across fields (VALIDATION_FAILED, also under parallel
+   * different. Contract §13: the caller may only edit a user whose codes it holds (an edit of an
+   * account above the caller — its e-mail, which gets the security notices, or its roles — would act
+   * beyond the caller's own codes) and (§11) may only give roles within its codes; FORBIDDEN otherwise. Identifiers stay unique across fields (VALIDATION_FAILED, also under parallel
    * requests). Taking the last usable `*` away is FORBIDDEN. Live sessions see the change: their
    * profile (/sys/me/info) and their permission codes (AUTH_PERMS, in the shared store, so on every
    * instance). Audited as user.update with `{ username, old, new }`, the changed fields only.
    */
-  async update(dto: UpdateUserDto, held: string[], actor: Actor): Promise<void> {
+  async update(dto: UpdateUserDto, actor: Actor): Promise<void> {
+    const held = [...actor.codes];
     const { id } = await this.get(dto.id);
     // Under the role-save mutex: a role save refreshes its members' sessions under it too, so the
     // codes a session keeps are those of the last change, whichever came last.
     await this.mutex.run(Keys.roleSaveMutex, async () => {
       const user = await this.get(id);
-      if (!mayGrant(held, await this.roles.permissionsOf(id))) throw new AppException(ErrorCode.FORBIDDEN);
+      await this.access.assertMayActOn(actor, [user]);
       // Audit detail as issue 17's audit log shows changes: { username, old: {...}, new: {...} }, changed fields only.
       const detail = { username: user.username, old: {} as Record<string, unknown>, new: {} as Record<string, unknown> };
       const change: UserChange = { fields: {} };
@@ -279,14 +281,14 @@ export class UserAccountService {
    * account: UserEntity.deleteTime hides the row from the lookup, so the same path, log row and
    * dummy compare run), is not listed, and every session (and with it its streams and QR codes)
    * ends; the identifiers stay taken and the log rows stay. Not oneself, not the last usable holder
-   * of `*`, and (contract §11, as for reset) not a user whose codes the caller does not hold: a
-   * delete cannot be undone through the API. Audited as user.delete.
+   * of `*`, and (contract §13) not a user whose codes the caller does not hold: a delete cannot be
+   * undone through the API. Audited as user.delete.
    */
-  async remove(given: string, actor: Actor, held: string[]): Promise<void> {
+  async remove(given: string, actor: Actor): Promise<void> {
     const user = await this.get(given);
     const { id } = user;
     this.protection.assertNotSelf(actor.id, id);
-    if (!mayGrant(held, await this.roles.permissionsOf(id))) throw new AppException(ErrorCode.FORBIDDEN);
+    await this.access.assertMayActOn(actor, [user]);
     await this.protection.keepingSuperAdmin({ userId: id }, () => this.mutex.run(Keys.loginMutex(id), async () => {
       await this.users.softDelete(id, this.clock.now());
       await this.sessions.endAll(id);
@@ -309,11 +311,11 @@ export class UserAccountService {
 
   /**
    * lock for several users (contract §12 `{ ids }`), all or nothing: every user is found and
-   * checked (not oneself, and together they are not the last usable holders of `*`) before any is
-   * locked; then each is locked, its sessions ended and audited on its own.
+   * checked (not oneself, within the caller's codes, and together they are not the last usable
+   * holders of `*`) before any is locked; then each is locked, its sessions ended and audited on its own.
    */
   async lockAll(given: string[], by: Actor | string): Promise<void> {
-    const users = await this.targets(given);
+    const users = await this.targets(given, by);
     for (const { id } of users) this.protection.assertNotSelf(actorIdOf(by), id);
     const unlockTimes = new Map<string, Date | null>();
     await this.protection.keepingSuperAdmin({ userIds: users.map((u) => u.id) }, async () => {
@@ -331,21 +333,30 @@ export class UserAccountService {
   }
 
   /**
-   * Spec 4.5 unlock(userId); the failure count starts again (contract §5). Under the account's
-   * login mutex like lock: a wrong password being counted right now must not lock the account
-   * again with the failures from before this unlock. Audited as user.unlock when an actor is given.
+   * Spec 4.5 unlock(userId); the failure count starts again (contract §5) — only for an account
+   * that is locked (contract §13): otherwise a holder of sys:user:unlock could restart someone's
+   * count after every few guesses. Under the account's login mutex like lock: a wrong password being
+   * counted right now must not lock the account again with the failures from before this unlock.
+   * Audited as user.unlock when an actor is given and the account was locked.
    */
   unlock(given: string, actor?: Actor): Promise<void> {
     return this.unlockAll([given], actor);
   }
 
-  /** unlock for several users (contract §12), all found before any changes; each audited. */
+  /** unlock for several users (contract §12), all found and checked before any changes; each audited. */
   async unlockAll(given: string[], actor?: Actor): Promise<void> {
-    const users = await this.targets(given);
+    const users = await this.targets(given, actor);
+    const changed: UserEntity[] = [];
     for (const user of users) {
-      await this.mutex.run(Keys.loginMutex(user.id), () => this.users.unlock(user.id, this.clock.now()));
+      await this.mutex.run(Keys.loginMutex(user.id), async () => {
+        // The row as it is now, under the mutex: a lock by failures may have come since the lookup.
+        const current = await this.users.byId(user.id);
+        if (!current?.locked) return;
+        await this.users.unlock(user.id, this.clock.now());
+        changed.push(current);
+      });
     }
-    for (const user of users) await this.audited('user.unlock', actor, user, lockChange(user, { locked: false, unlockTime: null }));
+    for (const user of changed) await this.audited('user.unlock', actor, user, lockChange(user, { locked: false, unlockTime: null }));
   }
 
   /** Spec 4.5 disable(userId) by an administrator; contract §12 protects the caller and the last `*`. `by` as for lock. */
@@ -355,7 +366,7 @@ export class UserAccountService {
 
   /** disable for several users, all or nothing as lockAll. */
   async disableAll(given: string[], by: Actor | string): Promise<void> {
-    const users = await this.targets(given);
+    const users = await this.targets(given, by);
     for (const { id } of users) this.protection.assertNotSelf(actorIdOf(by), id);
     await this.protection.keepingSuperAdmin({ userIds: users.map((u) => u.id) }, async () => {
       for (const { id } of users) {
@@ -389,28 +400,44 @@ export class UserAccountService {
     return this.users.recordLogin(id, at);
   }
 
-  /** Spec 4.5 enable(userId); the failure count starts again (contract §5), under the login mutex as unlock; audited as user.enable when an actor is given. */
+  /**
+   * Spec 4.5 enable(userId); the failure count starts again (contract §5) — only for an account that
+   * is disabled (contract §13, as unlock). Under the login mutex as unlock; audited as user.enable
+   * when an actor is given and the account was disabled.
+   */
   enable(given: string, actor?: Actor): Promise<void> {
     return this.enableAll([given], actor);
   }
 
-  /** enable for several users, all found before any changes; each audited. */
+  /** enable for several users, all found and checked before any changes; each audited. */
   async enableAll(given: string[], actor?: Actor): Promise<void> {
-    const users = await this.targets(given);
+    const users = await this.targets(given, actor);
+    const changed: UserEntity[] = [];
     for (const user of users) {
-      await this.mutex.run(Keys.loginMutex(user.id), () => this.users.enable(user.id, this.clock.now()));
+      await this.mutex.run(Keys.loginMutex(user.id), async () => {
+        const current = await this.users.byId(user.id);
+        if (!current?.disabled) return;
+        await this.users.enable(user.id, this.clock.now());
+        changed.push(current);
+      });
     }
-    for (const user of users) await this.audited('user.enable', actor, user, { old: { disabled: !!user.disabled }, new: { disabled: false } });
+    for (const user of changed) await this.audited('user.enable', actor, user, { old: { disabled: true }, new: { disabled: false } });
   }
 
-  /** The current rows of the users `given` (each once, by its own id); NOT_FOUND before anything changes when one is missing. */
-  private async targets(given: string[]): Promise<UserEntity[]> {
+  /**
+   * The current rows of the users `given` (each once, by its own id); NOT_FOUND before anything
+   * changes when one is missing, then FORBIDDEN when an administrator (`by` an Actor) lacks a code of
+   * any of them (contract §13). A call from no request (`by` an id, or none) acts for the service.
+   */
+  private async targets(given: string[], by?: Actor | string): Promise<UserEntity[]> {
     const found = new Map<string, UserEntity>();
     for (const id of given) {
       const user = await this.get(id);
       found.set(user.id, user);
     }
-    return [...found.values()];
+    const users = [...found.values()];
+    if (by !== undefined && typeof by !== 'string') await this.access.assertMayActOn(by, users);
+    return users;
   }
 
   /**
@@ -418,15 +445,12 @@ export class UserAccountService {
    * Not of one's own account (contract §12): that is /sys/me/pass/update, which asks for the old password.
    * Audited as user.resetPass (never with the password).
    */
-  async resetPassword(given: string, actor: Actor, actorCodes: string[]): Promise<{ password: string } | null> {
+  async resetPassword(given: string, actor: Actor): Promise<{ password: string } | null> {
     const user = await this.get(given);
     const { id } = user;
     this.protection.assertNotSelf(actor.id, id);
-    // Contract §11 "nobody grants more than they hold": the reset hands the caller the password,
-    // so with it every code of the target. sys:user:resetPass alone must not open a * account.
-    if (!mayGrant(actorCodes, await this.roles.permissionsOf(id))) {
-      throw new AppException(ErrorCode.FORBIDDEN);
-    }
+    // The reset hands the caller the password, so with it every code of the target (contract §13).
+    await this.access.assertMayActOn(actor, [user]);
     // An empty DEFAULT_PASSWORD counts as unset: never store the hash of '' (anyone could log in).
     const generated = this.config.DEFAULT_PASSWORD ? undefined : generatePassword(await this.strategy.passwordRules());
     const hash = await this.hasher.hash(generated ?? this.config.DEFAULT_PASSWORD!);

@@ -44,8 +44,8 @@ export class UserController {
     description: 'Partial: fields left out stay. A mobile or e-mail another user has, or an unknown role, answers VALIDATION_FAILED; '
       + "a user holding codes the caller does not, or a role change that would leave no enabled, unlocked holder of `*`, answers FORBIDDEN (contract §11, §12). The user's live sessions take the new profile and codes.",
   })
-  async update(@Body() dto: UpdateUserDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
-    await this.accounts.update(dto, auth.permissions, actor);
+  async update(@Body() dto: UpdateUserDto, @CurrentActor() actor: Actor) {
+    await this.accounts.update(dto, actor);
   }
 
   /** Contract §12: a soft delete; not oneself, not the last usable holder of `*`. */
@@ -55,8 +55,8 @@ export class UserController {
     errors: [ErrorCode.NOT_FOUND],
     description: "One's own account, a user holding codes the caller does not, or the last enabled, unlocked holder of `*` answers FORBIDDEN (contract §12).",
   })
-  async delete(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
-    await this.accounts.remove(dto.id, actor, auth.permissions);
+  async delete(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
+    await this.accounts.remove(dto.id, actor);
   }
 
   @Post('lock') @HttpCode(200) @RequirePermissions('sys:user:lock')
@@ -107,8 +107,8 @@ export class UserController {
     errors: [ErrorCode.NOT_FOUND],
     description: 'data is null unless the service generated the password. One\'s own account (that is /sys/me/pass/update), or a user holding codes the caller does not, answers FORBIDDEN (contract §11, §12).',
   })
-  async resetPass(@Body() dto: UserIdDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
-    return this.accounts.resetPassword(dto.id, actor, auth.permissions);
+  async resetPass(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
+    return this.accounts.resetPassword(dto.id, actor);
   }
 }
 

@@ -32,7 +32,8 @@ describe.each(BACKENDS)('administrators cannot lock themselves out (contract §1
 
   const asOperator = (path: string, body: unknown, headers?: Record<string, string>) =>
     app.post(path, body, { token: operatorToken, headers });
-  const auditRows = async () => Number((await app.db.query('SELECT COUNT(*) AS n FROM sys_audit_log'))[0].n);
+  /** Audit rows of actions (a refusal's own access.denied row, contract §14, is not one). */
+  const auditRows = async () => Number((await app.db.query("SELECT COUNT(*) AS n FROM sys_audit_log WHERE action <> 'access.denied'"))[0].n);
 
   it.each(['lock', 'disable', 'resetPass'])('refuses %s of the caller\'s own account, saying why, and changes nothing', async (op) => {
     const before = await app.userRow(adminId);
@@ -43,7 +44,7 @@ describe.each(BACKENDS)('administrators cannot lock themselves out (contract §1
     const en = await app.post(`/sys/user/${op}`, { id: adminId }, { token: await app.adminToken(), headers: { 'accept-language': 'en' } });
     expect(en.body).toEqual({ success: false, code: 'FORBIDDEN', message: SELF.en, data: null });
 
-    // Same row, the session still works, the password still logs in, nothing audited.
+    // Same row, the session still works, the password still logs in, no action audited (only the refusal).
     expect(await app.userRow(adminId)).toEqual(before);
     expect((await app.admin('/sys/me/info')).body.data.id).toBe(adminId);
     expect((await app.login('admin', ADMIN_PASSWORD)).body.success).toBe(true);
@@ -65,24 +66,29 @@ describe.each(BACKENDS)('administrators cannot lock themselves out (contract §1
   });
 
   it('allows it while another holder of * stays usable, and refuses the last one', async () => {
+    // Contract §13: an operator without * cannot act on a holder of * at all, whoever else is left;
+    // the rule of the last holder is then for callers holding * — here the service's own calls.
+    const accounts = app.app.get(UserAccountService);
     await createRole(app, 'superuser', ['*']);
     const second = await createActiveUser(app, { roles: ['superuser'] });
-    expect((await asOperator('/sys/user/disable', { id: adminId })).body.success).toBe(true);
+    expect((await asOperator('/sys/user/disable', { id: adminId })).body).toMatchObject({ code: 'FORBIDDEN' });
+    expect(Boolean((await app.userRow(adminId)).disabled)).toBe(false);
+    expect(await codeOf(accounts.disable(adminId, operator.id))).toBe('ok');
     // Now `second` is the last one.
-    expect((await asOperator('/sys/user/lock', { id: second.id })).body).toMatchObject({ code: 'FORBIDDEN', message: LAST.zh });
-    expect((await asOperator('/sys/user/disable', { id: second.id })).body).toMatchObject({ code: 'FORBIDDEN', message: LAST.zh });
+    expect(await codeOf(accounts.lock(second.id, operator.id))).toBe('FORBIDDEN');
+    expect(await codeOf(accounts.disable(second.id, operator.id))).toBe('FORBIDDEN');
     expect((await app.token(second.username, second.password))).toEqual(expect.any(String));
     // A disabled holder does not count; enabling admin makes `second` lockable again.
-    expect((await asOperator('/sys/user/enable', { id: adminId })).body.success).toBe(true);
-    expect((await asOperator('/sys/user/lock', { id: second.id })).body.success).toBe(true);
-    expect((await asOperator('/sys/user/lock', { id: adminId })).body).toMatchObject({ code: 'FORBIDDEN', message: LAST.zh });
-    expect((await asOperator('/sys/user/unlock', { id: second.id })).body.success).toBe(true);
+    await accounts.enable(adminId);
+    expect(await codeOf(accounts.lock(second.id, operator.id))).toBe('ok');
+    expect(await codeOf(accounts.lock(adminId, operator.id))).toBe('FORBIDDEN');
+    await accounts.unlock(second.id);
     // The reset of another holder of * keeps it usable, so the self-protection allows it; but it hands
-    // out the password, so only a caller holding every code of the target may (contract §11 grants).
+    // out the password, so only a caller holding every code of the target may (contract §13).
     expect((await asOperator('/sys/user/resetPass', { id: second.id })).body.code).toBe('FORBIDDEN');
     expect((await app.admin('/sys/user/resetPass', { id: second.id })).body.success).toBe(true);
     // Leave admin as the only usable holder for the next test.
-    expect((await asOperator('/sys/user/disable', { id: second.id })).body.success).toBe(true);
+    expect(await codeOf(accounts.disable(second.id, operator.id))).toBe('ok');
   });
 
   it('lets exactly one of two holders of * disabling each other at the same moment succeed', async () => {

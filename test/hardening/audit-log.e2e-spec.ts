@@ -48,6 +48,10 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
     return res.body.data as { total: number; rows: any[] };
   };
   const latest = async () => (await list({ pageSize: 1 })).rows[0];
+  /** Rows of actions: a refusal writes only its own access.denied row (contract §14). */
+  const actions = async () => Number((await app.db.query("SELECT COUNT(*) AS n FROM sys_audit_log WHERE action <> 'access.denied'"))[0].n);
+  const denials = async (actorId: string) => (await app.db.query(
+    "SELECT detail FROM sys_audit_log WHERE action = 'access.denied' AND user_id = ?", [actorId])).map((r: any) => JSON.parse(r.detail).path).sort();
 
   it('records a login-strategy save with who, when, where, and the old and new values of the saved fields', async () => {
     app.clock.advanceMinutes(3);
@@ -220,20 +224,21 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
     expectChained((await list({ action: 'role.save', target: 'aud_race' })).rows.slice(0, 2), { permissions: ['sys:user:list'] }, { permissions: stored });
   });
 
-  it('records nothing for the self-protection refusals, and changes nothing', async () => {
-    const before = (await list()).total;
+  it('records no action for the self-protection refusals, only the refusals themselves, and changes nothing', async () => {
+    const before = await actions();
     const row = await app.userRow(adminId);
     for (const op of ['lock', 'disable', 'resetPass']) {
       expect((await app.admin(`/sys/user/${op}`, { id: adminId })).body.code).toBe('FORBIDDEN');
     }
     await createRole(app, 'aud_locker', ['sys:user:lock', 'sys:user:disable']);
     const locker = await createActiveUser(app, { roles: ['aud_locker'] });
-    const afterSetup = (await list()).total;
+    const afterSetup = await actions();
     const token = await app.token(locker.username, locker.password);
     expect((await app.post('/sys/user/disable', { id: adminId }, { token })).body.code).toBe('FORBIDDEN');
     expect((await app.post('/sys/user/lock', { id: adminId }, { token })).body.code).toBe('FORBIDDEN');
-    expect((await list()).total).toBe(afterSetup);
+    expect(await actions()).toBe(afterSetup);
     expect(afterSetup - before).toBe(2); // the role save and the user creation of the set-up
+    expect(await denials(locker.id)).toEqual(['/sys/user/disable', '/sys/user/lock']);
     expect(await app.userRow(adminId)).toEqual(row);
   });
 
@@ -274,15 +279,16 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
     await app.db.query('DELETE FROM sys_audit_log WHERE username IS NULL');
   });
 
-  it('records nothing for refused actions: bad input, unknown ids, missing permission', async () => {
-    const before = (await list()).total;
+  it('records no action for refused actions: bad input, unknown ids, missing permission (that one is access.denied)', async () => {
+    const before = await actions();
     expect((await app.admin('/sys/user/lock', { id: 'no-such-user' })).body.code).toBe('NOT_FOUND');
     expect((await app.admin('/sys/user/disable', { id: 42 })).body.code).toBe('VALIDATION_FAILED');
     expect((await app.admin('/sys/strategy/login/save', { maxFailureTimes: 0 })).body.code).toBe('VALIDATION_FAILED');
     expect((await app.admin('/sys/online/kickout', { tokenId: 'f'.repeat(64) })).body.code).toBe('NOT_FOUND');
     const token = await app.token(user.username, user.password);
     expect((await app.post('/sys/user/lock', { id: user.id }, { token })).body.code).toBe('FORBIDDEN');
-    expect((await list()).total).toBe(before);
+    expect(await actions()).toBe(before);
+    expect(await denials(user.id)).toContain('/sys/user/lock');
   });
 
   it('lists with the permission sys:auditLog:list only, paged and filtered', async () => {
@@ -298,6 +304,8 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
     expect(all.body.data.rows).toHaveLength(2);
     const total = all.body.data.total;
     expect(total).toBeGreaterThanOrEqual(9);
+    // Everything so far was done by admin, but for the refusals of other callers (access.denied).
+    const othersRefused = (await list({ action: 'access.denied' })).rows.filter((r) => r.username !== 'admin').length;
     const second = await app.post('/sys/auditLog/list', { pageNum: 2, pageSize: 2 }, { token: auditorToken });
     expect(second.body.data.rows[0].id).not.toBe(all.body.data.rows[0].id);
     // An auditor reads; it cannot act.
@@ -305,7 +313,7 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
 
     expect((await list({ action: 'user.lock' })).rows.every((r) => r.action === 'user.lock')).toBe(true);
     expect((await list({ target: user.id })).rows.map((r) => r.action)).toEqual(['online.kickout', 'user.create']);
-    expect((await list({ username: 'admin' })).total).toBe(total);
+    expect((await list({ username: 'admin' })).total).toBe(total - othersRefused);
     expect((await list({ username: 'nobody' })).total).toBe(0);
     expect((await app.admin('/sys/auditLog/list', { pageSize: 500 })).body.code).toBe('VALIDATION_FAILED');
     expect((await app.admin('/sys/auditLog/list', { bogus: 1 })).body.code).toBe('VALIDATION_FAILED');

@@ -199,11 +199,12 @@ const en: typeof zh = {
       'user_recover': 'Account recovered on the server', 'qrcode_authorize': 'QR login authorised',
       'user_mfaReset': 'Two-factor authentication reset',
       'log_retention': 'Old log records deleted', 'loginLog_export': 'Login log exported', 'auditLog_export': 'Audit log exported',
+      'access_denied': 'Access denied',
     },
     byFailures: 'too many failures ({n})', field: 'Field', old: 'Before', new: 'After', created: '(new)', emptyValue: '(empty)',
     fieldName: {
       locked: 'Locked', unlockTime: 'Unlock time', disabled: 'Disabled', name: 'Name', permissions: 'Permissions', roles: 'Roles',
-      mobile: 'Mobile', email: 'E-mail', username: 'User name', reason: 'Reason', failures: 'Failures', tokenId: 'Session',
+      mobile: 'Mobile', email: 'E-mail', username: 'User name', reason: 'Reason', failures: 'Failures', tokenId: 'Session', path: 'Operation', missing: 'Missing permissions',
     },
   },
 };

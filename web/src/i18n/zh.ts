@@ -192,11 +192,12 @@ export default {
       'online_kickout': '强制下线', 'user_create': '创建用户', 'role_save': '保存角色', 'user_recover': '服务器端恢复账户',
       'qrcode_authorize': '扫码授权登录', 'user_mfaReset': '重置双因素认证',
       'log_retention': '清理过期日志', 'loginLog_export': '导出登录日志', 'auditLog_export': '导出审计日志',
+      'access_denied': '越权访问被拒绝',
     },
     byFailures: '失败次数过多({n} 次)', field: '字段', old: '修改前', new: '修改后', created: '(新建)', emptyValue: '(空)',
     fieldName: {
       locked: '锁定', unlockTime: '解锁时间', disabled: '禁用', name: '名称', permissions: '权限', roles: '角色',
-      mobile: '手机号', email: '邮箱', username: '用户名', reason: '原因', failures: '失败次数', tokenId: '会话',
+      mobile: '手机号', email: '邮箱', username: '用户名', reason: '原因', failures: '失败次数', tokenId: '会话', path: '接口', missing: '缺少的权限',
     },
   },
 };
