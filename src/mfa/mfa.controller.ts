@@ -56,7 +56,11 @@ export class MfaController {
   }
 
   @Post('user/mfa/reset') @HttpCode(200) @ApiSecurity('Admin-Token') @RequirePermissions('sys:user:mfaReset')
-  @ApiDoc("Remove a user's TOTP and recovery codes and end the user's sessions", { data: null, errors: [ErrorCode.NOT_FOUND] })
+  @ApiDoc("Remove a user's TOTP and recovery codes and end the user's sessions", {
+    data: null,
+    errors: [ErrorCode.NOT_FOUND],
+    description: "One's own account, or a user holding codes the caller does not (contract §13), answers FORBIDDEN.",
+  })
   async reset(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
     await this.mfa.reset(dto.id, actor);
   }

@@ -64,7 +64,7 @@ export class UserController {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
     description: '`{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. '
-      + "One's own account, or leaving no enabled, unlocked holder of `*`, answers FORBIDDEN (contract §12).",
+      + "One's own account, a user holding codes the caller does not (contract §13), or leaving no enabled, unlocked holder of `*` (contract §12) answers FORBIDDEN.",
   })
   async lock(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
     await this.accounts.lockAll(idsOf(dto), actor);
@@ -74,7 +74,8 @@ export class UserController {
   @ApiDoc('Unlock users (their failure count starts again)', {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
-    description: '`{ id }` or `{ ids }` (at most 100); every user is found before any changes; each is audited on its own.',
+    description: '`{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each user that was locked is unlocked and audited on its own. '
+      + 'An account that is not locked answers OK and keeps its failure count; a user holding codes the caller does not answers FORBIDDEN (contract §13).',
   })
   async unlock(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
     await this.accounts.unlockAll(idsOf(dto), actor);
@@ -85,7 +86,7 @@ export class UserController {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
     description: '`{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. '
-      + "One's own account, or leaving no enabled, unlocked holder of `*`, answers FORBIDDEN (contract §12).",
+      + "One's own account, a user holding codes the caller does not (contract §13), or leaving no enabled, unlocked holder of `*` (contract §12) answers FORBIDDEN.",
   })
   async disable(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
     await this.accounts.disableAll(idsOf(dto), actor);
@@ -95,7 +96,8 @@ export class UserController {
   @ApiDoc('Enable users (their failure count starts again)', {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
-    description: '`{ id }` or `{ ids }` (at most 100); every user is found before any changes; each is audited on its own.',
+    description: '`{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each user that was disabled is enabled and audited on its own. '
+      + 'An account that is not disabled answers OK and keeps its failure count; a user holding codes the caller does not answers FORBIDDEN (contract §13).',
   })
   async enable(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
     await this.accounts.enableAll(idsOf(dto), actor);
