@@ -3,7 +3,7 @@ import { decryptSecret } from '../src/mfa/mfa-crypto';
 import { stepAt, totpCode } from '../src/mfa/totp';
 import { createActiveUser, createRole, createUser, TestUser } from './factories';
 import { BACKENDS } from './support/backends';
-import { epochMs, startApp, TestApp } from './support/test-app';
+import { ADMIN_PASSWORD, epochMs, startApp, TestApp } from './support/test-app';
 
 /** Contract §8: the TOTP second factor, on SQLite + memory and MariaDB + Redis, with a fake clock. */
 describe.each(BACKENDS)('second factor (contract §8) on $name', (backend) => {
@@ -299,7 +299,8 @@ describe.each(BACKENDS)('second factor (contract §8) on $name', (backend) => {
       expect(res.status).toBeLessThan(500);
       if (code === 'VALIDATION_FAILED') expect(res.body.data.errors.length).toBeGreaterThan(0);
     }
-    const token = await app.adminToken();
+    // A fresh login: the cached admin token's proof may be older than reauthMinutes (contract §13).
+    const token = await app.token('admin', ADMIN_PASSWORD, { ip: '10.9.9.9' });
     expect((await app.post('/sys/me/mfa/enable', { code: 'abc' }, { token })).body.code).toBe('VALIDATION_FAILED');
     expect((await app.post('/sys/me/mfa/enable', { code: '123456' }, { token })).body.code).toBe('MFA_CODE_INVALID');
   });

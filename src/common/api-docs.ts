@@ -3,7 +3,9 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, getSchemaPath, OpenAPIObject } from '@nestjs/swagger';
 import { ApiEnvelope, ValidationFailedDto } from './api-envelope';
-import { ACCEPTS_STREAM_TICKET, ALLOWS_TEMP_TOKEN, IS_PUBLIC, PERMISSIONS, RATE_LIMITED_ROUTE } from './auth-context';
+import {
+  ACCEPTS_STREAM_TICKET, ALLOWS_TEMP_TOKEN, changesWithCodes, IS_PUBLIC, PERMISSIONS, RATE_LIMITED_ROUTE, REQUIRES_FRESH_PROOF,
+} from './auth-context';
 import { ErrorCode, HTTP_STATUS } from './error-code';
 
 /**
@@ -149,6 +151,7 @@ export function describeOperations(app: INestApplication, document: OpenAPIObjec
     const isPublic = meta<boolean>(IS_PUBLIC, route) === true && !bearer;
     const permissions = meta<string[]>(PERMISSIONS, route) ?? [];
     const tempAllowed = isPublic || meta<boolean>(ALLOWS_TEMP_TOKEN, route) === true || temp.has(route.path);
+    const freshProof = meta<boolean>(REQUIRES_FRESH_PROOF, route) === true ? 'always' : changesWithCodes(permissions) ? 'reauthForAdmin' : 'never';
     const codes = new Set<ErrorCode>([ErrorCode.INTERNAL, ErrorCode.SERVICE_UNAVAILABLE, ...(doc?.errors ?? [])]);
     // Contract §7: every POST operation refuses a body that is not an object, whatever it takes.
     if (route.method === 'post') codes.add(ErrorCode.VALIDATION_FAILED);
@@ -162,6 +165,8 @@ export function describeOperations(app: INestApplication, document: OpenAPIObjec
       [ErrorCode.NOT_LOGGED_IN, ErrorCode.KICKED_OUT, ErrorCode.IP_MISMATCH].forEach((c) => codes.add(c));
       if (!tempAllowed) codes.add(ErrorCode.TEMP_TOKEN_FORBIDDEN);
       if (permissions.length) codes.add(ErrorCode.FORBIDDEN);
+      // Contract §13: always on @RequiresFreshProof routes, and on changes while reauthForAdmin is on.
+      if (freshProof !== 'never') codes.add(ErrorCode.REAUTH_REQUIRED);
     }
     const errorCodes = ORDER.filter((c) => codes.has(c));
 
@@ -178,6 +183,8 @@ export function describeOperations(app: INestApplication, document: OpenAPIObjec
       operation.description,
       `**Access:** ${access}.${ticket}`,
       `**Temporary token:** ${isPublic ? 'not needed' : tempAllowed ? 'may call it' : 'refused (TEMP_TOKEN_FORBIDDEN)'}.`,
+      isPublic || freshProof === 'never' ? ''
+        : `**Fresh proof:** ${freshProof === 'always' ? 'needed' : 'needed while the login strategy\'s reauthForAdmin is on'} (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).`,
       `**Error codes:** ${errorCodes.map((c) => `\`${c}\``).join(', ')}.`,
     ].filter(Boolean).join('\n\n');
 

@@ -34,6 +34,13 @@ export interface Session {
    * AUTH_PERMS). Absent in sessions issued before it was added: /sys/me/info then reads the account.
    */
   profile?: SessionProfile;
+  /**
+   * Contract §13: when the user last proved who they are to this session (epoch ms): a password login
+   * (at its second step, where there is one) or /sys/me/reauth; null or absent when never (a QR login).
+   */
+  provenAt?: number | null;
+  /** Contract §8/§13: 1 on the temporary token mfaMode 2 issues for enrolment after a password login. */
+  mfaSetup?: 0 | 1;
 }
 
 export interface SessionProfile {
@@ -62,6 +69,7 @@ export const IS_PUBLIC = 'auth:public';
 export const PERMISSIONS = 'auth:permissions';
 export const ACCEPTS_STREAM_TICKET = 'auth:stream-ticket';
 export const ALLOWS_TEMP_TOKEN = 'auth:temp-token';
+export const REQUIRES_FRESH_PROOF = 'auth:fresh-proof';
 /** Set by @RateLimit (src/rate-limit); here so that the API docs (common/api-docs.ts) can read it. */
 export const RATE_LIMITED_ROUTE = 'rate-limit:route';
 
@@ -76,6 +84,18 @@ export const RequirePermissions = (...codes: PermissionCode[]) => SetMetadata(PE
  * with the token mfaMode 2 hands out), without the operator editing TEMP_URIS.
  */
 export const AllowsTempToken = () => SetMetadata(ALLOWS_TEMP_TOKEN, true);
+
+/**
+ * Contract §13: the route needs a fresh proof (a recent password login or /sys/me/reauth), so that a
+ * stolen token cannot change how the owner proves who they are; REAUTH_REQUIRED otherwise.
+ */
+export const RequiresFreshProof = () => SetMetadata(REQUIRES_FRESH_PROOF, true);
+
+/**
+ * Contract §13 reauthForAdmin: a route whose permission codes include one that is not a `list` /
+ * `info` one changes something, and then needs a fresh proof too while the login strategy says so.
+ */
+export const changesWithCodes = (codes: readonly string[]): boolean => codes.some((code) => !/:(list|info)$/.test(code));
 
 /**
  * Contract §11: besides Admin-Token, the route takes `?ticket=` from POST /sys/message/streamTicket

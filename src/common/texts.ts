@@ -39,6 +39,8 @@ const errors = {
   MFA_CODE_INVALID: { zh: '动态验证码错误', en: 'The verification code is wrong' },
   MFA_TOKEN_INVALID: { zh: '验证已过期,请重新登录', en: 'The verification has expired, please log in again' },
   MFA_ALREADY_ENABLED: { zh: '已启用双因素认证', en: 'Two-factor authentication is already enabled' },
+  // Contract §13: the operation needs a fresh proof (/sys/me/reauth) first.
+  REAUTH_REQUIRED: { zh: '请先验证身份', en: 'Please verify your identity first' },
   NOT_FOUND: { zh: '资源不存在', en: 'Not found' },
   RATE_LIMITED: { zh: '请求过于频繁,请稍后再试', en: 'Too many requests, please try again later' },
   SERVICE_UNAVAILABLE: { zh: '服务暂时不可用,请稍后再试', en: 'The service is temporarily unavailable' },
@@ -90,6 +92,7 @@ const validation = {
   },
   email: { zh: '参数{field}不合法: 不是有效的邮箱地址', en: 'Invalid {field}: not an e-mail address' },
   idOrIds: { zh: '参数{field}不合法: 请给出id或ids其中之一', en: 'Invalid {field}: give either id or ids' },
+  passwordOrCode: { zh: '参数{field}不合法: 请给出password或code其中之一', en: 'Invalid {field}: give either password or code' },
   roleInUse: {
     zh: '参数code不合法: 角色{code}仍被{count}个用户使用,请先取消分配',
     en: 'Invalid code: the role {code} is still held by {count} user(s); take it from them first',

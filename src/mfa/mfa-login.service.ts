@@ -28,6 +28,8 @@ interface PendingLogin {
   expireAt: number;
   /** The password the first step proved (credentialStamp): a reset or change meanwhile kills the token. */
   stamp: string;
+  /** Contract §13: the first step proved the password, so the finished login is a fresh proof (at the second step's time). */
+  freshProof?: boolean;
 }
 
 export interface MfaLoginRequest {
@@ -89,7 +91,7 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
     });
     const way: LoginWay = {
       loginType: pending.loginType, account: pending.account, ip: req.ip, userAgent: req.userAgent, locale: pending.locale,
-      unusualIpCheck: true, secondFactorProven: true,
+      unusualIpCheck: true, secondFactorProven: true, freshProof: pending.freshProof === true,
     };
     let proof: MfaProof | null = null;
     const result = await this.logins.complete(user, way, async (checks) => {
@@ -134,6 +136,7 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
     const pending: PendingLogin = {
       userId: attempt.user.id, loginType: attempt.way.loginType, account: attempt.way.account, locale: attempt.way.locale,
       expireAt: this.clock.nowMs() + MFA_TOKEN_TTL_MS, stamp: credentialStamp(attempt.user.password),
+      freshProof: attempt.way.freshProof === true,
     };
     await this.store.set(Keys.mfaToken(hashToken(mfaToken)), JSON.stringify(pending), MFA_TOKEN_TTL_MS);
     return mfaToken;

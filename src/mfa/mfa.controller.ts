@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { LoginResultDto, MfaLoginDto } from '../auth/dto/login.dto';
-import { AllowsTempToken, CurrentActor, CurrentAuth, Public, RequirePermissions } from '../common/auth-context';
+import { AllowsTempToken, CurrentActor, CurrentAuth, Public, RequirePermissions, RequiresFreshProof } from '../common/auth-context';
 import type { Actor, AuthContext } from '../common/auth-context';
 import { clientIp, userAgent } from '../common/client-info';
 import { NoInputDto } from '../common/validation.pipe';
@@ -18,7 +18,11 @@ function callerOf(auth: AuthContext, request: FastifyRequest): MfaCaller {
   return { userId: auth.session.userId, tokenHash: auth.tokenHash, ip: clientIp(request), userAgent: userAgent(request) };
 }
 
-/** Contract §8: the second step of the login, the caller's own second factor, the administrator's reset. */
+/**
+ * Contract §8: the second step of the login, the caller's own second factor, the administrator's reset.
+ * Changing one's own second factor needs a fresh proof (contract §13), so a stolen token cannot
+ * enrol its own authenticator or remove the owner's.
+ */
 @ApiTags('mfa')
 @Controller('sys')
 export class MfaController {
@@ -31,25 +35,25 @@ export class MfaController {
     return this.logins.verify({ mfaToken: dto.mfaToken, code: dto.code, ip: clientIp(request), userAgent: userAgent(request) });
   }
 
-  @Post('me/mfa/setup') @HttpCode(200) @ApiSecurity('Admin-Token') @AllowsTempToken()
+  @Post('me/mfa/setup') @HttpCode(200) @ApiSecurity('Admin-Token') @AllowsTempToken() @RequiresFreshProof()
   @ApiDoc('Start TOTP enrolment: a pending secret and its otpauth URL', { data: MfaSetupDto, errors: [ErrorCode.MFA_ALREADY_ENABLED] })
   setup(@CurrentAuth() auth: AuthContext, @Body() _body: NoInputDto) {
     return this.mfa.setup(auth.session.userId);
   }
 
-  @Post('me/mfa/enable') @HttpCode(200) @ApiSecurity('Admin-Token') @AllowsTempToken()
+  @Post('me/mfa/enable') @HttpCode(200) @ApiSecurity('Admin-Token') @AllowsTempToken() @RequiresFreshProof()
   @ApiDoc('Enable TOTP with a first code; answers the recovery codes once', { data: RecoveryCodesDto, errors: [ErrorCode.MFA_CODE_INVALID, ErrorCode.MFA_ALREADY_ENABLED] })
   enable(@CurrentAuth() auth: AuthContext, @Body() dto: TotpCodeDto, @Req() request: FastifyRequest) {
     return this.mfa.enable(callerOf(auth, request), dto.code);
   }
 
-  @Post('me/mfa/disable') @HttpCode(200) @ApiSecurity('Admin-Token')
+  @Post('me/mfa/disable') @HttpCode(200) @ApiSecurity('Admin-Token') @RequiresFreshProof()
   @ApiDoc("Disable the caller's own TOTP (refused while mfaMode = 2)", { data: null, errors: [ErrorCode.FORBIDDEN, ErrorCode.MFA_CODE_INVALID] })
   async disable(@CurrentAuth() auth: AuthContext, @Body() dto: MfaCodeDto, @Req() request: FastifyRequest) {
     await this.mfa.disable(callerOf(auth, request), dto.code);
   }
 
-  @Post('me/mfa/recoveryCodes') @HttpCode(200) @ApiSecurity('Admin-Token')
+  @Post('me/mfa/recoveryCodes') @HttpCode(200) @ApiSecurity('Admin-Token') @RequiresFreshProof()
   @ApiDoc('A new set of recovery codes; the old set is void', { data: RecoveryCodesDto, errors: [ErrorCode.MFA_CODE_INVALID] })
   recoveryCodes(@CurrentAuth() auth: AuthContext, @Body() dto: MfaCodeDto, @Req() request: FastifyRequest) {
     return this.mfa.regenerateRecoveryCodes(callerOf(auth, request), dto.code);

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { actedBy, AuditLogService } from '../audit/audit-log.service';
 import { AppException } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
@@ -13,6 +13,7 @@ import { KvStore } from '../store/kv.store';
 import { StrategyService } from '../strategy/strategy.service';
 import { MFA_MODE_REQUIRED } from '../strategy/strategy.types';
 import { LockoutService } from '../user-account/lockout.service';
+import { ReauthService } from '../user-account/reauth.service';
 import { SelfProtection } from '../user-account/self-protection';
 import { TargetAccess } from '../user-account/target-access';
 import { UserAccountService } from '../user-account/user-account.service';
@@ -46,7 +47,7 @@ interface PendingSetup {
  * interleaves with a login of that account on any instance.
  */
 @Injectable()
-export class MfaService {
+export class MfaService implements OnModuleInit {
   private readonly logger = new Logger('Mfa');
 
   constructor(
@@ -63,7 +64,12 @@ export class MfaService {
     private readonly audit: AuditLogService,
     private readonly protection: SelfProtection,
     private readonly access: TargetAccess,
+    private readonly reauth: ReauthService,
   ) {}
+
+  onModuleInit() {
+    this.reauth.useCodeProof((caller, code, then) => this.proveForReauth(caller, code, then));
+  }
 
   async enabled(userId: string): Promise<boolean> {
     return (await this.repo.enrolment(userId)) !== null;
@@ -166,15 +172,25 @@ export class MfaService {
   }
 
   /**
-   * The self-service checks of a code, as the old password of a password change is checked
-   * (contract §11): refused while locked; a wrong code logged `mfawrong` (login type `mfa`) and
-   * counted toward the lock of spec 3.1, and when it locks the account, the session that tried
-   * ends. A stolen session gets at most maxFailureTimes guesses.
+   * Contract §13 /sys/me/reauth with a code: checked as the self-service codes are, logged with login
+   * type `reauth`; `then` (marking the session) runs under the account's login mutex once it is right.
    */
-  private async withProvenCode(caller: MfaCaller, code: string, then: (user: UserEntity) => Promise<void>): Promise<void> {
+  proveForReauth(caller: MfaCaller, code: string, then: () => Promise<void>): Promise<void> {
+    return this.withProvenCode(caller, code, then, LoginTypes.REAUTH);
+  }
+
+  /**
+   * The self-service checks of a code, as the old password of a password change is checked
+   * (contract §11): refused while locked; a wrong code logged `mfawrong` (login type `mfa`, or
+   * `reauth` at /sys/me/reauth) and counted toward the lock of spec 3.1, and when it locks the
+   * account, the session that tried ends. A stolen session gets at most maxFailureTimes guesses.
+   */
+  private async withProvenCode(
+    caller: MfaCaller, code: string, then: (user: UserEntity) => Promise<void>, loginType = LoginTypes.MFA,
+  ): Promise<void> {
     await this.mutex.run(Keys.loginMutex(caller.userId), async () => {
       const user = await this.accounts.withPassword(caller.userId);
-      const attempt = { loginType: LoginTypes.MFA, ip: caller.ip, userAgent: caller.userAgent, account: user.username };
+      const attempt = { loginType, ip: caller.ip, userAgent: caller.userAgent, account: user.username };
       if (await this.accounts.stillLocked(user)) {
         await this.logs.record({
           ...attempt, userId: user.id, userName: user.name, status: LoginStatus.LOCKED, failure: ErrorCode.ACCOUNT_LOCKED,
@@ -183,9 +199,13 @@ export class MfaService {
       }
       // Nothing enrolled (never, or reset meanwhile): no code can be right, and nothing is guessed.
       if (!(await this.enabled(user.id))) throw new AppException(ErrorCode.MFA_CODE_INVALID);
-      if (!(await this.prove(user.id, code))) {
-        const locked = await this.lockout.recordFailure({ ...attempt, user, status: LoginStatus.MFAWRONG, reason: ErrorCode.MFA_CODE_INVALID });
-        if (locked) await this.sessions.end(caller.tokenHash, user.id);
+      const proof = await this.prove(user.id, code);
+      if (proof !== 'totp' && proof !== 'recovery') {
+        // Only a wrong code is a guess: an answer that proves nothing for another reason is not counted.
+        if (proof === null) {
+          const locked = await this.lockout.recordFailure({ ...attempt, user, status: LoginStatus.MFAWRONG, reason: ErrorCode.MFA_CODE_INVALID });
+          if (locked) await this.sessions.end(caller.tokenHash, user.id);
+        }
         throw new AppException(ErrorCode.MFA_CODE_INVALID);
       }
       await then(user);

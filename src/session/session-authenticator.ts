@@ -3,11 +3,12 @@ import type { FastifyRequest } from 'fastify';
 import { AccessDenied, AppException } from '../common/app.exception';
 import type { AuthContext } from '../common/auth-context';
 import { clientIp } from '../common/client-info';
+import { Clock } from '../common/clock';
 import { ErrorCode } from '../common/error-code';
 import { AppConfig } from '../config/app-config';
 import { StrategyService } from '../strategy/strategy.service';
 import type { LoginStrategy } from '../strategy/strategy.types';
-import { SessionService } from './session.service';
+import { freshUntil, SessionService } from './session.service';
 import { StreamTicketService } from './stream-ticket.service';
 
 /** Reads the token from Admin-Token (or Authorization: Bearer). */
@@ -28,14 +29,19 @@ export interface CallerRequirements {
   allowsTemp?: boolean;
   /** @RequirePermissions: every code needed, `*` grants all (spec 5.3). */
   permissions?: readonly string[];
+  /**
+   * Contract §13: a fresh proof is needed always (@RequiresFreshProof) or while the login strategy's
+   * reauthForAdmin is on (a route whose codes change something, changesWithCodes).
+   */
+  freshProof?: 'always' | 'reauthForAdmin';
 }
 
 /**
  * The one place a request becomes a caller (spec 5.1, 5.4, 5.3, 3.4): a live session found through
  * Admin-Token / Bearer (or, where the route accepts one, a stream ticket), not kicked out, from the
  * login IP when bindIp is on, a temporary token only on TEMP_URIS and routes marked
- * @AllowsTempToken, the route's permission codes — checked in that order — and then the renewal of
- * a request that passed. The login strategy is read once for all of it (issue 13.2).
+ * @AllowsTempToken, the route's permission codes, the fresh proof it needs (contract §13) — checked
+ * in that order — and then the renewal of a request that passed. The login strategy is read once for all of it (issue 13.2).
  */
 @Injectable()
 export class SessionAuthenticator {
@@ -45,12 +51,16 @@ export class SessionAuthenticator {
     private readonly sessions: SessionService,
     private readonly strategy: StrategyService,
     private readonly tickets: StreamTicketService,
+    private readonly clock: Clock,
     config: AppConfig,
   ) {
     this.tempUris = new Set(config.TEMP_URIS);
   }
 
-  async authenticate(request: FastifyRequest, { acceptsTicket = false, allowsTemp = false, permissions = [] }: CallerRequirements = {}): Promise<AuthContext> {
+  async authenticate(
+    request: FastifyRequest,
+    { acceptsTicket = false, allowsTemp = false, permissions = [], freshProof }: CallerRequirements = {},
+  ): Promise<AuthContext> {
     const login = await this.strategy.loginStrategy();
     const auth = await this.sessionOf(request, acceptsTicket, login);
     const { session } = auth;
@@ -64,6 +74,10 @@ export class SessionAuthenticator {
       // Attached although refused: the refusal of a logged-in caller is audited (contract §14).
       request.auth = auth;
       throw new AccessDenied(permissions.filter((code) => !auth.permissions.includes(code)));
+    }
+    if ((freshProof === 'always' || (freshProof === 'reauthForAdmin' && login.reauthForAdmin))
+      && freshUntil(session, login) <= this.clock.nowMs()) {
+      throw new AppException(ErrorCode.REAUTH_REQUIRED);
     }
     auth.session = await this.sessions.renewIfDue(auth.tokenHash, session, login);
     return auth;

@@ -7,7 +7,7 @@ import { Keys } from '../store/keys';
 import { MemoryKvStore } from '../store/memory-kv.store';
 import { StrategyService } from '../strategy/strategy.service';
 import { LoginStrategy } from '../strategy/strategy.types';
-import { hashToken, IssueOptions, SessionService } from './session.service';
+import { freshUntil, hashToken, IssueOptions, SessionService } from './session.service';
 import { codeOf } from '../../test/support/code-of';
 
 const MINUTE = 60_000;
@@ -374,4 +374,38 @@ describe('SessionService (spec 3.4, contract §5/§6)', () => {
       expect(await marks()).toEqual([1, 1, 1, 1]);
     });
   });
+
+  describe('fresh proof (contract §13)', () => {
+    const proofOf = async (tokenHash: string) => freshUntil(JSON.parse((await store.get(Keys.token(tokenHash)))!), settings);
+
+    it('a password login is proven at its issue, for reauthMinutes as configured now; other ways are not', async () => {
+      const proven = await sessions.issue(options({ freshProof: true }));
+      const qr = await sessions.issue(options());
+      expect(await proofOf(proven.tokenHash)).toBe(clock.nowMs() + 5 * MINUTE);
+      expect(await proofOf(qr.tokenHash)).toBe(0);
+      settings.reauthMinutes = 20;
+      expect(await proofOf(proven.tokenHash)).toBe(clock.nowMs() + 20 * MINUTE);
+    });
+
+    it('markProven stamps the session in the store; renewal and kick-out marks keep the stamp; a gone session is not revived', async () => {
+      const { token, tokenHash } = await sessions.issue(options());
+      clock.advance(16 * MINUTE);
+      expect(await sessions.markProven(tokenHash, clock.nowMs())).toBe(true);
+      const at = clock.nowMs();
+      await sessions.renewIfDue(tokenHash, (await sessions.resolve(token)).session);
+      expect(JSON.parse((await store.get(Keys.token(tokenHash)))!)).toMatchObject({ provenAt: at, renewedAt: at });
+      await sessions.kickOutOthers('u1', null);
+      expect(JSON.parse((await store.get(Keys.token(tokenHash)))!)).toMatchObject({ provenAt: at, kickout: 1 });
+      expect(await sessions.markProven(tokenHash, clock.nowMs())).toBe(false);
+      await sessions.end(tokenHash, 'u1');
+      expect(await sessions.markProven(tokenHash, clock.nowMs())).toBe(false);
+      expect(await store.get(Keys.token(tokenHash))).toBeNull();
+    });
+
+    it('the enrolment token of mfaMode 2 counts as proven for its whole life', async () => {
+      const { tokenHash } = await sessions.issue(options({ temp: true, freshProof: true, mfaSetup: true }));
+      expect(await proofOf(tokenHash)).toBe(Infinity);
+    });
+  });
 });
+

@@ -34,6 +34,17 @@ export function absoluteEndOf(session: Pick<Session, 'loginTime'>, login: Pick<L
   return login.sessionMaxHours > 0 ? session.loginTime + login.sessionMaxHours * HOUR_MS : Infinity;
 }
 
+/**
+ * Contract §13: until when the session counts as freshly proven (epoch ms; 0 when never). The
+ * enrolment token of mfaMode 2 was issued for a password just proven and counts for its whole life.
+ * From the strategy as it is now, like the absolute end, so a changed reauthMinutes reaches live sessions.
+ */
+export function freshUntil(session: Pick<Session, 'provenAt' | 'temp' | 'mfaSetup'>, login: Pick<LoginStrategy, 'reauthMinutes'>): number {
+  if (session.provenAt === null || session.provenAt === undefined) return 0;
+  if (session.temp === 1 && session.mfaSetup === 1) return Infinity;
+  return session.provenAt + login.reauthMinutes * 60_000;
+}
+
 /** When a session stops being live: its expiry, or sooner its absolute end (contract §9). */
 const endOf = (session: Session, login: Pick<LoginStrategy, 'sessionMaxHours'>) => Math.min(session.expireAt, absoluteEndOf(session, login));
 
@@ -48,6 +59,10 @@ export interface IssueOptions {
   permissions: string[];
   browser?: string | null;
   os?: string | null;
+  /** Contract §13: the login proved the password (a password login, not a QR code): a fresh proof now. */
+  freshProof?: boolean;
+  /** Contract §8: the temporary token for enrolment of mfaMode 2. */
+  mfaSetup?: boolean;
 }
 
 /**
@@ -94,6 +109,8 @@ export class SessionService {
       browser: options.browser ?? null,
       os: options.os ?? null,
       renewedAt: null,
+      provenAt: options.freshProof ? now : null,
+      ...(options.mfaSetup ? { mfaSetup: 1 as const } : {}),
     };
     // One round trip (Redis runs them in this order): the indexes first and the token last, so a
     // token that exists is always found by endAll and the online list, and never without its permissions.
@@ -284,6 +301,22 @@ export class SessionService {
         if (await this.store.replaceIfEquals(Keys.token(tokenHash), raw, JSON.stringify(updated))) break;
       }
     }
+  }
+
+  /**
+   * Contract §13 /sys/me/reauth: the session is freshly proven as of `at`, in the store, so it holds
+   * on every instance. Compare-and-set against the session as read, as updateProfile does; false
+   * when the session is gone or kicked out (it then answers as such at its next request).
+   */
+  async markProven(tokenHash: string, at: number): Promise<boolean> {
+    for (let tries = 0; tries < 5; tries += 1) {
+      const raw = await this.store.get(Keys.token(tokenHash));
+      if (!raw) return false;
+      const session = JSON.parse(raw) as Session;
+      if (session.kickout === 1) return false;
+      if (await this.store.replaceIfEquals(Keys.token(tokenHash), raw, JSON.stringify({ ...session, provenAt: at }))) return true;
+    }
+    return false;
   }
 
   /** Replaces the cached permission codes of every live session of a user (after a role change). */

@@ -9,8 +9,11 @@ import type { AuthContext } from '../common/auth-context';
 import { clientIp, userAgent } from '../common/client-info';
 import { Clock } from '../common/clock';
 import { checkNoInput, NoInputDto } from '../common/validation.pipe';
-import { ChangePasswordDto, ME_INFO_RESPONSE, MeInfoDto } from './dto/user.dto';
+import { validationFailed } from '../common/app.exception';
+import { AllowsTempToken } from '../common/auth-context';
+import { ChangePasswordDto, ME_INFO_RESPONSE, MeInfoDto, ReauthDto, ReauthResultDto } from './dto/user.dto';
 import { PasswordChangeService } from './password-change.service';
+import { ReauthService } from './reauth.service';
 import { UserAccountService } from './user-account.service';
 import { ApiDoc } from '../common/api-docs';
 import { ErrorCode } from '../common/error-code';
@@ -24,6 +27,7 @@ export class MeController {
     private readonly accounts: UserAccountService,
     private readonly rsa: RsaKeyService,
     private readonly passwords: PasswordChangeService,
+    private readonly reauth: ReauthService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
@@ -73,5 +77,21 @@ export class MeController {
       ip: clientIp(request),
       userAgent: userAgent(request),
     });
+  }
+
+  /**
+   * Contract §13: a fresh proof for this session. Temporary tokens may ask too: one made by a QR
+   * code (password expiry, mfaMode 2) proves the password here before it enrols.
+   */
+  @Post('reauth') @HttpCode(200) @AllowsTempToken()
+  @ApiDoc('Prove the password (or a second-factor code) again: the session counts as freshly proven for reauthMinutes', { data: ReauthResultDto, errors: [ErrorCode.BAD_CREDENTIALS, ErrorCode.MFA_CODE_INVALID, ErrorCode.ACCOUNT_LOCKED] })
+  reauthenticate(@CurrentAuth() auth: AuthContext, @Body() dto: ReauthDto, @Req() request: FastifyRequest) {
+    if ((dto.password === undefined) === (dto.code === undefined)) {
+      throw validationFailed('validation.passwordOrCode', dto.password === undefined ? 'password' : 'code');
+    }
+    const caller = { userId: auth.session.userId, tokenHash: auth.tokenHash, ip: clientIp(request), userAgent: userAgent(request) };
+    return dto.password !== undefined
+      ? this.reauth.withPassword(caller, this.rsa.decrypt('password', dto.password))
+      : this.reauth.withCode(caller, dto.code!);
   }
 }

@@ -9,6 +9,7 @@ import { CompareSlots } from './compare-slots';
 import { LockoutService } from './lockout.service';
 import { MeController } from './me.controller';
 import { PasswordChangeService } from './password-change.service';
+import { ReauthService } from './reauth.service';
 import { PermissionController } from './permission.controller';
 import { PasswordProof } from './password-proof.service';
 import { PasswordScreen } from './password-screen';
@@ -39,6 +40,7 @@ import { UserRepository } from './user.repository';
     CompareSlots,
     PasswordProof,
     PasswordChangeService,
+    ReauthService,
     PasswordScreen,
     CommonPasswords,
     RoleService,
@@ -47,6 +49,6 @@ import { UserRepository } from './user.repository';
     UserDirectory,
     { provide: PasswordHasher, useClass: BcryptPasswordHasher },
   ],
-  exports: [UserAccountService, LockoutService, PasswordProof, RoleService, PasswordHasher, UserRepository, UserDirectory, SelfProtection, TargetAccess],
+  exports: [UserAccountService, LockoutService, PasswordProof, ReauthService, RoleService, PasswordHasher, UserRepository, UserDirectory, SelfProtection, TargetAccess],
 })
 export class UserAccountModule {}

@@ -238,6 +238,19 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     expect(again.body).toEqual(QRCODE_INVALID);
   });
 
+  it('a fresh proof (contract §13) made on A holds on B: it lives in the shared session', async () => {
+    const user = await createUser(a);
+    const token = await a.token(user.username, PASSWORD, '10.3.0.1');
+    const generated = await a.post<{ code: string }>('/auth/qrcode/generate', {}, { token });
+    const verified = await b.post('/auth/qrcode/verify', { code: generated.body.data.code }, { ip: '10.3.0.2' });
+    const scanned = verified.body.data.accessToken as string;
+    // A QR login is no fresh proof: its token cannot enrol a second factor on either instance.
+    expect((await b.post('/sys/me/mfa/setup', {}, { token: scanned })).body).toMatchObject({ success: false, code: 'REAUTH_REQUIRED' });
+    const proven = await a.post('/sys/me/reauth', { password: await a.encrypt(PASSWORD) }, { token: scanned });
+    expect(proven.body).toMatchObject({ success: true, data: { reauthUntil: expect.any(Number) } });
+    expect((await b.post('/sys/me/mfa/setup', {}, { token: scanned })).body).toMatchObject({ success: true });
+  });
+
   it('second factor (contract §8): enrolled on A and B with one generated key; an mfaToken from A is finished on B, once', async () => {
     await saveLoginStrategy(a, { mfaMode: 1 });
     await waitForStrategy(b, { mfaMode: 1 });

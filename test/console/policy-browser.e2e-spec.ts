@@ -25,7 +25,7 @@ const whenRunnable = missing ? describe.skip : describe;
 
 /** The baseline of issue 15, as the issue states it (the console keeps it in web/src/views/system/baseline.ts). */
 const BASELINE = {
-  login: { sessionExpireMinutes: 30, sessionMaxHours: 12, maxFailureTimes: 5, maxFailureInterval: 24, lockMinutes: 30, mfaMode: 2 },
+  login: { sessionExpireMinutes: 30, sessionMaxHours: 12, maxFailureTimes: 5, maxFailureInterval: 24, lockMinutes: 30, mfaMode: 2, reauthForAdmin: true },
   user: {
     minPasswordLength: 8, includeNumber: true, includeLowerCase: true, includeSymbol: true, includeUpperCase: false,
     passwordExpireDays: 90, expireNotifyDays: 7, passwordHistoryCount: 5, rejectCommonPasswords: true,
@@ -90,7 +90,7 @@ whenRunnable(`等保三级 baseline and the password checklist in Chromium${miss
     };
     await admin.goto(`${base()}/system/strategy`);
     // Every new field is on the page with its range.
-    for (const field of ['sessionMaxHours', 'maxSessionsPerUser']) await admin.locator(sel(`field-${field}`)).waitFor();
+    for (const field of ['sessionMaxHours', 'maxSessionsPerUser', 'reauthMinutes', 'reauthForAdmin']) await admin.locator(sel(`field-${field}`)).waitFor();
     await admin.locator(sel('strategy-tab-user')).click();
     for (const field of ['passwordHistoryCount', 'rejectCommonPasswords', 'rejectAccountInPassword', 'dormantDays']) {
       await admin.locator(sel(`field-${field}`)).waitFor();
@@ -100,6 +100,10 @@ whenRunnable(`等保三级 baseline and the password checklist in Chromium${miss
     await admin.locator(sel('strategy-tab-login')).click();
     await waitForText(admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-sessionMaxHours')) }), '取值范围 0 – 720', 'lifetime range');
     await waitForText(admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-maxSessionsPerUser')) }), '取值范围 0 – 100', 'sessions range');
+    // Contract §13: the fresh proof's window, in minutes, and its default.
+    await waitForText(admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-reauthMinutes')) }), '取值范围 1 – 60 分钟', 'reauth range');
+    await waitForText(admin.locator(sel('default-reauthMinutes')), '默认 5 分钟', 'reauth default');
+    await waitForText(admin.locator(sel('default-reauthForAdmin')), '默认 否', 'reauthForAdmin default');
 
     // 1. The dialog lists exactly the fields whose saved value differs, old → new; cancel changes nothing.
     let dialog = await openBaseline(admin);
@@ -107,6 +111,7 @@ whenRunnable(`等保三级 baseline and the password checklist in Chromium${miss
       'login.sessionMaxHours': ['0 小时', '12 小时'],
       'login.lockMinutes': ['1440 分钟', '30 分钟'],
       'login.mfaMode': ['关闭', '强制'],
+      'login.reauthForAdmin': ['否', '是'],
       'user.expireNotifyDays': ['10 天', '7 天'],
       'user.minPasswordLength': ['6 个字符', '8 个字符'],
       'user.rejectAccountInPassword': ['否', '是'],
@@ -141,7 +146,7 @@ whenRunnable(`等保三级 baseline and the password checklist in Chromium${miss
     expect(await loginRes.json()).toMatchObject({ success: true });
     expect(await userRes.json()).toMatchObject({ success: true });
     // Partial saves: only the changed fields were sent.
-    expect(Object.keys(loginRes.request().postDataJSON()).sort()).toEqual(['lockMinutes', 'mfaMode', 'sessionMaxHours']);
+    expect(Object.keys(loginRes.request().postDataJSON()).sort()).toEqual(['lockMinutes', 'mfaMode', 'reauthForAdmin', 'sessionMaxHours']);
     await dialog.waitFor({ state: 'hidden' });
     expect((await app().admin('/sys/strategy/login/info')).body.data).toMatchObject(BASELINE.login);
     expect((await app().admin('/sys/strategy/user/info')).body.data).toMatchObject({ ...BASELINE.user, forceUpdatePassword: true, maxPasswordLength: 20 });

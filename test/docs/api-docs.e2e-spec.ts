@@ -108,7 +108,13 @@ describe('OpenAPI document: every operation documented (issue 17)', () => {
       'VALIDATION_FAILED', 'NOT_LOGGED_IN', 'KICKED_OUT', 'TEMP_TOKEN_FORBIDDEN', 'FORBIDDEN', 'NOT_FOUND', 'INTERNAL',
     ]));
     expect(op('/sys/user/lock').responses['403'].content['application/json'].schema.properties.code.enum)
-      .toEqual(['TEMP_TOKEN_FORBIDDEN', 'FORBIDDEN']);
+      .toEqual(['TEMP_TOKEN_FORBIDDEN', 'FORBIDDEN', 'REAUTH_REQUIRED']);
+    // Contract §13: a fresh proof always on the second-factor changes, on changes with reauthForAdmin, never on lists.
+    expect(op('/sys/user/lock').description).toContain('reauthForAdmin');
+    expect(op('/sys/me/mfa/setup')['x-error-codes']).toContain('REAUTH_REQUIRED');
+    expect(op('/sys/me/mfa/setup').description).toContain('**Fresh proof:** needed (');
+    expect(op('/sys/user/list')['x-error-codes']).not.toContain('REAUTH_REQUIRED');
+    expect(op('/sys/me/reauth')['x-error-codes']).not.toContain('REAUTH_REQUIRED');
     expect(op('/sys/user/lock').responses['200'].content['application/json'].schema.properties.data.enum).toEqual([null]);
     // TEMP_URIS and @AllowsTempToken
     expect(op('/sys/me/pass/update')).toMatchObject({ 'x-permission': [], 'x-temp-token': true });

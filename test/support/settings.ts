@@ -15,6 +15,8 @@ export const LOGIN_DEFAULTS = {
   mfaMode: 0,
   sessionMaxHours: 0,
   maxSessionsPerUser: 0,
+  reauthMinutes: 5,
+  reauthForAdmin: false,
 };
 
 /** Spec 2.2 defaults, setting group user_strategy. */

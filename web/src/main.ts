@@ -4,10 +4,11 @@ import ElementPlus from 'element-plus';
 import * as Icons from '@element-plus/icons-vue';
 import 'element-plus/dist/index.css';
 import App from './App.vue';
-import { onSessionEnd, onTempTokenForbidden } from './api/request';
+import { onReauthRequired, onSessionEnd, onTempTokenForbidden } from './api/request';
 import { i18n } from './i18n';
 import { router } from './router';
 import { useAuthStore } from './stores/auth';
+import { askForProof, settleProof } from './composables/useReauth';
 import { forgetSession } from './composables/useSessionExpiry';
 import './styles.css';
 
@@ -21,6 +22,7 @@ for (const [name, component] of Object.entries(Icons)) app.component(name, compo
 // administrator's kick-out, lock, disable or reset deletes the session, which then answers NOT_LOGGED_IN
 // like an expired one; the console tells them apart by the time its session had left (issue 17).
 onSessionEnd((error) => {
+  settleProof(false);
   const auth = useAuthStore(pinia);
   const left = forgetSession();
   const endedByAdmin = error.code === 'NOT_LOGGED_IN' && left !== null && left > 5_000;
@@ -33,5 +35,8 @@ onTempTokenForbidden(() => {
   const page = useAuthStore(pinia).tempPage;
   if (router.currentRoute.value.name !== page) void router.replace({ name: page });
 });
+
+// Contract §13: an answer REAUTH_REQUIRED, on any page, asks for the password (or a code) and repeats the request.
+onReauthRequired(askForProof);
 
 app.mount('#app');

@@ -78,6 +78,11 @@ export interface LoginWay {
    * passed it) and the resumed /sys/login/mfa. The second-factor step then asks nothing.
    */
   secondFactorProven?: boolean;
+  /**
+   * Contract §13: the way proved the password just now (a password login, and the resumed second
+   * step of one), so the session starts freshly proven; a QR code does not.
+   */
+  freshProof?: boolean;
 }
 
 /**
@@ -183,6 +188,7 @@ export class LoginService {
     const { userId, loginType } = await this.findUser(req); // 2
     const way: LoginWay = {
       loginType, account: req.account, ip: req.ip, userAgent: req.userAgent, locale: req.locale, unusualIpCheck: true,
+      freshProof: true,
     };
     for (;;) {
       let right: RightPassword;
@@ -374,6 +380,8 @@ export class LoginService {
       permissions: await this.roles.permissionsOf(a.user.id),
       browser,
       os,
+      freshProof: a.way.freshProof === true,
+      mfaSetup: a.mfaSetupRequired === true,
     });
     a.token = issued.token;
     a.tokenHash = issued.tokenHash;

@@ -1,7 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
-import { ACCEPTS_STREAM_TICKET, ALLOWS_TEMP_TOKEN, IS_PUBLIC, PERMISSIONS } from '../../common/auth-context';
+import {
+  ACCEPTS_STREAM_TICKET, ALLOWS_TEMP_TOKEN, changesWithCodes, IS_PUBLIC, PERMISSIONS, REQUIRES_FRESH_PROOF,
+} from '../../common/auth-context';
 import { CallerRequirements, SessionAuthenticator } from '../session-authenticator';
 
 /** What a route asks of its caller, from its decorators; read once per handler. */
@@ -37,11 +39,15 @@ export class SessionGuard implements CanActivate {
     let access = this.routes.get(handler);
     if (!access) {
       const targets = [handler, context.getClass()];
+      const permissions = this.reflector.getAllAndOverride<string[]>(PERMISSIONS, targets) ?? [];
       access = {
         public: this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true,
         acceptsTicket: this.reflector.getAllAndOverride<boolean>(ACCEPTS_STREAM_TICKET, targets) === true,
         allowsTemp: this.reflector.getAllAndOverride<boolean>(ALLOWS_TEMP_TOKEN, targets) === true,
-        permissions: this.reflector.getAllAndOverride<string[]>(PERMISSIONS, targets) ?? [],
+        permissions,
+        freshProof: this.reflector.getAllAndOverride<boolean>(REQUIRES_FRESH_PROOF, targets) === true
+          ? 'always'
+          : changesWithCodes(permissions) ? 'reauthForAdmin' : undefined,
       };
       this.routes.set(handler, access);
     }

@@ -65,6 +65,14 @@ export class SaveLoginStrategyDto {
   @ApiPropertyOptional({ description: 'With multiOnline: live sessions per user, the oldest kicked out (contract §9); 0 = no limit', minimum: 0, maximum: 100 })
   @Optional() @FormInt() @IsInt() @Min(0) @Max(100)
   maxSessionsPerUser?: number;
+
+  @ApiPropertyOptional({ description: 'Minutes a password login or /sys/me/reauth counts as a fresh proof (contract §13)', minimum: 1, maximum: 60 })
+  @Optional() @FormInt() @IsInt() @Min(1) @Max(60)
+  reauthMinutes?: number;
+
+  @ApiPropertyOptional({ description: 'Operations needing a permission code other than a list / info one also need a fresh proof (contract §13)' })
+  @Optional() @FormBool() @IsBoolean()
+  reauthForAdmin?: boolean;
 }
 
 /** Spec 2.2 fields, all optional. */

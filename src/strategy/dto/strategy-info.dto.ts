@@ -15,6 +15,8 @@ export class LoginStrategyDto {
   @ApiProperty({ description: 'Second factor (contract §8): 0 off, 1 users who enabled TOTP, 2 every user must', enum: [0, 1, 2] }) mfaMode: 0 | 1 | 2;
   @ApiProperty({ description: 'hours after login, however often renewed (contract §9); 0 = no limit' }) sessionMaxHours: number;
   @ApiProperty({ description: 'with multiOnline: live sessions per user (contract §9); 0 = no limit' }) maxSessionsPerUser: number;
+  @ApiProperty({ description: 'minutes a password login or /sys/me/reauth counts as a fresh proof (contract §13)' }) reauthMinutes: number;
+  @ApiProperty({ description: 'changes (codes other than list / info) need a fresh proof too (contract §13)' }) reauthForAdmin: boolean;
 }
 
 /** OpenAPI only: the rules of a new password (/sys/strategy/user/rules): spec 2.2's complexity, contract §9's checks. */

@@ -124,6 +124,23 @@ export class ChangePasswordDto {
   newPass: string;
 }
 
+/** Contract §13 /sys/me/reauth: the password or, for a user with TOTP, a code (exactly one; checked in MeController). */
+export class ReauthDto {
+  @ApiPropertyOptional({ description: 'the password, RSA-OAEP-256 ciphertext (base64) as at login' })
+  @Optional() @IsString() @MinLength(1) @MaxLength(1024)
+  password?: string;
+
+  @ApiPropertyOptional({ description: 'a 6-digit TOTP code or a recovery code xxxx-xxxx (users with TOTP enabled)', example: '123456' })
+  // The format of a second-factor code (MFA_CODE in src/auth/dto/login.dto.ts, which this module cannot import).
+  @Optional() @IsString() @MaxLength(16) @Matches(/^(\d{6}|[A-Za-z0-9]{4}-?[A-Za-z0-9]{4})$/, { message: '$property must be 6 digits or a recovery code xxxx-xxxx' })
+  code?: string;
+}
+
+/** OpenAPI only: what /sys/me/reauth answers. */
+export class ReauthResultDto {
+  @ApiProperty({ description: 'epoch ms until which the session counts as freshly proven' }) reauthUntil: number;
+}
+
 export class SaveRoleDto {
   @ApiProperty({ example: 'auditor' })
   @IsString() @Matches(/^[A-Za-z0-9_:.-]{1,64}$/, { message: 'code must be 1-64 letters, digits, _ : . or -' })

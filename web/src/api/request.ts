@@ -64,6 +64,28 @@ export function onTempTokenForbidden(handler: Handler): void {
 }
 
 /**
+ * Contract §13: asks the user for a fresh proof (the dialog of components/ReauthDialog.vue, registered by
+ * main.ts); resolves true once /sys/me/reauth answered OK, false when the user gave up.
+ */
+type ReauthPrompt = () => Promise<boolean>;
+let reauthPrompt: ReauthPrompt | null = null;
+let pendingProof: Promise<boolean> | null = null;
+
+export function onReauthRequired(prompt: ReauthPrompt): void {
+  reauthPrompt = prompt;
+}
+
+/**
+ * True when `error` asked for a fresh proof and the user has just given one: the caller then repeats its
+ * request once. Requests refused at the same time share one dialog and its answer.
+ */
+async function provenAfter(error: unknown): Promise<boolean> {
+  if (!(error instanceof ApiError) || error.code !== 'REAUTH_REQUIRED' || !reauthPrompt || !getToken()) return false;
+  pendingProof ??= reauthPrompt().finally(() => { pendingProof = null; });
+  return pendingProof;
+}
+
+/**
  * Told of every successful call made with a token (when the request was sent, Date.now()): each may have
  * renewed the session (spec 3.4), which the expiry warning (composables/useSessionExpiry) follows.
  */
@@ -94,6 +116,15 @@ async function send(url: string, body: object): Promise<{ response: Response; to
  * A refusal still comes as the envelope (JSON) and is thrown as post() throws it.
  */
 export async function download(url: string, body: object, filename: string): Promise<void> {
+  try {
+    await downloadOnce(url, body, filename);
+  } catch (error) {
+    if (!(await provenAfter(error))) throw error;
+    await downloadOnce(url, body, filename);
+  }
+}
+
+async function downloadOnce(url: string, body: object, filename: string): Promise<void> {
   const { response, token, sentAt } = await send(url, body);
   if (response.ok && !(response.headers.get('content-type') ?? '').startsWith('application/json')) {
     // A file answered: the session was renewed as by any other call.
@@ -111,7 +142,20 @@ export async function download(url: string, body: object, filename: string): Pro
   await envelopeOf(response, token, sentAt);
 }
 
+/**
+ * Every operation, for every page: an answer REAUTH_REQUIRED (contract §13) asks the user for a fresh
+ * proof and, once given, sends the same request again; given up, the refusal stands.
+ */
 export async function post<T = null>(url: string, body: object = {}): Promise<T> {
+  try {
+    return await postOnce<T>(url, body);
+  } catch (error) {
+    if (!(await provenAfter(error))) throw error;
+    return postOnce<T>(url, body);
+  }
+}
+
+async function postOnce<T>(url: string, body: object): Promise<T> {
   const { response, token, sentAt } = await send(url, body);
   return envelopeOf<T>(response, token, sentAt);
 }

@@ -68,7 +68,9 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["StrategyController_loginSave"];
         delete?: never;
@@ -116,7 +118,9 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["StrategyController_userSave"];
         delete?: never;
@@ -190,7 +194,9 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["LoginLogController_export"];
         delete?: never;
@@ -214,7 +220,9 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `PASSWORD_TOO_SHORT`, `PASSWORD_TOO_LONG`, `PASSWORD_NEEDS_DIGIT`, `PASSWORD_NEEDS_UPPER`, `PASSWORD_NEEDS_LOWER`, `PASSWORD_NEEDS_SYMBOL`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `PASSWORD_TOO_SHORT`, `PASSWORD_TOO_LONG`, `PASSWORD_NEEDS_DIGIT`, `PASSWORD_NEEDS_UPPER`, `PASSWORD_NEEDS_LOWER`, `PASSWORD_NEEDS_SYMBOL`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["UserController_create"];
         delete?: never;
@@ -264,7 +272,9 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["UserController_update"];
         delete?: never;
@@ -290,7 +300,9 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["UserController_delete"];
         delete?: never;
@@ -316,7 +328,9 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["UserController_lock"];
         delete?: never;
@@ -342,7 +356,9 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["UserController_unlock"];
         delete?: never;
@@ -368,7 +384,9 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["UserController_disable"];
         delete?: never;
@@ -394,7 +412,9 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["UserController_enable"];
         delete?: never;
@@ -420,7 +440,9 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["UserController_resetPass"];
         delete?: never;
@@ -444,7 +466,9 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["RoleController_save"];
         delete?: never;
@@ -494,7 +518,9 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["RoleController_delete"];
         delete?: never;
@@ -569,6 +595,30 @@ export interface paths {
          *     **Error codes:** `VALIDATION_FAILED`, `OLD_PASSWORD_WRONG`, `PASSWORD_TOO_SHORT`, `PASSWORD_TOO_LONG`, `PASSWORD_NEEDS_DIGIT`, `PASSWORD_NEEDS_UPPER`, `PASSWORD_NEEDS_LOWER`, `PASSWORD_NEEDS_SYMBOL`, `PASSWORD_CONTAINS_ACCOUNT`, `PASSWORD_TOO_COMMON`, `PASSWORD_REUSED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["MeController_updatePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/me/reauth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prove the password (or a second-factor code) again: the session counts as freshly proven for reauthMinutes
+         * @description **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** may call it.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `BAD_CREDENTIALS`, `ACCOUNT_LOCKED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `MFA_CODE_INVALID`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["MeController_reauthenticate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -710,7 +760,9 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["OnlineController_kickout"];
         delete?: never;
@@ -950,7 +1002,9 @@ export interface paths {
          *
          *     **Temporary token:** may call it.
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `MFA_ALREADY_ENABLED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `MFA_ALREADY_ENABLED`, `REAUTH_REQUIRED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["MfaController_setup"];
         delete?: never;
@@ -974,7 +1028,9 @@ export interface paths {
          *
          *     **Temporary token:** may call it.
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `MFA_CODE_INVALID`, `MFA_ALREADY_ENABLED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `MFA_CODE_INVALID`, `MFA_ALREADY_ENABLED`, `REAUTH_REQUIRED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["MfaController_enable"];
         delete?: never;
@@ -998,7 +1054,9 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `MFA_CODE_INVALID`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `MFA_CODE_INVALID`, `REAUTH_REQUIRED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["MfaController_disable"];
         delete?: never;
@@ -1022,7 +1080,9 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `MFA_CODE_INVALID`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `MFA_CODE_INVALID`, `REAUTH_REQUIRED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["MfaController_recoveryCodes"];
         delete?: never;
@@ -1046,7 +1106,9 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["MfaController_reset"];
         delete?: never;
@@ -1122,7 +1184,9 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["AuditLogController_export"];
         delete?: never;
@@ -1173,6 +1237,10 @@ export interface components {
             sessionMaxHours: number;
             /** @description with multiOnline: live sessions per user (contract §9); 0 = no limit */
             maxSessionsPerUser: number;
+            /** @description minutes a password login or /sys/me/reauth counts as a fresh proof (contract §13) */
+            reauthMinutes: number;
+            /** @description changes (codes other than list / info) need a fresh proof too (contract §13) */
+            reauthForAdmin: boolean;
         };
         NoInputDto: Record<string, never>;
         FieldErrorDto: {
@@ -1221,6 +1289,10 @@ export interface components {
             sessionMaxHours?: number;
             /** @description With multiOnline: live sessions per user, the oldest kicked out (contract §9); 0 = no limit */
             maxSessionsPerUser?: number;
+            /** @description Minutes a password login or /sys/me/reauth counts as a fresh proof (contract §13) */
+            reauthMinutes?: number;
+            /** @description Operations needing a permission code other than a list / info one also need a fresh proof (contract §13) */
+            reauthForAdmin?: boolean;
         };
         UserStrategyDto: {
             minPasswordLength: number;
@@ -1280,7 +1352,7 @@ export interface components {
             rejectAccountInPassword: boolean;
         };
         /** @enum {string} */
-        LoginType: "account" | "mobile" | "email" | "qrcode" | "passchange" | "mfa";
+        LoginType: "account" | "mobile" | "email" | "qrcode" | "passchange" | "mfa" | "reauth";
         /** @enum {string} */
         LoginStatus: "success" | "passwrong" | "mfawrong" | "locked" | "disabled" | "expired";
         LoginLogRowDto: {
@@ -1489,6 +1561,19 @@ export interface components {
             oldPass: string;
             /** @description RSA-OAEP-256 ciphertext (base64) */
             newPass: string;
+        };
+        ReauthResultDto: {
+            /** @description epoch ms until which the session counts as freshly proven */
+            reauthUntil: number;
+        };
+        ReauthDto: {
+            /** @description the password, RSA-OAEP-256 ciphertext (base64) as at login */
+            password?: string;
+            /**
+             * @description a 6-digit TOTP code or a recovery code xxxx-xxxx (users with TOTP enabled)
+             * @example 123456
+             */
+            code?: string;
         };
         LoginResultDto: {
             /** @description null while mfaRequired */
@@ -1915,7 +2000,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1925,7 +2010,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -2142,7 +2227,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2152,7 +2237,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -2460,7 +2545,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2470,7 +2555,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -2572,7 +2657,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2582,7 +2667,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -2802,7 +2887,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2812,7 +2897,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -2934,7 +3019,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2944,7 +3029,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -3066,7 +3151,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3076,7 +3161,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -3198,7 +3283,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3208,7 +3293,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -3330,7 +3415,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3340,7 +3425,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -3462,7 +3547,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3472,7 +3557,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -3591,7 +3676,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3601,7 +3686,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -3720,7 +3805,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3730,7 +3815,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -3947,7 +4032,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3957,7 +4042,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -4282,6 +4367,118 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    MeController_reauthenticate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReauthDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["ReauthResultDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description BAD_CREDENTIALS, NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH, MFA_CODE_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "BAD_CREDENTIALS" | "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH" | "MFA_CODE_INVALID";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description ACCOUNT_LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_LOCKED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -4918,7 +5115,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4928,7 +5125,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -6116,6 +6313,23 @@ export interface operations {
                     };
                 };
             };
+            /** @description REAUTH_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "REAUTH_REQUIRED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
             /** @description MFA_ALREADY_ENABLED */
             409: {
                 headers: {
@@ -6222,6 +6436,23 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH" | "MFA_CODE_INVALID";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description REAUTH_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -6343,7 +6574,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6353,7 +6584,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -6455,7 +6686,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description TEMP_TOKEN_FORBIDDEN */
+            /** @description TEMP_TOKEN_FORBIDDEN, REAUTH_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6465,7 +6696,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "TEMP_TOKEN_FORBIDDEN";
+                        code: "TEMP_TOKEN_FORBIDDEN" | "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -6570,7 +6801,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6580,7 +6811,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -6900,7 +7131,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6910,7 +7141,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;

@@ -18,6 +18,12 @@ const en: typeof zh = {
     logout: 'Log out', password: 'Change password', lang: '中文', unread: 'Unread messages', home: 'Home',
     collapse: 'Collapse menu', expand: 'Expand menu',
   },
+  reauth: {
+    title: 'Please verify your identity first', hint: 'This needs a recent identity check. Enter your password; the action then continues.',
+    hintCode: 'This needs a recent identity check. Enter the code of your authenticator app (or a recovery code); the action then continues.',
+    password: 'Password', code: 'Verification code or recovery code', useCode: 'Use a verification code instead', usePassword: 'Use the password instead',
+    submit: 'Verify and continue', required: 'Enter the password or a code',
+  },
   session: {
     expiring: 'Your session is about to expire', expiringText: 'Your session ends in {time}; after that you must log in again.',
     stay: 'Stay logged in',
@@ -85,6 +91,8 @@ const en: typeof zh = {
       multiOnline: { label: 'Several devices at once', help: 'Off: a new login kicks out the account\'s other sessions' },
       maxSessionsPerUser: { label: 'Sessions per user', help: 'With several devices allowed, a login beyond this many kicks out the oldest session; 0: no limit (with several devices off, one session only)' },
       mfaMode: { label: 'Two-factor authentication', help: 'Whether a password login also needs an authenticator code (TOTP); a login with a code from another device does not' },
+      reauthMinutes: { label: 'Identity check validity', help: 'For this long after a password login or re-entering the password, sensitive settings such as two-factor authentication may be changed; later the password or a code is asked again' },
+      reauthForAdmin: { label: 'Identity check for administration', help: 'On: saves, creates, edits, deletes, locks, resets, forced logouts and exports also need a recent identity check; viewing does not' },
       passwordExpireDays: { label: 'Password validity', help: 'Days a password is valid after its last change (an initial password: after the account was created); 0 never expires' },
       expireNotifyDays: { label: 'Expiry reminder', help: 'Days before expiry at which the user is reminded' },
       minPasswordLength: { label: 'Minimum password length', help: '0: no minimum' },
@@ -161,7 +169,7 @@ const en: typeof zh = {
     account: 'Account', userName: 'Name', status: 'Status', type: 'Login type', ip: 'IP address', browser: 'Browser',
     os: 'OS', time: 'Login time', reason: 'Failure reason', range: 'Login time range', start: 'From', end: 'To',
     statusName: { success: 'Success', passwrong: 'Wrong password', mfawrong: 'Wrong verification code', locked: 'Locked', disabled: 'Disabled', expired: 'Expired' },
-    typeName: { account: 'Account', mobile: 'Mobile', email: 'E-mail', qrcode: 'Code', passchange: 'Password change', mfa: 'Two-factor authentication' },
+    typeName: { account: 'Account', mobile: 'Mobile', email: 'E-mail', qrcode: 'Code', passchange: 'Password change', mfa: 'Two-factor authentication', reauth: 'Identity check' },
     prefixHint: 'Starts with…',
     // Issue 17: failure reasons by their code, in the console's language (rows without a code show the stored text).
     failure: {

@@ -16,6 +16,12 @@ export default {
     logout: '退出登录', password: '修改密码', lang: 'English', unread: '未读消息', home: '首页',
     collapse: '收起菜单', expand: '展开菜单',
   },
+  reauth: {
+    title: '请先验证身份', hint: '此操作需要近期验证过的身份。请输入登录密码，验证后将继续刚才的操作。',
+    hintCode: '此操作需要近期验证过的身份。请输入身份验证器中的动态验证码（或一个恢复码），验证后将继续刚才的操作。',
+    password: '登录密码', code: '动态验证码或恢复码', useCode: '改用动态验证码', usePassword: '改用密码',
+    submit: '验证并继续', required: '请输入密码或验证码',
+  },
   session: {
     expiring: '登录即将过期', expiringText: '您的登录将在 {time} 后过期,过期后需要重新登录。', stay: '保持登录',
     notExtended: '登录已达到最长有效期,无法继续延长,请保存工作后重新登录。',
@@ -81,6 +87,8 @@ export default {
       multiOnline: { label: '允许多端同时在线', help: '关闭后新登录会将该账号的其他会话踢下线' },
       maxSessionsPerUser: { label: '每个用户最多会话数', help: '允许多端同时在线时，超过此数的新登录会将最早的会话踢下线；0 表示不限制（关闭多端在线时只保留一个会话）' },
       mfaMode: { label: '双因素认证', help: '密码登录后是否还要动态验证码（TOTP）；授权码登录不要求' },
+      reauthMinutes: { label: '身份验证有效期', help: '密码登录或重新输入密码后，在此时长内可修改双因素认证等敏感设置；超过后须再次输入密码或动态验证码' },
+      reauthForAdmin: { label: '管理操作须验证身份', help: '开启后，保存、新建、修改、删除、锁定、重置、强制下线、导出等管理操作也须在身份验证有效期内；查看类操作不受影响' },
       passwordExpireDays: { label: '密码有效期', help: '密码自上次修改起（初始密码自账号创建起）的有效天数；0 表示永不过期' },
       expireNotifyDays: { label: '过期提醒提前天数', help: '密码到期前多少天开始提醒用户' },
       minPasswordLength: { label: '密码最小长度', help: '0 表示不限制' },
@@ -157,7 +165,7 @@ export default {
     account: '登录账号', userName: '用户姓名', status: '状态', type: '登录方式', ip: 'IP 地址', browser: '浏览器',
     os: '操作系统', time: '登录时间', reason: '失败原因', range: '登录时间范围', start: '开始时间', end: '结束时间',
     statusName: { success: '成功', passwrong: '密码错误', mfawrong: '动态验证码错误', locked: '已锁定', disabled: '已禁用', expired: '已过期' },
-    typeName: { account: '账号', mobile: '手机号', email: '邮箱', qrcode: '授权码', passchange: '修改密码', mfa: '双因素认证' },
+    typeName: { account: '账号', mobile: '手机号', email: '邮箱', qrcode: '授权码', passchange: '修改密码', mfa: '双因素认证', reauth: '验证身份' },
     prefixHint: '以…开头',
     failure: {
       BAD_CREDENTIALS: '用户名或密码错误', ACCOUNT_LOCKED: '用户已被锁定', ACCOUNT_DISABLED: '用户已被禁用',

@@ -3,7 +3,7 @@ import { LOGIN_FIELDS, USER_FIELDS, type FieldDef } from './strategy-fields';
 
 /**
  * Issue 15: the recommended values for GB/T 22239-2019 (等保 2.0) level 3, mapped onto the fields of
- * spec 2.1 / 2.2 and contract §8 / §9. The one place these values live: the baseline button of the
+ * spec 2.1 / 2.2 and contract §8 / §9 / §13. The one place these values live: the baseline button of the
  * strategy page reads them, and so does its browser test.
  *
  * Fields the baseline does not name keep their value (maxPasswordLength, tempSessionExpireMinutes,
@@ -22,6 +22,8 @@ export const MLPS3_BASELINE: { login: Partial<LoginStrategy>; user: Partial<User
     lockMinutes: 30,
     // A second factor for everyone (contract §8: users not enrolled yet enrol at their next login).
     mfaMode: 2,
+    // Administrative changes need the password again when the last proof is older than reauthMinutes (contract §13).
+    reauthForAdmin: true,
   },
   user: {
     minPasswordLength: 8,
