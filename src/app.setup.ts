@@ -8,7 +8,7 @@ import { describeOperations } from './common/api-docs';
 import { BodyValidationPipe } from './common/validation.pipe';
 import { AppConfig } from './config/app-config';
 import { parseFormBody } from './common/form-body';
-import { securityHeaders } from './common/security-headers';
+import { docsPolicy, securityHeaders } from './common/security-headers';
 import { registerStaticConsole } from './common/static-console';
 
 /**
@@ -57,6 +57,7 @@ export async function setupApp(app: NestFastifyApplication): Promise<void> {
   // The admin console (web/dist) at /, when built; the API keeps its paths.
   await registerStaticConsole(app);
 
+  docsPolicy(fastify, '/docs');
   SwaggerModule.setup('docs', app, openApiDocument(app));
 }
 

@@ -23,6 +23,17 @@ describe('CSV of the log exports (contract §10)', () => {
     expect(cell).toContain(value.replace(/"/g, '""'));
   });
 
+  it.each([' =1+1', '  +1', '\u3000-1', '\u00a0@SUM(A1)', '\u2002\u200a=x', ' \t=x', '\n=x'])(
+    'neutralises a formula start behind leading white space in %p',
+    (value) => {
+      expect(csvCell(value).replace(/^"/, '').startsWith("'")).toBe(true);
+    },
+  );
+
+  it.each(['a=1', ' plain', '\u3000王五', 'x-1'])('leaves %p as it is: no formula start after the white space', (value) => {
+    expect(csvCell(value).replace(/^"/, '')).not.toMatch(/^'/);
+  });
+
   it('quotes a neutralised cell that also holds a comma', () => {
     expect(csvCell('=HYPERLINK("http://x","y")')).toBe('"\'=HYPERLINK(""http://x"",""y"")"');
   });

@@ -4,13 +4,15 @@ import { Readable } from 'node:stream';
 export const UTF8_BOM = '\uFEFF';
 
 /**
- * Cells a spreadsheet would take for a formula (CSV/formula injection, OWASP): a leading `=`, `+`,
- * `-` or `@`, and tab or carriage return, which some spreadsheets skip before reading the formula.
- * Such a cell is written with a leading apostrophe, which Excel and LibreOffice show as text; the
- * value's own characters stay as they were. Exported values are user-controlled (an account typed
- * at the login form), so one typed as `=HYPERLINK(...)` must not become a live link on an auditor's desk.
+ * Cells a spreadsheet would take for a formula (CSV/formula injection, OWASP; contract §13): a `=`,
+ * `+`, `-` or `@`, tab or carriage return as the first character after any leading white space
+ * (Unicode spaces such as U+3000 included, and invisible format characters), because LibreOffice's
+ * "trim spaces" import and some spreadsheets skip them before reading the formula. Such a cell is
+ * written with a leading apostrophe, which Excel and LibreOffice show as text; the value's own
+ * characters stay as they were. Exported values are user-controlled (an account typed at the login
+ * form), so one typed as ` =HYPERLINK(...)` must not become a live link on an auditor's desk.
  */
-const FORMULA_START = /^[=+\-@\t\r]/;
+const FORMULA_START = /^[\p{White_Space}\p{Cf}]*[=+\-@\t\r]/u;
 
 /** One cell of RFC 4180: null and undefined empty, a Date in ISO 8601 UTC, quoted when it holds `"`, `,`, CR or LF. */
 export function csvCell(value: unknown): string {

@@ -1,4 +1,5 @@
 import helmet from 'helmet';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 
 /**
  * The response headers helmet's defaults write (HSTS, nosniff, frame options, the cross-origin
@@ -21,4 +22,44 @@ export function securityHeaders(): Readonly<Record<string, string>> {
   });
   if (!done) throw new Error('helmet did not finish synchronously');
   return Object.freeze(headers);
+}
+
+/**
+ * Contract §13: /docs (Swagger UI) is served on the console's origin, where a script could read the
+ * console's token, so it gets a policy like the console's (static-console.ts): scripts only from the
+ * service. @nestjs/swagger serves the page's init script as a file (swagger-ui-init.js), so the page
+ * runs no inline script and 'self' covers every one. Styles are another matter: the page carries
+ * inline <style> blocks and a style attribute, and Swagger UI's bundle adds a <style> element as it
+ * starts, so styles may be inline here; they cannot run script, and the page shows only the
+ * service's own OpenAPI document. test/console/page-policy-browser.e2e-spec.ts renders it in
+ * Chromium and expects no violation.
+ */
+export const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * Gives every route under `prefix` (the page, its init script and its assets) DOCS_CSP, through a
+ * hook of those routes only: the other answers keep their one onRequest hook (app.setup.ts).
+ * Register before the routes are (before SwaggerModule.setup).
+ */
+export function docsPolicy(fastify: FastifyInstance, prefix: string): void {
+  const setPolicy: onRequestHookHandler = (_request, reply, done) => {
+    reply.header('content-security-policy', DOCS_CSP);
+    done();
+  };
+  fastify.addHook('onRoute', (route) => {
+    if (route.url !== prefix && !route.url.startsWith(`${prefix}/`)) return;
+    const own = route.onRequest ? [route.onRequest].flat() : [];
+    route.onRequest = [...own, setPolicy];
+  });
 }

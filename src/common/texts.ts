@@ -91,6 +91,18 @@ const validation = {
     en: 'Invalid {field}: not a mobile number (11 digits of a mainland China number, or + and the country code)',
   },
   email: { zh: '参数{field}不合法: 不是有效的邮箱地址', en: 'Invalid {field}: not an e-mail address' },
+  identifierCharacters: {
+    zh: '参数{field}不合法: 不能包含控制字符、格式字符(如零宽字符、双向控制字符)或空白字符',
+    en: 'Invalid {field}: it must not contain control, format (zero-width, bidirectional) or white-space characters',
+  },
+  nameCharacters: {
+    zh: '参数{field}不合法: 不能包含控制字符或格式字符(如零宽字符、双向控制字符)',
+    en: 'Invalid {field}: it must not contain control or format (zero-width, bidirectional) characters',
+  },
+  mixedScripts: {
+    zh: '参数{field}不合法: 邮箱的用户名部分或域名混用了拉丁、西里尔或希腊字母',
+    en: 'Invalid {field}: its local part or domain mixes Latin, Cyrillic or Greek letters',
+  },
   idOrIds: { zh: '参数{field}不合法: 请给出id或ids其中之一', en: 'Invalid {field}: give either id or ids' },
   passwordOrCode: { zh: '参数{field}不合法: 请给出password或code其中之一', en: 'Invalid {field}: give either password or code' },
   roleInUse: {

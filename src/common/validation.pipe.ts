@@ -11,8 +11,12 @@ import { text, type TextKey } from './texts';
 export const TEXT_RULE = 'text:';
 export const textRule = (key: TextKey) => `${TEXT_RULE}${key}`;
 
-// When a value breaks several rules, name the most basic one ("must be a string" before "too long").
-const PRIORITY = ['whitelistValidation', 'isDefined', 'isString', 'isInt', 'isBoolean', 'isArray', 'isIn', 'isDateString'];
+// When a value breaks several rules, name the most basic one ("must be a string" before "too long";
+// an invisible character before the format rule it also breaks, which would not show why).
+const PRIORITY = [
+  'whitelistValidation', 'isDefined', 'isString', 'identifierCharacters', 'nameCharacters',
+  'isInt', 'isBoolean', 'isArray', 'isIn', 'isDateString',
+];
 const rank = (name: string) => (PRIORITY.includes(name) ? PRIORITY.indexOf(name) : PRIORITY.length);
 
 /** The most basic broken rule of one field (or of its first nested field), or null when none is named. */

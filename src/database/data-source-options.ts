@@ -23,6 +23,7 @@ import { PasswordHistoryEntity } from '../user-account/password-history.entity';
 import { LastLoginTime1765215000000 } from './migrations/1765215000000-last-login-time';
 import { LogSearch1765410000000 } from './migrations/1765410000000-log-search';
 import { UserSoftDelete1765300000000 } from './migrations/1765300000000-user-soft-delete';
+import { NormaliseIdentifiers1765500000000 } from './migrations/1765500000000-normalise-identifiers';
 import { RecoveryCodeEntity, UserMfaEntity } from '../mfa/mfa.entities';
 import { addressOf, reasonOf, StartFailure } from '../common/start-failure';
 
@@ -34,7 +35,7 @@ export const ENTITIES = [
 export const MIGRATIONS = [
   InitSchema1763900000000, Notifications1764300000000, AuditLog1764600000000, UserIdentifiers1764900000000,
   AuditTargetName1765000000000, Mfa1765100000000, LastLoginTime1765215000000, PasswordHistory1765220000000,
-  UserSoftDelete1765300000000, LogSearch1765410000000,
+  UserSoftDelete1765300000000, LogSearch1765410000000, NormaliseIdentifiers1765500000000,
 ];
 
 /**

@@ -16,13 +16,48 @@ export interface Identifier {
 }
 
 /**
+ * Contract §13: the form an identifier is stored, compared and looked up in. NFKC, so that the
+ * full-width `ＡＤＭＩＮ` is `ADMIN` and an NFD `é` (e and a combining accent) is the one character `é`:
+ * forms a person cannot tell apart on screen are one value.
+ */
+export function nfkc(raw: string): string {
+  return raw.normalize('NFKC');
+}
+
+/**
  * Contract §11: user names and e-mails compare case-insensitively, with no accent folding
- * (`Admin` = `admin`, `José` ≠ `Jose`); mobiles compare exactly. The folding is JavaScript's
- * locale-independent toLowerCase, done here and nowhere else, so that SQLite and MariaDB
- * (whose own collations fold differently) only ever compare the folded bytes.
+ * (`Admin` = `admin`, `José` ≠ `Jose`); mobiles compare exactly; contract §13: all of them after
+ * NFKC. The folding is JavaScript's locale-independent toLowerCase, done here and nowhere else, so
+ * that SQLite and MariaDB (whose own collations fold differently) only ever compare the folded
+ * bytes; NFKC again after it, because lower-casing can leave a string that is not in NFKC.
  */
 export function normaliseIdentifier(kind: IdentifierKind, raw: string): string {
-  return kind === 'mobile' ? raw : raw.toLowerCase();
+  const value = nfkc(raw);
+  return kind === 'mobile' ? value : nfkc(value.toLowerCase());
+}
+
+/**
+ * Contract §13: characters an identifier may not hold — controls, format characters (zero-width,
+ * bidirectional overrides) and the other invisible ones, and white space — because they make a
+ * value that looks like another one on screen.
+ */
+const HIDDEN_OR_SPACE = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{White_Space}]/u;
+/** Contract §13: what a display name may not hold (spaces are fine there). */
+const CONTROL_OR_FORMAT = /[\p{Cc}\p{Cf}]/u;
+/** Scripts whose letters pass for one another (Latin `a`, Cyrillic `а`, Greek `α`). */
+const CONFUSABLE_SCRIPTS = [/\p{Script=Latin}/u, /\p{Script=Cyrillic}/u, /\p{Script=Greek}/u];
+
+export const hasHiddenOrSpace = (value: string): boolean => HIDDEN_OR_SPACE.test(value);
+export const hasControlOrFormat = (value: string): boolean => CONTROL_OR_FORMAT.test(value);
+
+/**
+ * Contract §13: an e-mail whose local part or domain mixes Latin, Cyrillic or Greek letters
+ * (`аdmin@example.com` with a Cyrillic `а` looks like the Latin one).
+ */
+export function mixesScripts(email: string): boolean {
+  const at = email.lastIndexOf('@');
+  const parts = at < 0 ? [email] : [email.slice(0, at), email.slice(at + 1)];
+  return parts.some((part) => CONFUSABLE_SCRIPTS.filter((script) => script.test(part)).length > 1);
 }
 
 /**

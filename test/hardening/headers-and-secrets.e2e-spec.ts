@@ -122,6 +122,27 @@ describe('Cache-Control and Content-Security-Policy', () => {
     }
   });
 
+  it('gives /docs (Swagger UI, on the console\'s origin) a CSP: scripts only from the service, no inline script', async () => {
+    const page = await get('/docs');
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    const csp = String(page.headers['content-security-policy']);
+    const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
+    expect(directives).toMatchObject({
+      'default-src': ["'self'"],
+      'script-src': ["'self'"],
+      'connect-src': ["'self'"],
+      'object-src': ["'none'"],
+      'base-uri': ["'self'"],
+      'frame-ancestors': ["'none'"],
+    });
+    // The page loads its init script as a file, so 'self' covers every script it runs.
+    expect(page.body).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/i);
+    for (const url of ['/docs/', '/docs/swagger-ui-init.js']) {
+      expect(String((await get(url)).headers['content-security-policy'])).toContain("script-src 'self'");
+    }
+  });
+
   const built = existsSync(join(__dirname, '..', '..', 'web', 'dist', 'index.html'));
   (built ? it : it.skip)('gives the console\'s pages a CSP that allows scripts only from the service itself; assets keep their long cache', async () => {
     for (const url of ['/', '/login', '/system/users', '/index.html']) {

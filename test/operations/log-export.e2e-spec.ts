@@ -137,6 +137,18 @@ describe.each(BACKENDS)('log export of contract §10 on $name', (backend) => {
     expect(res.rows.slice(1).every((r) => r.length === LOGIN_HEADER.length)).toBe(true);
   });
 
+  it('neutralises a formula behind leading white space, Unicode spaces included (LibreOffice trims them)', async () => {
+    const ip = freshIp();
+    const now = app.clock.nowMs();
+    const hidden = [' =1+1', '\u3000+1+1', '\u00a0-2', '\u2003 @SUM(A1)', ' \t=x', 'a =1', ' plain'];
+    await insertLoginRows(hidden.map((account, i) => ({ account, ip, time: now - 1_000 + i })));
+
+    const res = await exportOf('/sys/loginLog/export', { ip });
+
+    const accounts = res.rows.slice(1).map((r) => r[1]).reverse();
+    expect(accounts).toEqual([...hidden.slice(0, 5).map((f) => `'${f}`), 'a =1', ' plain']);
+  });
+
   it('needs sys:loginLog:export (or *), and keeps the envelope when refused', async () => {
     await createRole(app, 'log-reader', ['sys:loginLog:list', 'sys:auditLog:list']);
     await createRole(app, 'log-exporter', ['sys:loginLog:export', 'sys:auditLog:export']);

@@ -1,11 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
 import {
-  ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsEmail, IsIn, IsString, Matches, MaxLength, MinLength, ValidateIf,
+  ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsEmail, IsIn, IsString, Matches, MaxLength, MinLength, ValidateBy, ValidateIf,
 } from 'class-validator';
 import { FormArray } from '../../common/form-body';
 import { Optional } from '../../common/optional';
 import { PagingDto } from '../../common/paging.dto';
 import { textRule } from '../../common/validation.pipe';
+import { hasControlOrFormat, hasHiddenOrSpace, mixesScripts, nfkc } from '../user-identifier';
 
 /**
  * A mobile number (issue 17: `12345` is none): 11 digits of a mainland China number, or `+`, a
@@ -16,24 +18,37 @@ export const MOBILE = /^(1[3-9][0-9]{9}|\+(?!86)[1-9][0-9]{6,14})$/;
 const IsMobile = () => Matches(MOBILE, { message: textRule('validation.mobile') });
 const IsMail = () => IsEmail({}, { message: textRule('validation.email') });
 
+/**
+ * Contract §13: a user name, mobile or e-mail in NFKC before any rule sees it, so that it is checked,
+ * stored and compared in the form a login finds it by; none with an invisible or white-space
+ * character; an e-mail with one script per part.
+ */
+const Nfkc = () => Transform(({ value }) => (typeof value === 'string' ? nfkc(value) : value));
+const textOnly = (name: string, refused: (value: string) => boolean, key: Parameters<typeof textRule>[0]) =>
+  ValidateBy({ name, validator: { validate: (value) => typeof value !== 'string' || !refused(value) } }, { message: textRule(key) });
+const NoHiddenOrSpace = () => textOnly('identifierCharacters', hasHiddenOrSpace, 'validation.identifierCharacters');
+const OneScriptPerPart = () => textOnly('mixedScripts', mixesScripts, 'validation.mixedScripts');
+/** Contract §13: a display name shows in lists and notices; no control or format characters. */
+const DisplayText = () => textOnly('nameCharacters', hasControlOrFormat, 'validation.nameCharacters');
+
 /** Optional, and `null` clears the value (an update's mobile or e-mail). */
 const OptionalOrNull = () => ValidateIf((_object, value) => value !== undefined && value !== null);
 
 export class CreateUserDto {
   @ApiProperty({ example: 'zhangsan' })
-  @IsString() @Matches(/^[A-Za-z0-9_.-]{2,64}$/, { message: 'username must be 2-64 letters, digits, _ . or -' })
+  @Nfkc() @IsString() @NoHiddenOrSpace() @Matches(/^[A-Za-z0-9_.-]{2,64}$/, { message: 'username must be 2-64 letters, digits, _ . or -' })
   username: string;
 
   @ApiProperty({ example: '张三' })
-  @IsString() @MinLength(1) @MaxLength(64)
+  @IsString() @MinLength(1) @MaxLength(64) @DisplayText()
   name: string;
 
   @ApiPropertyOptional({ example: '13800138000' })
-  @Optional() @IsString() @IsMobile()
+  @Optional() @Nfkc() @IsString() @NoHiddenOrSpace() @IsMobile()
   mobile?: string;
 
   @ApiPropertyOptional({ example: 'zhangsan@example.com' })
-  @Optional() @IsString() @MaxLength(128) @IsMail()
+  @Optional() @Nfkc() @IsString() @MaxLength(128) @NoHiddenOrSpace() @IsMail() @OneScriptPerPart()
   email?: string;
 
   @ApiPropertyOptional({ description: 'RSA-OAEP-256 ciphertext (base64); omitted: a password is generated and returned once' })
@@ -74,15 +89,15 @@ export class UpdateUserDto {
   id: string;
 
   @ApiPropertyOptional({ example: '张三' })
-  @Optional() @IsString() @MinLength(1) @MaxLength(64)
+  @Optional() @IsString() @MinLength(1) @MaxLength(64) @DisplayText()
   name?: string;
 
   @ApiPropertyOptional({ type: String, nullable: true, example: '13800138000', description: 'null clears it' })
-  @OptionalOrNull() @IsString() @IsMobile()
+  @OptionalOrNull() @Nfkc() @IsString() @NoHiddenOrSpace() @IsMobile()
   mobile?: string | null;
 
   @ApiPropertyOptional({ type: String, nullable: true, example: 'zhangsan@example.com', description: 'null clears it' })
-  @OptionalOrNull() @IsString() @MaxLength(128) @IsMail()
+  @OptionalOrNull() @Nfkc() @IsString() @MaxLength(128) @NoHiddenOrSpace() @IsMail() @OneScriptPerPart()
   email?: string | null;
 
   @ApiPropertyOptional({ type: [String], example: ['auditor'], description: 'replaces the user\'s roles' })
