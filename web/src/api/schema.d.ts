@@ -322,7 +322,7 @@ export interface paths {
         put?: never;
         /**
          * Lock users and end their sessions
-         * @description `{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. One's own account, or leaving no enabled, unlocked holder of `*`, answers FORBIDDEN (contract §12).
+         * @description `{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. One's own account, a user holding codes the caller does not (contract §13), or leaving no enabled, unlocked holder of `*` (contract §12) answers FORBIDDEN.
          *
          *     **Access:** permission `sys:user:lock` (a role holding `*` has every one).
          *
@@ -350,7 +350,7 @@ export interface paths {
         put?: never;
         /**
          * Unlock users (their failure count starts again)
-         * @description `{ id }` or `{ ids }` (at most 100); every user is found before any changes; each is audited on its own.
+         * @description `{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each user that was locked is unlocked and audited on its own. An account that is not locked answers OK and keeps its failure count; a user holding codes the caller does not answers FORBIDDEN (contract §13).
          *
          *     **Access:** permission `sys:user:unlock` (a role holding `*` has every one).
          *
@@ -378,7 +378,7 @@ export interface paths {
         put?: never;
         /**
          * Disable users and end their sessions
-         * @description `{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. One's own account, or leaving no enabled, unlocked holder of `*`, answers FORBIDDEN (contract §12).
+         * @description `{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. One's own account, a user holding codes the caller does not (contract §13), or leaving no enabled, unlocked holder of `*` (contract §12) answers FORBIDDEN.
          *
          *     **Access:** permission `sys:user:disable` (a role holding `*` has every one).
          *
@@ -406,7 +406,7 @@ export interface paths {
         put?: never;
         /**
          * Enable users (their failure count starts again)
-         * @description `{ id }` or `{ ids }` (at most 100); every user is found before any changes; each is audited on its own.
+         * @description `{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each user that was disabled is enabled and audited on its own. An account that is not disabled answers OK and keeps its failure count; a user holding codes the caller does not answers FORBIDDEN (contract §13).
          *
          *     **Access:** permission `sys:user:enable` (a role holding `*` has every one).
          *
@@ -756,7 +756,9 @@ export interface paths {
         put?: never;
         /**
          * End a session (its holder then gets KICKED_OUT)
-         * @description **Access:** permission `sys:online:kickout` (a role holding `*` has every one).
+         * @description The session of a user holding codes the caller does not answers FORBIDDEN (contract §13).
+         *
+         *     **Access:** permission `sys:online:kickout` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
@@ -1102,7 +1104,9 @@ export interface paths {
         put?: never;
         /**
          * Remove a user's TOTP and recovery codes and end the user's sessions
-         * @description **Access:** permission `sys:user:mfaReset` (a role holding `*` has every one).
+         * @description One's own account, or a user holding codes the caller does not (contract §13), answers FORBIDDEN.
+         *
+         *     **Access:** permission `sys:user:mfaReset` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
