@@ -78,6 +78,11 @@ export interface LoginWay {
    * passed it) and the resumed /sys/login/mfa. The second-factor step then asks nothing.
    */
   secondFactorProven?: boolean;
+  /**
+   * The way continues a chain of logins that began then (epoch ms): a QR login continues its
+   * generating session's, and the new session's sessionMaxHours counts from it (contract §13).
+   */
+  originTime?: number;
 }
 
 /**
@@ -374,6 +379,7 @@ export class LoginService {
       permissions: await this.roles.permissionsOf(a.user.id),
       browser,
       os,
+      originTime: a.way.originTime,
     });
     a.token = issued.token;
     a.tokenHash = issued.tokenHash;
