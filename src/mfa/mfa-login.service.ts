@@ -91,7 +91,7 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
       loginType: pending.loginType, account: pending.account, ip: req.ip, userAgent: req.userAgent, locale: pending.locale,
       unusualIpCheck: true, secondFactorProven: true,
     };
-    let proof: MfaProof | null = null;
+    let proof: MfaProof | 'replay' | null = null;
     const result = await this.logins.complete(user, way, async (checks) => {
       await checks.reread();
       try {
@@ -114,6 +114,8 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
         throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
       }
       proof = await this.mfa.prove(checks.user.id, req.code);
+      // A right code sent twice (contract §13): refused, but neither logged nor counted; the token lives on.
+      if (proof === 'replay') throw new AppException(ErrorCode.MFA_CODE_INVALID);
       if (!proof) {
         const locked = await this.lockout.recordFailure({
           user: checks.user, account: pending.account, loginType: pending.loginType, ip: req.ip, userAgent: req.userAgent,
