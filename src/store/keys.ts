@@ -20,6 +20,10 @@ export const Keys = {
   loginSlots: (userId: string) => `AUTH_LOGIN_SLOTS:${userId}`,
   /** One compare in flight: its lease, renewed while the compare runs. */
   loginSlot: (userId: string, slotId: string) => `AUTH_LOGIN_SLOT:${userId}:${slotId}`,
+  /** Contract §13: the one own password change of a user that runs (renewed lease); others are refused, not queued. */
+  ownPasswordChange: (userId: string) => `OWN_PASSWORD_CHANGE:${userId}`,
+  /** Contract §13: own password changes of a user evaluated in the current hour (fixed window, as THROTTLE:). */
+  ownPasswordChanges: (userId: string) => `OWN_PASSWORD_CHANGES:${userId}`,
   /** Saves of one setting group, whose fields are checked against each other, one at a time. */
   strategyMutex: (group: string) => `STRATEGY_SAVE_MUTEX:${group}`,
   /** Role saves one at a time: the grant check reads the role it overwrites, and case variants of a code are refused. */
