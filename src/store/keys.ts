@@ -15,6 +15,12 @@ export const Keys = {
   captcha: (imgId: string) => `CAPTCHA:${imgId}`,
   /** A one-time ticket of GET /sys/message/stream, by the SHA-256 of the ticket (contract §11). */
   streamTicket: (ticketHash: string) => `STREAM_TICKET:${ticketHash}`,
+  /** Contract §13: ids of the user's open message streams, on every instance (each alive while its STREAM_SLOT is). */
+  streamSlots: (userId: string) => `STREAM_SLOTS:${userId}`,
+  /** One open message stream: its age and session, or `evicted` once a newer one pushed it out; refreshed by its heartbeat. */
+  streamSlot: (slotId: string) => `STREAM_SLOT:${slotId}`,
+  /** Opens of one user's message streams, counted one at a time. */
+  streamSlotsMutex: (userId: string) => `STREAM_SLOTS_MUTEX:${userId}`,
   loginMutex: (userId: string) => `AUTH_LOGIN_MUTEX:${userId}`,
   /** Ids of the account's password compares in flight (issue 13.3), each alive while its own key is. */
   loginSlots: (userId: string) => `AUTH_LOGIN_SLOTS:${userId}`,
