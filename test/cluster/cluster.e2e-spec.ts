@@ -293,14 +293,14 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
       expect(held.some((c) => c.ended)).toBe(false);
 
       const newest = await openOn(a, tokens[4]);
-      await waitFor(() => held[0].ended, 'B to end the user\'s oldest stream', 1500);
+      await waitFor(() => held[0].ended, 'B to end the user\'s oldest stream', 3000);
       expect(held[0].events.at(-1)).toMatchObject({ event: 'end', data: { code: 'RATE_LIMITED', message: '请求过于频繁,请稍后再试' } });
       await sleep(600);
       expect([...held.slice(1), newest].some((c) => c.ended)).toBe(false);
 
       // The per-session cap counts on both instances too: a sixth of B's first session, opened on A.
       const sixth = await openOn(a, tokens[1]);
-      await waitFor(() => held[5].ended, 'A to end the session\'s oldest stream', 1500);
+      await waitFor(() => held[5].ended, 'A to end the session\'s oldest stream', 3000);
       expect(held[5].events.at(-1)).toMatchObject({ event: 'end', data: { code: 'RATE_LIMITED' } });
       await sleep(600);
       expect([...held.slice(6), newest, sixth].some((c) => c.ended)).toBe(false);
