@@ -51,7 +51,7 @@ whenRunnable(`message streams of several tabs in Chromium${missing ? ` (skipped:
     // The first tab's stream ended with RATE_LIMITED: it stays where it was, still logged in.
     await first.waitForTimeout(1500);
     expect(new URL(first.url()).pathname).not.toBe('/login');
-    const token = await first.evaluate(() => localStorage.getItem('Admin-Token'));
+    const token = await first.evaluate<string | null>("localStorage.getItem('Admin-Token')");
     expect(token).toEqual(expect.any(String));
     expect((await app().post('/sys/me/info', {}, { token: token! })).body.success).toBe(true);
     await waitForText(first.locator(sel('header-user')), user.username, 'tab 1: header-user');
