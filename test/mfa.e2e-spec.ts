@@ -95,6 +95,62 @@ describe.each(BACKENDS)('second factor (contract §8) on $name', (backend) => {
     expect((await second(await firstStep(user), codeAt(secret, 0))).body.code).toBe('MFA_CODE_INVALID');
   });
 
+  describe('a replayed right code is not a guess (contract §13)', () => {
+    const mfawrongRows = async (user: TestUser) => (await app.logRows(user.username)).filter((r) => r.status === 'mfawrong').length;
+
+    it('at /sys/login/mfa: the same right code from a second tab answers MFA_CODE_INVALID, is not logged mfawrong and never locks', async () => {
+      await app.saveLoginStrategy({ mfaMode: 1, maxFailureTimes: 2 });
+      const user = await createActiveUser(app);
+      const { secret } = await enrol(user);
+      const code = codeAt(secret);
+      expect((await second(await firstStep(user), code)).body.code).toBe('OK');
+      // The other tab: the same code, more often than would lock the account were it a guess.
+      const otherTab = await firstStep(user);
+      for (let i = 0; i < 3; i++) {
+        const replay = await second(otherTab, code);
+        expect(replay.status).toBe(401);
+        expect(replay.body).toEqual({ success: false, code: 'MFA_CODE_INVALID', message: '动态验证码错误', data: null });
+      }
+      // A code of the step before, still inside its validity, was overtaken by the accepted one: a replay too.
+      expect((await second(otherTab, codeAt(secret, -1))).body.code).toBe('MFA_CODE_INVALID');
+      expect(await mfawrongRows(user)).toBe(0);
+      expect((await app.userRow(user.id)).locked).toBeFalsy();
+      // The mfaToken survived; the next step's code finishes the login.
+      nextStep();
+      expect((await second(otherTab, codeAt(secret))).body.code).toBe('OK');
+    });
+
+    it('outside its validity the old code is a wrong code again, counted', async () => {
+      await app.saveLoginStrategy({ mfaMode: 1, maxFailureTimes: 5 });
+      const user = await createActiveUser(app);
+      const { secret } = await enrol(user);
+      const code = codeAt(secret);
+      expect((await second(await firstStep(user), code)).body.code).toBe('OK');
+      nextStep(); nextStep();
+      expect((await second(await firstStep(user), code)).body.code).toBe('MFA_CODE_INVALID');
+      expect(await mfawrongRows(user)).toBe(1);
+    });
+
+    it('at the self-service checks: a right code sent twice is answered MFA_CODE_INVALID once, uncounted', async () => {
+      await app.saveLoginStrategy({ maxFailureTimes: 2 });
+      const user = await createActiveUser(app);
+      const { secret } = await enrol(user);
+      const token = await app.token(user.username, user.password);
+      const code = codeAt(secret);
+      const [a, b] = await Promise.all([
+        app.post('/sys/me/mfa/recoveryCodes', { code }, { token }),
+        app.post('/sys/me/mfa/recoveryCodes', { code }, { token }),
+      ]);
+      expect([a.body.code, b.body.code].sort()).toEqual(['MFA_CODE_INVALID', 'OK']);
+      for (let i = 0; i < 2; i++) {
+        expect((await app.post('/sys/me/mfa/disable', { code }, { token })).body.code).toBe('MFA_CODE_INVALID');
+      }
+      expect(await mfawrongRows(user)).toBe(0);
+      expect((await app.userRow(user.id)).locked).toBeFalsy();
+      expect((await app.post('/sys/me/info', {}, { token })).body.data.mfaEnabled).toBe(true);
+    });
+  });
+
   it('a recovery code works once and tells the user by site message', async () => {
     await app.saveLoginStrategy({ mfaMode: 1 });
     const user = await createActiveUser(app);

@@ -150,6 +150,56 @@ describe.each(BACKENDS)('session limits of contract §9 on $name', (backend) => 
       expect((await app.sessionOf(young)).expireAt).toBe(t0 + 2 * HOUR + 3 * HOUR);
     });
 
+    /** Authorises a new session with a QR code the session `token` generates (spec 4.4), and returns its token. */
+    const qrLogin = async (token: string) => {
+      const gen = await app.post('/auth/qrcode/generate', {}, { token });
+      expect(gen.body.success).toBe(true);
+      const verified = await app.post('/auth/qrcode/verify', { code: gen.body.data.code });
+      expect(verified.body).toMatchObject({ success: true, data: { accessToken: expect.any(String) } });
+      return verified.body.data.accessToken as string;
+    };
+
+    it('a QR login ends when the session that generated its code would have: a chain of codes never outlives the first login (contract §13)', async () => {
+      await app.saveLoginStrategy({ sessionExpireMinutes: 30, sessionMaxHours: 1 });
+      const user = await createActiveUser(app);
+      const t0 = app.clock.nowMs();
+      const first = await login(user);
+      // Every 20 minutes the newest session authorises the next one, to itself.
+      app.clock.advance(20 * MIN);
+      const second = await qrLogin(first);
+      app.clock.advance(20 * MIN);
+      const third = await qrLogin(second);
+      expect(await app.sessionOf(third)).toMatchObject({ loginTime: t0 + 40 * MIN, expireAt: t0 + HOUR });
+
+      app.clock.advance(20 * MIN - 1);
+      expect(await live(third)).toBe(true);
+      // A code generated in the last millisecond is worth no more than its session.
+      const code = (await app.post('/auth/qrcode/generate', {}, { token: third })).body.data.code;
+      app.clock.advance(1);
+      for (const token of [first, second, third]) expect((await me(token)).body).toEqual(NOT_LOGGED_IN);
+      expect((await app.post('/auth/qrcode/verify', { code })).body.code).toBe('QRCODE_INVALID');
+    });
+
+    it('a limit set after a QR login counts from the first login of its chain too', async () => {
+      await app.saveLoginStrategy({ sessionExpireMinutes: 30, sessionMaxHours: 0 });
+      const user = await createActiveUser(app);
+      const t0 = app.clock.nowMs();
+      const first = await login(user);
+      app.clock.advance(20 * MIN);
+      const second = await qrLogin(first);
+      app.clock.advance(20 * MIN);
+      expect(await live(second)).toBe(true);
+      await app.saveLoginStrategy({ sessionMaxHours: 1 });
+      app.clock.advance(20 * MIN - 1);
+      expect(await live(second)).toBe(true);
+      app.clock.advance(1);
+      // One hour after the first login, not after the QR login 20 minutes later.
+      expect(app.clock.nowMs()).toBe(t0 + HOUR);
+      expect((await me(second)).body).toEqual(NOT_LOGGED_IN);
+      // A password login starts a chain of its own.
+      expect(await live(await login(user))).toBe(true);
+    });
+
     it('a session past a lowered limit is off the online list at once', async () => {
       const user = await createActiveUser(app);
       const token = await login(user);

@@ -17,6 +17,12 @@ export interface Session {
   ip: string;
   /** epoch ms */
   loginTime: number;
+  /**
+   * epoch ms of the password login that started this session's chain of QR logins (contract §13):
+   * the absolute end of sessionMaxHours counts from it. Absent: the session's own loginTime (a
+   * password login, or a session stored before the field existed).
+   */
+  originTime?: number;
   /** epoch ms */
   expireAt: number;
   /** Not in the contract's minimum; kept for the online-session list. */

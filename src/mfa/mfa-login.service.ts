@@ -93,7 +93,7 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
       loginType: pending.loginType, account: pending.account, ip: req.ip, userAgent: req.userAgent, locale: pending.locale,
       unusualIpCheck: true, secondFactorProven: true, freshProof: pending.freshProof === true,
     };
-    let proof: MfaProof | null = null;
+    let proof: MfaProof | 'replay' | null = null;
     const result = await this.logins.complete(user, way, async (checks) => {
       await checks.reread();
       try {
@@ -116,6 +116,8 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
         throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
       }
       proof = await this.mfa.prove(checks.user.id, req.code);
+      // A right code sent twice (contract §13): refused, but neither logged nor counted; the token lives on.
+      if (proof === 'replay') throw new AppException(ErrorCode.MFA_CODE_INVALID);
       if (!proof) {
         const locked = await this.lockout.recordFailure({
           user: checks.user, account: pending.account, loginType: pending.loginType, ip: req.ip, userAgent: req.userAgent,

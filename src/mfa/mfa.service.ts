@@ -20,7 +20,7 @@ import { UserAccountService } from '../user-account/user-account.service';
 import type { UserEntity } from '../user-account/user.entity';
 import { MfaCrypto, newRecoveryCodes } from './mfa-crypto';
 import { MfaRepository } from './mfa.repository';
-import { acceptedStep, newTotpSecret, otpauthUrl } from './totp';
+import { acceptedStep, isReplay, newTotpSecret, otpauthUrl } from './totp';
 
 export const MFA_SETUP_TTL_MS = 10 * 60_000;
 
@@ -82,9 +82,12 @@ export class MfaService implements OnModuleInit {
   /**
    * A current TOTP code (its step later than the last used one, recorded with a conditional write)
    * or an unused recovery code (spent with a conditional write): of concurrent uses exactly one
-   * wins. Null when neither; a secret that does not decrypt (altered, or another key) is refused.
+   * wins. 'replay' for a right TOTP code that is used up (contract §13, totp.ts isReplay), also when
+   * a concurrent use of it won: refused, but no guess, so callers neither log nor count it. Null
+   * otherwise; a secret that does not decrypt (altered, or another key) is refused. Only 'totp' and
+   * 'recovery' are proof.
    */
-  async prove(userId: string, code: string): Promise<MfaProof | null> {
+  async prove(userId: string, code: string): Promise<MfaProof | 'replay' | null> {
     const row = await this.repo.enrolment(userId);
     if (!row) return null;
     const now = this.clock.now();
@@ -93,7 +96,10 @@ export class MfaService implements OnModuleInit {
       if (secret === null) return null;
       const last = row.lastUsedStep === null ? null : Number(row.lastUsedStep);
       const step = acceptedStep(secret, code, now.getTime(), last);
-      return step !== null && (await this.repo.claimStep(userId, step)) ? 'totp' : null;
+      if (step === null) return isReplay(secret, code, now.getTime(), last) ? 'replay' : null;
+      if (await this.repo.claimStep(userId, step)) return 'totp';
+      // Claimed meanwhile by this step or a later one, unless the enrolment itself went away.
+      return (await this.repo.enrolment(userId)) ? 'replay' : null;
     }
     return (await this.repo.useRecoveryCode(userId, this.crypto.hashRecoveryCode(code), now)) ? 'recovery' : null;
   }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isBase64Of32Bytes } from '../config/app-config';
 import { decryptSecret, encryptSecret, hashRecoveryCode, newRecoveryCodes, recoveryHashKey } from './mfa-crypto';
-import { acceptedStep, newTotpSecret, stepAt, totpCode } from './totp';
+import { acceptedStep, isReplay, newTotpSecret, stepAt, totpCode } from './totp';
 
 describe('TOTP window and replay rule (contract §8)', () => {
   const secret = newTotpSecret();
@@ -25,6 +25,16 @@ describe('TOTP window and replay rule (contract §8)', () => {
     expect(acceptedStep(secret, totpCode(secret, step), now, step)).toBeNull();
     expect(acceptedStep(secret, totpCode(secret, step - 1), now, step - 1)).toBeNull();
     expect(acceptedStep(secret, totpCode(secret, step + 1), now, step)).toBe(step + 1);
+  });
+
+  it('a replay (contract §13) is a code of the window at or before the last used step, nothing else', () => {
+    expect(isReplay(secret, totpCode(secret, step), now, step)).toBe(true);
+    expect(isReplay(secret, totpCode(secret, step - 1), now, step + 1)).toBe(true);
+    expect(isReplay(secret, totpCode(secret, step + 1), now, step + 1)).toBe(true);
+    // Not used yet, or out of the window: a guess like any other.
+    expect(isReplay(secret, totpCode(secret, step + 1), now, step)).toBe(false);
+    expect(isReplay(secret, totpCode(secret, step), now, null)).toBe(false);
+    expect(isReplay(secret, totpCode(secret, step - 2), now, step)).toBe(false);
   });
 
   it('refuses what is not 6 digits', () => {

@@ -51,3 +51,19 @@ export function acceptedStep(secretBase32: string, code: string, nowMs: number, 
   }
   return found;
 }
+
+/**
+ * Contract §13 "a replayed right code is not a guess": `code` is the code of a step inside the
+ * window acceptedStep looks at (the current step, one either side) that is not later than
+ * `lastUsedStep` — the code just accepted sent again (a double submit, a second tab), or one the
+ * accepted code overtook. It comes from the user's own authenticator and can no longer be accepted.
+ */
+export function isReplay(secretBase32: string, code: string, nowMs: number, lastUsedStep: number | null): boolean {
+  if (lastUsedStep === null || !/^\d{6}$/.test(code)) return false;
+  const now = stepAt(nowMs);
+  let found = false;
+  for (let step = now - TOTP_DRIFT_STEPS; step <= Math.min(now + TOTP_DRIFT_STEPS, lastUsedStep); step += 1) {
+    if (timingSafeEqual(Buffer.from(totpCode(secretBase32, step)), Buffer.from(code))) found = true;
+  }
+  return found;
+}

@@ -16,6 +16,7 @@ import { MessageController } from './message/message.controller';
 import { MessageEntity } from './message/message.entity';
 import { MessageRepository } from './message/message.repository';
 import { MessagePushService } from './message/message-push.service';
+import { StreamSlots } from './message/stream-slots';
 import { MessageService } from './message/message.service';
 import { StreamTicketService } from '../session/stream-ticket.service';
 import { NotificationRecipients } from './notification-recipients';
@@ -64,6 +65,7 @@ import { ReminderRepository } from './reminder/reminder.repository';
     PasswordExpiryReminderService,
     MessageService,
     MessagePushService,
+    StreamSlots,
     EmailTemplates,
     EmailChannel,
     SmsChannel,

@@ -1,9 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AuditLogService } from '../audit/audit-log.service';
-import { LoginChecks, LoginResult, LoginService } from '../auth/login/login.service';
+import { LoginChecks, LoginResult, LoginService, LoginWay } from '../auth/login/login.service';
 import { LoginTypes } from '../login-log/login-log.entity';
-import { hashToken, SessionService } from '../session/session.service';
+import { hashToken, originOf, SessionService } from '../session/session.service';
+import type { Session } from '../common/auth-context';
 import { AppException } from '../common/app.exception';
 import { ErrorCode, Locale } from '../common/error-code';
 import { KvStore } from '../store/kv.store';
@@ -62,11 +63,15 @@ export class QrcodeService {
     // Spec 4.4: the account's disabled and locked status (in the spec's order), then the tail every
     // way in shares — password expiry (step 6) and first login (step 7) included (contract §11). No
     // second factor (contract §8): the authorising device passed it.
+    const way: LoginWay = {
+      loginType: LoginTypes.QRCODE, account: user.username, ip, userAgent, locale, unusualIpCheck: false, secondFactorProven: true,
+    };
     const result = await this.login.complete(
       user,
-      { loginType: LoginTypes.QRCODE, account: user.username, ip, userAgent, locale, unusualIpCheck: false, secondFactorProven: true },
+      way,
       async (checks) => {
-        await this.checkOriginAlive(checks, origin);
+        // Contract §13: the new session ends, for sessionMaxHours, when the generating one would.
+        way.originTime = originOf(await this.checkOriginAlive(checks, origin));
         await checks.checkDisabled();
         await checks.checkLock();
       },
@@ -79,13 +84,14 @@ export class QrcodeService {
    * Contract §11: a code is void once the session that generated it has ended (logout, kick-out,
    * expiry, reset, lock, disable) or the password has changed since; it is then simply invalid.
    */
-  private async checkOriginAlive(checks: LoginChecks, origin: GrantOrigin): Promise<void> {
+  private async checkOriginAlive(checks: LoginChecks, origin: GrantOrigin): Promise<Session> {
     const session = await this.sessions.byTokenId(origin.tokenHash);
     await checks.reread();
     const alive = session !== null && session.kickout === 0 && session.userId === checks.user.id;
     if (!alive || credentialStamp(checks.user.password) !== origin.credentialStamp) {
       throw new AppException(ErrorCode.QRCODE_INVALID);
     }
+    return session;
   }
 
   /**

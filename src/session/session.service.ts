@@ -25,13 +25,17 @@ interface Parsed {
   permissions: string[];
 }
 
+/** When the chain of logins a session belongs to began: a QR login carries its generator's (contract §13). */
+export const originOf = (session: Pick<Session, 'loginTime' | 'originTime'>): number => session.originTime ?? session.loginTime;
+
 /**
- * Contract §9 sessionMaxHours: the moment a session ends however often it was renewed (its login
- * plus the limit); Infinity without a limit. Computed from the strategy as it is now, so that a
- * changed limit reaches live sessions at their next request (a lower one ends those past it).
+ * Contract §9 sessionMaxHours: the moment a session ends however often it was renewed (the login
+ * that began its chain plus the limit, contract §13); Infinity without a limit. Computed from the
+ * strategy as it is now, so that a changed limit reaches live sessions at their next request (a
+ * lower one ends those past it) and counts from the chain's first login for QR logins too.
  */
-export function absoluteEndOf(session: Pick<Session, 'loginTime'>, login: Pick<LoginStrategy, 'sessionMaxHours'>): number {
-  return login.sessionMaxHours > 0 ? session.loginTime + login.sessionMaxHours * HOUR_MS : Infinity;
+export function absoluteEndOf(session: Pick<Session, 'loginTime' | 'originTime'>, login: Pick<LoginStrategy, 'sessionMaxHours'>): number {
+  return login.sessionMaxHours > 0 ? originOf(session) + login.sessionMaxHours * HOUR_MS : Infinity;
 }
 
 /**
@@ -63,6 +67,11 @@ export interface IssueOptions {
   freshProof?: boolean;
   /** Contract §8: the temporary token for enrolment of mfaMode 2. */
   mfaSetup?: boolean;
+  /**
+   * The login that began the chain this session continues (Session.originTime): a QR login passes
+   * its generating session's, so that the chain never outlives sessionMaxHours. Absent: this login.
+   */
+  originTime?: number;
 }
 
 /**
@@ -93,8 +102,10 @@ export class SessionService {
     const validityMs = (options.temp ? settings.tempSessionExpireMinutes : settings.sessionExpireMinutes) * 60_000;
     const now = this.clock.nowMs();
     // Contract §9: never past the absolute end, temporary tokens included.
-    const expireAt = Math.min(now + validityMs, absoluteEndOf({ loginTime: now }, settings));
-    const ttlMs = expireAt - now;
+    const origin = options.originTime !== undefined && options.originTime < now ? options.originTime : undefined;
+    const expireAt = Math.min(now + validityMs, absoluteEndOf({ loginTime: now, originTime: origin }, settings));
+    // A chain already at its end gets a session that is dead at once, never one without expiry.
+    const ttlMs = Math.max(1, expireAt - now);
     const token = randomBytes(32).toString('base64url');
     const tokenHash = hashToken(token);
     const session: Session = {
@@ -105,6 +116,7 @@ export class SessionService {
       kickout: 0,
       ip: options.ip,
       loginTime: now,
+      ...(origin !== undefined && { originTime: origin }),
       expireAt,
       browser: options.browser ?? null,
       os: options.os ?? null,

@@ -67,7 +67,7 @@ export class MeController {
   }
 
   @Post('pass/update') @HttpCode(200)
-  @ApiDoc("Change the caller's own password (ends the caller's other sessions)", { data: null, errors: [ErrorCode.OLD_PASSWORD_WRONG, ErrorCode.PASSWORD_TOO_SHORT, ErrorCode.PASSWORD_TOO_LONG, ErrorCode.PASSWORD_NEEDS_DIGIT, ErrorCode.PASSWORD_NEEDS_UPPER, ErrorCode.PASSWORD_NEEDS_LOWER, ErrorCode.PASSWORD_NEEDS_SYMBOL, ErrorCode.PASSWORD_CONTAINS_ACCOUNT, ErrorCode.PASSWORD_TOO_COMMON, ErrorCode.PASSWORD_REUSED] })
+  @ApiDoc("Change the caller's own password (ends the caller's other sessions)", { data: null, errors: [ErrorCode.OLD_PASSWORD_WRONG, ErrorCode.PASSWORD_TOO_SHORT, ErrorCode.PASSWORD_TOO_LONG, ErrorCode.PASSWORD_NEEDS_DIGIT, ErrorCode.PASSWORD_NEEDS_UPPER, ErrorCode.PASSWORD_NEEDS_LOWER, ErrorCode.PASSWORD_NEEDS_SYMBOL, ErrorCode.PASSWORD_CONTAINS_ACCOUNT, ErrorCode.PASSWORD_TOO_COMMON, ErrorCode.PASSWORD_REUSED, ErrorCode.RATE_LIMITED] })
   async updatePassword(@CurrentAuth() auth: AuthContext, @Body() dto: ChangePasswordDto, @Req() request: FastifyRequest) {
     await this.passwords.changeOwn({
       userId: auth.session.userId,

@@ -6,11 +6,16 @@ import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
 import { LoginLogService } from '../login-log/login-log.service';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
+import { KvStore } from '../store/kv.store';
 import { LockoutService } from './lockout.service';
 import { PasswordProof } from './password-proof.service';
 import { PasswordScreen } from './password-screen';
 import { UserAccountService } from './user-account.service';
 import { UserEntity } from './user.entity';
+
+/** Contract §13: own password changes evaluated per user and hour. */
+export const OWN_CHANGES_PER_HOUR = 10;
+const HOUR_MS = 3_600_000;
 
 export interface OwnPasswordChange {
   userId: string;
@@ -40,9 +45,25 @@ export class PasswordChangeService {
     private readonly logs: LoginLogService,
     private readonly mutex: KeyedMutex,
     private readonly screen: PasswordScreen,
+    private readonly store: KvStore,
   ) {}
 
+  /**
+   * Contract §13: one change of a user at a time (another answers RATE_LIMITED at once rather than
+   * queue), and at most OWN_CHANGES_PER_HOUR evaluated per user and hour, on every instance
+   * together: each evaluation costs a BCrypt compare per remembered password (passwordHistoryCount).
+   */
   async changeOwn(c: OwnPasswordChange): Promise<void> {
+    const paced = await this.mutex.tryRun(Keys.ownPasswordChange(c.userId), async () => {
+      // The fixed window of the per-IP throttle (src/rate-limit/kv-throttler.storage.ts), here per user.
+      const { count } = await this.store.incrWithTtl(Keys.ownPasswordChanges(c.userId), HOUR_MS);
+      if (count > OWN_CHANGES_PER_HOUR) throw new AppException(ErrorCode.RATE_LIMITED);
+      await this.change(c);
+    });
+    if (!paced.ran) throw new AppException(ErrorCode.RATE_LIMITED);
+  }
+
+  private async change(c: OwnPasswordChange): Promise<void> {
     const attempt = { loginType: LoginTypes.PASSCHANGE, ip: c.ip, userAgent: c.userAgent };
     const refuseLocked = async (user: UserEntity): Promise<never> => {
       await this.logs.record({

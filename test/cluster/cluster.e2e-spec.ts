@@ -5,6 +5,7 @@ import {
   ADMIN_PASSWORD, buildService, ClusterBackend, provisionCluster, ServiceNode, sha256hex,
 } from './cluster-node';
 import { WebhookSink } from '../support/webhook-sink';
+import { SseClient } from '../support/sse-client';
 import { sleep, waitFor } from '../support/wait';
 import { stepAt, totpCode } from '../../src/mfa/totp';
 import { ACCOUNT_LOCKED, KICKED_OUT, NOT_LOGGED_IN, QRCODE_INVALID } from '../support/envelopes';
@@ -282,6 +283,66 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
       expect((await a.post('/sys/login/mfa', { mfaToken: again.body.data.mfaToken, code })).body.code).toBe('MFA_CODE_INVALID');
     } finally {
       await saveLoginStrategy(a, { mfaMode: 0 });
+    }
+  });
+
+  it('message streams (contract §13): 20 per user across A and B; one more on A ends the oldest, held by B', async () => {
+    const user = await createUser(a);
+    const nodes = [b, a, b, a, a];
+    const tokens = await Promise.all(nodes.map((node, i) => node.token(user.username, PASSWORD, `10.5.0.${i + 1}`)));
+    const clients: SseClient[] = [];
+    const openOn = async (node: ServiceNode, token: string) => {
+      const client = await SseClient.open(`${node.url}/sys/message/stream`, { 'admin-token': token });
+      clients.push(client);
+      expect(client.status).toBe(200);
+      await waitFor(() => client.raw.includes(': connected'), 'the stream preamble');
+      return client;
+    };
+    try {
+      // Five per session, ten on each instance; B holds the oldest.
+      const held: SseClient[] = [];
+      for (let s = 0; s < 4; s++) for (let i = 0; i < 5; i++) held.push(await openOn(nodes[s], tokens[s]));
+      await sleep(600);
+      expect(held.some((c) => c.ended)).toBe(false);
+
+      const newest = await openOn(a, tokens[4]);
+      await waitFor(() => held[0].ended, 'B to end the user\'s oldest stream', 3000);
+      expect(held[0].events.at(-1)).toMatchObject({ event: 'end', data: { code: 'RATE_LIMITED', message: '请求过于频繁,请稍后再试' } });
+      await sleep(600);
+      expect([...held.slice(1), newest].some((c) => c.ended)).toBe(false);
+
+      // The per-session cap counts on both instances too: a sixth of B's first session, opened on A.
+      const sixth = await openOn(a, tokens[1]);
+      await waitFor(() => held[5].ended, 'A to end the session\'s oldest stream', 3000);
+      expect(held[5].events.at(-1)).toMatchObject({ event: 'end', data: { code: 'RATE_LIMITED' } });
+      await sleep(600);
+      expect([...held.slice(6), newest, sixth].some((c) => c.ended)).toBe(false);
+    } finally {
+      for (const client of clients) client.disconnect();
+    }
+  });
+
+  it('own password changes (contract §13): one at a time and 10 an hour, counted across A and B', async () => {
+    const user = await createUser(a);
+    const token = await a.token(user.username, PASSWORD, '10.6.0.1');
+    const passwords = [PASSWORD, 'Second#2b'];
+    const change = async (node: ServiceNode, i: number) => node.post('/sys/me/pass/update', {
+      oldPass: await node.encrypt(passwords[i % 2]), newPass: await node.encrypt(passwords[(i + 1) % 2]),
+    }, { token, ip: '10.6.0.1' });
+    // Encrypted beforehand (both share one key), so that the four arrive together.
+    const body = { oldPass: await a.encrypt(passwords[0]), newPass: await a.encrypt(passwords[1]) };
+    const parallel = (await Promise.all([a, b, a, b].map((node) => node.post('/sys/me/pass/update', body, { token, ip: '10.6.0.1' }))))
+      .map((r) => r.body.code);
+    expect(parallel.filter((c) => c === 'OK')).toHaveLength(1);
+    expect(parallel.filter((c) => c === 'RATE_LIMITED').length).toBeGreaterThanOrEqual(1);
+    // One that arrived after the change was done is a wrong old password, as in a serial order.
+    expect(parallel.every((c) => ['OK', 'RATE_LIMITED', 'OLD_PASSWORD_WRONG'].includes(c))).toBe(true);
+    let evaluated = parallel.filter((c) => c !== 'RATE_LIMITED').length;
+    for (let i = 1; evaluated < 10; i++, evaluated++) expect((await change(i % 2 ? b : a, i)).body.code).toBe('OK');
+    for (const node of [a, b]) {
+      const refused = await change(node, 10);
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({ success: false, code: 'RATE_LIMITED' });
     }
   });
 

@@ -133,6 +133,96 @@ describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend
     });
   });
 
+  describe('caps (contract §13): 5 open streams per session, 20 per user', () => {
+    const RATE_LIMITED_END = { event: 'end', data: { code: 'RATE_LIMITED', message: '请求过于频繁,请稍后再试' } };
+    /** Opens `count` streams of the session one after the other (so their age is their order), each connected. */
+    const openStreams = async (token: string, count: number) => {
+      const opened: SseClient[] = [];
+      for (let i = 0; i < count; i++) {
+        const client = await open('', { 'admin-token': token });
+        expect(client.status).toBe(200);
+        await connected(client);
+        opened.push(client);
+      }
+      return opened;
+    };
+    const loginOf = (user: TestUser, i: number) => app.token(user.username, user.password, { ip: `10.61.0.${i + 1}` });
+
+    it('a sixth stream of one session ends the oldest with an end event RATE_LIMITED; the newest still gets messages', async () => {
+      const user = await createActiveUser(app);
+      const token = await app.token(user.username, user.password);
+      const [oldest, ...others] = await openStreams(token, 5);
+      await sleep(600);
+      expect([oldest, ...others].some((c) => c.ended)).toBe(false);
+
+      const sixth = await open(`?ticket=${await streamTicket(app, token)}`);
+      expect(sixth.status).toBe(200);
+      await connected(sixth);
+      await waitFor(() => oldest.ended, 'the oldest stream to end', 1000);
+      expect(oldest.events.at(-1)).toMatchObject(RATE_LIMITED_END);
+      await sleep(600);
+      expect([...others, sixth].some((c) => c.ended)).toBe(false);
+      // The session itself is untouched.
+      expect((await app.post('/sys/me/info', {}, { token })).body.success).toBe(true);
+
+      await app.saveLoginStrategy({ sendMsgWhenErrorLogin: 'site' });
+      try {
+        await app.login(user.username, 'Wrong#pass1', { ip: '10.61.1.1' });
+        expect((await sixth.next((e) => e.event === 'message', 3000)).data).toMatchObject({ kind: 'login-failed' });
+      } finally {
+        await app.saveLoginStrategy({ sendMsgWhenErrorLogin: '' });
+      }
+    });
+
+    it('the end event speaks the stream\'s language', async () => {
+      const user = await createActiveUser(app);
+      const token = await app.token(user.username, user.password);
+      const first = await open('?lang=en', { 'admin-token': token });
+      await connected(first);
+      await openStreams(token, 5);
+      await waitFor(() => first.ended, 'the oldest stream to end', 1000);
+      expect(first.events.at(-1)).toMatchObject({ event: 'end', data: { code: 'RATE_LIMITED', message: 'Too many requests, please try again later' } });
+    });
+
+    it('a 21st stream of one user, over five sessions, ends the user\'s oldest, whichever session holds it', async () => {
+      const user = await createActiveUser(app);
+      const tokens = await Promise.all([0, 1, 2, 3, 4].map((i) => loginOf(user, i)));
+      const opened: SseClient[] = [];
+      for (const token of tokens.slice(0, 4)) opened.push(...(await openStreams(token, 5)));
+      await sleep(600);
+      expect(opened.some((c) => c.ended)).toBe(false);
+
+      const [newest] = await openStreams(tokens[4], 1);
+      await waitFor(() => opened[0].ended, 'the user\'s oldest stream to end', 1000);
+      expect(opened[0].events.at(-1)).toMatchObject(RATE_LIMITED_END);
+      await sleep(600);
+      expect([...opened.slice(1), newest].some((c) => c.ended)).toBe(false);
+
+      // Another user is not affected by this one's streams.
+      const other = await createActiveUser(app);
+      const otherStreams = await openStreams(await app.token(other.username, other.password), 2);
+      await sleep(600);
+      expect([...opened.slice(1), newest, ...otherStreams].some((c) => c.ended)).toBe(false);
+    });
+
+    it('a stream the client closes frees its slot at once', async () => {
+      const user = await createActiveUser(app);
+      const token = await app.token(user.username, user.password);
+      const streams = await openStreams(token, 5);
+      streams[3].disconnect();
+      streams[4].disconnect();
+      // The server sees the sockets close; then two more fit without ending anyone.
+      await sleep(200);
+      const more = await openStreams(token, 2);
+      await sleep(600);
+      expect([...streams.slice(0, 3), ...more].some((c) => c.ended)).toBe(false);
+      const [sixth] = await openStreams(token, 1);
+      await waitFor(() => streams[0].ended, 'the oldest stream to end', 1000);
+      expect(streams[0].events.at(-1)).toMatchObject(RATE_LIMITED_END);
+      expect(sixth.ended).toBe(false);
+    });
+  });
+
   describe('tickets', () => {
     let user: TestUser;
     let token: string;

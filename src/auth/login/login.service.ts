@@ -83,6 +83,11 @@ export interface LoginWay {
    * step of one), so the session starts freshly proven; a QR code does not.
    */
   freshProof?: boolean;
+  /**
+   * The way continues a chain of logins that began then (epoch ms): a QR login continues its
+   * generating session's, and the new session's sessionMaxHours counts from it (contract §13).
+   */
+  originTime?: number;
 }
 
 /**
@@ -382,6 +387,7 @@ export class LoginService {
       os,
       freshProof: a.way.freshProof === true,
       mfaSetup: a.mfaSetupRequired === true,
+      originTime: a.way.originTime,
     });
     a.token = issued.token;
     a.tokenHash = issued.tokenHash;

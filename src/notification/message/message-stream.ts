@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { ErrorCode, Locale, messageOf } from '../../common/error-code';
 import type { MessageView } from './message.types';
+import type { StreamSlot } from './stream-slots';
 
 /**
  * One open Server-Sent-Events response of one session. Events are
@@ -16,6 +17,8 @@ export class MessageStream {
     private readonly response: ServerResponse,
     /** Language of the closing event's message (the stream request's Accept-Language). */
     private readonly locale: Locale = 'zh',
+    /** Its place in the caps of contract §13 (StreamSlots); none for a stream nobody counts. */
+    readonly slot: StreamSlot | null = null,
   ) {
     response.on('close', () => {
       this.closed = true;
@@ -42,12 +45,13 @@ export class MessageStream {
   }
 
   /**
-   * The session behind the stream has ended: say why, as `event: end` with the code and message an
-   * API call would get (KICKED_OUT, NOT_LOGGED_IN), then close. A client must stop on it: an
-   * EventSource that reconnects would spend the one KICKED_OUT answer of its token on a request
-   * whose answer it cannot read.
+   * The session behind the stream has ended, or a newer stream took its place (contract §13): say
+   * why, as `event: end` with the code and message an API call would get (KICKED_OUT,
+   * NOT_LOGGED_IN, RATE_LIMITED), then close. A client must stop on it: an EventSource that
+   * reconnects would spend the one KICKED_OUT answer of its token on a request whose answer it
+   * cannot read, or push out the stream that replaced it.
    */
-  end(code: ErrorCode.KICKED_OUT | ErrorCode.NOT_LOGGED_IN): void {
+  end(code: ErrorCode.KICKED_OUT | ErrorCode.NOT_LOGGED_IN | ErrorCode.RATE_LIMITED): void {
     this.write(`event: end\ndata: ${JSON.stringify({ code, message: messageOf(code, this.locale) })}\n\n`);
     this.close();
   }

@@ -51,15 +51,22 @@ export class MessageController {
    * takes `?ticket=` from POST /sys/message/streamTicket (never the token itself in the URL: URLs
    * end up in logs and history). Authentication is the session kernel's, as on every route: live,
    * not kicked out, bindIp, and no temporary token (this path is not in TEMP_URIS).
-   * The stream ends within a second of its session (MessagePushService.checkSessions).
+   * The stream ends within a second of its session (MessagePushService.checkSessions), or when a
+   * newer stream pushes it over the caps of contract §13 (5 per session, 20 per user).
    */
   @Get('stream') @AcceptsStreamTicket()
   @ApiQuery({ name: 'ticket', required: false, description: 'a ticket from POST /sys/message/streamTicket, for clients that cannot send Admin-Token' })
   @ApiQuery({ name: 'lang', required: false, description: 'language of the closing event (zh, en); default Accept-Language' })
   @ApiDoc('Server-Sent Events stream of new site messages', { produces: { contentType: 'text/event-stream', description: 'one `event: message` per new site message of the caller' } })
-  stream(@CurrentAuth() auth: AuthContext, @Req() request: FastifyRequest, @Res() reply: FastifyReply): void {
+  async stream(@CurrentAuth() auth: AuthContext, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     // The client may have left while the session was looked up: attach nothing for it.
     if (reply.raw.destroyed || request.raw.socket?.destroyed) return;
+    // Counted before anything is sent, so that a store that is away still answers the envelope.
+    const slot = await this.push.claimSlot(auth.session.userId, auth.tokenHash);
+    if (reply.raw.destroyed || request.raw.socket?.destroyed) {
+      await this.push.releaseSlot(slot);
+      return;
+    }
     reply.hijack();
     reply.raw.writeHead(200, {
       ...(reply.getHeaders() as Record<string, string>),
@@ -72,9 +79,9 @@ export class MessageController {
     // EventSource sends the browser's Accept-Language, not the console's choice: ?lang= wins.
     const lang = (request.query as Record<string, unknown> | undefined)?.lang;
     const locale = localeOf(typeof lang === 'string' ? lang : request.headers['accept-language']);
-    const stream = new MessageStream(auth.session.userId, auth.tokenHash, reply.raw, locale);
+    const stream = new MessageStream(auth.session.userId, auth.tokenHash, reply.raw, locale, slot);
     this.push.attach(stream);
-    reply.raw.on('close', () => this.push.detach(stream));
+    reply.raw.on('close', () => void this.push.detach(stream));
     stream.open();
   }
 }

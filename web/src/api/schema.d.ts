@@ -592,7 +592,7 @@ export interface paths {
          *
          *     **Temporary token:** may call it.
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `OLD_PASSWORD_WRONG`, `PASSWORD_TOO_SHORT`, `PASSWORD_TOO_LONG`, `PASSWORD_NEEDS_DIGIT`, `PASSWORD_NEEDS_UPPER`, `PASSWORD_NEEDS_LOWER`, `PASSWORD_NEEDS_SYMBOL`, `PASSWORD_CONTAINS_ACCOUNT`, `PASSWORD_TOO_COMMON`, `PASSWORD_REUSED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Error codes:** `VALIDATION_FAILED`, `OLD_PASSWORD_WRONG`, `PASSWORD_TOO_SHORT`, `PASSWORD_TOO_LONG`, `PASSWORD_NEEDS_DIGIT`, `PASSWORD_NEEDS_UPPER`, `PASSWORD_NEEDS_LOWER`, `PASSWORD_NEEDS_SYMBOL`, `PASSWORD_CONTAINS_ACCOUNT`, `PASSWORD_TOO_COMMON`, `PASSWORD_REUSED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `RATE_LIMITED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["MeController_updatePassword"];
         delete?: never;
@@ -4371,6 +4371,23 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;

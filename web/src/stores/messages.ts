@@ -15,6 +15,8 @@ export const useMessageStore = defineStore('messages', () => {
   let source: EventSource | null = null;
   let running = false;
   let retry: number | undefined;
+  /** Set while a stream pushed out by a newer tab waits for this tab to be looked at again. */
+  let whenVisible: (() => void) | null = null;
 
   /**
    * Counts are read from the service, never patched on top of a read in flight: each refresh
@@ -77,7 +79,8 @@ export const useMessageStore = defineStore('messages', () => {
       source?.close();
       source = null;
       const { code, message } = JSON.parse((event as MessageEvent<string>).data) as { code: string; message: string };
-      sessionEnded(token, new ApiError(code, message, 401));
+      if (code === 'RATE_LIMITED') reconnectWhenVisible();
+      else sessionEnded(token, new ApiError(code, message, 401));
     });
     // Otherwise (the service restarts, the network drops): EventSource would reconnect on its own
     // with a ticket already spent; ask through the API instead, and reconnect (with a new ticket)
@@ -87,6 +90,26 @@ export const useMessageStore = defineStore('messages', () => {
       source = null;
       scheduleProbe();
     });
+  }
+
+  /**
+   * Contract §13: a session keeps at most 5 open streams, and a newer one (another tab) pushed this
+   * one out; the session lives on. Reconnecting at once would push out the next tab, and so on: this
+   * tab takes a stream again when it is looked at again, pushing out the one looked at longest ago.
+   */
+  function reconnectWhenVisible(): void {
+    if (whenVisible) return;
+    whenVisible = () => {
+      if (document.visibilityState !== 'visible') return;
+      forgetVisibility();
+      if (running && !source) void connect();
+    };
+    document.addEventListener('visibilitychange', whenVisible);
+  }
+
+  function forgetVisibility(): void {
+    if (whenVisible) document.removeEventListener('visibilitychange', whenVisible);
+    whenVisible = null;
   }
 
   function scheduleProbe(error?: unknown): void {
@@ -117,6 +140,7 @@ export const useMessageStore = defineStore('messages', () => {
     ticket += 1; // a refresh still in flight belongs to the ended session
     generation += 1; // and so does a stream ticket
     window.clearTimeout(retry);
+    forgetVisibility();
     source?.close();
     source = null;
     unread.value = 0;
