@@ -15,6 +15,7 @@ import { LoginStrategy, UserStrategy } from '../../strategy/strategy.types';
 import { PasswordHasher } from '../../user-account/password-hasher';
 import { RoleService } from '../../user-account/role.service';
 import { SelfProtection } from '../../user-account/self-protection';
+import { TargetAccess } from '../../user-account/target-access';
 import { UserAccountService } from '../../user-account/user-account.service';
 import { UserEntity } from '../../user-account/user.entity';
 import { CaptchaService } from '../captcha/captcha.service';
@@ -107,7 +108,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
     };
     const moduleRef = await Test.createTestingModule({
       providers: [
-        LoginService, UserAccountService, LockoutService, CompareSlots, PasswordProof, RoleService, SelfProtection, SessionService, KeyedMutex, CaptchaService, QrcodeService,
+        LoginService, UserAccountService, LockoutService, CompareSlots, PasswordProof, RoleService, SelfProtection, TargetAccess, SessionService, KeyedMutex, CaptchaService, QrcodeService,
         ...repos.providers,
         LoginLogService,
         { provide: PasswordHasher, useValue: hasher },
