@@ -20,14 +20,16 @@ describe('KeyedMutex lease', () => {
   afterEach(() => store.close());
 
   it('a holder running five times its lease keeps the key: a second taker waits until it ends', async () => {
+    // Real time: the lease is long enough that a busy machine's event-loop stalls (a few hundred ms)
+    // cannot lose it between renewals, which is not what this test is about.
     const order: string[] = [];
     const first = mutex.run('k', async () => {
       order.push('first in');
-      await sleep(1_000);
+      await sleep(2_500);
       order.push('first out');
-    }, 200, 5_000);
+    }, 500, 5_000);
     await sleep(20);
-    const second = mutex.run('k', async () => { order.push('second in'); }, 200, 5_000);
+    const second = mutex.run('k', async () => { order.push('second in'); }, 500, 5_000);
     await Promise.all([first, second]);
     expect(order).toEqual(['first in', 'first out', 'second in']);
     await expect(store.get('k')).resolves.toBeNull();
