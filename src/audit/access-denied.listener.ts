@@ -9,7 +9,7 @@ import { actedBy, AuditLogService } from './audit-log.service';
 const MINUTE_MS = 60_000;
 
 /**
- * Contract §14: every FORBIDDEN answer to a logged-in caller is audited as `access.denied`, with
+ * Every FORBIDDEN answer to a logged-in caller is audited as `access.denied`, with
  * the path and the codes missing — at most one row per session, path and minute (claimed in the
  * shared store, so on every instance together): a client repeating a refused request cannot fill
  * the audit log, and an assessor still sees who tried what.

@@ -2,7 +2,7 @@ import type { RefusedTarget } from './app.exception';
 import type { Actor } from './auth-context';
 
 /**
- * A FORBIDDEN answer to a logged-in caller (contract §14): emitted by the exception filter, written
+ * A FORBIDDEN answer to a logged-in caller: emitted by the exception filter, written
  * to the audit log as `access.denied` by the audit module, which keeps at most one row per session,
  * path and minute.
  */

@@ -9,7 +9,7 @@ import { toEnvelope } from './http-errors';
 
 /**
  * Turns every exception, expected or not, into the contract's envelope and status; a FORBIDDEN
- * answer to a logged-in caller is also announced for the audit log (contract §14).
+ * answer to a logged-in caller is also announced for the audit log (`access.denied`).
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {

@@ -32,9 +32,9 @@ export interface RefusedTarget {
 }
 
 /**
- * FORBIDDEN with what was missing (contract §14 audits every FORBIDDEN answer to a logged-in
- * caller as `access.denied`, with the missing codes): the codes the caller lacks — the route's, or
- * those of the user acted on (contract §13) — and that user. The answer itself says no more than
+ * FORBIDDEN with what was missing, for the `access.denied` audit row every FORBIDDEN answer to a
+ * logged-in caller gets: the codes the caller lacks — the route's, or those of the user acted on —
+ * and that user. The answer itself says no more than
  * FORBIDDEN always does.
  */
 export class AccessDenied extends AppException {

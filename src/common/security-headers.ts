@@ -1,5 +1,6 @@
 import helmet from 'helmet';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import { CONSOLE_CSP } from './static-console';
 
 /**
  * The response headers helmet's defaults write (HSTS, nosniff, frame options, the cross-origin
@@ -25,8 +26,8 @@ export function securityHeaders(): Readonly<Record<string, string>> {
 }
 
 /**
- * Contract §13: /docs (Swagger UI) is served on the console's origin, where a script could read the
- * console's token, so it gets a policy like the console's (static-console.ts): scripts only from the
+ * /docs (Swagger UI) is served on the console's origin, where a script could read the console's
+ * token, so it gets the console's policy (static-console.ts): scripts only from the
  * service. @nestjs/swagger serves the page's init script as a file (swagger-ui-init.js), so the page
  * runs no inline script and 'self' covers every one. Styles are another matter: the page carries
  * inline <style> blocks and a style attribute, and Swagger UI's bundle adds a <style> element as it
@@ -34,18 +35,7 @@ export function securityHeaders(): Readonly<Record<string, string>> {
  * service's own OpenAPI document. test/console/page-policy-browser.e2e-spec.ts renders it in
  * Chromium and expects no violation.
  */
-export const DOCS_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const DOCS_CSP = CONSOLE_CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'");
 
 /**
  * Gives every route under `prefix` (the page, its init script and its assets) DOCS_CSP, through a

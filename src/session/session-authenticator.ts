@@ -71,7 +71,7 @@ export class SessionAuthenticator {
       throw new AppException(ErrorCode.TEMP_TOKEN_FORBIDDEN);
     }
     if (permissions.length && !auth.permissions.includes('*') && !permissions.every((code) => auth.permissions.includes(code))) {
-      // Attached although refused: the refusal of a logged-in caller is audited (contract §14).
+      // Attached although refused: the refusal of a logged-in caller is audited (access.denied).
       request.auth = auth;
       throw new AccessDenied(permissions.filter((code) => !auth.permissions.includes(code)));
     }

@@ -42,7 +42,7 @@ export const Keys = {
   logRetentionDay: (day: string) => `LOG_RETENTION_DAY:${day}`,
   /** Contract §9 dormantDays: the daily sweep, on one instance at a time. */
   dormantSweepMutex: 'DORMANT_SWEEP_MUTEX',
-  /** Contract §14: the one access.denied audit row of a session, path and minute (epoch minute). */
+  /** The one access.denied audit row of a session, path and minute (epoch minute). */
   accessDeniedAudited: (tokenHash: string, path: string, minute: number) => `AUDIT_DENIED:${tokenHash}:${minute}:${path}`,
   propsChannel: 'SYS_PROPS_CHANGED',
 } as const;

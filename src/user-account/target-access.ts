@@ -11,7 +11,7 @@ export interface TargetUser {
 }
 
 /**
- * Contract §13 "acting on an account needs all of its codes": the one check every administrator
+ * Acting on an account needs all of its codes: the one check every administrator
  * operation on another user runs (lock, unlock, disable, enable, reset, update, delete, MFA reset,
  * kick-out, and each user of a bulk `{ ids }` request) before it changes anything. Without it a
  * narrow permission such as `sys:user:unlock` would reach the accounts above its holder: restarting
