@@ -104,7 +104,7 @@ const validation = {
     en: 'Invalid {field}: its local part or domain mixes Latin, Cyrillic or Greek letters',
   },
   idOrIds: { zh: '参数{field}不合法: 请给出id或ids其中之一', en: 'Invalid {field}: give either id or ids' },
-  passwordOrCode: { zh: '参数{field}不合法: 请给出password或code其中之一', en: 'Invalid {field}: give either password or code' },
+  passwordOrCode: { zh: '参数{field}不合法: 请给出密码或验证码其中之一', en: 'Invalid {field}: give either password or code' },
   roleInUse: {
     zh: '参数code不合法: 角色{code}仍被{count}个用户使用,请先取消分配',
     en: 'Invalid code: the role {code} is still held by {count} user(s); take it from them first',

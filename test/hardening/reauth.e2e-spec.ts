@@ -180,6 +180,8 @@ describe.each(BACKENDS)('fresh proof, step-up (contract §13) on $name', (backen
     const none = await app.post('/sys/me/reauth', {}, { token });
     expect(none.status).toBe(400);
     expect(none.body.code).toBe('VALIDATION_FAILED');
+    // The Chinese answer says what to give in words, not in the body's English keys.
+    expect(none.body.message).toContain('请给出密码或验证码其中之一');
     const both = await app.post('/sys/me/reauth', { password: await app.encrypt(user.password), code: '123456' }, { token });
     expect(both.body.code).toBe('VALIDATION_FAILED');
     const plain = await app.post('/sys/me/reauth', { password: user.password }, { token });
