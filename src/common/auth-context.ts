@@ -18,7 +18,7 @@ export interface Session {
   /** epoch ms */
   loginTime: number;
   /**
-   * epoch ms of the password login that started this session's chain of QR logins (contract §13):
+   * epoch ms of the password login that started this session's chain of QR logins:
    * the absolute end of sessionMaxHours counts from it. Absent: the session's own loginTime (a
    * password login, or a session stored before the field existed).
    */
@@ -125,7 +125,7 @@ export interface Actor {
   ip: string;
   /**
    * The permission codes of the caller's session: an action on another user needs every code that
-   * user holds (contract §13, user-account/target-access.ts).
+   * user holds.
    */
   codes: readonly string[];
 }

@@ -116,7 +116,7 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
         throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
       }
       proof = await this.mfa.prove(checks.user.id, req.code);
-      // A right code sent twice (contract §13): refused, but neither logged nor counted; the token lives on.
+      // A right code sent twice: refused, but neither logged nor counted; the token lives on.
       if (proof === 'replay') throw new AppException(ErrorCode.MFA_CODE_INVALID);
       if (!proof) {
         const locked = await this.lockout.recordFailure({

@@ -82,7 +82,7 @@ export class MfaService implements OnModuleInit {
   /**
    * A current TOTP code (its step later than the last used one, recorded with a conditional write)
    * or an unused recovery code (spent with a conditional write): of concurrent uses exactly one
-   * wins. 'replay' for a right TOTP code that is used up (contract §13, totp.ts isReplay), also when
+   * wins. 'replay' for a right TOTP code that is used up, also when
    * a concurrent use of it won: refused, but no guess, so callers neither log nor count it. Null
    * otherwise; a secret that does not decrypt (altered, or another key) is refused. Only 'totp' and
    * 'recovery' are proof.
@@ -162,8 +162,8 @@ export class MfaService implements OnModuleInit {
    * /sys/user/mfa/reset: TOTP and recovery codes removed, the user's sessions ended, audited as
    * user.mfaReset; under the account's login mutex, like lock and disable. Not of one's own account
    * (contract §12, as lock, disable and reset): that would remove one's own second factor without
-   * the code that /sys/me/mfa/disable asks. Nor of a user holding codes the caller does not
-   * (contract §13): stripping a `*` holder's second factor would open the most valuable account.
+   * the code that /sys/me/mfa/disable asks. Nor of a user holding codes the caller does not:
+   * stripping a `*` holder's second factor would open the most valuable account.
    */
   async reset(id: string, actor: Actor): Promise<void> {
     const user = await this.accounts.get(id);
@@ -186,9 +186,9 @@ export class MfaService implements OnModuleInit {
   }
 
   /**
-   * The self-service checks of a code, as the old password of a password change is checked
-   * (contract §11): refused while locked; a wrong code logged `mfawrong` (login type `mfa`, or
-   * `reauth` at /sys/me/reauth) and counted toward the lock of spec 3.1, and when it locks the
+   * The self-service checks of a code, as the old password of a password change is checked:
+   * refused while locked; a wrong code logged `mfawrong` (login type `mfa`, or
+   * `reauth` at /sys/me/reauth) and counted toward the account lock, and when it locks the
    * account, the session that tried ends. A stolen session gets at most maxFailureTimes guesses.
    */
   private async withProvenCode(

@@ -35,7 +35,7 @@ export class OnlineController {
   @Post('online/kickout') @HttpCode(200) @RequirePermissions('sys:online:kickout')
   /**
    * Audited here (there is no online service): the target is the user whose session ended. Another
-   * user's session only when the caller holds every code of that user (contract §13).
+   * user's session only when the caller holds every code of that user.
    */
   @ApiDoc('End a session (its holder then gets KICKED_OUT)', {
     data: null,

@@ -40,8 +40,8 @@ export interface CallerRequirements {
  * The one place a request becomes a caller (spec 5.1, 5.4, 5.3, 3.4): a live session found through
  * Admin-Token / Bearer (or, where the route accepts one, a stream ticket), not kicked out, from the
  * login IP when bindIp is on, a temporary token only on TEMP_URIS and routes marked
- * @AllowsTempToken, the route's permission codes, the fresh proof it needs (contract §13) — checked
- * in that order — and then the renewal of a request that passed. The login strategy is read once for all of it (issue 13.2).
+ * @AllowsTempToken, the route's permission codes, the fresh proof it needs — checked
+ * in that order — and then the renewal of a request that passed. The login strategy is read once for all of it.
  */
 @Injectable()
 export class SessionAuthenticator {

@@ -25,12 +25,12 @@ interface Parsed {
   permissions: string[];
 }
 
-/** When the chain of logins a session belongs to began: a QR login carries its generator's (contract §13). */
+/** When the chain of logins a session belongs to began: a QR login carries its generator's. */
 export const originOf = (session: Pick<Session, 'loginTime' | 'originTime'>): number => session.originTime ?? session.loginTime;
 
 /**
  * Contract §9 sessionMaxHours: the moment a session ends however often it was renewed (the login
- * that began its chain plus the limit, contract §13); Infinity without a limit. Computed from the
+ * that began its chain plus the limit); Infinity without a limit. Computed from the
  * strategy as it is now, so that a changed limit reaches live sessions at their next request (a
  * lower one ends those past it) and counts from the chain's first login for QR logins too.
  */

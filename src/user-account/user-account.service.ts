@@ -281,7 +281,7 @@ export class UserAccountService {
    * account: UserEntity.deleteTime hides the row from the lookup, so the same path, log row and
    * dummy compare run), is not listed, and every session (and with it its streams and QR codes)
    * ends; the identifiers stay taken and the log rows stay. Not oneself, not the last usable holder
-   * of `*`, and (contract §13) not a user whose codes the caller does not hold: a delete cannot be
+   * of `*`, and not a user whose codes the caller does not hold: a delete cannot be
    * undone through the API. Audited as user.delete.
    */
   async remove(given: string, actor: Actor): Promise<void> {
@@ -333,8 +333,8 @@ export class UserAccountService {
   }
 
   /**
-   * Spec 4.5 unlock(userId); the failure count starts again (contract §5) — only for an account
-   * that is locked (contract §13): otherwise a holder of sys:user:unlock could restart someone's
+   * unlock(userId); the failure count starts again — only for an account
+   * that is locked: otherwise a holder of sys:user:unlock could restart someone's
    * count after every few guesses. Under the account's login mutex like lock: a wrong password being
    * counted right now must not lock the account again with the failures from before this unlock.
    * Audited as user.unlock when an actor is given and the account was locked.
@@ -343,7 +343,7 @@ export class UserAccountService {
     return this.unlockAll([given], actor);
   }
 
-  /** unlock for several users (contract §12), all found and checked before any changes; each audited. */
+  /** unlock for several users, all found and checked before any changes; each audited. */
   async unlockAll(given: string[], actor?: Actor): Promise<void> {
     const users = await this.targets(given, actor);
     const changed: UserEntity[] = [];
@@ -401,8 +401,8 @@ export class UserAccountService {
   }
 
   /**
-   * Spec 4.5 enable(userId); the failure count starts again (contract §5) — only for an account that
-   * is disabled (contract §13, as unlock). Under the login mutex as unlock; audited as user.enable
+   * enable(userId); the failure count starts again — only for an account that
+   * is disabled. Under the login mutex as unlock; audited as user.enable
    * when an actor is given and the account was disabled.
    */
   enable(given: string, actor?: Actor): Promise<void> {
@@ -427,7 +427,7 @@ export class UserAccountService {
   /**
    * The current rows of the users `given` (each once, by its own id); NOT_FOUND before anything
    * changes when one is missing, then FORBIDDEN when an administrator (`by` an Actor) lacks a code of
-   * any of them (contract §13). A call from no request (`by` an id, or none) acts for the service.
+   * any of them. A call from no request (`by` an id, or none) acts for the service.
    */
   private async targets(given: string[], by?: Actor | string): Promise<UserEntity[]> {
     const found = new Map<string, UserEntity>();
@@ -449,7 +449,7 @@ export class UserAccountService {
     const user = await this.get(given);
     const { id } = user;
     this.protection.assertNotSelf(actor.id, id);
-    // The reset hands the caller the password, so with it every code of the target (contract §13).
+    // The reset hands the caller the password, so with it every code of the target.
     await this.access.assertMayActOn(actor, [user]);
     // An empty DEFAULT_PASSWORD counts as unset: never store the hash of '' (anyone could log in).
     const generated = this.config.DEFAULT_PASSWORD ? undefined : generatePassword(await this.strategy.passwordRules());

@@ -26,7 +26,7 @@ export function nfkc(raw: string): string {
 
 /**
  * Contract §11: user names and e-mails compare case-insensitively, with no accent folding
- * (`Admin` = `admin`, `José` ≠ `Jose`); mobiles compare exactly; contract §13: all of them after
+ * (`Admin` = `admin`, `José` ≠ `Jose`); mobiles compare exactly; all of them after
  * NFKC. The folding is JavaScript's locale-independent toLowerCase, done here and nowhere else, so
  * that SQLite and MariaDB (whose own collations fold differently) only ever compare the folded
  * bytes; NFKC again after it, because lower-casing can leave a string that is not in NFKC.

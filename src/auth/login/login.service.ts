@@ -85,7 +85,7 @@ export interface LoginWay {
   freshProof?: boolean;
   /**
    * The way continues a chain of logins that began then (epoch ms): a QR login continues its
-   * generating session's, and the new session's sessionMaxHours counts from it (contract §13).
+   * generating session's, and the new session's sessionMaxHours counts from it.
    */
   originTime?: number;
 }

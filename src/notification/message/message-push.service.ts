@@ -22,7 +22,7 @@ const SESSION_CHECK_MS = 500;
  * Real-time half of spec 4.2 `site`. New messages go out on MESSAGE_PUSH_CHANNEL
  * (process memory, or Redis pub/sub across instances); every instance writes
  * them to the SSE streams it holds for that user. Every stream holds a slot of
- * the caps of contract §13 (StreamSlots) from before it opens until it closes.
+ * the caps (StreamSlots) from before it opens until it closes.
  */
 @Injectable()
 export class MessagePushService implements OnModuleInit, OnModuleDestroy {
@@ -105,7 +105,7 @@ export class MessagePushService implements OnModuleInit, OnModuleDestroy {
    * second (one store read per session, whichever instance or path ended it: logout, kick-out, lock,
    * disable, reset, password change, expiry), and the stream of a session that has ended is closed
    * with an `end` event saying why. In the same pass, one read of this instance's stream slots ends
-   * the streams a newer one pushed out on any instance (contract §13). Runs never overlap: a slow
+   * the streams a newer one pushed out on any instance. Runs never overlap: a slow
    * store delays the next one.
    */
   @Interval('message-stream-session-check', SESSION_CHECK_MS)

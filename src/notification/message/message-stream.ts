@@ -17,7 +17,7 @@ export class MessageStream {
     private readonly response: ServerResponse,
     /** Language of the closing event's message (the stream request's Accept-Language). */
     private readonly locale: Locale = 'zh',
-    /** Its place in the caps of contract §13 (StreamSlots); none for a stream nobody counts. */
+    /** Its place in the caps (StreamSlots); none for a stream nobody counts. */
     readonly slot: StreamSlot | null = null,
   ) {
     response.on('close', () => {
@@ -45,7 +45,7 @@ export class MessageStream {
   }
 
   /**
-   * The session behind the stream has ended, or a newer stream took its place (contract §13): say
+   * The session behind the stream has ended, or a newer stream took its place: say
    * why, as `event: end` with the code and message an API call would get (KICKED_OUT,
    * NOT_LOGGED_IN, RATE_LIMITED), then close. A client must stop on it: an EventSource that
    * reconnects would spend the one KICKED_OUT answer of its token on a request whose answer it

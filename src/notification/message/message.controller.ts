@@ -52,7 +52,7 @@ export class MessageController {
    * end up in logs and history). Authentication is the session kernel's, as on every route: live,
    * not kicked out, bindIp, and no temporary token (this path is not in TEMP_URIS).
    * The stream ends within a second of its session (MessagePushService.checkSessions), or when a
-   * newer stream pushes it over the caps of contract §13 (5 per session, 20 per user).
+   * newer stream pushes it over the caps (5 per session, 20 per user).
    */
   @Get('stream') @AcceptsStreamTicket()
   @ApiQuery({ name: 'ticket', required: false, description: 'a ticket from POST /sys/message/streamTicket, for clients that cannot send Admin-Token' })

@@ -143,7 +143,7 @@ async function downloadOnce(url: string, body: object, filename: string): Promis
 }
 
 /**
- * Every operation, for every page: an answer REAUTH_REQUIRED (contract §13) asks the user for a fresh
+ * Every operation, for every page: an answer REAUTH_REQUIRED asks the user for a fresh
  * proof and, once given, sends the same request again; given up, the refusal stands.
  */
 export async function post<T = null>(url: string, body: object = {}): Promise<T> {

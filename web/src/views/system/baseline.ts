@@ -22,7 +22,7 @@ export const MLPS3_BASELINE: { login: Partial<LoginStrategy>; user: Partial<User
     lockMinutes: 30,
     // A second factor for everyone (contract §8: users not enrolled yet enrol at their next login).
     mfaMode: 2,
-    // Administrative changes need the password again when the last proof is older than reauthMinutes (contract §13).
+    // Administrative changes need the password again when the last proof is older than reauthMinutes.
     reauthForAdmin: true,
   },
   user: {
