@@ -39,7 +39,7 @@ export class NormaliseIdentifiers1765500000000 implements MigrationInterface {
     for (const owners of holders.values()) {
       if (owners.length < 2) continue;
       for (const owner of owners) clashing.add(owner.id);
-      logger.warn(`identifier clash after NFKC normalisation (contract §13): ${owners.map((o) => `user ${o.id} ${o.kind}`).join(' and ')}`
+      logger.warn(`identifier clash after NFKC normalisation: ${owners.map((o) => `user ${o.id} ${o.kind}`).join(' and ')}`
         + ' hold the same value; both left unchanged, change one of them');
     }
 
