@@ -21,7 +21,7 @@ export type AuditAction =
   | 'qrcode.authorize'
   | 'user.recover'
   | 'user.mfaReset'
-  // Contract §14: a FORBIDDEN answer to a logged-in caller.
+  // A FORBIDDEN answer to a logged-in caller.
   | 'access.denied'
   // Contract §10: the retention job's deletions (by system) and each CSV export of a log.
   | 'log.retention' | 'loginLog.export' | 'auditLog.export';

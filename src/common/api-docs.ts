@@ -165,7 +165,7 @@ export function describeOperations(app: INestApplication, document: OpenAPIObjec
       [ErrorCode.NOT_LOGGED_IN, ErrorCode.KICKED_OUT, ErrorCode.IP_MISMATCH].forEach((c) => codes.add(c));
       if (!tempAllowed) codes.add(ErrorCode.TEMP_TOKEN_FORBIDDEN);
       if (permissions.length) codes.add(ErrorCode.FORBIDDEN);
-      // Contract §13: always on @RequiresFreshProof routes, and on changes while reauthForAdmin is on.
+      // Always on @RequiresFreshProof routes, and on changes while reauthForAdmin is on.
       if (freshProof !== 'never') codes.add(ErrorCode.REAUTH_REQUIRED);
     }
     const errorCodes = ORDER.filter((c) => codes.has(c));

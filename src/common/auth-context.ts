@@ -41,11 +41,11 @@ export interface Session {
    */
   profile?: SessionProfile;
   /**
-   * Contract §13: when the user last proved who they are to this session (epoch ms): a password login
+   * When the user last proved who they are to this session (epoch ms): a password login
    * (at its second step, where there is one) or /sys/me/reauth; null or absent when never (a QR login).
    */
   provenAt?: number | null;
-  /** Contract §8/§13: 1 on the temporary token mfaMode 2 issues for enrolment after a password login. */
+  /** 1 on the temporary token mfaMode 2 issues for enrolment after a password login. */
   mfaSetup?: 0 | 1;
 }
 
@@ -92,13 +92,13 @@ export const RequirePermissions = (...codes: PermissionCode[]) => SetMetadata(PE
 export const AllowsTempToken = () => SetMetadata(ALLOWS_TEMP_TOKEN, true);
 
 /**
- * Contract §13: the route needs a fresh proof (a recent password login or /sys/me/reauth), so that a
+ * The route needs a fresh proof (a recent password login or /sys/me/reauth), so that a
  * stolen token cannot change how the owner proves who they are; REAUTH_REQUIRED otherwise.
  */
 export const RequiresFreshProof = () => SetMetadata(REQUIRES_FRESH_PROOF, true);
 
 /**
- * Contract §13 reauthForAdmin: a route whose permission codes include one that is not a `list` /
+ * reauthForAdmin: a route whose permission codes include one that is not a `list` /
  * `info` one changes something, and then needs a fresh proof too while the login strategy says so.
  */
 export const changesWithCodes = (codes: readonly string[]): boolean => codes.some((code) => !/:(list|info)$/.test(code));

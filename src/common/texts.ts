@@ -39,7 +39,7 @@ const errors = {
   MFA_CODE_INVALID: { zh: '动态验证码错误', en: 'The verification code is wrong' },
   MFA_TOKEN_INVALID: { zh: '验证已过期,请重新登录', en: 'The verification has expired, please log in again' },
   MFA_ALREADY_ENABLED: { zh: '已启用双因素认证', en: 'Two-factor authentication is already enabled' },
-  // Contract §13: the operation needs a fresh proof (/sys/me/reauth) first.
+  // The operation needs a fresh proof (/sys/me/reauth) first.
   REAUTH_REQUIRED: { zh: '请先验证身份', en: 'Please verify your identity first' },
   NOT_FOUND: { zh: '资源不存在', en: 'Not found' },
   RATE_LIMITED: { zh: '请求过于频繁,请稍后再试', en: 'Too many requests, please try again later' },

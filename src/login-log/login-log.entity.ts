@@ -20,7 +20,7 @@ export enum LoginTypes {
   PASSCHANGE = 'passchange',
   /** Contract §8: a second-factor code proven on /sys/me/mfa/* (disable, new recovery codes). */
   MFA = 'mfa',
-  /** Contract §13: a password or code proven at /sys/me/reauth (the fresh proof of step-up). */
+  /** A password or code proven at /sys/me/reauth (the fresh proof of step-up). */
   REAUTH = 'reauth',
 }
 

@@ -28,7 +28,7 @@ interface PendingLogin {
   expireAt: number;
   /** The password the first step proved (credentialStamp): a reset or change meanwhile kills the token. */
   stamp: string;
-  /** Contract §13: the first step proved the password, so the finished login is a fresh proof (at the second step's time). */
+  /** The first step proved the password, so the finished login is a fresh proof (at the second step's time). */
   freshProof?: boolean;
 }
 

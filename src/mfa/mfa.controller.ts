@@ -19,7 +19,7 @@ function callerOf(auth: AuthContext, request: FastifyRequest): MfaCaller {
 }
 
 /**
- * Contract §8: the second step of the login, the caller's own second factor, the administrator's reset.
+ * The second step of the login, the caller's own second factor, the administrator's reset.
  * Changing one's own second factor needs a fresh proof, so a stolen token cannot
  * enrol its own authenticator or remove the owner's.
  */

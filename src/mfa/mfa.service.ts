@@ -178,7 +178,7 @@ export class MfaService implements OnModuleInit {
   }
 
   /**
-   * Contract §13 /sys/me/reauth with a code: checked as the self-service codes are, logged with login
+   * /sys/me/reauth with a code: checked as the self-service codes are, logged with login
    * type `reauth`; `then` (marking the session) runs under the account's login mutex once it is right.
    */
   proveForReauth(caller: MfaCaller, code: string, then: () => Promise<void>): Promise<void> {

@@ -53,7 +53,7 @@ export function acceptedStep(secretBase32: string, code: string, nowMs: number, 
 }
 
 /**
- * Contract §13 "a replayed right code is not a guess": `code` is the code of a step inside the
+ * "A replayed right code is not a guess": `code` is the code of a step inside the
  * window acceptedStep looks at (the current step, one either side) that is not later than
  * `lastUsedStep` — the code just accepted sent again (a double submit, a second tab), or one the
  * accepted code overtook. It comes from the user's own authenticator and can no longer be accepted.

@@ -70,7 +70,7 @@ export class QrcodeService {
       user,
       way,
       async (checks) => {
-        // Contract §13: the new session ends, for sessionMaxHours, when the generating one would.
+        // The new session ends, for sessionMaxHours, when the generating one would.
         way.originTime = originOf(await this.checkOriginAlive(checks, origin));
         await checks.checkDisabled();
         await checks.checkLock();

@@ -30,7 +30,7 @@ export interface CallerRequirements {
   /** @RequirePermissions: every code needed, `*` grants all (spec 5.3). */
   permissions?: readonly string[];
   /**
-   * Contract §13: a fresh proof is needed always (@RequiresFreshProof) or while the login strategy's
+   * A fresh proof is needed always (@RequiresFreshProof) or while the login strategy's
    * reauthForAdmin is on (a route whose codes change something, changesWithCodes).
    */
   freshProof?: 'always' | 'reauthForAdmin';

@@ -29,7 +29,7 @@ interface Parsed {
 export const originOf = (session: Pick<Session, 'loginTime' | 'originTime'>): number => session.originTime ?? session.loginTime;
 
 /**
- * Contract §9 sessionMaxHours: the moment a session ends however often it was renewed (the login
+ * sessionMaxHours: the moment a session ends however often it was renewed (the login
  * that began its chain plus the limit); Infinity without a limit. Computed from the
  * strategy as it is now, so that a changed limit reaches live sessions at their next request (a
  * lower one ends those past it) and counts from the chain's first login for QR logins too.
@@ -39,7 +39,7 @@ export function absoluteEndOf(session: Pick<Session, 'loginTime' | 'originTime'>
 }
 
 /**
- * Contract §13: until when the session counts as freshly proven (epoch ms; 0 when never). The
+ * Until when the session counts as freshly proven (epoch ms; 0 when never). The
  * enrolment token of mfaMode 2 was issued for a password just proven and counts for its whole life.
  * From the strategy as it is now, like the absolute end, so a changed reauthMinutes reaches live sessions.
  */
@@ -63,9 +63,9 @@ export interface IssueOptions {
   permissions: string[];
   browser?: string | null;
   os?: string | null;
-  /** Contract §13: the login proved the password (a password login, not a QR code): a fresh proof now. */
+  /** The login proved the password (a password login, not a QR code): a fresh proof now. */
   freshProof?: boolean;
-  /** Contract §8: the temporary token for enrolment of mfaMode 2. */
+  /** The temporary token for enrolment of mfaMode 2. */
   mfaSetup?: boolean;
   /**
    * The login that began the chain this session continues (Session.originTime): a QR login passes
@@ -316,7 +316,7 @@ export class SessionService {
   }
 
   /**
-   * Contract §13 /sys/me/reauth: the session is freshly proven as of `at`, in the store, so it holds
+   * /sys/me/reauth: the session is freshly proven as of `at`, in the store, so it holds
    * on every instance. Compare-and-set against the session as read, as updateProfile does; false
    * when the session is gone or kicked out (it then answers as such at its next request).
    */

@@ -15,7 +15,7 @@ export const Keys = {
   captcha: (imgId: string) => `CAPTCHA:${imgId}`,
   /** A one-time ticket of GET /sys/message/stream, by the SHA-256 of the ticket (contract §11). */
   streamTicket: (ticketHash: string) => `STREAM_TICKET:${ticketHash}`,
-  /** Contract §13: ids of the user's open message streams, on every instance (each alive while its STREAM_SLOT is). */
+  /** Ids of the user's open message streams, on every instance (each alive while its STREAM_SLOT is). */
   streamSlots: (userId: string) => `STREAM_SLOTS:${userId}`,
   /** One open message stream: its age and session, or `evicted` once a newer one pushed it out; refreshed by its heartbeat. */
   streamSlot: (slotId: string) => `STREAM_SLOT:${slotId}`,
@@ -26,9 +26,9 @@ export const Keys = {
   loginSlots: (userId: string) => `AUTH_LOGIN_SLOTS:${userId}`,
   /** One compare in flight: its lease, renewed while the compare runs. */
   loginSlot: (userId: string, slotId: string) => `AUTH_LOGIN_SLOT:${userId}:${slotId}`,
-  /** Contract §13: the one own password change of a user that runs (renewed lease); others are refused, not queued. */
+  /** The one own password change of a user that runs (renewed lease); others are refused, not queued. */
   ownPasswordChange: (userId: string) => `OWN_PASSWORD_CHANGE:${userId}`,
-  /** Contract §13: own password changes of a user evaluated in the current hour (fixed window, as THROTTLE:). */
+  /** Own password changes of a user evaluated in the current hour (fixed window, as THROTTLE:). */
   ownPasswordChanges: (userId: string) => `OWN_PASSWORD_CHANGES:${userId}`,
   /** Saves of one setting group, whose fields are checked against each other, one at a time. */
   strategyMutex: (group: string) => `STRATEGY_SAVE_MUTEX:${group}`,

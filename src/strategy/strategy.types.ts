@@ -16,9 +16,9 @@ export class LoginStrategy {
   sessionMaxHours = 0;
   /** Contract §9: with multiOnline, at most this many live sessions per user (the oldest are kicked out); 0 = no limit. */
   maxSessionsPerUser = 0;
-  /** Contract §13: minutes a password login or /sys/me/reauth counts as a fresh proof. */
+  /** Minutes a password login or /sys/me/reauth counts as a fresh proof. */
   reauthMinutes = 5;
-  /** Contract §13: operations needing a permission code other than a list / info one need a fresh proof too. */
+  /** Operations needing a permission code other than a list / info one need a fresh proof too. */
   reauthForAdmin = false;
 }
 

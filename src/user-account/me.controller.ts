@@ -80,7 +80,7 @@ export class MeController {
   }
 
   /**
-   * Contract §13: a fresh proof for this session. Temporary tokens may ask too: one made by a QR
+   * A fresh proof for this session. Temporary tokens may ask too: one made by a QR
    * code (password expiry, mfaMode 2) proves the password here before it enrols.
    */
   @Post('reauth') @HttpCode(200) @AllowsTempToken()

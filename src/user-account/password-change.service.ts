@@ -13,7 +13,7 @@ import { PasswordScreen } from './password-screen';
 import { UserAccountService } from './user-account.service';
 import { UserEntity } from './user.entity';
 
-/** Contract §13: own password changes evaluated per user and hour. */
+/** Own password changes evaluated per user and hour. */
 export const OWN_CHANGES_PER_HOUR = 10;
 const HOUR_MS = 3_600_000;
 
@@ -49,7 +49,7 @@ export class PasswordChangeService {
   ) {}
 
   /**
-   * Contract §13: one change of a user at a time (another answers RATE_LIMITED at once rather than
+   * One change of a user at a time (another answers RATE_LIMITED at once rather than
    * queue), and at most OWN_CHANGES_PER_HOUR evaluated per user and hour, on every instance
    * together: each evaluation costs a BCrypt compare per remembered password (passwordHistoryCount).
    */

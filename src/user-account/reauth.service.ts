@@ -29,7 +29,7 @@ export interface ReauthCaller {
 export type ReauthCodeProof = (caller: ReauthCaller, code: string, then: () => Promise<void>) => Promise<void>;
 
 /**
- * Contract §13, the fresh proof of step-up: the password (proven as a login proves it, PasswordProof)
+ * The fresh proof of step-up: the password (proven as a login proves it, PasswordProof)
  * or a second-factor code marks the caller's session as freshly proven, in the session store, for
  * reauthMinutes. A wrong one is logged with login type `reauth` and counted by the account lock,
  * as the old password of a password change is; the attempt that locks ends the session that tried,

@@ -202,7 +202,7 @@ export class UserAccountService {
 
   /**
    * Contract §12 /sys/user/update: name, mobile, e-mail and the role set, each only when given and
-   * different. Contract §13: the caller may only edit a user whose codes it holds (an edit of an
+   * different. The caller may only edit a user whose codes it holds (an edit of an
    * account above the caller — its e-mail, which gets the security notices, or its roles — would act
    * beyond the caller's own codes) and (§11) may only give roles within its codes; FORBIDDEN otherwise. Identifiers stay unique across fields (VALIDATION_FAILED, also under parallel
    * requests). Taking the last usable `*` away is FORBIDDEN. Live sessions see the change: their

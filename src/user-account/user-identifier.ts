@@ -16,7 +16,7 @@ export interface Identifier {
 }
 
 /**
- * Contract §13: the form an identifier is stored, compared and looked up in. NFKC, so that the
+ * The form an identifier is stored, compared and looked up in. NFKC, so that the
  * full-width `ＡＤＭＩＮ` is `ADMIN` and an NFD `é` (e and a combining accent) is the one character `é`:
  * forms a person cannot tell apart on screen are one value.
  */
@@ -37,12 +37,12 @@ export function normaliseIdentifier(kind: IdentifierKind, raw: string): string {
 }
 
 /**
- * Contract §13: characters an identifier may not hold — controls, format characters (zero-width,
+ * Characters an identifier may not hold — controls, format characters (zero-width,
  * bidirectional overrides) and the other invisible ones, and white space — because they make a
  * value that looks like another one on screen.
  */
 const HIDDEN_OR_SPACE = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{White_Space}]/u;
-/** Contract §13: what a display name may not hold (spaces are fine there). */
+/** What a display name may not hold (spaces are fine there). */
 const CONTROL_OR_FORMAT = /[\p{Cc}\p{Cf}]/u;
 /** Scripts whose letters pass for one another (Latin `a`, Cyrillic `а`, Greek `α`). */
 const CONFUSABLE_SCRIPTS = [/\p{Script=Latin}/u, /\p{Script=Cyrillic}/u, /\p{Script=Greek}/u];
@@ -51,7 +51,7 @@ export const hasHiddenOrSpace = (value: string): boolean => HIDDEN_OR_SPACE.test
 export const hasControlOrFormat = (value: string): boolean => CONTROL_OR_FORMAT.test(value);
 
 /**
- * Contract §13: an e-mail whose local part or domain mixes Latin, Cyrillic or Greek letters
+ * An e-mail whose local part or domain mixes Latin, Cyrillic or Greek letters
  * (`аdmin@example.com` with a Cyrillic `а` looks like the Latin one).
  */
 export function mixesScripts(email: string): boolean {

@@ -36,7 +36,7 @@ onTempTokenForbidden(() => {
   if (router.currentRoute.value.name !== page) void router.replace({ name: page });
 });
 
-// Contract §13: an answer REAUTH_REQUIRED, on any page, asks for the password (or a code) and repeats the request.
+// An answer REAUTH_REQUIRED, on any page, asks for the password (or a code) and repeats the request.
 onReauthRequired(askForProof);
 
 app.mount('#app');

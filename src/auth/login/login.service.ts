@@ -79,7 +79,7 @@ export interface LoginWay {
    */
   secondFactorProven?: boolean;
   /**
-   * Contract §13: the way proved the password just now (a password login, and the resumed second
+   * The way proved the password just now (a password login, and the resumed second
    * step of one), so the session starts freshly proven; a QR code does not.
    */
   freshProof?: boolean;

@@ -10,7 +10,7 @@ const sameKeys = (a: Identifier[], b: StoredKey[]) =>
   a.length === b.length && a.every((i) => b.some((k) => k.value === i.value && k.kind === i.kind));
 
 /**
- * Contract §13 "identifiers are normalised": user names, mobiles and e-mails stored before the rule
+ * "Identifiers are normalised": user names, mobiles and e-mails stored before the rule
  * (users deleted too: their identifiers stay taken) are brought to NFKC, and their sys_user_identifier
  * keys to the form a login now looks up. Two accounts that would then hold the same identifier cannot
  * both keep it without one losing a way in: both stay exactly as they were, and the start log names

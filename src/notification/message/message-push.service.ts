@@ -53,7 +53,7 @@ export class MessagePushService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Contract §13: the slot a new stream of the session takes before it opens. The streams it pushes
+   * The slot a new stream of the session takes before it opens. The streams it pushes
    * out end here when this instance holds them, and at their own instance's next check otherwise.
    */
   async claimSlot(userId: string, tokenHash: string): Promise<StreamSlot> {
@@ -145,7 +145,7 @@ export class MessagePushService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** Contract §13: the streams of this instance whose slot an open on any instance marked evicted. */
+  /** The streams of this instance whose slot an open on any instance marked evicted. */
   private async endEvictedElsewhere(): Promise<void> {
     try {
       for (const id of await this.slots.evictedAmong([...this.bySlot.keys()])) {

@@ -3,7 +3,7 @@ import { KeyedMutex } from '../../store/keyed-mutex';
 import { MemoryKvStore } from '../../store/memory-kv.store';
 import { STREAM_SLOT_TTL_MS, StreamSlot, StreamSlots } from './stream-slots';
 
-/** Contract §13: the caps of open message streams, counted in the store that every instance shares. */
+/** The caps of open message streams, counted in the store that every instance shares. */
 describe('StreamSlots', () => {
   let clock: FakeClock;
   let store: MemoryKvStore;

@@ -4,7 +4,7 @@ import { KeyedMutex } from '../../store/keyed-mutex';
 import { Keys } from '../../store/keys';
 import { KvStore } from '../../store/kv.store';
 
-/** Contract §13: open /sys/message/stream per session and per user, on all instances together. */
+/** Open /sys/message/stream per session and per user, on all instances together. */
 export const STREAMS_PER_SESSION = 5;
 export const STREAMS_PER_USER = 20;
 /**

@@ -19,7 +19,7 @@ const IsMobile = () => Matches(MOBILE, { message: textRule('validation.mobile') 
 const IsMail = () => IsEmail({}, { message: textRule('validation.email') });
 
 /**
- * Contract §13: a user name, mobile or e-mail in NFKC before any rule sees it, so that it is checked,
+ * A user name, mobile or e-mail in NFKC before any rule sees it, so that it is checked,
  * stored and compared in the form a login finds it by; none with an invisible or white-space
  * character; an e-mail with one script per part.
  */
@@ -28,7 +28,7 @@ const textOnly = (name: string, refused: (value: string) => boolean, key: Parame
   ValidateBy({ name, validator: { validate: (value) => typeof value !== 'string' || !refused(value) } }, { message: textRule(key) });
 const NoHiddenOrSpace = () => textOnly('identifierCharacters', hasHiddenOrSpace, 'validation.identifierCharacters');
 const OneScriptPerPart = () => textOnly('mixedScripts', mixesScripts, 'validation.mixedScripts');
-/** Contract §13: a display name shows in lists and notices; no control or format characters. */
+/** A display name shows in lists and notices; no control or format characters. */
 const DisplayText = () => textOnly('nameCharacters', hasControlOrFormat, 'validation.nameCharacters');
 
 /** Optional, and `null` clears the value (an update's mobile or e-mail). */
@@ -139,7 +139,7 @@ export class ChangePasswordDto {
   newPass: string;
 }
 
-/** Contract §13 /sys/me/reauth: the password or, for a user with TOTP, a code (exactly one; checked in MeController). */
+/** /sys/me/reauth: the password or, for a user with TOTP, a code (exactly one; checked in MeController). */
 export class ReauthDto {
   @ApiPropertyOptional({ description: 'the password, RSA-OAEP-256 ciphertext (base64) as at login' })
   @Optional() @IsString() @MinLength(1) @MaxLength(1024)

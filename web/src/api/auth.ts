@@ -30,7 +30,7 @@ export async function updatePassword(oldPass: string, newPass: string): Promise<
   return post('/sys/me/pass/update', { oldPass: o, newPass: n });
 }
 
-/** Contract §13: a fresh proof for this session, with the password (encrypted, §3) or a TOTP / recovery code. */
+/** A fresh proof for this session, with the password (encrypted, §3) or a TOTP / recovery code. */
 export async function reauthenticate(proof: { password: string } | { code: string }): Promise<{ reauthUntil: number }> {
   const body = 'password' in proof ? { password: await encryptPassword(proof.password) } : { code: proof.code };
   return post<{ reauthUntil: number }>('/sys/me/reauth', body);

@@ -64,7 +64,7 @@ export function onTempTokenForbidden(handler: Handler): void {
 }
 
 /**
- * Contract §13: asks the user for a fresh proof (the dialog of components/ReauthDialog.vue, registered by
+ * Asks the user for a fresh proof (the dialog of components/ReauthDialog.vue, registered by
  * main.ts); resolves true once /sys/me/reauth answered OK, false when the user gave up.
  */
 type ReauthPrompt = () => Promise<boolean>;

@@ -1,7 +1,7 @@
 import { reactive } from 'vue';
 
 /**
- * Contract §13: the one fresh-proof dialog of the console (components/ReauthDialog.vue, in App.vue).
+ * The one fresh-proof dialog of the console (components/ReauthDialog.vue, in App.vue).
  * The request layer (api/request.ts) opens it when an answer says REAUTH_REQUIRED and waits for it.
  */
 export const reauthState = reactive({ open: false });

@@ -93,7 +93,7 @@ export const useMessageStore = defineStore('messages', () => {
   }
 
   /**
-   * Contract §13: a session keeps at most 5 open streams, and a newer one (another tab) pushed this
+   * A session keeps at most 5 open streams, and a newer one (another tab) pushed this
    * one out; the session lives on. Reconnecting at once would push out the next tab, and so on: this
    * tab takes a stream again when it is looked at again, pushing out the one looked at longest ago.
    */

@@ -1,5 +1,5 @@
 /**
- * Contract §13: after login the console follows only a path of its own origin. A value that starts
+ * After login the console follows only a path of its own origin. A value that starts
  * with two slashes (`//evil.example`), a backslash (`/\evil.example`, which browsers read as `//`), a
  * scheme (`https:`, `javascript:`), or holds a control character or white space (the URL parser drops
  * tabs and line breaks, so `/<tab>/evil.example` becomes `//evil.example`) is not one: `/` instead.

@@ -34,7 +34,7 @@ export const LOGIN_FIELDS: FieldDef<keyof LoginStrategy>[] = [
   { key: 'maxSessionsPerUser', kind: 'int', def: 0, unit: 'sessions', min: 0, max: 100 },
   // Contract §8: 0 off, 1 enrolled users, 2 required.
   { key: 'mfaMode', kind: 'mfa', def: 0 },
-  // Contract §13: how long a password login or a re-entered password counts as a fresh proof …
+  // How long a password login or a re-entered password counts as a fresh proof …
   { key: 'reauthMinutes', kind: 'int', def: 5, unit: 'minutes', min: 1, max: 60 },
   // … which changing the second factor always needs, and with this on every administrative change too.
   { key: 'reauthForAdmin', kind: 'bool', def: false },
