@@ -15,6 +15,7 @@ import { WebhookSink } from './support/webhook-sink';
 import { listenOnLocalPort, startApp, TestApp } from './support/test-app';
 import { sleep, waitFor } from './support/wait';
 import { NOT_LOGGED_IN } from './support/envelopes';
+import { LOGIN_DEFAULTS } from './support/settings';
 
 const DAY = 86_400_000;
 
@@ -131,6 +132,50 @@ describe.each(BACKENDS)('notifications of spec 4.2 on $name', (backend: Backend)
     const done = await waitForRows(app, user.id, (rows) => rows.every((r) => r.status === 'sent'), 'all rows sent');
     expect(done.map((r) => Number(r.attempts))).toEqual([1, 1, 1]);
     expect(done.every((r) => r.sent_time && r.claimed_by === null)).toBe(true);
+  });
+
+  it('a burst of wrong passwords sends one notice per window; the one that locks always says so, and until when', async () => {
+    const user = await createActiveUser(app);
+    await app.saveLoginStrategy({ sendMsgWhenErrorLogin: 'email,site', maxFailureTimes: 4, lockMinutes: 30 });
+    try {
+      const channelsOf = async () => (await outboxRows(app, user.id)).map((r) => `${r.channel}:${r.kind}`);
+      // Three wrong passwords in one window: one notice, on each channel.
+      for (const attempt of [1, 2, 3]) expect((await app.login(user.username, `Wrong#pass${attempt}`)).body.code).toBe('BAD_CREDENTIALS');
+      expect(await channelsOf()).toEqual(['email:login-failed', 'site:login-failed']);
+
+      // The fourth locks the account: told at once, though the window's notice went out already.
+      const at = app.clock.now();
+      expect((await app.login(user.username, 'Wrong#pass4')).body.code).toBe('BAD_CREDENTIALS');
+      const rows = await outboxRows(app, user.id);
+      expect(rows.map((r) => `${r.channel}:${r.kind}`)).toEqual(['email:login-failed', 'email:login-failed', 'site:login-failed', 'site:login-failed']);
+      const until = formatNotificationTime(new Date(at.getTime() + 30 * 60_000));
+      const mails = await waitFor(() => smtp.to(user.email).length === 2 && smtp.to(user.email), 'both e-mails');
+      const locking = mails.find((m) => m.text.includes('已被锁定'))!;
+      for (const fact of ['异常登录:密码错误', '账号状态', `因密码错误次数过多已被锁定,${until}自动解锁`]) expect(locking.text).toContain(fact);
+      expect(mails.filter((m) => m.text.includes('已被锁定'))).toHaveLength(1);
+      // Every notice is marked as sent by a machine, so that no out-of-office reply answers it.
+      for (const mail of mails) expect(mail.raw).toMatch(/^Auto-Submitted: auto-generated\r?$/m);
+
+      // A later window tells of the next wrong password again (after the lock ended).
+      await app.admin('/sys/user/unlock', { id: user.id });
+      app.clock.advanceMinutes(11);
+      await app.login(user.username, 'Wrong#pass5');
+      expect(await channelsOf()).toHaveLength(6);
+    } finally {
+      await app.saveLoginStrategy({ maxFailureTimes: LOGIN_DEFAULTS.maxFailureTimes, lockMinutes: LOGIN_DEFAULTS.lockMinutes });
+    }
+  });
+
+  it('LOGIN_NOTICE_WINDOW_MINUTES=0 sends one notice per wrong password', async () => {
+    const perAttempt = await startApp(backend, { env: { LOGIN_NOTICE_WINDOW_MINUTES: '0' } });
+    try {
+      const user = await createActiveUser(perAttempt);
+      await perAttempt.saveLoginStrategy({ sendMsgWhenErrorLogin: 'site' });
+      for (const attempt of [1, 2]) await perAttempt.login(user.username, `Wrong#pass${attempt}`);
+      expect(await outboxRows(perAttempt, user.id)).toHaveLength(2);
+    } finally {
+      await perAttempt.close();
+    }
   });
 
   it('a login from an uncommon IP sends account, login IP, login time and the uncommon-IP hint on the channels of sendMsgWhenErrorIp', async () => {

@@ -151,6 +151,12 @@ const notification = {
   labelLoginIp: { zh: '登录IP', en: 'Login IP' },
   labelLoginTime: { zh: '登录时间', en: 'Login time' },
   labelExpireTime: { zh: '密码过期时间', en: 'Password expires at' },
+  labelAccountState: { zh: '账号状态', en: 'Account' },
+  lockedUntil: { zh: '因密码错误次数过多已被锁定,{time}自动解锁', en: 'locked after too many wrong passwords until {time}' },
+  lockedAdvice: {
+    zh: '如非本人操作,请在解锁后立即修改密码并联系管理员;如需提前解锁,请联系管理员。',
+    en: 'If this was not you, change your password once it is unlocked and tell your administrator; an administrator can unlock it sooner.',
+  },
   mailGreeting: { zh: '{name},您好:', en: 'Hello {name},' },
   mailFooter: { zh: '此邮件由系统自动发送,请勿直接回复。', en: 'This message was sent automatically; please do not reply.' },
 } satisfies Record<string, Bilingual>;

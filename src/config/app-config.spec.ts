@@ -156,3 +156,15 @@ describe('START_TIMEOUT_MS (issue 16.2)', () => {
     expect(() => loadConfig({ START_TIMEOUT_MS: value })).toThrow(/START_TIMEOUT_MS: /);
   });
 });
+
+describe('LOGIN_NOTICE_WINDOW_MINUTES', () => {
+  it('folds wrong-password notices into 10-minute windows by default; 0 sends one per attempt', () => {
+    expect(loadConfig({}).LOGIN_NOTICE_WINDOW_MINUTES).toBe(10);
+    expect(loadConfig({ LOGIN_NOTICE_WINDOW_MINUTES: '0' }).LOGIN_NOTICE_WINDOW_MINUTES).toBe(0);
+    expect(loadConfig({ LOGIN_NOTICE_WINDOW_MINUTES: '60' }).LOGIN_NOTICE_WINDOW_MINUTES).toBe(60);
+  });
+
+  it.each(['-1', '2.5', 'hourly', '1441'])('stops the start naming LOGIN_NOTICE_WINDOW_MINUTES for %p', (value) => {
+    expect(() => loadConfig({ LOGIN_NOTICE_WINDOW_MINUTES: value })).toThrow(/LOGIN_NOTICE_WINDOW_MINUTES: LOGIN_NOTICE_WINDOW_MINUTES must/);
+  });
+});

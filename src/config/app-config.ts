@@ -100,6 +100,16 @@ export class AppConfig {
   @IsOptional() @Matches(/^https?:\/\/.+/, { message: 'SMS_WEBHOOK_URL must be an http(s) URL' })
   SMS_WEBHOOK_URL?: string;
 
+  /**
+   * Wrong-password notices of one account: at most one per window of this many minutes, so that a
+   * guessing run does not flood the owner's mailbox or phone (the notice of the failure that locks
+   * the account is always sent). 0 sends one per wrong password.
+   */
+  @Transform(int) @IsInt({ message: 'LOGIN_NOTICE_WINDOW_MINUTES must be a whole number of minutes (0: one notice per wrong password)' })
+  @Min(0, { message: 'LOGIN_NOTICE_WINDOW_MINUTES must be 0 or more' })
+  @Max(1_440, { message: 'LOGIN_NOTICE_WINDOW_MINUTES must be at most 1440 (a day)' })
+  LOGIN_NOTICE_WINDOW_MINUTES = 10;
+
   @Transform(int) @IsInt() @Min(1024) @Max(10 * 1024 * 1024)
   BODY_LIMIT_BYTES = 64 * 1024;
 

@@ -1,6 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { UnusualIpEvent } from '../auth/login/login.events';
+import { Clock } from '../common/clock';
+import { AppConfig } from '../config/app-config';
+import { Keys } from '../store/keys';
+import { KvStore } from '../store/kv.store';
 import { LoginFailedEvent } from '../user-account/account.events';
 import { StrategyService } from '../strategy/strategy.service';
 import { channelsOf } from '../strategy/strategy.types';
@@ -18,18 +22,44 @@ import { LoginAlertPayload, NotificationKind } from './notification.types';
 export class LoginNotificationListener {
   private readonly logger = new Logger('Notification');
 
-  constructor(private readonly strategy: StrategyService, private readonly notifications: NotificationService) {}
+  constructor(
+    private readonly strategy: StrategyService,
+    private readonly notifications: NotificationService,
+    private readonly store: KvStore,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
 
   @OnEvent(LoginFailedEvent.NAME)
   async onLoginFailed(event: LoginFailedEvent): Promise<void> {
     const { sendMsgWhenErrorLogin } = await this.strategy.loginStrategy();
-    await this.send(event.userId, NotificationKind.LOGIN_FAILED, sendMsgWhenErrorLogin, alertOf(event));
+    if (!channelsOf(sendMsgWhenErrorLogin).length) return;
+    // The failure that locks is news of its own and always told; the others once per window.
+    if (!event.lockedUntil && !(await this.firstInWindow(event.userId))) return;
+    const payload: LoginAlertPayload = { ...alertOf(event), ...(event.lockedUntil && { lockedUntil: event.lockedUntil.toISOString() }) };
+    await this.send(event.userId, NotificationKind.LOGIN_FAILED, sendMsgWhenErrorLogin, payload);
   }
 
   @OnEvent(UnusualIpEvent.NAME)
   async onUnusualIp(event: UnusualIpEvent): Promise<void> {
     const { sendMsgWhenErrorIp } = await this.strategy.loginStrategy();
     await this.send(event.userId, NotificationKind.UNUSUAL_IP, sendMsgWhenErrorIp, alertOf(event));
+  }
+
+  /**
+   * Whether this is the account's first wrong-password notice of the current fixed window
+   * (LOGIN_NOTICE_WINDOW_MINUTES, counted on the injected clock, shared by every instance through
+   * the store). The store out of reach: the notice is sent (rather one too many than none).
+   */
+  private async firstInWindow(userId: string): Promise<boolean> {
+    const windowMs = this.config.LOGIN_NOTICE_WINDOW_MINUTES * 60_000;
+    if (!windowMs) return true;
+    const index = Math.floor(this.clock.nowMs() / windowMs);
+    try {
+      return await this.store.setIfAbsent(Keys.loginNoticeWindow(userId, index), '1', windowMs + 60_000);
+    } catch {
+      return true;
+    }
   }
 
   private async send(userId: string, kind: NotificationKind, setting: string, payload: LoginAlertPayload): Promise<void> {

@@ -79,15 +79,23 @@ export function notificationContent(
 
 /** The two login alerts of spec 4.2 differ only in title and in how they name the IP and the time. */
 function loginAlert(p: LoginAlertPayload, locale: Locale, timeZone: string, title: TextKey, ipLabel: TextKey, timeLabel: TextKey): NotificationContent {
+  const fields = [
+    { label: text('notification.labelAccount', locale), value: p.account },
+    { label: text(ipLabel, locale), value: p.ip },
+    { label: text(timeLabel, locale), value: formatNotificationTime(p.time, timeZone) },
+  ];
+  // The wrong password that locked the account says so, and until when.
+  if (p.lockedUntil) {
+    fields.push({
+      label: text('notification.labelAccountState', locale),
+      value: text('notification.lockedUntil', locale, { time: formatNotificationTime(p.lockedUntil, timeZone) }),
+    });
+  }
   return {
     title: text(title, locale),
     lead: p.hint[locale],
-    fields: [
-      { label: text('notification.labelAccount', locale), value: p.account },
-      { label: text(ipLabel, locale), value: p.ip },
-      { label: text(timeLabel, locale), value: formatNotificationTime(p.time, timeZone) },
-    ],
-    advice: text('notification.loginAlertAdvice', locale),
+    fields,
+    advice: text(p.lockedUntil ? 'notification.lockedAdvice' : 'notification.loginAlertAdvice', locale),
   };
 }
 

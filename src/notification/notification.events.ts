@@ -1,5 +1,6 @@
 /** What became of one delivery attempt of the outbox. */
-export type NotificationOutcome = 'sent' | 'failed' | 'not_configured' | 'retry';
+export const NOTIFICATION_OUTCOMES = ['sent', 'failed', 'not_configured', 'retry'] as const;
+export type NotificationOutcome = (typeof NOTIFICATION_OUTCOMES)[number];
 
 /** Contract §10 lps_notifications_total{channel,outcome}: one delivery attempt's outcome, without its recipient. */
 export class NotificationOutcomeEvent {

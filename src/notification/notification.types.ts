@@ -29,6 +29,8 @@ export interface LoginAlertPayload {
   /** ISO 8601 */
   time: string;
   hint: Bilingual;
+  /** ISO 8601; set on the wrong password that locked the account: when the lock ends. */
+  lockedUntil?: string;
 }
 
 export interface PasswordExpiryPayload {

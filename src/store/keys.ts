@@ -44,5 +44,7 @@ export const Keys = {
   dormantSweepMutex: 'DORMANT_SWEEP_MUTEX',
   /** The one access.denied audit row of a session, path and minute (epoch minute). */
   accessDeniedAudited: (tokenHash: string, path: string, minute: number) => `AUDIT_DENIED:${tokenHash}:${minute}:${path}`,
+  /** Taken by the first wrong-password notice of an account in one window (LOGIN_NOTICE_WINDOW_MINUTES; window index). */
+  loginNoticeWindow: (userId: string, index: number) => `LOGIN_NOTICE_WINDOW:${userId}:${index}`,
   propsChannel: 'SYS_PROPS_CHANGED',
 } as const;

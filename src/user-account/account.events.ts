@@ -13,13 +13,16 @@ export class LoginFailedEvent {
     readonly time: Date,
     /** Contract §8: a wrong second-factor code is told as such. */
     wrongCode = false,
+    /** Set when this failure locked the account: when the lock ends. */
+    readonly lockedUntil?: Date,
   ) {
     this.hint = bilingual(wrongCode ? 'notification.wrongCodeHint' : 'notification.wrongPasswordHint');
   }
 }
 
 /** Why an account was locked (contract §10 lps_account_locks_total{reason}). */
-export type LockReason = 'failures' | 'admin';
+export const LOCK_REASONS = ['failures', 'admin'] as const;
+export type LockReason = (typeof LOCK_REASONS)[number];
 
 /** Spec 3.1 / 4.5: an account was locked, by its failures or by an administrator. */
 export class AccountLockedEvent {

@@ -82,12 +82,15 @@ export class LockoutService {
     const { maxFailureInterval, maxFailureTimes } = await this.strategy.loginStrategy();
     const failures = await this.failuresInWindow(w.user, now, maxFailureInterval);
     const locks = failuresLock(failures, maxFailureTimes);
+    let lockedUntil: Date | undefined;
     if (locks) {
-      await this.accounts.lockAfterFailures(w.user, failures);
+      lockedUntil = await this.accounts.lockAfterFailures(w.user, failures);
       // Issue 17: the lock is visible as an event in the login log too, on the failure that caused it.
       await this.logs.markLocking(recordId);
     }
-    await this.events.emitAsync(LoginFailedEvent.NAME, new LoginFailedEvent(w.user.id, w.account, w.loginType, w.ip, now, w.status === LoginStatus.MFAWRONG));
+    await this.events.emitAsync(LoginFailedEvent.NAME, new LoginFailedEvent(
+      w.user.id, w.account, w.loginType, w.ip, now, w.status === LoginStatus.MFAWRONG, lockedUntil,
+    ));
     return locks;
   }
 

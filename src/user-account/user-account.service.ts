@@ -509,7 +509,8 @@ export class UserAccountService {
    * passwords only refuses new logins (contract §11), or anyone who knows an account name could
    * log its owner out. The administrator's lock is `lock`, which does end them.
    */
-  async lockAfterFailures(user: UserEntity, failures: number): Promise<void> {
+  /** Locks the account after its failures; answers when the lock ends. */
+  async lockAfterFailures(user: UserEntity, failures: number): Promise<Date> {
     const unlockTime = await this.lockForLockMinutes(user.id);
     // Contract §10 lps_account_locks_total{reason="failures"}: emitted here, where the lock happens,
     // once per lock (not from the audit row: an audit write may fail, and admin locks audit too).
@@ -521,6 +522,7 @@ export class UserAccountService {
       targetName: user.username,
       detail: { username: user.username, reason: 'failures', failures, ...lockChange(user, { locked: true, unlockTime }) },
     });
+    return unlockTime;
   }
 
   /** id → user, for lists that show who holds a session. */

@@ -35,8 +35,13 @@ export class EmailChannel extends NotificationChannel {
         subject: mail.subject,
         html: mail.html,
         text: mail.text,
-        // Lets a mail system or a support person match a mail to its outbox row.
-        headers: { 'X-Notification-Id': delivery.id },
+        headers: {
+          // Lets a mail system or a support person match a mail to its outbox row.
+          'X-Notification-Id': delivery.id,
+          // A machine's notice: mail systems send no out-of-office or other automatic reply to it.
+          'Auto-Submitted': 'auto-generated',
+          'X-Auto-Response-Suppress': 'All',
+        },
       });
     } catch (err) {
       // The server refused the recipient for good (5xx to RCPT TO): retrying cannot help.
