@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { failure, NOT_LOGGED_IN } from '../support/envelopes';
@@ -5,6 +6,13 @@ import { startApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
+
+/** Prometheus's promtool: PROMTOOL, else on PATH, else none. */
+function promtoolPath(): string | null {
+  if (process.env.PROMTOOL) return process.env.PROMTOOL;
+  const found = spawnSync('sh', ['-c', 'command -v promtool'], { encoding: 'utf8' });
+  return found.status === 0 ? found.stdout.trim() : null;
+}
 
 /** The value of one series in the Prometheus text (0 when absent). */
 function valueOf(text: string, series: string): number {
@@ -104,6 +112,44 @@ describe.each(BACKENDS)('metrics of contract §10 on $name', (backend) => {
         return valueOf(text, 'lps_notifications_total{channel="site",outcome="sent"}') - valueOf(before, 'lps_notifications_total{channel="site",outcome="sent"}') >= 2 && text;
       }, 'the site notifications to be counted');
       await app.saveLoginStrategy({ maxFailureTimes: 5, sendMsgWhenErrorLogin: '' });
+    });
+
+    it('has every series it knows of at 0 from the start, so that a rate sees the first event', async () => {
+      const fresh = await startApp(backend, { env: { METRICS_TOKEN: TOKEN } });
+      try {
+        const res = await fresh.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } });
+        for (const series of [
+          'lps_login_attempts_total{status="passwrong",login_type="account"}',
+          'lps_login_attempts_total{status="locked",login_type="mobile"}',
+          'lps_login_attempts_total{status="mfawrong",login_type="email"}',
+          'lps_account_locks_total{reason="failures"}',
+          'lps_account_locks_total{reason="admin"}',
+          'lps_sessions_issued_total{temp="true"}',
+          'lps_sessions_issued_total{temp="false"}',
+          'lps_notifications_total{channel="email",outcome="failed"}',
+          'lps_notifications_total{channel="sms",outcome="not_configured"}',
+          'lps_notifications_total{channel="site",outcome="sent"}',
+        ]) {
+          expect([series, res.body.includes(`\n${series} 0\n`)]).toEqual([series, true]);
+        }
+      } finally {
+        await fresh.close();
+      }
+    });
+
+    it('passes promtool check metrics: no gauge is named like a counter', async () => {
+      await app.adminToken();
+      const text = await metrics();
+      const gauges = [...text.matchAll(/^# TYPE (\w+) gauge$/gm)].map((m) => m[1]);
+      expect(gauges.filter((name) => name.endsWith('_total'))).toEqual([]);
+      expect(gauges).toContain('nodejs_active_handles');
+      const promtool = promtoolPath();
+      if (!promtool) {
+        console.warn('promtool not found (PATH or PROMTOOL): the Prometheus linter is not run here; .ci/run provides it');
+        return;
+      }
+      const run = spawnSync(promtool, ['check', 'metrics'], { input: text, encoding: 'utf8' });
+      expect({ status: run.status, out: `${run.stdout}${run.stderr}`.trim() }).toEqual({ status: 0, out: '' });
     });
 
     it('times HTTP answers by route pattern and status, never by the raw URL', async () => {
