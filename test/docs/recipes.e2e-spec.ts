@@ -44,7 +44,6 @@ describe('docs/recipes: log in and call an API', () => {
   for (const recipe of recipes) {
     const available = has(recipe.needs, recipe.extra);
     if (!available) {
-      // eslint-disable-next-line no-console
       console.log(`docs/recipes: ${recipe.name} skipped, its toolchain (${recipe.needs.join(', ')}) is not installed here`);
     }
     (available ? it : it.skip)(`${recipe.name}: logs in, reads /sys/me/info and logs out`, async () => {
