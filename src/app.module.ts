@@ -63,7 +63,7 @@ export class AppModule {
           dataSourceFactory: (options) => initializeDataSource(options!, config.DB_STATEMENT_TIMEOUT_MS, config.START_TIMEOUT_MS, config.DATABASE_URL),
         }),
         // Settings are read on every login, so they stay in process memory; other instances
-        // learn of a change through SYS_PROPS_CHANGED (see README: why not a Redis cache).
+        // learn of a change through SYS_PROPS_CHANGED (docs/architecture.md, "Per instance").
         CacheModule.register({ isGlobal: true }),
         EventEmitterModule.forRoot(),
         ScheduleModule.forRoot(),

@@ -193,7 +193,7 @@ describe.each(BACKENDS)('contract §9 password policy on $name', (backend) => {
       username, name: 'Order', email: `woaini1314@${randomName(8).toLowerCase()}.example.com`,
       password: await app.encrypt('woaini1314'),
     });
-    // An administrator's create does not apply contract §9 (see the README); the six rules it does.
+    // An administrator's create does not apply contract §9 (see docs/policies.md); the six rules it does.
     expect(res.body.success).toBe(true);
     const userId: string = res.body.data.id;
     const token = await app.token(username, 'woaini1314');

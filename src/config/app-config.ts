@@ -46,7 +46,7 @@ export class AppConfig {
   /**
    * With Sentinel: how many replicas must hold a write (Redis WAIT) before the service counts it as
    * done; otherwise the request answers 503. A failover then never loses a session, a logout or a
-   * lock the service has acknowledged (see README "Redis Sentinel"). 0: do not wait (faster, and
+   * lock the service has acknowledged (docs/operations.md, "Redis Sentinel"). 0: do not wait (faster, and
    * writes still work with every replica down, but the last writes before a failover may be lost).
    */
   @Transform(int) @IsInt() @Min(0) @Max(16)

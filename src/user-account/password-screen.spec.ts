@@ -102,7 +102,7 @@ describe('contract §9 password checks (PasswordScreen)', () => {
       for (const entry of ['woaini1314', 'qq123456', '5201314', '1qaz2wsx', 'wang1990', '19880808', 'woaini@123', 'password1', 'zhongguo123']) {
         expect({ entry, listed: list.has(entry) }).toEqual({ entry, listed: true });
       }
-      // One entry a line, lower case, no blank lines: what the loader and the README describe.
+      // One entry a line, lower case, no blank lines: what the loader and docs/policies.md describe.
       for (const file of COMMON_PASSWORD_FILES) {
         const lines = readFileSync(join(__dirname, 'common-passwords', file), 'utf8').split('\n');
         expect(lines.pop()).toBe('');

@@ -147,7 +147,7 @@ class SentinelSetup {
  * and is demoted), then by a crash of the new primary. What the service had answered stays true
  * afterwards (every session it handed out, a QR code, the failure count towards a lock), every
  * request during a switch is answered either rightly or with 503, and requests succeed after it.
- * Two replicas, as the README recommends: with REDIS_SENTINEL_WAIT_REPLICAS=1 a write needs one
+ * Two replicas, as docs/operations.md recommends: with REDIS_SENTINEL_WAIT_REPLICAS=1 a write needs one
  * replica besides the new primary.
  */
 (HAS_REDIS_SERVER ? describe : describe.skip)('Redis behind Sentinel: failovers under load (MariaDB + primary, three replicas, three Sentinels)', () => {

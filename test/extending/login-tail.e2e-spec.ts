@@ -15,7 +15,7 @@ import { BACKENDS } from '../support/backends';
 import { startApp, TestApp } from '../support/test-app';
 
 /**
- * README "Extending": what a developer writes to add a way to log in and a step of the login tail,
+ * docs/architecture.md "Extending": what a developer writes to add a way to log in and a step of the login tail,
  * done here exactly so — a test-only module beside the service's own.
  */
 

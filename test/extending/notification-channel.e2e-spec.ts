@@ -11,7 +11,7 @@ import { startApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait';
 
 /**
- * README "Extending": a new notification channel — here a security team's feed of wrong passwords —
+ * docs/architecture.md "Extending": a new notification channel — here a security team's feed of wrong passwords —
  * added by a module beside the service's own, delivered through the outbox like email, sms and site.
  */
 @Injectable()

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 /**
  * Contract §9 rejectCommonPasswords: the bundled lists, one password a line, in lower case (see
- * README "Common-password list" for their sources and licences; tools/common-passwords.ts writes
+ * docs/policies.md, rejectCommonPasswords, for their sources and licences; tools/common-passwords.ts writes
  * them). nest-cli.json copies them beside the compiled code, so dist and the Docker image have them.
  */
 export const COMMON_PASSWORD_FILES = ['zxcvbn-passwords.txt', 'chinese-patterns.txt'] as const;
