@@ -32,13 +32,15 @@ export async function setupApp(app: NestFastifyApplication): Promise<void> {
   // or a shared cache; it may carry a token, a generated password or personal data. What sets its
   // own policy overrides it: the console's files (static-console.ts). One hook and one ready object
   // per request rather than a second (onSend) hook (issue 13.2).
-  const headers = Object.freeze({ ...securityHeaders(), 'cache-control': 'no-store' });
+  const config = app.get(AppConfig);
+  const hsts = { maxAge: config.HSTS_MAX_AGE, includeSubDomains: config.HSTS_INCLUDE_SUBDOMAINS };
+  const headers = Object.freeze({ ...securityHeaders(hsts), 'cache-control': 'no-store' });
   fastify.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers);
     done();
   });
   // CORS only for the origins an operator lists (issue 5): unset, browsers on other origins get no CORS headers.
-  const { CORS_ORIGINS } = app.get(AppConfig);
+  const { CORS_ORIGINS } = config;
   if (CORS_ORIGINS.length) {
     app.enableCors({
       origin: CORS_ORIGINS.includes('*') ? '*' : CORS_ORIGINS,
