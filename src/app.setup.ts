@@ -32,13 +32,15 @@ export async function setupApp(app: NestFastifyApplication): Promise<void> {
   // or a shared cache; it may carry a token, a generated password or personal data. What sets its
   // own policy overrides it: the console's files (static-console.ts). One hook and one ready object
   // per request rather than a second (onSend) hook (issue 13.2).
-  const headers = Object.freeze({ ...securityHeaders(), 'cache-control': 'no-store' });
+  const config = app.get(AppConfig);
+  const hsts = { maxAge: config.HSTS_MAX_AGE, includeSubDomains: config.HSTS_INCLUDE_SUBDOMAINS };
+  const headers = Object.freeze({ ...securityHeaders(hsts), 'cache-control': 'no-store' });
   fastify.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers);
     done();
   });
   // CORS only for the origins an operator lists (issue 5): unset, browsers on other origins get no CORS headers.
-  const { CORS_ORIGINS } = app.get(AppConfig);
+  const { CORS_ORIGINS } = config;
   if (CORS_ORIGINS.length) {
     app.enableCors({
       origin: CORS_ORIGINS.includes('*') ? '*' : CORS_ORIGINS,
@@ -69,10 +71,29 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, new DocumentBuilder()
     .setTitle('Login policy service')
     .setDescription(API_DESCRIPTION)
+    // Relative: the operations are on the origin that serves this document, whatever its host name.
+    .addServer('/', 'this service')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'Admin-Token' }, 'Admin-Token')
     .build(), { extraModels: [FieldErrorDto, ValidationFailedDto] });
   describeOperations(app, document, app.get(AppConfig).TEMP_URIS);
+  unwrapLoneAllOf(document);
   return document;
+}
+
+/**
+ * @nestjs/swagger writes a property typed by a named enum as `{ allOf: [{ $ref }] }` even when
+ * nothing stands beside the reference; a composition of one schema says no more than the schema,
+ * so it becomes the reference itself. A wrapper that carries anything else (a description,
+ * `nullable`) stays, because OpenAPI 3.0 ignores a `$ref`'s siblings.
+ */
+export function unwrapLoneAllOf(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(unwrapLoneAllOf);
+  if (node === null || typeof node !== 'object') return node;
+  const object = node as Record<string, unknown>;
+  for (const key of Object.keys(object)) object[key] = unwrapLoneAllOf(object[key]);
+  const keys = Object.keys(object);
+  if (keys.length === 1 && Array.isArray(object.allOf) && object.allOf.length === 1) return object.allOf[0];
+  return object;
 }
 
 /**

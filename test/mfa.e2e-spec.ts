@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { ConfigError, loadConfig } from '../src/config/app-config';
 import { decryptSecret } from '../src/mfa/mfa-crypto';
 import { stepAt, totpCode } from '../src/mfa/totp';
 import { createActiveUser, createRole, createUser, TestUser } from './factories';
-import { BACKENDS } from './support/backends';
+import { BACKENDS, sqliteMemory } from './support/backends';
 import { ADMIN_PASSWORD, epochMs, startApp, TestApp } from './support/test-app';
 
 /** Contract §8: the TOTP second factor, on SQLite + memory and MariaDB + Redis, with a fake clock. */
@@ -388,5 +389,38 @@ describe.each(BACKENDS)('second factor (contract §8) on $name', (backend) => {
     const mfaToken = await firstStep(user);
     app.clock.advanceMinutes(5);
     expect((await second(mfaToken, codeAt(secret))).body.code).toBe('MFA_TOKEN_INVALID');
+  });
+});
+
+/** The name an authenticator app shows beside the account: MFA_ISSUER, 'Login Policy Service' by default. */
+describe('the issuer of a TOTP enrolment (MFA_ISSUER)', () => {
+  /** The otpauth:// URI of a new user's enrolment, and what an app shows as the account. */
+  async function enrolment(app: TestApp): Promise<{ uri: URL; username: string }> {
+    const user = await createActiveUser(app);
+    const token = await app.token(user.username, user.password);
+    const setup = await app.post('/sys/me/mfa/setup', {}, { token });
+    expect(setup.body.code).toBe('OK');
+    const uri = new URL(setup.body.data.otpauthUrl);
+    expect(`${uri.protocol}//${uri.host}`).toBe('otpauth://totp');
+    return { uri, username: user.username };
+  }
+
+  it.each([
+    ['unset', {}, 'Login Policy Service'],
+    ['set', { MFA_ISSUER: 'ACME 统一登录 (prod)' }, 'ACME 统一登录 (prod)'],
+  ])('%s: the otpauth URI names it as issuer and label prefix', async (_what, env, issuer) => {
+    const app = await startApp(sqliteMemory, { env });
+    try {
+      const { uri, username } = await enrolment(app);
+      expect(uri.searchParams.get('issuer')).toBe(issuer);
+      expect(decodeURIComponent(uri.pathname)).toBe(`/${issuer}:${username}`);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it.each([' ', 'ACME:prod', 'tab\there', 'x'.repeat(65)])('refuses MFA_ISSUER %p at start, naming the variable', (value) => {
+    expect(() => loadConfig({ MFA_ISSUER: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ MFA_ISSUER: value })).toThrow(/MFA_ISSUER/);
   });
 });

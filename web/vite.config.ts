@@ -1,5 +1,6 @@
 import vue from '@vitejs/plugin-vue';
 import { defineConfig, loadEnv } from 'vite';
+import { compression } from 'vite-plugin-compression2';
 
 // The service serves dist/ at / (src/common/static-console.ts); in development Vite
 // forwards the API to a running service: http://localhost:3000, or API_URL.
@@ -7,7 +8,10 @@ export default defineConfig(({ mode }) => {
   const api = loadEnv(mode, '.', 'API_').API_URL ?? 'http://localhost:3000';
   return {
     base: '/',
-    plugins: [vue()],
+    // Brotli and gzip copies (name.br, name.gz) of the text files, at the highest levels: compressed
+    // once here, the service sends them to browsers that accept them (static-console.ts) instead of
+    // compressing on every request. A copy no smaller than its file is not written.
+    plugins: [vue(), compression({ algorithms: ['brotliCompress', 'gzip'] })],
     resolve: { alias: { '@': new URL('./src', import.meta.url).pathname } },
     server: {
       proxy: {

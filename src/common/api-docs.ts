@@ -230,7 +230,9 @@ function addErrorResponses(operation: Record<string, any>, errorCodes: ErrorCode
           schema: envelopeSchema({
             success: false,
             codes: list,
-            data: validation ? { nullable: true, allOf: [{ $ref: getSchemaPath(ValidationFailedDto) }] } : { type: 'object', nullable: true, enum: [null] },
+            // OpenAPI 3.0's `nullable` only counts beside a `type` in the same schema (a `$ref` under allOf has none).
+            data: validation ? { type: 'object', nullable: true, allOf: [{ $ref: getSchemaPath(ValidationFailedDto) }] }
+              : { type: 'object', nullable: true, enum: [null] },
           }),
         },
       },

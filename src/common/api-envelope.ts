@@ -58,7 +58,7 @@ export function addValidationFailedResponses(document: OpenAPIObject): void {
             success: { type: 'boolean', enum: [false] },
             code: { type: 'string', example: 'VALIDATION_FAILED' },
             message: { type: 'string' },
-            data: { nullable: true, allOf: [{ $ref: getSchemaPath(ValidationFailedDto) }] },
+            data: { type: 'object', nullable: true, allOf: [{ $ref: getSchemaPath(ValidationFailedDto) }] },
           },
         },
       },

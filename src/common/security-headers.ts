@@ -2,14 +2,21 @@ import helmet from 'helmet';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { CONSOLE_CSP } from './static-console';
 
+/** Strict-Transport-Security as configured: off (not sent) unless HSTS_MAX_AGE is above 0. */
+export interface HstsOptions {
+  maxAge: number;
+  includeSubDomains: boolean;
+}
+
 /**
- * The response headers helmet's defaults write (HSTS, nosniff, frame options, the cross-origin
+ * The response headers helmet's defaults write (nosniff, frame options, the cross-origin
  * policies, …; the content security policy is left out, the console sets its own), computed once
  * by running helmet's middleware against a recording response. They never depend on the request,
- * so each request copies a ready object instead of running helmet's middleware chain (issue 13.2:
- * 1.7 % of /sys/me/info's main-thread time in a profile taken by hand).
+ * so each request copies a ready object instead of running helmet's middleware chain.
+ * Strict-Transport-Security only when `hsts` has a max-age: sent over a plain-HTTP deployment, it
+ * would lock browsers out of the host for as long as it says.
  */
-export function securityHeaders(): Readonly<Record<string, string>> {
+export function securityHeaders(hsts: HstsOptions): Readonly<Record<string, string>> {
   const headers: Record<string, string> = {};
   const recorder = {
     setHeader: (name: string, value: string | number | string[]) => { headers[name.toLowerCase()] = String(value); },
@@ -17,7 +24,10 @@ export function securityHeaders(): Readonly<Record<string, string>> {
     getHeader: (name: string) => headers[name.toLowerCase()],
   };
   let done = false;
-  helmet({ contentSecurityPolicy: false })({} as any, recorder as any, (err?: unknown) => {
+  helmet({
+    contentSecurityPolicy: false,
+    strictTransportSecurity: hsts.maxAge > 0 ? { maxAge: hsts.maxAge, includeSubDomains: hsts.includeSubDomains } : false,
+  })({} as any, recorder as any, (err?: unknown) => {
     if (err) throw err;
     done = true;
   });

@@ -26,6 +26,9 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** The extensions of the compressed copies the console's build writes, as @fastify/static looks for them. */
+const PRECOMPRESSED = ['.br', '.gz'];
+
 /** First path segments that belong to the service, never to the console's client-side routes. */
 const SERVICE_SEGMENTS = new Set(['sys', 'auth', 'health', 'metrics', 'docs', 'docs-json', 'docs-yaml']);
 
@@ -50,7 +53,13 @@ export async function registerStaticConsole(app: NestFastifyApplication, root = 
       wildcard: false,
       index: false,
       decorateReply: false,
-      setHeaders: (reply, path) => {
+      // The build writes name.br and name.gz beside each text file (web/vite.config.ts); a browser that
+      // accepts one gets it with Content-Encoding and Vary: Accept-Encoding. They are not routes of their own.
+      preCompressed: true,
+      globIgnore: PRECOMPRESSED.map((ext) => `**/*${ext}`),
+      setHeaders: (reply, sent) => {
+        // `sent` is the compressed copy when one is sent: the policies follow the file it stands for.
+        const path = PRECOMPRESSED.reduce((p, ext) => (p.endsWith(ext) ? p.slice(0, -ext.length) : p), sent);
         // Vite puts a content hash in every name under assets/: those never change.
         reply.header('cache-control', /[\\/]assets[\\/]/.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache');
         if (/\.html?$/i.test(path)) reply.header('content-security-policy', CONSOLE_CSP);

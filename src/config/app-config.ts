@@ -188,6 +188,32 @@ export class AppConfig {
   @Transform(int) @IsInt() @Min(1_000) @Max(600_000)
   START_TIMEOUT_MS = 30_000;
 
+  /**
+   * Strict-Transport-Security, in seconds: set it only where every client reaches the service over
+   * TLS (behind a TLS-terminating proxy, too), because a browser that has seen the header refuses
+   * plain HTTP to the host for that long. Unset or 0: the header is not sent.
+   */
+  @Transform(int) @IsInt({ message: 'HSTS_MAX_AGE must be a whole number of seconds (0 or unset: no Strict-Transport-Security)' })
+  @Min(0, { message: 'HSTS_MAX_AGE must be 0 (not sent) or more seconds' })
+  @Max(63_072_000, { message: 'HSTS_MAX_AGE must be at most 63072000 seconds (two years)' })
+  HSTS_MAX_AGE = 0;
+
+  /**
+   * Adds includeSubDomains to Strict-Transport-Security: every subdomain of the host is then
+   * refused over plain HTTP as well, which only the operator of the whole domain can vouch for.
+   */
+  @Transform(bool) @IsBoolean({ message: 'HSTS_INCLUDE_SUBDOMAINS must be true or false' })
+  HSTS_INCLUDE_SUBDOMAINS = false;
+
+  /**
+   * The issuer an authenticator app shows beside the account of a TOTP enrolment (the otpauth://
+   * URI's issuer and label prefix, where ':' separates the issuer from the account).
+   */
+  @Matches(/^(?=.*\S)[^:\p{Cc}]{1,64}$/u, {
+    message: 'MFA_ISSUER must be 1 to 64 characters, not only spaces, without ":" or control characters',
+  })
+  MFA_ISSUER = 'Login Policy Service';
+
   /** Schema sync is for throw-away test databases only; production runs migrations. */
   @Transform(bool) @IsBoolean()
   DB_DROP_SCHEMA = false;
@@ -237,6 +263,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const redisProblem = redisChoiceProblem(config, env);
   if (redisProblem) throw new ConfigError(`Invalid configuration:\n  ${redisProblem}`);
+  const hsts = hstsProblem(config);
+  if (hsts) throw new ConfigError(`Invalid configuration:\n  ${hsts}`);
   if (config.RSA_PRIVATE_KEY_FILE) {
     try { readFileSync(config.RSA_PRIVATE_KEY_FILE); } catch {
       throw new ConfigError(`Invalid configuration:\n  RSA_PRIVATE_KEY_FILE: cannot read ${config.RSA_PRIVATE_KEY_FILE}`);
@@ -259,6 +287,13 @@ function redisChoiceProblem(config: AppConfig, env: Record<string, string | unde
     return 'REDIS_SENTINELS: required with REDIS_SENTINEL_MASTER (host:port,host:port of the Sentinels)';
   if (env.REDIS_SENTINEL_WAIT_REPLICAS && !config.REDIS_SENTINELS)
     return 'REDIS_SENTINEL_WAIT_REPLICAS: only used with REDIS_SENTINELS';
+  return undefined;
+}
+
+/** includeSubDomains is part of the header HSTS_MAX_AGE turns on: alone it would silently do nothing. */
+function hstsProblem(config: AppConfig): string | undefined {
+  if (config.HSTS_INCLUDE_SUBDOMAINS && !config.HSTS_MAX_AGE)
+    return 'HSTS_INCLUDE_SUBDOMAINS: only used with HSTS_MAX_AGE above 0 (no Strict-Transport-Security is sent without it)';
   return undefined;
 }
 

@@ -3,6 +3,7 @@ import { actedBy, AuditLogService } from '../audit/audit-log.service';
 import { AppException } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
+import { AppConfig } from '../config/app-config';
 import { ErrorCode } from '../common/error-code';
 import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
 import { LoginLogService } from '../login-log/login-log.service';
@@ -65,6 +66,7 @@ export class MfaService implements OnModuleInit {
     private readonly protection: SelfProtection,
     private readonly access: TargetAccess,
     private readonly reauth: ReauthService,
+    private readonly config: AppConfig,
   ) {}
 
   onModuleInit() {
@@ -111,7 +113,7 @@ export class MfaService implements OnModuleInit {
     const secret = newTotpSecret();
     const pending: PendingSetup = { secret: this.crypto.encrypt(secret), expireAt: this.clock.nowMs() + MFA_SETUP_TTL_MS };
     await this.store.set(Keys.mfaSetup(user.id), JSON.stringify(pending), MFA_SETUP_TTL_MS);
-    return { secret, otpauthUrl: otpauthUrl(secret, user.username) };
+    return { secret, otpauthUrl: otpauthUrl(secret, user.username, this.config.MFA_ISSUER) };
   }
 
   /**

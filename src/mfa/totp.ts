@@ -9,11 +9,11 @@ import { timingSafeEqual } from 'node:crypto';
 export const TOTP_PERIOD_S = 30;
 export const TOTP_DIGITS = 6;
 export const TOTP_DRIFT_STEPS = 1;
-export const TOTP_ISSUER = 'Login Policy Service';
 
-function totpOf(secretBase32: string, label = 'user'): TOTP {
+/** The issuer only names the account in an app; it takes no part in the codes. */
+function totpOf(secretBase32: string, label = 'user', issuer = ''): TOTP {
   return new TOTP({
-    issuer: TOTP_ISSUER, label, algorithm: 'SHA1', digits: TOTP_DIGITS, period: TOTP_PERIOD_S,
+    issuer, label, algorithm: 'SHA1', digits: TOTP_DIGITS, period: TOTP_PERIOD_S,
     secret: Secret.fromBase32(secretBase32),
   });
 }
@@ -23,9 +23,9 @@ export function newTotpSecret(): string {
   return new Secret({ size: 20 }).base32;
 }
 
-/** The provisioning URI authenticator apps read from the QR code. */
-export function otpauthUrl(secretBase32: string, account: string): string {
-  return totpOf(secretBase32, account).toString();
+/** The provisioning URI authenticator apps read from the QR code; `issuer` is MFA_ISSUER. */
+export function otpauthUrl(secretBase32: string, account: string, issuer: string): string {
+  return totpOf(secretBase32, account, issuer).toString();
 }
 
 export function stepAt(nowMs: number): number {

@@ -1,5 +1,6 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { isConsoleRoute } from '../../src/common/static-console';
 import { sqliteMemory } from '../support/backends';
 import { startApp, TestApp } from '../support/test-app';
@@ -73,6 +74,68 @@ whenBuilt('the admin console at / (web/dist built)', () => {
     const docs = await get('/docs');
     expect(docs.statusCode).toBe(200);
     expect(docs.body).toContain('swagger');
+  });
+
+  describe('precompressed files (the build writes name.br and name.gz)', () => {
+    const assets = readdirSync(join(DIST, 'assets'));
+    const largestJs = assets.filter((f) => f.endsWith('.js'))
+      .sort((a, b) => readFileSync(join(DIST, 'assets', b)).length - readFileSync(join(DIST, 'assets', a)).length)[0];
+    const raw = (res: { rawPayload: Buffer }) => res.rawPayload;
+    const decode = (res: { rawPayload: Buffer; headers: Record<string, unknown> }) =>
+      res.headers['content-encoding'] === 'br' ? brotliDecompressSync(raw(res))
+        : res.headers['content-encoding'] === 'gzip' ? gunzipSync(raw(res)) : raw(res);
+
+    it('the build wrote both copies of the scripts, the styles and index.html', () => {
+      for (const file of [`assets/${largestJs}`, 'index.html', `assets/${assets.find((f) => f.endsWith('.css') && assets.includes(`${f}.br`))}`]) {
+        expect([existsSync(join(DIST, `${file}.br`)), existsSync(join(DIST, `${file}.gz`))]).toEqual([true, true]);
+      }
+    });
+
+    it.each([
+      ['br', 'br'], ['gzip', 'gzip'], ['gzip, deflate, br', 'br'], ['br;q=0, gzip', 'gzip'], ['identity', undefined], [undefined, undefined],
+    ])('Accept-Encoding %p gets %p, the same bytes once decoded, with the file\'s type and cache policy', async (accept, encoding) => {
+      const file = readFileSync(join(DIST, 'assets', largestJs));
+      const res = await get(`/assets/${largestJs}`, accept === undefined ? {} : { 'accept-encoding': accept });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-encoding']).toBe(encoding);
+      expect(String(res.headers.vary).toLowerCase()).toContain('accept-encoding');
+      expect(res.headers['content-type']).toMatch(/javascript/);
+      expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      if (encoding) expect(raw(res).length).toBeLessThan(file.length / 2);
+      expect(Number(res.headers['content-length'])).toBe(raw(res).length);
+      expect(decode(res).equals(file)).toBe(true);
+    });
+
+    it('index.html compressed keeps its page policy and no-cache', async () => {
+      const file = readFileSync(join(DIST, 'index.html'));
+      for (const accept of ['br', 'gzip', '']) {
+        const res = await get('/index.html', accept ? { 'accept-encoding': accept } : {});
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['content-encoding']).toBe(accept || undefined);
+        expect(res.headers['content-type']).toMatch(/^text\/html/);
+        expect(res.headers['cache-control']).toBe('no-cache');
+        expect(String(res.headers['content-security-policy'])).toContain("script-src 'self'");
+        expect(decode(res).equals(file)).toBe(true);
+      }
+    });
+
+    it('a file the build left uncompressed (its copy would not be smaller) is sent as it is', async () => {
+      const plain = assets.find((f) => !/\.(br|gz)$/.test(f) && !assets.includes(`${f}.br`));
+      if (!plain) return;
+      const res = await get(`/assets/${plain}`, { 'accept-encoding': 'br, gzip' });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-encoding']).toBeUndefined();
+      expect(raw(res).equals(readFileSync(join(DIST, 'assets', plain)))).toBe(true);
+    });
+
+    it('the copies are no routes of their own', async () => {
+      for (const url of [`/assets/${largestJs}.br`, `/assets/${largestJs}.gz`, '/index.html.gz']) {
+        const res = await get(url, { 'accept-encoding': 'br, gzip' });
+        expect(res.statusCode).toBe(404);
+        expect(res.json()).toEqual(notFoundEnvelope);
+      }
+    });
   });
 
   it('a path that tries to leave web/dist gets nothing from outside it', async () => {

@@ -11,7 +11,7 @@ import { sleep } from '../support/wait';
 const ALL_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 const BCRYPT_HASH = /\$2[aby]?\$\d{2}\$[./A-Za-z0-9]{53}/;
 
-/** Issue 5.2: security headers of @fastify/helmet on every answer, CORS off unless configured. */
+/** Security headers of helmet on every answer (HSTS only when configured), CORS off unless configured. */
 describe('security headers and CORS', () => {
   let app: TestApp;
   beforeAll(async () => {
@@ -19,11 +19,12 @@ describe('security headers and CORS', () => {
   });
   afterAll(() => app.close());
 
-  const expectHelmet = (headers: Record<string, unknown>) => {
+  /** `hsts`: the Strict-Transport-Security expected; none unless HSTS_MAX_AGE is configured. */
+  const expectHelmet = (headers: Record<string, unknown>, hsts?: string) => {
+    expect(headers['strict-transport-security']).toBe(hsts);
     expect(headers).toMatchObject({
       'x-content-type-options': 'nosniff',
       'x-frame-options': 'SAMEORIGIN',
-      'strict-transport-security': expect.stringMatching(/^max-age=\d+/),
       'referrer-policy': 'no-referrer',
       'x-dns-prefetch-control': 'off',
       'x-download-options': 'noopen',
@@ -44,6 +45,37 @@ describe('security headers and CORS', () => {
     expectHelmet((await app.post('/no/such/path')).headers);
     expectHelmet((await app.app.inject({ method: 'GET', url: '/health' })).headers);
     expectHelmet((await app.post('/sys/login', '{bad json', { raw: '{bad json' })).headers);
+  });
+
+  it('sends Strict-Transport-Security only with HSTS_MAX_AGE, and includeSubDomains only when asked for', async () => {
+    // Unset (the app above) and 0: a plain-HTTP deployment must not pin browsers to HTTPS.
+    expectHelmet((await app.post('/sys/publicKey')).headers, undefined);
+    for (const [env, expected] of [
+      [{ HSTS_MAX_AGE: '0' }, undefined],
+      [{ HSTS_MAX_AGE: '31536000' }, 'max-age=31536000'],
+      [{ HSTS_MAX_AGE: '600', HSTS_INCLUDE_SUBDOMAINS: 'true' }, 'max-age=600; includeSubDomains'],
+    ] as const) {
+      const other = await startApp(sqliteMemory, { env });
+      try {
+        expectHelmet((await other.post('/sys/publicKey')).headers, expected);
+        expectHelmet((await other.post('/no/such/path')).headers, expected);
+        expectHelmet((await other.app.inject({ method: 'GET', url: '/health' })).headers, expected);
+        expectHelmet((await other.app.inject({ method: 'GET', url: '/docs' })).headers, expected);
+      } finally {
+        await other.close();
+      }
+    }
+  });
+
+  it('refuses an HSTS setting that is not a number of seconds, or includeSubDomains without a max-age', () => {
+    for (const value of ['-1', '1y', '1.5', '63072001']) {
+      expect(() => loadConfig({ HSTS_MAX_AGE: value })).toThrow(/HSTS_MAX_AGE/);
+    }
+    expect(() => loadConfig({ HSTS_INCLUDE_SUBDOMAINS: 'yes', HSTS_MAX_AGE: '600' })).toThrow(/HSTS_INCLUDE_SUBDOMAINS/);
+    expect(() => loadConfig({ HSTS_INCLUDE_SUBDOMAINS: 'true' })).toThrow(/HSTS_INCLUDE_SUBDOMAINS: only used with HSTS_MAX_AGE/);
+    expect(() => loadConfig({ HSTS_INCLUDE_SUBDOMAINS: 'true', HSTS_MAX_AGE: '0' })).toThrow(ConfigError);
+    expect(loadConfig({})).toMatchObject({ HSTS_MAX_AGE: 0, HSTS_INCLUDE_SUBDOMAINS: false });
+    expect(loadConfig({ HSTS_MAX_AGE: '63072000', HSTS_INCLUDE_SUBDOMAINS: 'false' }).HSTS_MAX_AGE).toBe(63072000);
   });
 
   it('answers cross-origin requests without any CORS header when CORS_ORIGINS is unset', async () => {
