@@ -9,7 +9,7 @@ import { RoleEntity } from '../../src/user-account/role.entity';
 import { RoleService } from '../../src/user-account/role.service';
 import { createActiveUser, createRole, createUser, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
-import { ADMIN_PASSWORD, startApp, TestApp, tokenKey } from '../support/test-app';
+import { startApp, TestApp } from '../support/test-app';
 import { sleep } from '../support/wait';
 
 /**
@@ -263,20 +263,6 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
       detail: { n: 1 }, ip: '10.9.9.9', createTime: app.clock.now().toISOString(),
     }]);
     await app.db.query('DELETE FROM sys_audit_log WHERE action = ?', ['test.probe']);
-  });
-
-  it('names the actor of a session issued before sessions carried the user name where the accounts are at hand', async () => {
-    const token = await app.token('admin', ADMIN_PASSWORD, { ip: '10.9.9.9' });
-    const { username, ...legacy } = await app.sessionOf(token);
-    expect(username).toBe('admin');
-    await app.store.replaceKeepTtl(tokenKey(token), JSON.stringify(legacy));
-    const target = await createUser(app);
-    expect((await app.post('/sys/user/lock', { id: target.id }, { token, ip: '10.9.9.9' })).body.success).toBe(true);
-    expect(await latest()).toMatchObject({ action: 'user.lock', userId: adminId, username: 'admin', target: target.id });
-    // The strategy has no accounts at hand: its row names the actor by id only.
-    expect((await app.post('/sys/strategy/login/save', { maxFailureTimes: 5 }, { token, ip: '10.9.9.9' })).body.success).toBe(true);
-    expect(await latest()).toMatchObject({ action: 'strategy.login.save', userId: adminId, username: null });
-    await app.db.query('DELETE FROM sys_audit_log WHERE username IS NULL');
   });
 
   it('records no action for refused actions: bad input, unknown ids, missing permission (that one is access.denied)', async () => {
