@@ -1,7 +1,7 @@
 import { bilingual, type Bilingual } from '../common/texts';
 import { LoginTypes } from '../login-log/login-log.entity';
 
-/** Spec 4.2: wrong password → login account, attempted IP and time, the abnormal-login hint. */
+/** Wrong password → login account, attempted IP and time, the abnormal-login hint. */
 export class LoginFailedEvent {
   static readonly NAME = 'auth.login-failed';
   readonly hint: Bilingual;
@@ -11,17 +11,17 @@ export class LoginFailedEvent {
     readonly loginType: LoginTypes,
     readonly ip: string,
     readonly time: Date,
-    /** Contract §8: a wrong second-factor code is told as such. */
+    /** A wrong second-factor code is told as such. */
     wrongCode = false,
   ) {
     this.hint = bilingual(wrongCode ? 'notification.wrongCodeHint' : 'notification.wrongPasswordHint');
   }
 }
 
-/** Why an account was locked (contract §10 lps_account_locks_total{reason}). */
+/** Why an account was locked (lps_account_locks_total{reason}). */
 export type LockReason = 'failures' | 'admin';
 
-/** Spec 3.1 / 4.5: an account was locked, by its failures or by an administrator. */
+/** An account was locked, by its failures or by an administrator. */
 export class AccountLockedEvent {
   static readonly NAME = 'account.locked';
   constructor(readonly userId: string, readonly reason: LockReason) {}
