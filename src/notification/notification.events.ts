@@ -1,7 +1,7 @@
 /** What became of one delivery attempt of the outbox. */
 export type NotificationOutcome = 'sent' | 'failed' | 'not_configured' | 'retry';
 
-/** Contract §10 lps_notifications_total{channel,outcome}: one delivery attempt's outcome, without its recipient. */
+/** Lps_notifications_total{channel,outcome}: one delivery attempt's outcome, without its recipient. */
 export class NotificationOutcomeEvent {
   static readonly NAME = 'notification.outcome';
   constructor(readonly channel: string, readonly outcome: NotificationOutcome) {}
