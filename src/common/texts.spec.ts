@@ -25,7 +25,8 @@ describe('text catalogue', () => {
     [ErrorCode.OLD_PASSWORD_WRONG, '旧密码不正确'],
     [ErrorCode.PASSWORD_NEEDS_UPPER, '密码应包含大写字符'],
     [ErrorCode.PASSWORD_NEEDS_SYMBOL, '密码应包含特殊字符'],
-    // [ErrorCode.PASSWORD_CONTAINS_ACCOUNT, '密码不能包含账号、手机号或邮箱'],
+    // The checks of a user's own change, after the six rules.
+    [ErrorCode.PASSWORD_CONTAINS_ACCOUNT, '密码不能包含账号、手机号或邮箱'],
     [ErrorCode.PASSWORD_TOO_COMMON, '密码过于常见,请更换'],
     [ErrorCode.KICKED_OUT, '账号已在其他地方登录'],
     [ErrorCode.IP_MISMATCH, '登录IP已变化,请重新登录'],
