@@ -29,7 +29,7 @@ class ProbeController {
 @Module({ imports: [AuditModule], controllers: [ProbeController] })
 class ProbeModule {}
 
-/** Issue 5.6: the audit log of administrative actions and /sys/auditLog/list. */
+/** The audit log of administrative actions and /sys/auditLog/list. */
 describe.each(BACKENDS)('audit log of administrative actions on $name', (backend) => {
   let app: TestApp;
   let adminId: string;
@@ -48,7 +48,7 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
     return res.body.data as { total: number; rows: any[] };
   };
   const latest = async () => (await list({ pageSize: 1 })).rows[0];
-  /** Rows of actions: a refusal writes only its own access.denied row (contract §14). */
+  /** Rows of actions: a refusal writes only its own access.denied row. */
   const actions = async () => Number((await app.db.query("SELECT COUNT(*) AS n FROM sys_audit_log WHERE action <> 'access.denied'"))[0].n);
   const denials = async (actorId: string) => (await app.db.query(
     "SELECT detail FROM sys_audit_log WHERE action = 'access.denied' AND user_id = ?", [actorId])).map((r: any) => JSON.parse(r.detail).path).sort();

@@ -11,7 +11,7 @@ import { sleep } from '../support/wait';
 const ALL_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 const BCRYPT_HASH = /\$2[aby]?\$\d{2}\$[./A-Za-z0-9]{53}/;
 
-/** Issue 5.2: security headers of @fastify/helmet on every answer, CORS off unless configured. */
+/** Security headers of @fastify/helmet on every answer, CORS off unless configured. */
 describe('security headers and CORS', () => {
   let app: TestApp;
   beforeAll(async () => {
@@ -90,7 +90,7 @@ describe('security headers and CORS', () => {
   });
 });
 
-/** Contract §11 "No caching": every API answer is no-store; the console's pages carry a CSP. */
+/** Every API answer is no-store; the console's pages carry a CSP. */
 describe('Cache-Control and Content-Security-Policy', () => {
   let app: TestApp;
   beforeAll(async () => {
@@ -172,7 +172,7 @@ describe('Cache-Control and Content-Security-Policy', () => {
 });
 
 /**
- * Issue 5.2 / STYLE.md: no password, token, captcha text or hash in any log line, at every log
+ * / STYLE.md: no password, token, captcha text or hash in any log line, at every log
  * level, through a whole cycle: logins right and wrong, a QR login, a password change, an
  * administrator's reset, logout, and a server error on a URL that carries a token.
  */
