@@ -1,5 +1,5 @@
 // npm run bench:export: resident memory of the service while it streams the login-log CSV export
-// (contract §10: "memory does not grow with the row count"), on the embedded default (SQLite file).
+// ("memory does not grow with the row count"), on the embedded default (SQLite file).
 //
 // The service is built (as npm run bench builds it), started on a fresh SQLite file, and
 // sys_login_log is filled straight through better-sqlite3 to each row count of BENCH_EXPORT_ROWS

@@ -11,7 +11,7 @@
 //        (3), (3b) and (3c) take turns in rounds; each ratio is the median of the rounds' ratios
 //   (4)  login p50 / p99 with an empty sys_login_log and with 1 000 000 rows in it (+ EXPLAIN)
 //   (5)  the service's resident memory (VmRSS) under that load
-//   (6)  one captcha render (contract §11 PNG) against one BCrypt compare, in this process
+//   (6)  one captcha render (PNG) against one BCrypt compare, in this process
 //   (7)  soak: /sys/me/info for BENCH_SOAK_MINUTES, RSS and req/s printed per minute, and the
 //        bare route for a few seconds after each minute (how fast the host was that minute)
 //
@@ -321,7 +321,7 @@ function loginLoad(url, accounts, password, { duration = SECONDS, connections = 
   });
 }
 
-// The service's failure count (spec 3.1: wrong passwords and wrong second-factor codes in the window).
+// The service's failure count (wrong passwords and wrong second-factor codes in the window).
 const FAILURE_COUNT_SQL = "SELECT COUNT(1) AS cnt FROM sys_login_log WHERE user_id = ? AND status IN ('passwrong', 'mfawrong') AND login_time >= ?";
 const RECENT_IPS_SQL = "SELECT ip FROM sys_login_log WHERE user_id = ? AND status = 'success' ORDER BY login_time DESC, id DESC LIMIT 3";
 const LOG_COLUMNS = 'user_id, account, user_name, login_type, status, ip, browser, os, login_time, failure_reason';
@@ -635,7 +635,7 @@ async function main() {
     out.bcryptAfter = await bcryptLimit(bcryptSeconds);
     out.bcrypt = (out.bcryptBefore.rate + out.bcryptAfter.rate) / 2;
     out.failureCountEmptyMs = await backend.failureCountMs(ids);
-    // What one login's password transport costs the service's main thread (contract §3).
+    // What one login's password transport costs the service's main thread.
     const pem = await backend.rsaPem();
     if (pem) {
       const started = process.hrtime.bigint();

@@ -28,10 +28,10 @@ export async function setupApp(app: NestFastifyApplication): Promise<void> {
   });
   await app.register(formBody as any, { parser: parseFormBody });
   // Helmet's headers on every answer, set before the handler runs so that a route may override one.
-  // With them, contract §11's no-store: no API answer (envelopes, errors, 404s) is kept by a browser
+  // With them, Cache-Control no-store: no API answer (envelopes, errors, 404s) is kept by a browser
   // or a shared cache; it may carry a token, a generated password or personal data. What sets its
   // own policy overrides it: the console's files (static-console.ts). One hook and one ready object
-  // per request rather than a second (onSend) hook (issue 13.2).
+  // per request rather than a second (onSend) hook.
   const config = app.get(AppConfig);
   const hsts = { maxAge: config.HSTS_MAX_AGE, includeSubDomains: config.HSTS_INCLUDE_SUBDOMAINS };
   const headers = Object.freeze({ ...securityHeaders(hsts), 'cache-control': 'no-store' });
@@ -39,7 +39,7 @@ export async function setupApp(app: NestFastifyApplication): Promise<void> {
     reply.headers(headers);
     done();
   });
-  // CORS only for the origins an operator lists (issue 5): unset, browsers on other origins get no CORS headers.
+  // CORS only for the origins an operator lists: unset, browsers on other origins get no CORS headers.
   const { CORS_ORIGINS } = config;
   if (CORS_ORIGINS.length) {
     app.enableCors({
@@ -97,7 +97,7 @@ export function unwrapLoneAllOf(node: unknown): unknown {
 }
 
 /**
- * The page's introduction, with the recipe for "Authorize" (issue 17). The page offers no way around
+ * The page's introduction, with the recipe for "Authorize". The page offers no way around
  * the captcha or the RSA transport: the script does what every client does, and it logs in only
  * where the operator turned the captcha off (CAPTCHA_ENABLED=false, for development).
  */

@@ -6,12 +6,12 @@ import { ADMIN_PASSWORD, CallOptions, Reply, startApp, TestApp } from './support
 import { BAD_CREDENTIALS } from './support/envelopes';
 
 /**
- * Contract §2: whatever a client sends, the answer is a 4xx in the envelope
- * { success: false, code, message, data } — VALIDATION_FAILED (data.errors naming the fields, contract §7) for malformed,
+ * Whatever a client sends, the answer is a 4xx in the envelope
+ * { success: false, code, message, data } — VALIDATION_FAILED (data.errors naming the fields) for malformed,
  * missing, wrongly typed, unknown or out-of-range input — never a 5xx, and nothing changes.
  */
 
-// Contract §2 table: the HTTP status of each code these cases can end in.
+// The HTTP status of each code these cases can end in.
 const STATUS: Record<string, number> = { VALIDATION_FAILED: 400, QRCODE_INVALID: 400, NOT_FOUND: 404, BAD_CREDENTIALS: 401, FORBIDDEN: 403 };
 
 type FieldType = 'string' | 'password' | 'int' | 'bool' | 'array' | 'enum' | 'date';
@@ -51,7 +51,7 @@ const BOOL = { type: 'bool' } as const;
 const CHANNELS: Field = { type: 'string', unicode: 'VALIDATION_FAILED' };
 const MFA_CODE_FIELD: Field = { type: 'string', required: true, unicode: 'VALIDATION_FAILED' };
 
-// Every operation of the controllers under src/ (contract §4).
+// Every operation of the controllers under src/.
 const ENDPOINTS: Endpoint[] = [
   {
     path: '/sys/login',
@@ -123,7 +123,7 @@ const ENDPOINTS: Endpoint[] = [
     valid: () => ({ code: 'bad_input_role', name: 'Never', permissions: ['sys:user:list'] }),
   },
   { path: '/sys/role/list', ...NO_INPUT },
-  // Contract §8: the second factor. No case reaches a code check (a wrong code would count toward the lock).
+  // The second factor. No case reaches a code check (a wrong code would count toward the lock).
   {
     path: '/sys/login/mfa',
     fields: { mfaToken: { type: 'string', required: true, unicode: 'VALIDATION_FAILED' }, code: MFA_CODE_FIELD },
@@ -199,7 +199,7 @@ interface Case {
   raw?: string;
   contentType?: string;
   code: string;
-  /** The message must name this field (contract §2: "names the field and the rule"). */
+  /** The message must name this field ("names the field and the rule"). */
   field?: string;
 }
 
@@ -246,7 +246,7 @@ function unknownFieldCases(e: Endpoint, valid: Record<string, unknown>): Case[] 
 }
 
 /**
- * Contract §7 (issue 12): a body that is not a JSON object is refused on every operation, naming
+ * A body that is not a JSON object is refused on every operation, naming
  * `body`, even where an empty object would do (JSON null was once taken for `{}`).
  */
 function nonObjectCases(valid: Record<string, unknown>): Case[] {
@@ -338,7 +338,7 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
   let token: string;
   let adminId: string;
   let ctx: Ctx;
-  /** Non-decryptable password values (contract §3): wrong format, wrong key, wrong padding, plain text. */
+  /** Non-decryptable password values: wrong format, wrong key, wrong padding, plain text. */
   let undecryptable: [string, string][];
 
   beforeAll(async () => {
@@ -410,7 +410,7 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
       }
       const shapeOk = res.body && Object.keys(res.body).sort().join() === 'code,data,message,success'
         && res.body.success === false && typeof res.body.message === 'string' && res.body.message !== ''
-        // Contract §7: VALIDATION_FAILED names the refused fields in data.errors; other failures keep data: null.
+        // VALIDATION_FAILED names the refused fields in data.errors; other failures keep data: null.
         && (c.code === 'VALIDATION_FAILED' ? fieldErrorsOk(res.body.data) : res.body.data === null);
       // A refusal of the whole body says so in words ("请求体…") rather than by the name `body`.
       const named = c.field === 'body' || res.body?.message?.includes(c.field ?? '');
@@ -521,7 +521,7 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
       '100%_off \\ "quoted" `tick`',
       '张三😀 مرحبا evil\u0301',
     ];
-    // Contract §13: a display name may not hold control or format characters.
+    // A display name may not hold control or format characters.
     const HIDDEN = ['张三 \u202eevil', 'nul\u0000byte', 'zero\u200bwidth'];
 
     it('stores SQL-looking, <script> and unicode names as given and returns them unchanged from /sys/user/list', async () => {
@@ -575,7 +575,7 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
     });
   });
 
-  describe('contract §7: VALIDATION_FAILED names every refused field in data.errors', () => {
+  describe('VALIDATION_FAILED names every refused field in data.errors', () => {
     it('one entry per refused field, in the caller\'s language; the message names the first', async () => {
       const res = await app.admin('/sys/loginLog/list', { pageNum: 0, pageSize: 'ten', status: 'foo' });
       expect(res.status).toBe(400);
@@ -596,7 +596,7 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
       expect(role.body).toMatchObject({ code: 'VALIDATION_FAILED', data: { errors: [{ field: 'roles', message: role.body.message }] } });
     });
 
-    it('issue 12: every POST operation of the OpenAPI document refuses null, [], "x", 42 and true, naming the body', async () => {
+    it('every POST operation of the OpenAPI document refuses null, [], "x", 42 and true, naming the body', async () => {
       const doc = (await app.app.inject({ method: 'GET', url: '/docs-json' })).json();
       // GET /health is a probe for load balancers and reads no body; its POST twin is left alone.
       const posts = Object.keys(doc.paths).filter((path) => doc.paths[path].post && path !== '/health').sort();
@@ -612,7 +612,7 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
       expect(await snapshot()).toEqual(before);
     });
 
-    it('issue 12: a strategy save with the body null is refused and leaves the values as they were', async () => {
+    it('a strategy save with the body null is refused and leaves the values as they were', async () => {
       const before = (await app.admin('/sys/strategy/login/info')).body.data;
       const res = await send('/sys/strategy/login/save', { raw: 'null' });
       expect(res.status).toBe(400);

@@ -11,7 +11,7 @@ const shanghai = (d: Date) => {
   return `${wall.slice(0, 10)} ${wall.slice(11, 19)} (UTC+08:00)`;
 };
 
-/** Issue 17: DISPLAY_TIMEZONE for the texts the service writes for people, and the console's times. */
+/** DISPLAY_TIMEZONE for the texts the service writes for people, and the console's times. */
 describe.each(BACKENDS)('DISPLAY_TIMEZONE on $name', (backend) => {
   let app: TestApp;
 

@@ -8,10 +8,10 @@ import { startApp, TestApp } from './support/test-app';
 const DAY = 86_400_000;
 
 /**
- * Contract §9 dormantDays: the daily job, run through its method with the fake clock, on SQLite +
+ * dormantDays: the daily job, run through its method with the fake clock, on SQLite +
  * memory and MariaDB + Redis. One app per test: the job looks at every account there is.
  */
-describe.each(BACKENDS)('dormant accounts (contract §9) on $name', (backend) => {
+describe.each(BACKENDS)('dormant accounts on $name', (backend) => {
   let app: TestApp;
 
   beforeEach(async () => {
@@ -108,7 +108,7 @@ describe.each(BACKENDS)('dormant accounts (contract §9) on $name', (backend) =>
   it("ends the account's sessions as an administrator's disable does", async () => {
     const user: TestUser = await createActiveUser(app);
     const token = await app.token(user.username, user.password);
-    // A session renewed for months does not count as a login (contract §9 counts successful logins).
+    // A session renewed for months does not count as a login (counts successful logins).
     await app.db.getRepository(UserEntity).update(user.id, { lastLoginTime: new Date(app.clock.nowMs() - 100 * DAY) });
     expect((await app.post('/sys/me/info', {}, { token })).body.success).toBe(true);
     expect(await sweep()).toBe(1);

@@ -11,7 +11,7 @@ export interface TestUser {
 
 let seq = 0;
 
-/** A user created through the admin API (so with an initial password, as the contract says). */
+/** A user created through the admin API (so with an initial password). */
 export async function createUser(app: TestApp, overrides: Partial<{ username: string; password: string; roles: string[]; name: string }> = {}): Promise<TestUser> {
   seq += 1;
   const tag = `${randomBytes(3).toString('hex')}${seq}`;

@@ -96,7 +96,7 @@ describe.each(SUBJECTS)('KvStore contract on $name', (subject) => {
     await expect(store.ping()).resolves.toBe(true);
   });
 
-  // Issue 13.4: node-redis 6 gives every command a 5 s AbortSignal.timeout by default, a timer that
+  // Node-redis 6 gives every command a 5 s AbortSignal.timeout by default, a timer that
   // outlives the command by seconds; at 17 000 authenticated requests per second the service held
   // ~85 000 of them and its RSS climbed to 650 MiB. A command that has answered holds nothing.
   it('keeps nothing alive once a command has answered: 20 000 reads leave the heap flat', async () => {
@@ -513,7 +513,7 @@ describe.each(SUBJECTS)('KvStore contract on $name', (subject) => {
     });
   });
 
-  describe('CompareSlots on this store (issue 13.3)', () => {
+  describe('CompareSlots on this store', () => {
     const user = () => key('slots-user');
 
     it('counts the slots taken; a release frees its own, once, however often it is called', async () => {
@@ -559,7 +559,7 @@ describe.each(SUBJECTS)('KvStore contract on $name', (subject) => {
   });
 });
 
-describe('RedisKvStore key prefix (contract §1 REDIS_KEY_PREFIX)', () => {
+describe('RedisKvStore key prefix (REDIS_KEY_PREFIX)', () => {
   const prefixA = newPrefix();
   const prefixB = newPrefix();
   let a: RedisKvStore;

@@ -7,7 +7,7 @@ import { ACCOUNT_LOCKED, BAD_CREDENTIALS } from './support/envelopes';
 import { PasswordHasher } from '../src/user-account/password-hasher';
 
 /**
- * Issue 13.3: the compares of one account run at once, in slots — never more at a time than
+ * The compares of one account run at once, in slots — never more at a time than
  * maxFailureTimes − failures, so that no more than maxFailureTimes wrong passwords are evaluated
  * before the lock, on one instance or two — and a right password racing wrong ones gets the answer
  * a serial order would give. test/lockout.e2e-spec.ts keeps the exactness under 20 parallel attempts.
@@ -74,7 +74,7 @@ class CompareProbe {
 
 const wrongs = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${WRONG}-${tag}-${i}`);
 
-describe.each(BACKENDS)('compare slots of one account (issue 13.3) on $name', (backend) => {
+describe.each(BACKENDS)('compare slots of one account on $name', (backend) => {
   let app: TestApp;
   let probe: CompareProbe;
 
@@ -169,7 +169,7 @@ describe.each(BACKENDS)('compare slots of one account (issue 13.3) on $name', (b
     expect(probe.wrongCount()).toBe(3);
     expect(await locked(user)).toBe(true);
     expect((await statuses(user, since)).sort()).toEqual(['passwrong', 'passwrong', 'passwrong', 'success']);
-    // Contract §11: an automatic lock ends no session, that of the login before it included.
+    // An automatic lock ends no session, that of the login before it included.
     expect((await app.post('/sys/me/info', {}, { token: right.body.data!.accessToken })).body.code).toBe('OK');
   });
 
@@ -191,7 +191,7 @@ describe.each(BACKENDS)('compare slots of one account (issue 13.3) on $name', (b
     expect(replies.map((r) => r.body)).toEqual([BAD_CREDENTIALS, BAD_CREDENTIALS, BAD_CREDENTIALS]);
     expect(rightReply.status).toBe(423);
     expect(rightReply.body).toEqual(ACCOUNT_LOCKED);
-    // Refused before its compare (contract §5): only the three wrong ones were evaluated.
+    // Refused before its compare: only the three wrong ones were evaluated.
     expect(probe.evaluated.map((e) => e.right)).toEqual([false, false, false]);
     expect((await statuses(user, since)).sort()).toEqual(['locked', 'passwrong', 'passwrong', 'passwrong']);
     expect(await liveTokens(user)).toEqual([]);
@@ -276,7 +276,7 @@ describe.each(BACKENDS)('compare slots of one account (issue 13.3) on $name', (b
   });
 });
 
-describe('compare slots shared by two instances on one MariaDB + Redis (issue 13.3)', () => {
+describe('compare slots shared by two instances on one MariaDB + Redis', () => {
   let a: TestApp;
   let b: TestApp;
   let probe: CompareProbe;

@@ -17,7 +17,7 @@ interface AccountState {
   disabled: boolean;
 }
 
-describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name', (backend) => {
+describe.each(BACKENDS)('account lock and disable (3.2, 4.5) on $name', (backend) => {
   let app: TestApp;
 
   beforeAll(async () => {
@@ -88,7 +88,7 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
       expect(await logStatuses(user)).toEqual(['passwrong', 'passwrong', 'passwrong']);
     });
 
-    it('refuses a locked account with ACCOUNT_LOCKED even to the right password, logged as locked and not counted (contract §5)', async () => {
+    it('refuses a locked account with ACCOUNT_LOCKED even to the right password, logged as locked and not counted', async () => {
       const user = await activeUser();
       await lockByFailures(user);
       const lockedState = await state(user);
@@ -120,7 +120,7 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
       expect(await state(user)).toEqual(lockedState);
     });
 
-    it('spec 3.1 "unlock_time earlier than now": exactly at unlock_time the account is still locked; 1 ms later the login unlocks it', async () => {
+    it('Exactly at unlock_time the account is still locked; 1 ms later the login unlocks it', async () => {
       const user = await activeUser();
       await lockByFailures(user);
       const lockedState = await state(user);
@@ -270,7 +270,7 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
       expect((await app.login(user.username, user.password)).body).toEqual(ACCOUNT_LOCKED);
     });
 
-    it('window edge, contract §5 "since now − maxFailureInterval hours": a failure exactly maxFailureInterval old still counts', async () => {
+    it('window edge "since now − maxFailureInterval hours": a failure exactly maxFailureInterval old still counts', async () => {
       await app.saveLoginStrategy({ maxFailureInterval: 1 });
       const user = await activeUser();
       const firstFailures = app.clock.nowMs();
@@ -336,7 +336,7 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
       const right = await app.login(user.username, user.password);
       expect(right.status).toBe(403);
       expect(right.body).toEqual(ACCOUNT_DISABLED);
-      // Spec 4.1 order: the password is checked before the disabled state.
+      // Order: the password is checked before the disabled state.
       expect((await app.login(user.username, WRONG)).body).toEqual(BAD_CREDENTIALS);
       expect((await logStatuses(user)).slice(-2)).toEqual(['disabled', 'passwrong']);
     });
@@ -360,7 +360,7 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
 
       await app.admin('/sys/user/disable', { id: user.id });
       expect(await state(user)).toEqual({ locked: true, unlockTime: null, disabled: true });
-      // Spec 3.1: locked with an empty unlock_time stays locked, however much time passes.
+      // Locked with an empty unlock_time stays locked, however much time passes.
       app.clock.advanceMinutes(LOCK_MINUTES * 10);
       expect((await app.login(user.username, user.password)).body).toEqual(ACCOUNT_LOCKED);
 
@@ -380,7 +380,7 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
       expect(after.unlockTime).toBeNull();
     });
 
-    it('after enable the failure count starts again from zero (contract §5)', async () => {
+    it('after enable the failure count starts again from zero', async () => {
       const user = await activeUser();
       await failTimes(user, 2);
       app.clock.advance(1_000);
@@ -433,7 +433,7 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
       expect(await countStatus(user, 'locked')).toBe(count('ACCOUNT_LOCKED'));
       expect((await state(user)).locked).toBe(true);
 
-      // Contract §11: a lock reached by wrong passwords refuses new logins but ends no session, including
+      // A lock reached by wrong passwords refuses new logins but ends no session, including
       // those of logins that proved the right password before it.
       for (const r of replies.filter((x) => x.body.code === 'OK')) {
         expect((await app.post('/sys/me/info', {}, { token: r.body.data!.accessToken })).body.code).toBe('OK');
@@ -441,7 +441,7 @@ describe.each(BACKENDS)('account lock and disable (spec 3.1, 3.2, 4.5) on $name'
     });
   });
 
-  describe('administrator operations of spec 4.5', () => {
+  describe('administrator operations', () => {
     it.each(ADMIN_OPERATIONS)('/sys/user/%s with an unknown id answers NOT_FOUND 404', async (op) => {
       for (const id of [randomUUID(), 'no-such-user']) {
         const res = await app.admin(`/sys/user/${op}`, { id });

@@ -6,7 +6,7 @@ import { epochMs, startApp, TestApp } from './support/test-app';
 const tag = () => randomBytes(3).toString('hex');
 
 /**
- * Issue 17 / contract §12: the log filters match a prefix, index-friendly; failure reasons are kept
+ * The log filters match a prefix, index-friendly; failure reasons are kept
  * as codes; a lock caused by failures is an event in both logs.
  */
 describe.each(BACKENDS)('log search, failure codes and lock events on $name', (backend) => {
@@ -52,7 +52,7 @@ describe.each(BACKENDS)('log search, failure codes and lock events on $name', (b
   it('takes %, _, ! and \\ in the input literally', async () => {
     const t = `q${tag()}`;
     const accounts = [`${t}a%b`, `${t}aXb`, `${t}a_c`, `${t}aYc`, `${t}a\\d`, `${t}a!e`, `${t}a!!e`];
-    // Unknown accounts are logged as typed (contract §5).
+    // Unknown accounts are logged as typed.
     for (const account of accounts) await app.login(account, 'Wrong#pass1');
     const found = async (account: string) => (await loginRows({ account })).map((r) => r.account).sort();
 

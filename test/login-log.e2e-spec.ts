@@ -8,20 +8,20 @@ import { FORBIDDEN, NOT_LOGGED_IN } from './support/envelopes';
 const FIREFOX_LINUX = 'Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0';
 const SAFARI_IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1';
 
-/** Contract §4: the fields of a login-log row (plus its id and, issue 17, the failure's code). */
+/** The fields of a login-log row (plus its id and the failure's code). */
 const ROW_FIELDS = ['id', 'account', 'userName', 'loginType', 'status', 'ip', 'browser', 'os', 'loginTime', 'failureReason', 'failureCode'].sort();
 
 const tag = () => randomBytes(3).toString('hex');
 /**
  * An IP no other test uses, so that an ip filter sees only this test's attempts. The filter matches
- * a prefix (contract §12): a last part of three digits is no prefix of another IP's.
+ * a prefix: a last part of three digits is no prefix of another IP's.
  */
 const freshIp = () => `10.${randomInt(100, 250)}.${randomInt(0, 255)}.${randomInt(100, 254)}`;
 const iso = (d: Date) => d.toISOString();
 /** The same instant written with a +08:00 offset. */
 const isoPlus8 = (d: Date) => `${new Date(d.getTime() + 8 * 3_600_000).toISOString().slice(0, 23)}+08:00`;
 
-describe.each(BACKENDS)('login log of spec 2.6 and contract §4 on $name', (backend) => {
+describe.each(BACKENDS)('login log on $name', (backend) => {
   let app: TestApp;
 
   beforeAll(async () => {
@@ -37,7 +37,7 @@ describe.each(BACKENDS)('login log of spec 2.6 and contract §4 on $name', (back
     return res.body.data.rows as any[];
   };
 
-  it('writes one record per attempt with the status of its outcome and every field of spec 2.6', async () => {
+  it('writes one record per attempt with the status of its outcome and every field', async () => {
     // Created 100 days in the past, so that the expiry step can refuse it at the end without moving
     // the clock past the admin's own password expiry.
     const start = app.clock.now();
@@ -116,7 +116,7 @@ describe.each(BACKENDS)('login log of spec 2.6 and contract §4 on $name', (back
     }]);
   });
 
-  it('rows carry only the contract fields: never the user id', async () => {
+  it('rows carry only the documented fields: never the user id', async () => {
     const user = await createUser(app);
     await app.token(user.username, user.password);
     await app.login(user.username, 'Wrong#pass1');
@@ -135,7 +135,7 @@ describe.each(BACKENDS)('login log of spec 2.6 and contract §4 on $name', (back
     await app.login(user.email, 'Wrong#pass1', { ip: ip3 });
 
     const pick = (rows: any[]) => rows.map((r) => `${r.account}|${r.loginType}|${r.status}|${r.ip}`).sort();
-    // Contract §12: a prefix, so the user name also finds the e-mail address that starts with it.
+    // A prefix, so the user name also finds the e-mail address that starts with it.
     expect(pick(await rowsOf({ account: user.username }))).toEqual([
       `${user.username}|account|passwrong|${ip2}`, `${user.username}|account|success|${ip1}`, `${user.email}|email|passwrong|${ip3}`,
     ].sort());

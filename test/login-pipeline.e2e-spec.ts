@@ -9,7 +9,7 @@ import { BAD_CREDENTIALS, CAPTCHA_INVALID } from './support/envelopes';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-describe.each(BACKENDS)('login pipeline of spec 4.1 on $name', (backend) => {
+describe.each(BACKENDS)('login pipeline on $name', (backend) => {
   let app: TestApp;
   const failed: LoginFailedEvent[] = [];
   const unusual: UnusualIpEvent[] = [];
@@ -100,7 +100,7 @@ describe.each(BACKENDS)('login pipeline of spec 4.1 on $name', (backend) => {
     await app.token(user.username, user.password, { ip: '172.16.0.9' });
     expect(unusual).toHaveLength(1);
     expect(unusual[0]).toMatchObject({ userId: user.id, account: user.username, ip: '172.16.0.9' });
-    // Spec 4.2: login account, login IP, login time and the uncommon-IP hint.
+    // Login account, login IP, login time and the uncommon-IP hint.
     expect(unusual[0].time).toEqual(at);
     expect(unusual[0].hint.zh).toContain('不常用');
   });
@@ -141,7 +141,7 @@ describe.each(BACKENDS)('login pipeline of spec 4.1 on $name', (backend) => {
       expect(captcha).toMatchObject({ enabled: true, imgId: expect.any(String), img: expect.stringMatching(/^data:image\/png;base64,/) });
       const text = await captchaApp.store.get(`CAPTCHA:${captcha.imgId}`);
       expect(await captchaApp.store.ttl(`CAPTCHA:${captcha.imgId}`)).toBeGreaterThan(170_000);
-      // Spec 4.1 step 1 / contract §6: cached for 3 minutes.
+      // Cached for 3 minutes.
       expect(await captchaApp.store.ttl(`CAPTCHA:${captcha.imgId}`)).toBeLessThanOrEqual(180_000);
       const wrong = await captchaApp.post('/sys/login', { account: 'admin', password, imgId: captcha.imgId, imgCode: 'zzzz' });
       expect(wrong.body.code).toBe('CAPTCHA_INVALID');
@@ -163,7 +163,7 @@ describe.each(BACKENDS)('login pipeline of spec 4.1 on $name', (backend) => {
     }
   });
 
-  it('§11: /sys/captcha serves a 120x40 PNG data URL with no SVG structure and no text in its bytes', async () => {
+  it('/sys/captcha serves a 120x40 PNG data URL with no SVG structure and no text in its bytes', async () => {
     const captchaApp = await startApp(backend, { env: { CAPTCHA_ENABLED: 'true' } });
     try {
       const images: Buffer[] = [];

@@ -6,8 +6,8 @@ import { createActiveUser, createRole, createUser, TestUser } from './factories'
 import { BACKENDS, sqliteMemory } from './support/backends';
 import { ADMIN_PASSWORD, epochMs, startApp, TestApp } from './support/test-app';
 
-/** Contract §8: the TOTP second factor, on SQLite + memory and MariaDB + Redis, with a fake clock. */
-describe.each(BACKENDS)('second factor (contract §8) on $name', (backend) => {
+/** The TOTP second factor, on SQLite + memory and MariaDB + Redis, with a fake clock. */
+describe.each(BACKENDS)('second factor on $name', (backend) => {
   let app: TestApp;
   beforeAll(async () => {
     app = await startApp(backend);
@@ -63,7 +63,7 @@ describe.each(BACKENDS)('second factor (contract §8) on $name', (backend) => {
 
     await app.saveLoginStrategy({ mfaMode: 1 });
     const mfaToken = await firstStep(user);
-    // Contract §9: a login held for its second factor is not a successful login yet.
+    // A login held for its second factor is not a successful login yet.
     expect(await lastLogin()).toBe(plainAt);
     const done = await second(mfaToken, codeAt(secret), '10.0.0.2');
     expect(done.body).toMatchObject({ code: 'OK', data: { mfaRequired: false, mfaToken: null, tempUser: false } });
@@ -96,7 +96,7 @@ describe.each(BACKENDS)('second factor (contract §8) on $name', (backend) => {
     expect((await second(await firstStep(user), codeAt(secret, 0))).body.code).toBe('MFA_CODE_INVALID');
   });
 
-  describe('a replayed right code is not a guess (contract §13)', () => {
+  describe('a replayed right code is not a guess', () => {
     const mfawrongRows = async (user: TestUser) => (await app.logRows(user.username)).filter((r) => r.status === 'mfawrong').length;
 
     it('at /sys/login/mfa: the same right code from a second tab answers MFA_CODE_INVALID, is not logged mfawrong and never locks', async () => {
@@ -296,7 +296,7 @@ describe.each(BACKENDS)('second factor (contract §8) on $name', (backend) => {
   });
 
   // Self-service disable asks a code; the admin reset must not be a way around it for one's own
-  // account (contract §12: no lock, disable or reset of oneself through the admin operations).
+  // account (no lock, disable or reset of oneself through the admin operations).
   it('an administrator cannot reset their own second factor through /sys/user/mfa/reset', async () => {
     await createRole(app, 'mfa_resetter', ['sys:user:mfaReset']);
     const admin = await createActiveUser(app, { roles: ['mfa_resetter'] });
@@ -340,7 +340,7 @@ describe.each(BACKENDS)('second factor (contract §8) on $name', (backend) => {
     expect(verified.body.data).toMatchObject({ tempUser: true, mfaSetupRequired: true, mfaRequired: false, forceUpdatePassword: false });
   });
 
-  it('bad input answers the contract codes, never 5xx', async () => {
+  it('bad input answers the documented codes, never 5xx', async () => {
     const cases: [unknown, string][] = [
       [{ code: '123456' }, 'VALIDATION_FAILED'],
       [{ mfaToken: 'x'.repeat(43), code: '12345' }, 'VALIDATION_FAILED'],
@@ -356,7 +356,7 @@ describe.each(BACKENDS)('second factor (contract §8) on $name', (backend) => {
       expect(res.status).toBeLessThan(500);
       if (code === 'VALIDATION_FAILED') expect(res.body.data.errors.length).toBeGreaterThan(0);
     }
-    // A fresh login: the cached admin token's proof may be older than reauthMinutes (contract §13).
+    // A fresh login: the cached admin token's proof may be older than reauthMinutes.
     const token = await app.token('admin', ADMIN_PASSWORD, { ip: '10.9.9.9' });
     expect((await app.post('/sys/me/mfa/enable', { code: 'abc' }, { token })).body.code).toBe('VALIDATION_FAILED');
     expect((await app.post('/sys/me/mfa/enable', { code: '123456' }, { token })).body.code).toBe('MFA_CODE_INVALID');

@@ -71,7 +71,7 @@ function dbTime(value: Date | string): number {
 
 // ---------------------------------------------------------------- per backend
 
-describe.each(BACKENDS)('notifications of spec 4.2 on $name', (backend: Backend) => {
+describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
   let app: TestApp;
   let smtp: SmtpSink;
   let sms: WebhookSink;
@@ -126,7 +126,7 @@ describe.each(BACKENDS)('notifications of spec 4.2 on $name', (backend: Backend)
       id: expect.any(String), kind: 'login-failed', title: '异常登录提醒', content: expect.any(String), read: false, createTime: expect.any(String),
     });
     for (const fact of [user.username, '10.20.30.40', time, '异常登录:密码错误']) expect(list.rows[0].content).toContain(fact);
-    // Spec 4.2 gives the two alerts different contents: this one is not the unusual-IP text.
+    // Gives the two alerts different contents: this one is not the unusual-IP text.
     expect(list.rows[0].content).not.toContain('不常用的IP');
 
     const done = await waitForRows(app, user.id, (rows) => rows.every((r) => r.status === 'sent'), 'all rows sent');
@@ -193,7 +193,7 @@ describe.each(BACKENDS)('notifications of spec 4.2 on $name', (backend: Backend)
     for (const fact of [user.username, '登录IP', '172.16.8.8', '登录时间', formatNotificationTime(at), '不常用的IP']) {
       expect(list.rows[0].content).toContain(fact);
     }
-    // '登录IP' is also inside the wrong-password label '尝试登录IP': spec 4.2 names a login here, not an attempt.
+    // '登录IP' is also inside the wrong-password label '尝试登录IP': the alert names a login here, not an attempt.
     expect(list.rows[0].content).not.toContain('尝试登录');
     expect(list.rows[0].content).not.toContain('密码错误');
     const sent = await waitFor(() => sms.accepted.find((b) => b.to === user.mobile), 'the SMS webhook');

@@ -6,8 +6,8 @@ import { USER_DEFAULTS } from './support/settings';
 import { startApp, TestApp } from './support/test-app';
 
 /*
- * Contract §9, the password part: passwordHistoryCount (sys_password_history), rejectCommonPasswords
- * (the bundled list) and rejectAccountInPassword, checked after spec 4.3's six rules on a user's own
+ * The password part: passwordHistoryCount (sys_password_history), rejectCommonPasswords
+ * (the bundled list) and rejectAccountInPassword, checked after the six complexity rules on a user's own
  * change (/sys/me/pass/update, the first-login and expired forced change included), in the order
  * PASSWORD_CONTAINS_ACCOUNT → PASSWORD_TOO_COMMON → PASSWORD_REUSED.
  */
@@ -23,7 +23,7 @@ const LENIENT = { minPasswordLength: 2, includeSymbol: false, includeLowerCase: 
 const randomName = (length: number) =>
   'abcdefghjkmnpqrstuvwxyz'[randomInt(23)] + Array.from({ length: length - 1 }, () => 'abcdefghjkmnpqrstuvwxyz23456789'[randomInt(31)]).join('');
 
-describe.each(BACKENDS)('contract §9 password policy on $name', (backend) => {
+describe.each(BACKENDS)('Password policy on $name', (backend) => {
   let app: TestApp;
 
   beforeAll(async () => {
@@ -193,7 +193,7 @@ describe.each(BACKENDS)('contract §9 password policy on $name', (backend) => {
       username, name: 'Order', email: `woaini1314@${randomName(8).toLowerCase()}.example.com`,
       password: await app.encrypt('woaini1314'),
     });
-    // An administrator's create does not apply contract §9 (see docs/policies.md); the six rules it does.
+    // An administrator's create does not apply the own-change checks (docs/policies.md); the six rules it does.
     expect(res.body.success).toBe(true);
     const userId: string = res.body.data.id;
     const token = await app.token(username, 'woaini1314');

@@ -17,10 +17,10 @@ function changePassword(app: TestApp, token: string, oldPass: string, newPass: s
     .then(([o, n]) => app.post('/sys/me/pass/update', { oldPass: o, newPass: n }, { token }));
 }
 
-/** Contract §6: the session lives under AUTH_TOKEN:{sha256hex(token)} (the Redis store adds the prefix). */
+/** The session lives under AUTH_TOKEN:{sha256hex(token)} (the Redis store adds the prefix). */
 const sessionOf = (app: TestApp, token: string): Promise<any> => app.sessionOf(token);
 
-/** Contract §2 character classes. */
+/** Character classes. */
 function meetsRules(password: string, rules: typeof PASSWORD_RULE_DEFAULTS): boolean {
   const length = [...password].length;
   return length >= rules.minPasswordLength && length <= rules.maxPasswordLength
@@ -47,7 +47,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       const res = await changePassword(app, token, 'Wrong#old1', 'Brand#New1');
       expect(res.status).toBe(400);
       expect(res.body).toEqual(failure('OLD_PASSWORD_WRONG', '旧密码不正确'));
-      // Spec 4.3: oldPass is verified first, so a new password that also breaks the rules still gets this answer.
+      // oldPass is verified first, so a new password that also breaks the rules still gets this answer.
       const bothWrong = await changePassword(app, token, 'Wrong#old1', 'x');
       expect(bothWrong.body.code).toBe('OLD_PASSWORD_WRONG');
       expect(bothWrong.status).toBe(400);
@@ -60,7 +60,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       expect((await app.post('/sys/me/info', {}, { token })).body.success).toBe(true);
     });
 
-    it('spec 4.3: each complexity rule in its order, the first failure reported with its code and message', async () => {
+    it('Each complexity rule in its order, the first failure reported with its code and message', async () => {
       await app.saveUserStrategy({ includeUpperCase: true });
       const user = await createUser(app, { password: 'Initial#1a' });
       const token = await app.token(user.username, user.password);
@@ -104,13 +104,13 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       expect(await change('a1!😀😀😀')).toEqual(OK_NO_DATA);
       expect(await change('a1!' + 'b'.repeat(17))).toEqual(OK_NO_DATA);
       expect(await change('a1!' + 'c'.repeat(18))).toEqual(failure('PASSWORD_TOO_LONG', '密码长度应小于20'));
-      // Contract §2: a symbol is not a letter, not a digit and not white space.
+      // A symbol is not a letter, not a digit and not white space.
       expect(await change('abcde1 ')).toEqual(failure('PASSWORD_NEEDS_SYMBOL', '密码应包含特殊字符'));
       expect(await change('abcde1密')).toEqual(failure('PASSWORD_NEEDS_SYMBOL', '密码应包含特殊字符'));
       expect(await change('abcde1_')).toEqual(OK_NO_DATA);
 
       await app.saveUserStrategy({ maxPasswordLength: 30 });
-      // Contract §13 evaluates 10 own changes per user and hour: the last two on another account.
+      // Evaluates 10 own changes per user and hour: the last two on another account.
       const other = await createUser(app);
       const otherToken = await app.token(other.username, other.password);
       current = other.password;
@@ -146,12 +146,12 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       const res = await changePassword(app, caller, user.password, 'Brand#New1');
       expect(res.status).toBe(200);
       expect(res.body).toEqual(OK_NO_DATA);
-      // Spec 3.3: password_update_time = now; the password column holds a BCrypt hash, never the text.
+      // Password_update_time = now; the password column holds a BCrypt hash, never the text.
       const row = await app.userRow(user.id);
       expect(epochMs(row.password_update_time)).toBe(app.clock.nowMs());
       expect(row.password).toMatch(/^\$2[aby]\$/);
 
-      // Contract §5: a user's own password change ends the user's other sessions.
+      // A user's own password change ends the user's other sessions.
       const me = await app.post('/sys/me/info', {}, { token: caller, ip: '10.2.0.1' });
       expect(me.body).toMatchObject({ success: true, data: { id: user.id, tempUser: false } });
       const ended = await app.post('/sys/me/info', {}, { token: other, ip: '10.2.0.2' });
@@ -167,7 +167,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       expect(old.body).toEqual(BAD_CREDENTIALS);
     });
 
-    it('contract §3: an oldPass or newPass that does not decrypt is VALIDATION_FAILED naming the field, and changes nothing', async () => {
+    it('An oldPass or newPass that does not decrypt is VALIDATION_FAILED naming the field, and changes nothing', async () => {
       const user = await createUser(app);
       const token = await app.token(user.username, user.password);
       const good = await app.encrypt('Brand#New1');
@@ -213,9 +213,9 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       const generated: string = res.body.data.password;
       expect(meetsRules(generated, strict)).toBe(true);
 
-      // Spec 3.3: back to the initial state.
+      // Back to the initial state.
       expect((await app.userRow(user.id)).password_update_time).toBeNull();
-      // Contract §5: an administrator's reset ends every session of the user.
+      // An administrator's reset ends every session of the user.
       for (const token of [first, second]) {
         expect((await app.post('/sys/me/info', {}, { token })).body).toEqual(NOT_LOGGED_IN);
       }
@@ -239,7 +239,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       expect(unknown.body).toMatchObject({ success: false, code: 'NOT_FOUND' });
     });
 
-    it('spec 5.1 / contract §4: /sys/strategy/user/rules gives any logged-in user the complexity fields and reflects a save', async () => {
+    it('/sys/strategy/user/rules gives any logged-in user the complexity fields and reflects a save', async () => {
       const user = await createUser(app);
       const token = await app.token(user.username, user.password);
       const rules = await app.post('/sys/strategy/user/rules', {}, { token });
@@ -300,7 +300,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
     });
     afterEach(() => app.close());
 
-    it('spec 4.1 step 6, loginStrategyWhenExpire 3: a password older than passwordExpireDays is refused and logged as expired', async () => {
+    it('LoginStrategyWhenExpire 3: a password older than passwordExpireDays is refused and logged as expired', async () => {
       await app.saveLoginStrategy({ loginStrategyWhenExpire: 3 });
       await app.saveUserStrategy({ passwordExpireDays: 90 });
       const user = await createActiveUser(app);
@@ -318,7 +318,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       expect(wrong.body).toEqual(BAD_CREDENTIALS);
     });
 
-    it('spec 3.3: expired means later than passwordExpireDays: exactly at day 90 the login passes, a millisecond later it does not', async () => {
+    it('Expired means later than passwordExpireDays: exactly at day 90 the login passes, a millisecond later it does not', async () => {
       await app.saveUserStrategy({ passwordExpireDays: 90 });
       const user = await createActiveUser(app);
       app.clock.advanceDays(90);
@@ -332,7 +332,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       expect(justAfter.body).toEqual(ACCOUNT_EXPIRED);
     });
 
-    it('spec 3.3: the age counts from create_time while password_update_time is empty, and from the change afterwards', async () => {
+    it('The age counts from create_time while password_update_time is empty, and from the change afterwards', async () => {
       await app.saveUserStrategy({ passwordExpireDays: 90 });
       const untouched = await createUser(app);
       const changer = await createUser(app);
@@ -350,7 +350,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       expect(changed.body.data).toMatchObject({ tempUser: false, forceUpdatePassword: false });
     });
 
-    it('spec 4.1 step 6, loginStrategyWhenExpire 2: a temporary token that reaches only TEMP_URIS until the password is changed', async () => {
+    it('LoginStrategyWhenExpire 2: a temporary token that reaches only TEMP_URIS until the password is changed', async () => {
       await app.saveLoginStrategy({ loginStrategyWhenExpire: 2 });
       await app.saveUserStrategy({ passwordExpireDays: 90 });
       await createRole(app, 'user_lister', ['sys:user:list']);
@@ -386,7 +386,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       expect(listed.body.success).toBe(true);
     });
 
-    it('spec 4.1 step 6, loginStrategyWhenExpire 1: a normal login whose tip asks for a new password', async () => {
+    it('LoginStrategyWhenExpire 1: a normal login whose tip asks for a new password', async () => {
       await app.saveLoginStrategy({ loginStrategyWhenExpire: 1 });
       await app.saveUserStrategy({ passwordExpireDays: 90 });
       const user = await createActiveUser(app);
@@ -398,7 +398,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       expect(await sessionOf(app, res.body.data!.accessToken)).toMatchObject({ temp: 0 });
     });
 
-    it('spec 2.2: passwordExpireDays 0 never expires, even ten years on', async () => {
+    it('PasswordExpireDays 0 never expires, even ten years on', async () => {
       await app.saveUserStrategy({ passwordExpireDays: 0 });
       const user = await createActiveUser(app);
       app.clock.advanceDays(3653);
@@ -408,7 +408,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       expect(res.body.data!.tip).not.toContain('过期');
     });
 
-    it('spec 4.1 step 7, forceUpdatePassword true: an initial password gets a temporary token until it is changed', async () => {
+    it('ForceUpdatePassword true: an initial password gets a temporary token until it is changed', async () => {
       await app.saveUserStrategy({ forceUpdatePassword: true });
       await createRole(app, 'user_lister', ['sys:user:list']);
       const user = await createUser(app, { roles: ['user_lister'] });
@@ -429,7 +429,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       expect((await app.post('/sys/user/list', {}, { token: normal.body.data!.accessToken })).body.success).toBe(true);
     });
 
-    it('spec 4.1 step 7, forceUpdatePassword false: an initial password gets a normal token and a tip', async () => {
+    it('ForceUpdatePassword false: an initial password gets a normal token and a tip', async () => {
       await app.saveUserStrategy({ forceUpdatePassword: false });
       await createRole(app, 'user_lister', ['sys:user:list']);
       const user = await createUser(app, { roles: ['user_lister'] });
@@ -442,7 +442,7 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       expect((await app.post('/sys/user/list', {}, { token: res.body.data!.accessToken })).body.success).toBe(true);
     });
 
-    it('spec 3.4: a temporary token lives tempSessionExpireMinutes and is never renewed', async () => {
+    it('A temporary token lives tempSessionExpireMinutes and is never renewed', async () => {
       await app.saveLoginStrategy({ tempSessionExpireMinutes: 7 });
       await app.saveUserStrategy({ forceUpdatePassword: true });
       const user = await createUser(app);

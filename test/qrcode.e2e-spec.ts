@@ -2,7 +2,7 @@ import { createActiveUser, createRole, createUser } from './factories';
 import { BACKENDS, mariadbRedis } from './support/backends';
 import { startApp, TestApp } from './support/test-app';
 
-describe.each(BACKENDS)('QR-code login (spec 4.4) and online sessions on $name', (backend) => {
+describe.each(BACKENDS)('QR-code login and online sessions on $name', (backend) => {
   let app: TestApp;
   beforeAll(async () => {
     app = await startApp(backend);
@@ -65,7 +65,7 @@ describe.each(BACKENDS)('QR-code login (spec 4.4) and online sessions on $name',
     });
   }
 
-  it('a code dies with its session when an administrator disables or locks the user (contract §11)', async () => {
+  it('a code dies with its session when an administrator disables or locks the user', async () => {
     const user = await createActiveUser(app);
     const token = await app.token(user.username, user.password);
     const forDisabled = (await generate(token)).data.code;
@@ -79,7 +79,7 @@ describe.each(BACKENDS)('QR-code login (spec 4.4) and online sessions on $name',
     expect(locked.body).toMatchObject({ code: 'QRCODE_INVALID', message: '二维码无效或已过期' });
   });
 
-  /** Locks the account the way a stranger can: wrong passwords (its sessions and codes stay, contract §11). */
+  /** Locks the account the way a stranger can: wrong passwords (its sessions and codes stay). */
   const lockByWrongPasswords = async (username: string) => {
     for (let i = 0; i < 3; i++) await app.login(username, 'Wrong#pass1');
   };

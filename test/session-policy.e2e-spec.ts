@@ -9,11 +9,11 @@ const MIN = 60_000;
 const HOUR = 60 * MIN;
 
 /**
- * Contract §9, login strategy: sessionMaxHours (an absolute lifetime however often a session is
+ * Login strategy: sessionMaxHours (an absolute lifetime however often a session is
  * renewed) and maxSessionsPerUser (with multiOnline, the oldest sessions kicked out), with the fake
  * clock, on SQLite + memory and MariaDB + Redis.
  */
-describe.each(BACKENDS)('session limits of contract §9 on $name', (backend) => {
+describe.each(BACKENDS)('session limits on $name', (backend) => {
   let app: TestApp;
 
   beforeAll(async () => {
@@ -150,7 +150,7 @@ describe.each(BACKENDS)('session limits of contract §9 on $name', (backend) => 
       expect((await app.sessionOf(young)).expireAt).toBe(t0 + 2 * HOUR + 3 * HOUR);
     });
 
-    /** Authorises a new session with a QR code the session `token` generates (spec 4.4), and returns its token. */
+    /** Authorises a new session with a QR code the session `token` generates, and returns its token. */
     const qrLogin = async (token: string) => {
       const gen = await app.post('/auth/qrcode/generate', {}, { token });
       expect(gen.body.success).toBe(true);
@@ -159,7 +159,7 @@ describe.each(BACKENDS)('session limits of contract §9 on $name', (backend) => 
       return verified.body.data.accessToken as string;
     };
 
-    it('a QR login ends when the session that generated its code would have: a chain of codes never outlives the first login (contract §13)', async () => {
+    it('a QR login ends when the session that generated its code would have: a chain of codes never outlives the first login', async () => {
       await app.saveLoginStrategy({ sessionExpireMinutes: 30, sessionMaxHours: 1 });
       const user = await createActiveUser(app);
       const t0 = app.clock.nowMs();
@@ -319,7 +319,7 @@ describe.each(BACKENDS)('session limits of contract §9 on $name', (backend) => 
     });
   });
 
-  describe('last_login_time (contract §9 dormantDays counts from it)', () => {
+  describe('last_login_time (dormantDays counts from it)', () => {
     const lastLogin = async (id: string) => epochMs((await app.userRow(id)).last_login_time);
 
     it('is null until the first successful login; set by password and QR logins, not by a wrong password', async () => {

@@ -11,7 +11,7 @@ import { FORBIDDEN, KICKED_OUT, NOT_LOGGED_IN, OK_NO_DATA, PASSWORD_NEEDS_UPPER 
 const LOGIN = { info: '/sys/strategy/login/info', save: '/sys/strategy/login/save', group: 'user_login_strategy' } as const;
 const USER = { info: '/sys/strategy/user/info', save: '/sys/strategy/user/save', group: 'user_strategy' } as const;
 
-describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend) => {
+describe.each(BACKENDS)('strategy settings on $name', (backend) => {
   let app: TestApp;
   const changed: SysPropsChangedEvent[] = [];
 
@@ -26,16 +26,16 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
     expect(res.body).toMatchObject({ success: true, code: 'OK' });
     return res.body.data;
   };
-  /** The stored rows of a group, as contract §6 names them. */
+  /** The stored rows of a group, as stored. */
   const rowsOf = async (group: string): Promise<Record<string, string>> => {
     const rows = await app.db.query('SELECT prop_key, prop_value FROM sys_props WHERE prop_group = ? ORDER BY prop_key', [group]);
     return Object.fromEntries(rows.map((r: any) => [r.prop_key, r.prop_value]));
   };
-  /** Settings back to the defaults, so that every test starts from spec 2.1 / 2.2. */
+  /** Settings back to the defaults, so that every test starts from them. */
   const reset = () => saveSettings(app);
 
   describe('info', () => {
-    it('answers exactly the fields and defaults of spec 2.1 and 2.2 before anything is saved', async () => {
+    it('answers exactly the fields and defaults before anything is saved', async () => {
       expect(await rowsOf(LOGIN.group)).toEqual({});
       expect(await rowsOf(USER.group)).toEqual({});
       const login = await app.admin(LOGIN.info);
@@ -46,7 +46,7 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
       expect(user.body).toEqual({ success: true, code: 'OK', message: '操作成功', data: USER_DEFAULTS });
     });
 
-    it('/sys/strategy/user/rules gives the complexity fields and contract §9\'s checks to any logged-in user', async () => {
+    it('/sys/strategy/user/rules gives the complexity fields and the own-change checks to any logged-in user', async () => {
       const user = await createUser(app);
       const token = await app.token(user.username, user.password);
       const res = await app.post('/sys/strategy/user/rules', {}, { token });
@@ -57,7 +57,7 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
     });
   });
 
-  describe('permissions (contract §4)', () => {
+  describe('permissions', () => {
     let readerToken: string;
     let nobodyToken: string;
 
@@ -168,7 +168,7 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
       expect(await info(USER)).toMatchObject({ minPasswordLength: 12, maxPasswordLength: 12 });
     });
 
-    it('contract §9: takes the account fields at their bounds, reports them in info, and announces the change', async () => {
+    it('Takes the account fields at their bounds, reports them in info, and announces the change', async () => {
       changed.length = 0;
       await app.saveUserStrategy({ passwordHistoryCount: 24, rejectCommonPasswords: true, rejectAccountInPassword: true, dormantDays: 3650 });
       expect(await info(USER)).toEqual({
@@ -182,7 +182,7 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
       expect(await info(USER)).toEqual({ ...USER_DEFAULTS, rejectAccountInPassword: true });
     });
 
-    // Contract §4: a bad field fails the whole save and nothing changes; the message names the field.
+    // A bad field fails the whole save and nothing changes; the message names the field.
     const BAD_LOGIN_SAVES: [string, Record<string, unknown>, string][] = [
       ['an integer sent as a string', { sessionExpireMinutes: '30' }, 'sessionExpireMinutes'],
       ['a fraction', { lockMinutes: 1.5 }, 'lockMinutes'],
@@ -230,7 +230,7 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
       ['minPasswordLength above the saved maxPasswordLength', { minPasswordLength: 21 }, 'minPasswordLength'],
       ['an unknown field', { minLength: 8 }, 'minLength'],
       ['null', { includeNumber: null }, 'includeNumber'],
-      // Contract §9.
+      // The checks of a user's own change.
       ['passwordHistoryCount 25', { passwordHistoryCount: 25 }, 'passwordHistoryCount'],
       ['a negative passwordHistoryCount', { passwordHistoryCount: -1 }, 'passwordHistoryCount'],
       ['a fractional passwordHistoryCount', { passwordHistoryCount: 2.5 }, 'passwordHistoryCount'],
@@ -263,7 +263,7 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
     });
   });
 
-  describe('form-encoded saves (contract §5)', () => {
+  describe('form-encoded saves', () => {
     beforeEach(reset);
 
     const form = async (path: string, raw: string) =>
@@ -357,7 +357,7 @@ describe.each(BACKENDS)('strategy settings of spec 2.1 / 2.2 on $name', (backend
     });
   });
 
-  describe('SysPropsChangedEvent (spec 6)', () => {
+  describe('SysPropsChangedEvent', () => {
     afterAll(reset);
 
     it.each([LOGIN, USER])('a save of $group emits it with the group', async (which) => {

@@ -9,11 +9,11 @@ let seq = 0;
 const freshMobile = () => `135${String(Date.now() % 1e5).padStart(5, '0')}${String(++seq % 1000).padStart(3, '0')}`;
 
 /**
- * Issue 17 / contract §12: editing, deleting, filtering and bulk-changing users, deleting roles and
- * listing permission codes, with the refusals of §11 (nobody acts above their codes) and §12 (not
+ * Editing, deleting, filtering and bulk-changing users, deleting roles and
+ * listing permission codes, with the refusals (nobody acts above their codes; not
  * oneself, never the last usable holder of `*`). Bad input changes nothing.
  */
-describe.each(BACKENDS)('user and role administration (contract §12) on $name', (backend) => {
+describe.each(BACKENDS)('user and role administration on $name', (backend) => {
   let app: TestApp;
   let adminId: string;
 
@@ -327,7 +327,7 @@ describe.each(BACKENDS)('user and role administration (contract §12) on $name',
       expect((await app.admin('/sys/role/delete', { code: 'gone_role' })).body).toEqual(OK_NO_DATA);
     });
 
-    it('needs sys:role:delete, and the role\'s codes (§11)', async () => {
+    it('needs sys:role:delete, and the role\'s codes', async () => {
       await createRole(app, 'wide_role', ['sys:strategy:login:save']);
       const editor = await createUser(app, { roles: ['editor'] });
       const token = await app.token(editor.username, editor.password);

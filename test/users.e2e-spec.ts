@@ -30,7 +30,7 @@ function spyOnLogger() {
   };
 }
 
-describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, §4) on $name', (backend) => {
+describe.each(BACKENDS)('users, roles and the first-start admin on $name', (backend) => {
   let app: TestApp;
 
   beforeAll(async () => {
@@ -46,7 +46,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
 
       const login = await app.login('admin', ADMIN_PASSWORD, { ip: '10.9.9.9' });
       expect(login.body).toMatchObject({ success: true, code: 'OK' });
-      // Contract §4: the first-start admin's password is initial, so first-login rules apply.
+      // The first-start admin's password is initial, so first-login rules apply.
       expect(login.body.data!.tip).toBe('您的密码为初始密码,请尽快修改密码');
 
       const list = await app.admin('/sys/user/list', { pageNum: 1, pageSize: 10 });
@@ -171,7 +171,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       };
       const res = await app.admin('/sys/user/create', body);
       expect(res.status).toBe(400);
-      // Contract §7: the answer names the refused field in data.errors (it was data: null before).
+      // The answer names the refused field in data.errors (it was data: null before).
       expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', data: { errors: [{ field, message: expect.stringContaining(field) }] } });
       expect(res.body.data.errors).toHaveLength(1);
       const rows = await app.db.query(`SELECT id FROM sys_user WHERE ${field} = ?`, [(existing as any)[field]]);
@@ -186,7 +186,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('VALIDATION_FAILED');
-      // Contract §2: the message names the field.
+      // The message names the field.
       expect(res.body.message).toContain('roles');
       expect(res.body.message).toContain('no_such_role');
       expect(await app.db.query('SELECT id FROM sys_user WHERE username = ?', [username])).toHaveLength(0);
@@ -198,7 +198,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       ['abcdefg#', 'PASSWORD_NEEDS_DIGIT', '密码应包含数字'],
       ['ABCDEF1#', 'PASSWORD_NEEDS_LOWER', '密码应包含小写字符'],
       ['abcdef12', 'PASSWORD_NEEDS_SYMBOL', '密码应包含特殊字符'],
-    ])('refuses the password %p with %s (spec 4.3) and creates nothing', async (password, code, message) => {
+    ])('refuses the password %p with %s and creates nothing', async (password, code, message) => {
       const username = `p_${tag()}`;
       const res = await app.admin('/sys/user/create', { username, name: 'Weak', password: await app.encrypt(password) });
       expect(res.status).toBe(400);
@@ -218,7 +218,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
       }
     });
 
-    it('refuses a password sent in plain text (contract §3)', async () => {
+    it('refuses a password sent in plain text', async () => {
       const username = `pt_${tag()}`;
       const res = await app.admin('/sys/user/create', { username, name: 'Plain', password: 'Passw0rd!x' });
       expect(res.status).toBe(400);
@@ -412,7 +412,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
         expireAt: expect.any(Number), serverTime: expect.any(Number), displayTimeZone: expect.any(String),
       });
       expect([...res.body.data.permissions].sort()).toEqual(['sys:loginLog:list', 'sys:user:list']);
-      // Issue 17: what the console's expiry warning measures, on the service's clock.
+      // What the console's expiry warning measures, on the service's clock.
       const stored = JSON.parse((await app.store.get(tokenKey(token)))!);
       expect(res.body.data).toMatchObject({ expireAt: stored.expireAt, serverTime: app.clock.nowMs() });
     });
@@ -450,7 +450,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin (contract §1, �
 });
 
 /**
- * Unlock and enable start the failure count again (contract §5). A wrong password being counted
+ * Unlock and enable start the failure count again. A wrong password being counted
  * at that moment (the login holds the account's mutex) must not lock the account again with the
  * failures from before: unlock and enable wait for the login mutex, as lock, disable and reset do.
  */

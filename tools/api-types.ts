@@ -9,7 +9,7 @@ import { openApiDocument } from '../src/app.setup';
 import { loadConfig } from '../src/config/app-config';
 
 /**
- * Issue 12: the console's API types come from the service's OpenAPI document, not from copies.
+ * The console's API types come from the service's OpenAPI document, not from copies.
  * `npm run api:types` writes both files below; test/console/api-types.e2e-spec.ts fails when the
  * committed ones differ from what the current code generates.
  */

@@ -1,5 +1,5 @@
 /**
- * Writes the bundled common-password lists (contract §9 rejectCommonPasswords) under
+ * Writes the bundled common-password lists (rejectCommonPasswords) under
  * src/user-account/common-passwords/:
  *
  * - chinese-patterns.txt: written from the patterns below (this project's own work): pinyin words

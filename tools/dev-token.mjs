@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Issue 17: a token for /docs' "Authorize" on a development instance (CAPTCHA_ENABLED=false).
+// A token for /docs' "Authorize" on a development instance (CAPTCHA_ENABLED=false).
 // Does what every client does: POST /sys/publicKey, RSA-OAEP-256 encryption of the password
-// (contract §3), POST /sys/login. It cannot pass a captcha, so it is no way around one.
+//, POST /sys/login. It cannot pass a captcha, so it is no way around one.
 // Usage: node tools/dev-token.mjs [baseUrl] <account> <password>   (or LPS_PASSWORD in the environment)
 import { constants, publicEncrypt } from 'node:crypto';
 

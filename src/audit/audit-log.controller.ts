@@ -18,7 +18,7 @@ export class AuditLogController {
     return this.audit.list(dto);
   }
 
-  /** Contract §10: the list's rows as streamed CSV; bad filters answer VALIDATION_FAILED before any byte. */
+  /** The list's rows as streamed CSV; bad filters answer VALIDATION_FAILED before any byte. */
   @Post('export') @HttpCode(200) @RequirePermissions('sys:auditLog:export')
   @ApiDoc('Export the audit log as CSV (the filters of /sys/auditLog/list, without paging)', {
     produces: {

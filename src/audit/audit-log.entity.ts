@@ -1,11 +1,11 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { DATETIME } from '../common/datetime';
 
-/** One administrative action (issue 5.6): who, when, from where, what, on whom, and the values it changed. */
+/** One administrative action: who, when, from where, what, on whom, and the values it changed. */
 @Entity('sys_audit_log')
 @Index('idx_audit_log_time', ['createTime'])
 @Index('idx_audit_log_action_time', ['action', 'createTime'])
-// The prefix filters (issue 17; on SQLite the migration creates them with COLLATE NOCASE, see like-prefix.ts).
+// The prefix filters (on SQLite the migration creates them with COLLATE NOCASE, see like-prefix.ts).
 @Index('idx_audit_log_username', ['username'])
 @Index('idx_audit_log_target', ['target'])
 @Index('idx_audit_log_target_name', ['targetName'])

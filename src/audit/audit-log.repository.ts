@@ -6,7 +6,7 @@ import { AuditLogEntity } from './audit-log.entity';
 
 /**
  * What the audit list can be narrowed by; every given field must match. `action` exactly; the text
- * filters by prefix, as the login log's (contract §12): `username` the acting administrator's user
+ * filters by prefix, as the login log's: `username` the acting administrator's user
  * name, `target` the target's id (a user id, role code or setting group) or its name.
  */
 export interface AuditLogFilter {
@@ -39,7 +39,7 @@ export class AuditLogRepository {
       .skip((pageNum - 1) * pageSize).take(pageSize).getManyAndCount();
   }
 
-  /** Contract §10 export: as LoginLogRepository.slice, keyset paging on (create_time, id), newest first. */
+  /** Export: as LoginLogRepository.slice, keyset paging on (create_time, id), newest first. */
   async slice(filter: AuditLogFilter, cursor: AuditLogCursor | null, size: number): Promise<AuditLogEntity[]> {
     const qb = this.matching(filter);
     if (cursor) {
@@ -50,7 +50,7 @@ export class AuditLogRepository {
     return qb.orderBy('a.create_time', 'DESC').addOrderBy('a.id', 'DESC').limit(size).getMany();
   }
 
-  /** Contract §10 retention: ids of up to `limit` rows written before `before`, oldest first (idx_audit_log_time). */
+  /** Retention: ids of up to `limit` rows written before `before`, oldest first (idx_audit_log_time). */
   async idsBefore(before: Date, limit: number): Promise<string[]> {
     const rows = await this.rows.createQueryBuilder('a').select('a.id', 'id').where('a.create_time < :before', { before })
       .orderBy('a.create_time', 'ASC').limit(limit).getRawMany<{ id: string | number }>();

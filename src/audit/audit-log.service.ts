@@ -9,8 +9,8 @@ import { AuditLogCursor, AuditLogFilter, AuditLogRepository } from './audit-log.
 import { ExportAuditLogDto, ListAuditLogDto } from './dto/list-audit-log.dto';
 
 /**
- * Every audited action; the prefix says what the target is. A new audited action is one line here
- * and one record() call where the action happens.
+ * Every audited action, named `<what it acts on>.<verb>`. A new audited action is one line here
+ * and one record() or recordDone() call where the action happens.
  */
 export type AuditAction =
   | 'strategy.login.save' | 'strategy.user.save'
@@ -23,7 +23,7 @@ export type AuditAction =
   | 'user.mfaReset'
   // A FORBIDDEN answer to a logged-in caller.
   | 'access.denied'
-  // Contract §10: the retention job's deletions (by system) and each CSV export of a log.
+  // The retention job's deletions (by system) and each CSV export of a log.
   | 'log.retention' | 'loginLog.export' | 'auditLog.export';
 
 /**
@@ -45,7 +45,7 @@ export interface AuditEntry {
 }
 
 /**
- * What an action changed, field by field (issue 17): `old` as it was before, `new` as the action
+ * What an action changed, field by field: `old` as it was before, `new` as the action
  * left it, with the same keys; `old` null when the action created the thing. The console shows
  * the two side by side. Put beside other facts in `detail`: `{ username, old: {...}, new: {...} }`.
  */
@@ -120,7 +120,7 @@ export class AuditLogService {
   }
 
   /**
-   * Contract §10: the rows of the list's filters as CSV (BOM, a header of the list's row fields,
+   * The rows of the list's filters as CSV (BOM, a header of the list's row fields,
    * newest first; `detail` as its JSON text), read slice by slice as the client takes them. Audited
    * before the first byte, as LoginLogService.exportCsv.
    */
@@ -142,7 +142,7 @@ export class AuditLogService {
     return csvStream(AUDIT_LOG_FIELDS, slices(), (row) => AUDIT_LOG_FIELDS.map((field) => (field === 'id' ? String(row.id) : row[field])));
   }
 
-  /** Contract §10 retention: deletes up to `limit` rows written before `before`; resolves to how many. */
+  /** Retention: deletes up to `limit` rows written before `before`; resolves to how many. */
   async deleteBatchBefore(before: Date, limit: number): Promise<number> {
     return this.rows.deleteIds(await this.rows.idsBefore(before, limit));
   }

@@ -7,7 +7,7 @@ import { AuditLogRepository } from './audit-log.repository';
 import { AuditLogService } from './audit-log.service';
 
 /**
- * Issue 5.6: the audit log of administrative actions. The features record their own actions
+ * The audit log of administrative actions. The features record their own actions
  * through the port (AuditLogService) where they happen; this module depends on none of them.
  */
 @Module({

@@ -8,7 +8,7 @@ import { CaptchaService } from './captcha/captcha.service';
 import { LoginController } from './login.controller';
 import { LoginService } from './login/login.service';
 
-/** Logging in (spec 4.1): captcha, the password login and the login tail other ways in share. */
+/** Logging in: captcha, the password login and the login tail other ways in share. */
 @Module({
   imports: [UserAccountModule, StrategyModule, LoginLogModule, SessionModule, CryptoModule],
   controllers: [LoginController],

@@ -27,7 +27,7 @@ export class LoginController {
 
   @Post('login') @HttpCode(200) @Public()
   @RateLimit('login')
-  @ApiDoc('Log in with account and password (spec 4.1)', { data: LoginResultDto, errors: [ErrorCode.CAPTCHA_INVALID, ErrorCode.BAD_CREDENTIALS, ErrorCode.ACCOUNT_LOCKED, ErrorCode.ACCOUNT_DISABLED, ErrorCode.ACCOUNT_EXPIRED] })
+  @ApiDoc('Log in with account and password', { data: LoginResultDto, errors: [ErrorCode.CAPTCHA_INVALID, ErrorCode.BAD_CREDENTIALS, ErrorCode.ACCOUNT_LOCKED, ErrorCode.ACCOUNT_DISABLED, ErrorCode.ACCOUNT_EXPIRED] })
   login(@Body() dto: LoginDto, @Req() request: FastifyRequest) {
     return this.logins.login({
       account: dto.account,
@@ -47,7 +47,7 @@ export class LoginController {
   }
 
   @Post('publicKey') @HttpCode(200) @Public()
-  @ApiDoc('RSA public key for the password fields (contract §3)', { data: PublicKeyDto })
+  @ApiDoc('RSA public key for the password fields', { data: PublicKeyDto })
   publicKey(@Body() _body: NoInputDto) {
     return this.rsa.publicKey();
   }

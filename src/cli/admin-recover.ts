@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { AccountRecoveryService } from '../user-account/recovery/account-recovery.service';
 
 /**
- * Contract §12: `npm run admin:recover -- <username>`, run on the server with the service's own
+ * `npm run admin:recover -- <username>`, run on the server with the service's own
  * environment (DATABASE_URL, REDIS_URL, ...), for when no administrator can log in any more.
  * The application context has no HTTP server; the scheduled jobs are removed as soon as it
  * starts, and closing it ends the database and Redis connections, so the process exits.

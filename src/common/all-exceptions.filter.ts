@@ -8,7 +8,7 @@ import { ErrorCode, localeOf } from './error-code';
 import { toEnvelope } from './http-errors';
 
 /**
- * Turns every exception, expected or not, into the contract's envelope and status; a FORBIDDEN
+ * Turns every exception, expected or not, into the API's envelope and status; a FORBIDDEN
  * answer to a logged-in caller is also announced for the audit log (`access.denied`).
  */
 @Catch()
@@ -41,7 +41,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const { session, tokenHash, permissions } = request.auth!;
     const denied = exception instanceof AccessDenied ? exception : undefined;
     return this.events.emitAsync(AccessDeniedEvent.NAME, new AccessDeniedEvent(
-      { id: session.userId, name: session.username ?? null, ip: clientIp(request), codes: permissions },
+      { id: session.userId, name: session.username, ip: clientIp(request), codes: permissions },
       tokenHash,
       request.url.split('?')[0].slice(0, 128),
       denied?.missing ?? [],

@@ -9,7 +9,7 @@ import {
 import { ErrorCode, HTTP_STATUS } from './error-code';
 
 /**
- * Issue 17: what /docs says about each operation — summary, who may call it, the error codes it can
+ * What /docs says about each operation — summary, who may call it, the error codes it can
  * answer, the shape of `data` — comes from one decorator per route (@ApiDoc) plus what the code
  * already declares (@Public, @RequirePermissions, @AllowsTempToken, @RateLimit, TEMP_URIS). The
  * access part is derived when the document is built (describeOperations), so it cannot drift from
@@ -153,7 +153,7 @@ export function describeOperations(app: INestApplication, document: OpenAPIObjec
     const tempAllowed = isPublic || meta<boolean>(ALLOWS_TEMP_TOKEN, route) === true || temp.has(route.path);
     const freshProof = meta<boolean>(REQUIRES_FRESH_PROOF, route) === true ? 'always' : changesWithCodes(permissions) ? 'reauthForAdmin' : 'never';
     const codes = new Set<ErrorCode>([ErrorCode.INTERNAL, ErrorCode.SERVICE_UNAVAILABLE, ...(doc?.errors ?? [])]);
-    // Contract §7: every POST operation refuses a body that is not an object, whatever it takes.
+    // Every POST operation refuses a body that is not an object, whatever it takes.
     if (route.method === 'post') codes.add(ErrorCode.VALIDATION_FAILED);
     if (meta<string>(RATE_LIMITED_ROUTE, route)) codes.add(ErrorCode.RATE_LIMITED);
     if (bearer) {

@@ -2,7 +2,7 @@ import { applyDecorators, Type } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiProperty, getSchemaPath, OpenAPIObject } from '@nestjs/swagger';
 
 /**
- * OpenAPI only: the 200 answer of an operation is the contract's envelope (§2) around `data` of
+ * OpenAPI only: the 200 answer of an operation is the API's envelope around `data` of
  * `model` — one object, an array of them, or a page `{ total, rows }`. The console's API types are
  * generated from these (npm run api:types); nothing here changes what the operation answers.
  */
@@ -33,7 +33,7 @@ export function ApiEnvelope(model: Type<unknown>, shape: 'object' | 'array' | 'p
   );
 }
 
-/** OpenAPI only: one refused input field of a VALIDATION_FAILED answer (contract §7). */
+/** OpenAPI only: one refused input field of a VALIDATION_FAILED answer. */
 export class FieldErrorDto {
   @ApiProperty({ description: 'the input\'s name as sent (`body` when the body as a whole is refused)' }) field: string;
   @ApiProperty({ description: 'names the field and the rule, in the caller\'s language' }) message: string;
@@ -44,7 +44,7 @@ export class ValidationFailedDto {
   @ApiProperty({ type: [FieldErrorDto] }) errors: FieldErrorDto[];
 }
 
-/** The 400 answer every POST operation may give: VALIDATION_FAILED naming the refused fields (contract §7). */
+/** The 400 answer every POST operation may give: VALIDATION_FAILED naming the refused fields. */
 export function addValidationFailedResponses(document: OpenAPIObject): void {
   const response = {
     description: 'VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes '

@@ -1,7 +1,7 @@
 import { ErrorCode } from './error-code';
 import { bilingual, type TextKey, type TextParams } from './texts';
 
-/** One refused input field, for contract §7 `data.errors`. */
+/** One refused input field, answered in `data.errors` so that a form can mark it. */
 export interface FieldProblem {
   field: string;
   zh: string;
@@ -18,7 +18,7 @@ export class AppException extends Error {
     readonly params?: Record<string, string | number>,
     /** A ready message (validation details); when absent the code's text is used. */
     readonly detail?: { zh: string; en: string },
-    /** Contract §7: the refused fields, answered as `data.errors`. */
+    /** The refused fields, answered as `data.errors`. */
     readonly fields?: FieldProblem[],
   ) {
     super(code);
@@ -47,7 +47,7 @@ export class AccessDenied extends AppException {
 }
 
 /**
- * VALIDATION_FAILED for one refused input field (contract §7: `data.errors` names it, so that a form
+ * VALIDATION_FAILED for one refused input field (`data.errors` names it, so that a form
  * can mark the field). `body` when the refusal is about the body as a whole.
  */
 export const validationFailed = (key: TextKey, field = 'body', params: TextParams = { field }) => {
@@ -59,7 +59,7 @@ export const validationFailed = (key: TextKey, field = 'body', params: TextParam
 export const fieldProblem = (key: TextKey, field: string, params: TextParams = { field }): FieldProblem =>
   ({ field, ...bilingual(key, params) });
 
-/** VALIDATION_FAILED naming each refused field (contract §7); the message joins theirs. */
+/** VALIDATION_FAILED naming each refused field; the message joins theirs. */
 export const fieldsFailed = (problems: FieldProblem[]) =>
   new AppException(ErrorCode.VALIDATION_FAILED, undefined, {
     zh: problems.map((p) => p.zh).join('; '),

@@ -4,12 +4,12 @@ import { clientIp } from './client-info';
 import type { PermissionCode } from './permissions';
 
 /**
- * The authenticated caller, as every feature sees it: the session of contract §6 and the route
+ * The authenticated caller, as every feature sees it: the stored session (AUTH_TOKEN) and the route
  * metadata the session kernel (src/session) enforces. Declarations only, so that a feature's
  * controller needs nothing from the kernel but these names.
  */
 
-/** Contract §6: the session stored at AUTH_TOKEN:{sha256hex(token)} (spec 2.5 temp / kickout). */
+/** The session stored at AUTH_TOKEN:{sha256hex(token)} (temp / kickout). */
 export interface Session {
   userId: string;
   temp: 0 | 1;
@@ -19,27 +19,27 @@ export interface Session {
   loginTime: number;
   /**
    * epoch ms of the password login that started this session's chain of QR logins:
-   * the absolute end of sessionMaxHours counts from it. Absent: the session's own loginTime (a
-   * password login, or a session stored before the field existed).
+   * the absolute end of sessionMaxHours counts from it. Absent for a password login, whose chain
+   * starts at its own loginTime.
    */
   originTime?: number;
   /** epoch ms */
   expireAt: number;
-  /** Not in the contract's minimum; kept for the online-session list. */
+  /** Not one of the session's required fields; kept for the online-session list. */
   browser?: string | null;
   os?: string | null;
   renewedAt?: number | null;
   /**
    * The user name at login (user names do not change), so that an action's audit row names its
-   * actor without reading the account. Absent in sessions issued before it was added.
+   * actor without reading the account.
    */
-  username?: string;
+  username: string;
   /**
-   * The account's contact fields at login, so that /sys/me/info needs no SQL (issue 13). Whatever
+   * The account's contact fields at login, so that /sys/me/info needs no SQL. Whatever
    * changes them must write them into the user's live sessions too (as a role change does with
-   * AUTH_PERMS). Absent in sessions issued before it was added: /sys/me/info then reads the account.
+   * AUTH_PERMS).
    */
-  profile?: SessionProfile;
+  profile: SessionProfile;
   /**
    * When the user last proved who they are to this session (epoch ms): a password login
    * (at its second step, where there is one) or /sys/me/reauth; null or absent when never (a QR login).
@@ -53,7 +53,7 @@ export interface SessionProfile {
   name: string;
   mobile: string | null;
   email: string | null;
-  /** Contract §8: TOTP enabled; written at issue time and into live sessions on enable, disable and reset. */
+  /** TOTP enabled; written at issue time and into live sessions on enable, disable and reset. */
   mfaEnabled?: boolean;
 }
 
@@ -61,7 +61,7 @@ export interface SessionProfile {
 export interface AuthContext {
   tokenHash: string;
   session: Session;
-  /** AUTH_PERMS of the session, read with it in one round trip (spec 5.3). */
+  /** AUTH_PERMS of the session, read with it in one round trip. */
   permissions: string[];
 }
 
@@ -79,14 +79,14 @@ export const REQUIRES_FRESH_PROOF = 'auth:fresh-proof';
 /** Set by @RateLimit (src/rate-limit); here so that the API docs (common/api-docs.ts) can read it. */
 export const RATE_LIMITED_ROUTE = 'rate-limit:route';
 
-/** White-listed: no token needed (spec 5.2). */
+/** White-listed: no token needed. */
 export const Public = () => SetMetadata(IS_PUBLIC, true);
 
-/** Permission codes the caller's roles must grant (spec 5.3); `*` grants all. Only codes of the registry (permissions.ts). */
+/** Permission codes the caller's roles must grant; `*` grants all. Only codes of the registry (permissions.ts). */
 export const RequirePermissions = (...codes: PermissionCode[]) => SetMetadata(PERMISSIONS, codes);
 
 /**
- * A temporary token reaches the route besides TEMP_URIS (contract §8: enrolling the second factor
+ * A temporary token reaches the route besides TEMP_URIS (enrolling the second factor
  * with the token mfaMode 2 hands out), without the operator editing TEMP_URIS.
  */
 export const AllowsTempToken = () => SetMetadata(ALLOWS_TEMP_TOKEN, true);
@@ -104,7 +104,7 @@ export const RequiresFreshProof = () => SetMetadata(REQUIRES_FRESH_PROOF, true);
 export const changesWithCodes = (codes: readonly string[]): boolean => codes.some((code) => !/:(list|info)$/.test(code));
 
 /**
- * Contract §11: besides Admin-Token, the route takes `?ticket=` from POST /sys/message/streamTicket
+ * Besides Admin-Token, the route takes `?ticket=` from POST /sys/message/streamTicket
  * (for EventSource, which cannot send headers). Nowhere else is a ticket worth anything.
  */
 export const AcceptsStreamTicket = () => SetMetadata(ACCEPTS_STREAM_TICKET, true);
@@ -120,8 +120,8 @@ export const CurrentAuth = createParamDecorator(
 /** Who performs an administrative action, as its audit row records it (AuditLogService). */
 export interface Actor {
   id: string;
-  /** The user name the session carries; null for a session issued before sessions carried it. */
-  name: string | null;
+  /** The user name the session carries. */
+  name: string;
   ip: string;
   /**
    * The permission codes of the caller's session: an action on another user needs every code that
@@ -134,5 +134,5 @@ export interface Actor {
 export const CurrentActor = createParamDecorator((_data: unknown, ctx: ExecutionContext): Actor => {
   const request = ctx.switchToHttp().getRequest<FastifyRequest>();
   const { session, permissions } = request.auth!;
-  return { id: session.userId, name: session.username ?? null, ip: clientIp(request), codes: permissions };
+  return { id: session.userId, name: session.username, ip: clientIp(request), codes: permissions };
 });

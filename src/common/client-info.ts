@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 const unmapped = (address: string | undefined): string => (address ?? '').trim().replace(/^::ffff:(?=\d+\.)/i, '');
 
 /**
- * The client IP as Fastify resolved it from TRUST_PROXY (contract §11): the socket address, or the
+ * The client IP as Fastify resolved it from TRUST_PROXY: the socket address, or the
  * X-Forwarded-For entry the trusted proxies point at. Whatever that entry holds is client-written
  * text when a proxy passes it through unchecked: a value that is not an IP address is never used
  * (nor stored, nor throttled on); the socket address stands in for it.

@@ -1,6 +1,6 @@
 import { csvCell, csvLine, csvStream, UTF8_BOM } from './csv';
 
-describe('CSV of the log exports (contract §10)', () => {
+describe('CSV of the log exports', () => {
   it('quotes cells with quotes, commas and line breaks, doubling the quotes', () => {
     expect(csvCell('plain')).toBe('plain');
     expect(csvCell('a,b')).toBe('"a,b"');

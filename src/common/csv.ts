@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 export const UTF8_BOM = '\uFEFF';
 
 /**
- * Cells a spreadsheet would take for a formula (CSV/formula injection, OWASP; contract §13): a `=`,
+ * Cells a spreadsheet would take for a formula (CSV/formula injection, OWASP): a `=`,
  * `+`, `-` or `@`, tab or carriage return as the first character after any leading white space
  * (Unicode spaces such as U+3000 included, and invisible format characters), because LibreOffice's
  * "trim spaces" import and some spreadsheets skip them before reading the formula. Such a cell is

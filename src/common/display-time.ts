@@ -3,9 +3,9 @@ import { serverTimeZone } from '../config/time-zone';
 export { isTimeZoneName, serverTimeZone } from '../config/time-zone';
 
 /**
- * Times in texts the service writes for people (notifications, reminders), issue 17: in the zone
+ * Times in texts the service writes for people (notifications, reminders): in the zone
  * of DISPLAY_TIMEZONE, with its UTC offset, so that a reader elsewhere cannot misread them
- * ("2025-01-02 11:04:05 (UTC+08:00)"). Stored and API times stay UTC (contract §5).
+ * ("2025-01-02 11:04:05 (UTC+08:00)"). Stored and API times stay UTC.
  */
 
 const formatters = new Map<string, Intl.DateTimeFormat>();

@@ -3,7 +3,7 @@ import { type Locale, TEXTS, text, type TextParams } from './texts';
 export { localeOf } from './texts';
 export type { Locale } from './texts';
 
-/** Contract §2: machine-readable codes and their HTTP status; their messages are in texts.ts. */
+/** Machine-readable codes and their HTTP status; their messages are in texts.ts. */
 export enum ErrorCode {
   OK = 'OK',
   VALIDATION_FAILED = 'VALIDATION_FAILED',
@@ -72,7 +72,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   INTERNAL: 500,
 };
 
-/** The texts live in the catalogue (texts.ts); these names stay for the many callers. */
+/** The tips a successful login may carry; their texts are in the catalogue (texts.ts). */
 export type TipKey = keyof typeof TEXTS.tip;
 
 export function messageOf(code: ErrorCode, locale: Locale, params?: TextParams): string {

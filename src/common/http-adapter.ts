@@ -8,11 +8,11 @@ import type { Envelope } from './envelope';
 import { ErrorCode, localeOf, messageOf } from './error-code';
 
 /**
- * Nest's Fastify adapter, answering every handler's result in the success envelope of contract §2.
+ * Nest's Fastify adapter, answering every handler's result in the success envelope
+ * { success, code, message, data }.
  * The adapter is where Nest hands a result to Fastify: wrapping here rather than in a global
  * interceptor keeps the request free of rxjs (an interceptor costs each request an Observable
- * chain; on bench/nest-floor.mjs with one interceptor added, measured by hand on a busy machine,
- * it took roughly a third of the floor's throughput).
+ * chain, which bench/nest-floor.mjs shows as a large share of the floor's throughput).
  * Errors never come through here: AllExceptionsFilter sends its envelope itself. Files and streams
  * go out as they are.
  */

@@ -8,7 +8,7 @@ import { SERVICE_UNAVAILABLE } from '../../test/support/envelopes';
 const driverError = (errno: number, code: string | undefined, sqlState: string) =>
   Object.assign(new Error('statement interrupted'), { errno, code, sqlState });
 
-/** Issue 11.10: a statement that hit its deadline is the database being unavailable, not a bug. */
+/** A statement that hit its deadline is the database being unavailable, not a bug. */
 describe('a database statement past its deadline', () => {
   it.each([
     ['a lock wait (ER_LOCK_WAIT_TIMEOUT 1205)', driverError(1205, 'ER_LOCK_WAIT_TIMEOUT', 'HY000')],

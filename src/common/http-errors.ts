@@ -7,7 +7,7 @@ import { text } from './texts';
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND',
   'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', 'SQLITE_BUSY', 'SQLITE_CANTOPEN',
-  // A statement that hit the deadline (issue 11.10): a lock wait (1205), MariaDB's
+  // A statement that hit the deadline: a lock wait (1205), MariaDB's
   // max_statement_time (1969, which mysql2 has no name for) or MySQL's max_execution_time (3024).
   'ER_LOCK_WAIT_TIMEOUT', 'ER_STATEMENT_TIMEOUT', 'ER_QUERY_TIMEOUT',
   // A deadlock victim: a transient conflict the client may retry, not a bug (user creation retries
@@ -30,7 +30,7 @@ export function isUnavailable(err: unknown): boolean {
   return false;
 }
 
-/** Maps anything thrown while serving a request to the contract's envelope. */
+/** Maps anything thrown while serving a request to the API's envelope. */
 export function toEnvelope(err: unknown, locale: Locale): { status: number; body: Envelope } {
   let code: ErrorCode;
   let message: string | undefined;
@@ -51,7 +51,7 @@ export function toEnvelope(err: unknown, locale: Locale): { status: number; body
     }
   }
   message ??= messageOf(code, locale);
-  // Contract §7: every VALIDATION_FAILED names its fields; refusals of the body as a whole (not JSON,
+  // Every VALIDATION_FAILED names its fields; refusals of the body as a whole (not JSON,
   // too large, wrong media type) name the body.
   if (code === ErrorCode.VALIDATION_FAILED && data === null) data = { errors: [{ field: 'body', message }] };
   return { status: HTTP_STATUS[code], body: { success: false, code, message, data } };

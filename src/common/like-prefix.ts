@@ -1,5 +1,5 @@
 /**
- * Prefix filters as `column LIKE :value ESCAPE '!'` (contract §12: the log filters match a prefix).
+ * Prefix filters as `column LIKE :value ESCAPE '!'` (the log filters match a prefix).
  *
  * A pattern with a constant prefix lets both databases read an index range instead of every row
  * (MariaDB: a range scan on the column's index; SQLite: the LIKE optimisation, which needs an index

@@ -1,7 +1,7 @@
 import type { Bilingual } from './texts';
 
 /**
- * Every permission code the service knows (contract §4, §8, §12): the one registry. Routes name
+ * Every permission code the service knows: the one registry. Routes name
  * their code through RequirePermissions, whose parameter type is a code of this list, so a route
  * cannot require a code that is not here; /sys/permission/list answers this list, and
  * test/permission-registry.e2e-spec.ts checks that every code here gates some route. A new

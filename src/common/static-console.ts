@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /**
- * Contract §11: the console's pages allow scripts from the service's own origin only, so that text
+ * The console's pages allow scripts from the service's own origin only, so that text
  * that reaches the page (a user name, a log row) can never run as script, nor load script from elsewhere.
  * Styles come from the service too: Vue and Element Plus set inline styles through the CSSOM, which
  * style-src does not govern, and the browser suite reports no violation on any page. (Element Plus's

@@ -5,7 +5,7 @@ const entries = Object.entries(TEXTS).flatMap(([group, texts]) =>
   Object.entries(texts as Record<string, Bilingual>).map(([name, t]) => [`${group}.${name}`, t] as const));
 const placeholders = (s: string) => [...new Set([...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))].sort();
 
-describe('text catalogue (issue 12.6)', () => {
+describe('text catalogue', () => {
   it.each(entries)('%s has a zh and an en text', (_key, t) => {
     expect(t.zh.trim()).not.toBe('');
     expect(t.en.trim()).not.toBe('');
@@ -15,7 +15,7 @@ describe('text catalogue (issue 12.6)', () => {
     expect(placeholders(t.en)).toEqual(placeholders(t.zh));
   });
 
-  // Copied from contract §2's table (and spec 7, which gives the same texts): requirements, to the character.
+  // The texts clients match to the character: a change here breaks them, so it must be deliberate.
   it.each([
     [ErrorCode.OK, '操作成功'],
     [ErrorCode.CAPTCHA_INVALID, '验证码错误或已失效'],
@@ -25,7 +25,7 @@ describe('text catalogue (issue 12.6)', () => {
     [ErrorCode.OLD_PASSWORD_WRONG, '旧密码不正确'],
     [ErrorCode.PASSWORD_NEEDS_UPPER, '密码应包含大写字符'],
     [ErrorCode.PASSWORD_NEEDS_SYMBOL, '密码应包含特殊字符'],
-    // Contract §9.
+    // The checks of a user's own change, after the six rules.
     [ErrorCode.PASSWORD_CONTAINS_ACCOUNT, '密码不能包含账号、手机号或邮箱'],
     [ErrorCode.PASSWORD_TOO_COMMON, '密码过于常见,请更换'],
     [ErrorCode.KICKED_OUT, '账号已在其他地方登录'],
@@ -33,17 +33,17 @@ describe('text catalogue (issue 12.6)', () => {
     [ErrorCode.TEMP_TOKEN_FORBIDDEN, '请先修改密码'],
     [ErrorCode.FORBIDDEN, '没有权限'],
     [ErrorCode.QRCODE_INVALID, '二维码无效或已过期'],
-  ])('the zh message of %s is the contract\'s', (code, message) => {
+  ])('the zh message of %s is the published one', (code, message) => {
     expect(text(`error.${code}`, 'zh')).toBe(message);
     expect(messageOf(code, 'zh')).toBe(message);
   });
 
-  it('fills the minimum into 密码长度应大于{min} (contract §2, spec 7)', () => {
+  it('fills the minimum into 密码长度应大于{min}', () => {
     expect(messageOf(ErrorCode.PASSWORD_TOO_SHORT, 'zh', { min: 8 })).toBe('密码长度应大于8');
     expect(messageOf(ErrorCode.PASSWORD_TOO_LONG, 'en', { max: 20 })).toBe('The password must be at most 20 characters long');
   });
 
-  it('fills the count into 新密码不能与最近{n}次使用的密码相同 (contract §9)', () => {
+  it('fills the count into 新密码不能与最近{n}次使用的密码相同', () => {
     expect(messageOf(ErrorCode.PASSWORD_REUSED, 'zh', { n: 5 })).toBe('新密码不能与最近5次使用的密码相同');
   });
 

@@ -1,7 +1,7 @@
 import type { ErrorCode } from './error-code';
 
 /**
- * Issue 12.6: the one catalogue of what the service says to people, in zh (the contract's default)
+ * The one catalogue of what the service says to people, in zh (the default)
  * and en (`Accept-Language: en`). Every entry names both languages, so a text missing one does not
  * compile. `{name}` marks a parameter; both languages of an entry use the same ones (texts.spec.ts).
  * The web console keeps its own texts (web/).
@@ -10,7 +10,7 @@ export type Locale = 'zh' | 'en';
 export type Bilingual = { zh: string; en: string };
 export type TextParams = Record<string, string | number>;
 
-/** Contract §2 and spec 7: the message of each error code, to the character. */
+/** The message of each error code, to the character. */
 const errors = {
   OK: { zh: '操作成功', en: 'Success' },
   VALIDATION_FAILED: { zh: '参数校验失败', en: 'Invalid request' },
@@ -26,7 +26,7 @@ const errors = {
   PASSWORD_NEEDS_UPPER: { zh: '密码应包含大写字符', en: 'The password must contain an upper-case letter' },
   PASSWORD_NEEDS_LOWER: { zh: '密码应包含小写字符', en: 'The password must contain a lower-case letter' },
   PASSWORD_NEEDS_SYMBOL: { zh: '密码应包含特殊字符', en: 'The password must contain a special character' },
-  // Contract §9: a user's own change, after the six rules above.
+  // A user's own change, after the six rules above.
   PASSWORD_CONTAINS_ACCOUNT: { zh: '密码不能包含账号、手机号或邮箱', en: 'The password must not contain your account name, mobile number or e-mail' },
   PASSWORD_TOO_COMMON: { zh: '密码过于常见,请更换', en: 'The password is too common, please choose another' },
   PASSWORD_REUSED: { zh: '新密码不能与最近{n}次使用的密码相同', en: 'The new password must differ from your last {n} passwords' },
@@ -47,19 +47,19 @@ const errors = {
   INTERNAL: { zh: '系统内部错误', en: 'Internal error' },
 } satisfies Record<ErrorCode, Bilingual>;
 
-/** Spec 4.1 steps 6 and 7: the `tip` of a successful login. */
+/** The `tip` of a successful login. */
 const tips = {
   PASSWORD_EXPIRED_TIP: { zh: '您的密码已过期,请尽快修改密码', en: 'Your password has expired, please change it soon' },
   PASSWORD_EXPIRED_FORCE: { zh: '您的密码已过期,请修改密码后再登录', en: 'Your password has expired, change it before logging in' },
   INITIAL_PASSWORD_FORCE: { zh: '您的密码为初始密码,请修改密码后再登录', en: 'You are using an initial password, change it before logging in' },
   INITIAL_PASSWORD_TIP: { zh: '您的密码为初始密码,请尽快修改密码', en: 'You are using an initial password, please change it soon' },
-  /** Contract §8: mfaMode 2, a user who has not enrolled yet. */
+  /** mfaMode 2, a user who has not enrolled yet. */
   MFA_SETUP_REQUIRED: { zh: '请先绑定双因素认证', en: 'Set up two-factor authentication first' },
   PASSWORD_EXPIRES_SOON: { zh: '您的密码将在{days}天后过期,请尽快修改密码', en: 'Your password expires in {days} days, please change it soon' },
 } satisfies Record<string, Bilingual>;
 
 /**
- * Contract §2/§7: VALIDATION_FAILED names the field and the rule. The rules that class-validator
+ * VALIDATION_FAILED names the field and the rule. The rules that class-validator
  * words (and the two below that stand in for its whitelist rule) are English in both languages.
  */
 const validation = {
@@ -116,7 +116,7 @@ const validation = {
   },
 } satisfies Record<string, Bilingual>;
 
-/** Spec 4.2 and expireNotifyDays: e-mail, SMS and site message contents. */
+/** And expireNotifyDays: e-mail, SMS and site message contents. */
 const notification = {
   wrongPasswordHint: { zh: '异常登录:密码错误', en: 'Abnormal login: wrong password' },
   wrongCodeHint: { zh: '异常登录:动态验证码错误', en: 'Abnormal login: wrong verification code' },
@@ -188,7 +188,7 @@ export function bilingual(key: TextKey, params?: TextParams): Bilingual {
   return { zh: text(key, 'zh', params), en: text(key, 'en', params) };
 }
 
-/** Contract §2: zh unless `Accept-Language` starts with en. */
+/** Zh unless `Accept-Language` starts with en. */
 export function localeOf(acceptLanguage: string | string[] | undefined): Locale {
   const header = Array.isArray(acceptLanguage) ? acceptLanguage[0] : acceptLanguage;
   return header && /^\s*en\b/i.test(header) ? 'en' : 'zh';

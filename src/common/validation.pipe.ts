@@ -5,7 +5,7 @@ import { text, type TextKey } from './texts';
 
 /**
  * A validator message `text:<key>` names an entry of the text catalogue (texts.ts), answered in the
- * caller's language with the field filled in (issue 17: a mobile or e-mail rule in Chinese too);
+ * caller's language with the field filled in (a mobile or e-mail rule in Chinese too);
  * any other message is class-validator's English rule, quoted in both languages.
  */
 export const TEXT_RULE = 'text:';
@@ -33,7 +33,7 @@ function problemOf(error: ValidationError, parent = ''): { field: string; rule: 
   return null;
 }
 
-/** Contract §7: one entry per refused field; the message names the first, as before. */
+/** One entry per refused field; the message names the first, as before. */
 function problemsOf(errors: ValidationError[]): FieldProblem[] {
   const found = errors.map((e) => problemOf(e)).filter((p): p is { field: string; rule: string } => p !== null);
   if (!found.length) found.push({ field: 'body', rule: text('validation.notJsonObjectRule', 'en') });
@@ -47,7 +47,7 @@ const isEmptyPlainObject = (value: unknown) =>
 
 const INHERITED_KEYS = new Set([...Object.getOwnPropertyNames(Object.prototype), '__proto__']);
 
-/** The body of an operation without input (contract §2: `{}`): every field in it is an unknown field. */
+/** The body of an operation without input (`{}`): every field in it is an unknown field. */
 export class NoInputDto {}
 
 // No DTO nests deeper than a few levels; class-transformer recurses and would overflow the stack on deeper input.
@@ -126,8 +126,8 @@ export class BodyValidationPipe extends ValidationPipe {
 
 /**
  * What every body passes before its DTO's rules: no body at all (or an empty one, see app.setup.ts)
- * is `{}` (contract §2); JSON `null` is a body, and not an object: refused like an array or a string
- * (contract §7), on every operation; then the keys no DTO has and the structure (depth, text).
+ * is `{}`; JSON `null` is a body, and not an object: refused like an array or a string, on every
+ * operation; then the keys no DTO has and the structure (depth, text).
  */
 function checkedBody(value: unknown): object {
   if (value === undefined) return {};

@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from './app-config';
 import { fastifyTrustProxy } from './trust-proxy';
 
-describe('TRUST_PROXY (contract §11 "Client IP")', () => {
+describe('TRUST_PROXY', () => {
   const trust = (value?: string) => loadConfig(value === undefined ? {} : { TRUST_PROXY: value }).TRUST_PROXY;
 
   it('is off by default and with false or 0', () => {
@@ -43,7 +43,7 @@ describe('TRUST_PROXY (contract §11 "Client IP")', () => {
   });
 });
 
-describe('MFA_ENCRYPTION_KEY (contract §8)', () => {
+describe('MFA_ENCRYPTION_KEY', () => {
   it('takes the base64 of 32 bytes, and is optional', () => {
     const key = Buffer.alloc(32, 7).toString('base64');
     expect(loadConfig({ MFA_ENCRYPTION_KEY: key }).MFA_ENCRYPTION_KEY).toBe(key);
@@ -61,7 +61,7 @@ describe('MFA_ENCRYPTION_KEY (contract §8)', () => {
   });
 });
 
-describe('LOG_RETENTION_DAYS and METRICS_TOKEN (contract §10)', () => {
+describe('LOG_RETENTION_DAYS and METRICS_TOKEN', () => {
   it('keeps 365 days by default; 0 keeps everything', () => {
     expect(loadConfig({}).LOG_RETENTION_DAYS).toBe(365);
     expect(loadConfig({ LOG_RETENTION_DAYS: '0' }).LOG_RETENTION_DAYS).toBe(0);
@@ -80,7 +80,7 @@ describe('LOG_RETENTION_DAYS and METRICS_TOKEN (contract §10)', () => {
   });
 });
 
-describe('REDIS_SENTINELS / REDIS_SENTINEL_MASTER (contract §10 "Redis high availability")', () => {
+describe('REDIS_SENTINELS / REDIS_SENTINEL_MASTER', () => {
   const sentinel = { REDIS_SENTINELS: 'redis-s1:26379, 10.0.0.2:26380,[::1]:26381', REDIS_SENTINEL_MASTER: 'lps-main' };
   const refusal = (env: Record<string, string>) => {
     try {
@@ -134,7 +134,7 @@ describe('REDIS_SENTINELS / REDIS_SENTINEL_MASTER (contract §10 "Redis high ava
   });
 });
 
-describe('DISPLAY_TIMEZONE (issue 17)', () => {
+describe('DISPLAY_TIMEZONE', () => {
   it('defaults to the server\'s zone and takes IANA names', () => {
     expect(loadConfig({}).DISPLAY_TIMEZONE).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
     expect(loadConfig({ DISPLAY_TIMEZONE: 'Asia/Shanghai' }).DISPLAY_TIMEZONE).toBe('Asia/Shanghai');
@@ -146,7 +146,7 @@ describe('DISPLAY_TIMEZONE (issue 17)', () => {
   });
 });
 
-describe('START_TIMEOUT_MS (issue 16.2)', () => {
+describe('START_TIMEOUT_MS', () => {
   it('is 30 s by default and takes milliseconds', () => {
     expect(loadConfig({}).START_TIMEOUT_MS).toBe(30_000);
     expect(loadConfig({ START_TIMEOUT_MS: '5000' }).START_TIMEOUT_MS).toBe(5_000);

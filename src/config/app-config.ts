@@ -15,7 +15,7 @@ const list = ({ value }: { value: unknown }) =>
 /** host:port, the host a name, an IPv4 address or a bracketed IPv6 address. */
 const SENTINEL_ADDRESS = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([1-9]\d{0,4})$/;
 
-/** Contract §1. The one place that reads process.env; validated once at start. */
+/** The one place that reads process.env; validated once at start. */
 export class AppConfig {
   @Transform(int) @IsInt() @Min(0) @Max(65535)
   PORT = 3000;
@@ -32,7 +32,7 @@ export class AppConfig {
   REDIS_URL?: string;
 
   /**
-   * Contract §10: Redis behind Sentinel instead of REDIS_URL. The Sentinels are asked where the
+   * Redis behind Sentinel instead of REDIS_URL. The Sentinels are asked where the
    * primary of REDIS_SENTINEL_MASTER is, and asked again whenever it moves (a failover).
    */
   @IsOptional() @Transform(list)
@@ -64,7 +64,7 @@ export class AppConfig {
   @IsOptional() @IsString()
   ADMIN_INITIAL_PASSWORD?: string;
 
-  /** Contract §11: parsed for Fastify's trustProxy; an unparsable value stays a string and fails validation. */
+  /** Parsed for Fastify's trustProxy; an unparsable value stays a string and fails validation. */
   @Transform(({ value }) => (typeof value === 'string' ? parseTrustProxy(value) ?? value : value))
   @ValidateBy({ name: 'trustProxy', validator: { validate: (v) => typeof v !== 'string' } }, { message: TRUST_PROXY_RULE })
   TRUST_PROXY: TrustProxy = false;
@@ -82,7 +82,7 @@ export class AppConfig {
   BCRYPT_COST = 10;
 
   /**
-   * Contract §8: the AES-256-GCM key of the TOTP secrets (and, derived from it, of the recovery
+   * The AES-256-GCM key of the TOTP secrets (and, derived from it, of the recovery
    * code hashes). Unset: one is generated on first start and kept in the database.
    */
   @IsOptional()
@@ -120,7 +120,7 @@ export class AppConfig {
   LOG_FORMAT = 'text';
 
   /**
-   * Per-IP throttling of the public entry points (issue 5): at most this many requests per client IP
+   * Per-IP throttling of the public entry points: at most this many requests per client IP
    * and route in each window of THROTTLE_TTL_SECONDS, shared by all instances when REDIS_URL is set.
    * Generous by default: a whole office behind one NAT address must not be locked out of logging in.
    */
@@ -143,7 +143,7 @@ export class AppConfig {
   CORS_ORIGINS: string[] = [];
 
   /**
-   * Deadline of every database statement (issue 11.10): a statement that waits on a lock or runs
+   * Deadline of every database statement: a statement that waits on a lock or runs
    * longer fails, and the request answers SERVICE_UNAVAILABLE 503 instead of keeping a login
    * waiting for as long as another connection holds a table. Far below a human's patience and
    * far above a healthy statement. Migrations at start run under it too.
@@ -152,7 +152,7 @@ export class AppConfig {
   DB_STATEMENT_TIMEOUT_MS = 3_000;
 
   /**
-   * Contract §10: login-log and audit-log rows older than this many days are deleted by a daily job
+   * Login-log and audit-log rows older than this many days are deleted by a daily job
    * (never rows inside the current failure window). 0 keeps everything. China's baseline
    * (网络安全法 art. 21) wants at least 180 days kept.
    */
@@ -162,7 +162,7 @@ export class AppConfig {
   LOG_RETENTION_DAYS = 365;
 
   /**
-   * Contract §10: the bearer token of GET /metrics (Prometheus). Unset: /metrics answers 404.
+   * The bearer token of GET /metrics (Prometheus). Unset: /metrics answers 404.
    * At least 16 characters: it is the only thing between the network and the service's figures.
    */
   @IsOptional() @Matches(/^[\x21-\x7e]{16,256}$/, {
@@ -171,7 +171,7 @@ export class AppConfig {
   METRICS_TOKEN?: string;
 
   /**
-   * Issue 17: the IANA zone of the times in texts for people (notifications, reminders), written
+   * The IANA zone of the times in texts for people (notifications, reminders), written
    * with their UTC offset; the console shows times in it too (/sys/me/info `displayTimeZone`).
    * Default: the server's zone (TZ, else the system's).
    */

@@ -1,4 +1,4 @@
-/** DISPLAY_TIMEZONE's values (issue 17); the formatting is common/display-time.ts. */
+/** DISPLAY_TIMEZONE's values; the formatting is common/display-time.ts. */
 
 /** The zone of the server's process (TZ, else the system's), the default of DISPLAY_TIMEZONE. */
 export function serverTimeZone(): string {

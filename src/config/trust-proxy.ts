@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 
 /**
- * Contract §11 "Client IP": what Fastify's `trustProxy` gets. `false`: X-Forwarded-For is ignored;
+ * What Fastify's `trustProxy` gets. `false`: X-Forwarded-For is ignored;
  * a number n: the n proxies nearest to the service are trusted, so the client IP is the address the
  * n-th of them appended (counted from the right of X-Forwarded-For); a list: the proxies at those
  * addresses / CIDRs are trusted, and the client IP is the right-most address not among them.

@@ -11,7 +11,7 @@ const KEY_ROW = { group: 'sys_security', key: 'rsa_private_key' } as const;
 const MAX_CIPHERTEXT_BASE64 = 1024;
 
 /**
- * Contract §3: password transport under RSA-OAEP/SHA-256. The key comes from
+ * Password transport under RSA-OAEP/SHA-256. The key comes from
  * RSA_PRIVATE_KEY(_FILE) or, unset, is generated once and kept in the database
  * so that every instance decrypts what any instance's public key encrypted.
  */

@@ -39,7 +39,7 @@ export const MIGRATIONS = [
 ];
 
 /**
- * The session limits every MariaDB/MySQL connection gets (issue 11.10): a statement waiting on
+ * The session limits every MariaDB/MySQL connection gets: a statement waiting on
  * a table, metadata or row lock, or running longer than the deadline, fails instead of keeping
  * the request waiting. Both servers take the lock waits in whole seconds. The run-time limit is
  * named differently: MariaDB's max_statement_time (seconds, every statement) sits in a /*M!
@@ -76,7 +76,7 @@ function mysql2WithSessionLimits(deadlineMs: number): typeof mysql2 {
 }
 
 /**
- * Contract §1 DATABASE_URL → TypeORM options. Migrations run on start (on MariaDB/MySQL through
+ * DATABASE_URL → TypeORM options. Migrations run on start (on MariaDB/MySQL through
  * initializeDataSource, outside the statement deadline); never synchronize.
  */
 export function dataSourceOptions(databaseUrl: string, dropSchema = false, statementTimeoutMs = 3_000): DataSourceOptions {
@@ -111,8 +111,8 @@ export function dataSourceOptions(databaseUrl: string, dropSchema = false, state
     timezone: 'Z',
     charset: 'utf8mb4',
     connectTimeout: 5000,
-    // No stack captured at each query's call site for the error it might raise: that capture was
-    // 2.6 % of the main thread under logins (--cpu-prof, issue 13), and the service never shows a
+    // No stack captured at each query's call site for the error it might raise: that capture is a
+    // visible share of the main thread under logins, and the service never shows a
     // driver error's stack (a database failure is answered and logged by its code).
     trace: false,
     extra: { connectionLimit: 20, enableKeepAlive: true },

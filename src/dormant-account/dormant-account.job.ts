@@ -18,7 +18,7 @@ import { UserRepository } from '../user-account/user.repository';
 const PAGE = 500;
 
 /**
- * Contract §9 dormantDays: once a day, every enabled account without a successful login for
+ * dormantDays: once a day, every enabled account without a successful login for
  * dormantDays days (since its last one, or since its creation when it never logged in) is
  * disabled as an administrator's disable does it (sessions and message streams end), audited as
  * `user.disable` by `system`, and its user told through the site and, with a mailbox, by e-mail.

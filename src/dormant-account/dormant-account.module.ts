@@ -6,7 +6,7 @@ import { UserAccountModule } from '../user-account/user-account.module';
 import { DormantAccountJob } from './dormant-account.job';
 
 /**
- * Contract §9 dormantDays: the daily job that disables accounts nobody logged in to. Its own
+ * dormantDays: the daily job that disables accounts nobody logged in to. Its own
  * module, not part of user-account: it tells the users through the notification outbox, and the
  * notification module already stands on user-account.
  */

@@ -40,7 +40,7 @@ export class HealthController {
       return Promise.race([p, late]).finally(() => clearTimeout(timer));
     };
     // A read on the login tables, not SELECT 1: a table stalled by another connection's lock
-    // keeps logins from answering while the server itself still answers (issue 11.10).
+    // keeps logins from answering while the server itself still answers.
     const database = await timeout(Promise.all(LOGIN_TABLES.map((table) => this.dataSource.query(`SELECT 1 FROM ${table} LIMIT 1`))))
       .then(() => 'up', () => 'down');
     const redis = this.config.usesRedis

@@ -18,7 +18,7 @@ export class LoginLogController {
     return this.logs.list(dto);
   }
 
-  /** Contract §10: the list's records as streamed CSV; bad filters answer VALIDATION_FAILED before any byte. */
+  /** The list's records as streamed CSV; bad filters answer VALIDATION_FAILED before any byte. */
   @Post('export') @HttpCode(200) @RequirePermissions('sys:loginLog:export')
   @ApiDoc('Export the login log as CSV (the filters of /sys/loginLog/list, without paging)', {
     produces: {

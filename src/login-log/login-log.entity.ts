@@ -4,7 +4,7 @@ import { DATETIME } from '../common/datetime';
 export enum LoginStatus {
   SUCCESS = 'success',
   PASSWRONG = 'passwrong',
-  /** Contract §8: a wrong second-factor code; counted by the lock check together with passwrong. */
+  /** A wrong second-factor code; counted by the lock check together with passwrong. */
   MFAWRONG = 'mfawrong',
   LOCKED = 'locked',
   DISABLED = 'disabled',
@@ -16,20 +16,20 @@ export enum LoginTypes {
   MOBILE = 'mobile',
   EMAIL = 'email',
   QRCODE = 'qrcode',
-  /** Contract §11: the old password of /sys/me/pass/update, proven like a login. */
+  /** The old password of /sys/me/pass/update, proven like a login. */
   PASSCHANGE = 'passchange',
-  /** Contract §8: a second-factor code proven on /sys/me/mfa/* (disable, new recovery codes). */
+  /** A second-factor code proven on /sys/me/mfa/* (disable, new recovery codes). */
   MFA = 'mfa',
   /** A password or code proven at /sys/me/reauth (the fresh proof of step-up). */
   REAUTH = 'reauth',
 }
 
-/** Contract §6 `sys_login_log`: one row per login attempt (spec 2.6). */
+/** `sys_login_log`: one row per login attempt. */
 @Entity('sys_login_log')
-// Serves the failure count of spec 3.1 and the last-3-successes of spec 4.1 step 10.
+// Serves the lock's failure count and the last-3-successes of the unusual-IP check.
 @Index('idx_login_log_user_status_time', ['userId', 'status', 'loginTime'])
 @Index('idx_login_log_time', ['loginTime'])
-// The prefix filters of contract §12 (on SQLite the migration creates them with COLLATE NOCASE, see like-prefix.ts).
+// The account and IP prefix filters of the log list (on SQLite the migration creates them with COLLATE NOCASE, see like-prefix.ts).
 @Index('idx_login_log_account', ['account'])
 @Index('idx_login_log_ip', ['ip'])
 export class LoginLogEntity {
@@ -63,14 +63,14 @@ export class LoginLogEntity {
   @Column({ ...DATETIME, name: 'login_time' })
   loginTime: Date;
 
-  /** Spec 2.6's failure reason as text (the contract's zh message of the answer), kept as it was written. */
+  /** The failure reason as text (the zh message of the answer), kept as it was written. */
   @Column({ name: 'failure_reason', type: 'varchar', length: 255, nullable: true })
   failureReason: string | null;
 
   /**
-   * The ErrorCode of that answer, so that the console can show the reason in its own language
-   * (issue 17); `ACCOUNT_LOCKED` on a failure record (passwrong, mfawrong) marks the failure that
-   * locked the account. Null for successes and for rows written before the column existed.
+   * The ErrorCode of that answer, so that the console can show the reason in its own language;
+   * `ACCOUNT_LOCKED` on a failure record (passwrong, mfawrong) marks the failure that
+   * locked the account. Null for successes.
    */
   @Column({ name: 'failure_code', type: 'varchar', length: 32, nullable: true })
   failureCode: string | null;

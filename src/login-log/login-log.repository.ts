@@ -4,9 +4,9 @@ import { Brackets, In, MoreThanOrEqual, Repository, SelectQueryBuilder } from 't
 import { LIKE_ESCAPE_CLAUSE, likePrefix } from '../common/like-prefix';
 import { LoginLogEntity, LoginStatus, LoginTypes } from './login-log.entity';
 
-/** What the login-log list can be narrowed by (spec 2.6); every given field must match. */
+/** What the login-log list can be narrowed by; every given field must match. */
 export interface LoginLogFilter {
-  /** Contract §12: account and ip match a prefix. */
+  /** Account and ip match a prefix. */
   account?: string;
   status?: LoginStatus;
   loginType?: LoginTypes;
@@ -22,7 +22,7 @@ export interface LoginLogCursor {
   id: string;
 }
 
-/** The statuses the lock of spec 3.1 counts (contract §8 adds mfawrong: same window, threshold and lock). */
+/** The statuses the lock counts: wrong second-factor codes share the window, threshold and lock of wrong passwords. */
 export const FAILURE_STATUSES = [LoginStatus.PASSWRONG, LoginStatus.MFAWRONG];
 
 /** `sys_login_log`: the only place that queries it. */
@@ -36,13 +36,13 @@ export class LoginLogRepository {
     return String(result.identifiers[0]?.id ?? result.raw?.insertId ?? '');
   }
 
-  /** Marks the failure record `id` as the one that locked its account (issue 17). */
+  /** Marks the failure record `id` as the one that locked its account. */
   async setFailureCode(id: string, code: string): Promise<void> {
     await this.logs.update({ id }, { failureCode: code });
   }
 
   /**
-   * Spec 3.1: failures of the user since `since` — wrong passwords (passwrong) and, contract §8,
+   * Failures of the user since `since` — wrong passwords (passwrong) and
    * wrong second-factor codes (mfawrong) — served by idx_login_log_user_status_time.
    */
   countFailuresSince(userId: string, since: Date): Promise<number> {
@@ -51,7 +51,7 @@ export class LoginLogRepository {
 
   /**
    * countFailuresSince for several users at once, each from its own `since` (the user list's
-   * failureCount, contract §12): one grouped query for a page, on the same index. Users without
+   * failureCount): one grouped query for a page, on the same index. Users without
    * failures are absent from the map.
    */
   async countFailuresSinceEach(windows: { userId: string; since: Date }[]): Promise<Map<string, number>> {
@@ -65,7 +65,7 @@ export class LoginLogRepository {
     return new Map(rows.map((r) => [r.userId, Number(r.n)]));
   }
 
-  /** Spec 4.1 step 10: IPs of the user's latest `count` successful logins, newest first. */
+  /** IPs of the user's latest `count` successful logins, newest first. */
   async recentSuccessIps(userId: string, count: number): Promise<string[]> {
     const rows = await this.logs.find({
       select: { ip: true },
@@ -83,12 +83,11 @@ export class LoginLogRepository {
   }
 
   /**
-   * Contract §10 export: up to `size` records matching `filter`, newest first, after `cursor` (the
+   * Export: up to `size` records matching `filter`, newest first, after `cursor` (the
    * last row of the previous slice). Keyset paging on (login_time, id): each slice is one indexed
    * range read, however deep into the log it is, where OFFSET would rescan every row before it.
    * The bound is written `time <= t AND (time < t OR id < i)`: with the OR outermost SQLite walks
-   * the whole index from the top on every slice (measured: ~400 ms a slice at 1 000 000 rows,
-   * against ~10 ms).
+   * the whole index from the top on every slice, so each slice gets slower the bigger the log.
    */
   async slice(filter: LoginLogFilter, cursor: LoginLogCursor | null, size: number): Promise<LoginLogEntity[]> {
     const qb = this.matching(filter);
@@ -100,7 +99,7 @@ export class LoginLogRepository {
     return qb.orderBy('l.login_time', 'DESC').addOrderBy('l.id', 'DESC').limit(size).getMany();
   }
 
-  /** Contract §10 retention: ids of up to `limit` records logged before `before`, oldest first (idx_login_log_time). */
+  /** Retention: ids of up to `limit` records logged before `before`, oldest first (idx_login_log_time). */
   async idsBefore(before: Date, limit: number): Promise<string[]> {
     const rows = await this.logs.createQueryBuilder('l').select('l.id', 'id').where('l.login_time < :before', { before })
       .orderBy('l.login_time', 'ASC').limit(limit).getRawMany<{ id: string | number }>();
@@ -114,10 +113,10 @@ export class LoginLogRepository {
     return result.affected ?? ids.length;
   }
 
-  /** The list's filters (spec 2.6), shared by the page and the export so that both show the same records. */
+  /** The list's filters, shared by the page and the export so that both show the same records. */
   private matching(filter: LoginLogFilter): SelectQueryBuilder<LoginLogEntity> {
     const qb = this.logs.createQueryBuilder('l');
-    // Contract §12: prefixes, index-friendly (like-prefix.ts).
+    // Prefixes, index-friendly (like-prefix.ts).
     if (filter.account) qb.andWhere(`l.account LIKE :account ${LIKE_ESCAPE_CLAUSE}`, { account: likePrefix(filter.account) });
     if (filter.status) qb.andWhere('l.status = :status', { status: filter.status });
     if (filter.loginType) qb.andWhere('l.login_type = :loginType', { loginType: filter.loginType });

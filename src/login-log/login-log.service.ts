@@ -22,8 +22,8 @@ export interface LoginAttempt {
   ip: string;
   userAgent: string;
   /**
-   * The answer the client got for a refused attempt: stored as its code and, as spec 2.6's failure
-   * reason, its message in the contract's default language (zh).
+   * The answer the client got for a refused attempt: stored as its code and, as the failure
+   * reason, its message in the default language (zh).
    */
   failure?: ErrorCode | null;
 }
@@ -39,7 +39,7 @@ export class LoginLogService {
     private readonly events: EventEmitter2,
   ) {}
 
-  /** Spec 2.6: one record per attempt; answers the record's id. */
+  /** One record per attempt; answers the record's id. */
   async record(attempt: LoginAttempt): Promise<string> {
     const { browser, os } = parseUserAgent(attempt.userAgent);
     const id = await this.logs.insert({
@@ -60,24 +60,24 @@ export class LoginLogService {
   }
 
   /**
-   * Issue 17: the failure record `id` locked its account. Its code becomes ACCOUNT_LOCKED (the
+   * The failure record `id` locked its account. Its code becomes ACCOUNT_LOCKED (the
    * text stays the answer the client got), so that the login log shows the lock as an event.
    */
   markLocking(id: string): Promise<void> {
     return this.logs.setFailureCode(id, ErrorCode.ACCOUNT_LOCKED);
   }
 
-  /** Spec 3.1: passwrong (and, contract §8, mfawrong) records of the user since `since`. */
+  /** Passwrong (and mfawrong) records of the user since `since`. */
   countFailuresSince(userId: string, since: Date): Promise<number> {
     return this.logs.countFailuresSince(userId, since);
   }
 
-  /** countFailuresSince of several users, each from its own start, in one query (contract §12 failureCount). */
+  /** countFailuresSince of several users, each from its own start, in one query (failureCount). */
   countFailuresSinceEach(windows: { userId: string; since: Date }[]): Promise<Map<string, number>> {
     return this.logs.countFailuresSinceEach(windows);
   }
 
-  /** Spec 4.1 step 10: IPs of the user's latest successful logins. */
+  /** IPs of the user's latest successful logins. */
   recentSuccessIps(userId: string, count: number): Promise<string[]> {
     return this.logs.recentSuccessIps(userId, count);
   }
@@ -88,7 +88,7 @@ export class LoginLogService {
   }
 
   /**
-   * Contract §10: the records of the list's filters as CSV (BOM, a header of the list's row fields,
+   * The records of the list's filters as CSV (BOM, a header of the list's row fields,
    * newest first), read slice by slice as the client takes them. The export is audited before the
    * first byte, with its filters: who took a copy of the log matters even when the download breaks.
    */
@@ -112,7 +112,7 @@ export class LoginLogService {
     });
   }
 
-  /** Contract §10 retention: deletes up to `limit` records logged before `before`; resolves to how many. */
+  /** Retention: deletes up to `limit` records logged before `before`; resolves to how many. */
   async deleteBatchBefore(before: Date, limit: number): Promise<number> {
     return this.logs.deleteIds(await this.logs.idsBefore(before, limit));
   }
@@ -121,7 +121,7 @@ export class LoginLogService {
 /** Rows per database read of an export: one indexed range read per this many CSV lines. */
 const EXPORT_SLICE = 1_000;
 
-/** Contract §4: the list's row fields (and its id), in the order of the CSV header. */
+/** The list's row fields (and its id), in the order of the CSV header. */
 export const LOGIN_LOG_FIELDS = [
   'id', 'account', 'userName', 'loginType', 'status', 'ip', 'browser', 'os', 'loginTime', 'failureReason', 'failureCode',
 ] as const satisfies readonly (keyof LoginLogRow)[];

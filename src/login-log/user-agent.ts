@@ -9,15 +9,15 @@ const NONE: UserAgentParts = Object.freeze({ browser: null, os: null });
 
 /**
  * How many User-Agents' parses are kept, and up to what length: a company's users log in with a
- * handful of browsers, and Bowser's parse was about 1.5 % of a login's main thread, twice a login
- * (the session and the log row; --cpu-prof, issue 13). Longer ones (no browser sends them) are
+ * handful of browsers, and Bowser's parse shows in a login's main-thread profile, twice a login
+ * (the session and the log row). Longer ones (no browser sends them) are
  * parsed each time, so that the kept ones stay a few hundred KiB at most.
  */
 const KEPT_MAX = 500;
 const KEPT_LENGTH_MAX = 512;
 const kept = new Map<string, UserAgentParts>();
 
-/** Browser and OS of spec 2.6 from the User-Agent, e.g. "Chrome 120.0" / "Windows 10". */
+/** The log's browser and OS from the User-Agent, e.g. "Chrome 120.0" / "Windows 10". */
 export function parseUserAgent(ua: string): UserAgentParts {
   if (!ua) return NONE;
   const known = kept.get(ua);

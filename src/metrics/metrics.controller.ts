@@ -11,7 +11,7 @@ import { MetricsService } from './metrics.service';
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
 /**
- * Contract §10: GET /metrics in the Prometheus text format, for `Authorization: Bearer
+ * GET /metrics in the Prometheus text format, for `Authorization: Bearer
  * <METRICS_TOKEN>` only (NOT_LOGGED_IN otherwise, in the envelope); 404 when METRICS_TOKEN is unset.
  * Not a session route: a scraper holds no login. @Public only lets it past the session guard; the
  * OpenAPI document says what it does ask for (@ApiDoc bearerToken: x-bearer-token, a bearer scheme).

@@ -9,7 +9,7 @@ import { MetricsService } from './metrics.service';
 const UNMATCHED = '(unmatched)';
 
 /**
- * Contract §10 metrics. With METRICS_TOKEN unset the service answers no /metrics and times no
+ * Metrics. With METRICS_TOKEN unset the service answers no /metrics and times no
  * request (the counters still count: a handful of additions per login).
  */
 @Module({

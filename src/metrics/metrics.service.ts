@@ -8,7 +8,7 @@ import { NOTIFICATION_OUTCOMES, NotificationOutcomeEvent } from '../notification
 import { NOTIFY_CHANNELS } from '../strategy/strategy.types';
 import { AccountLockedEvent, LOCK_REASONS } from '../user-account/account.events';
 
-/** Seconds; a password login spends most of its time in one BCrypt compare (~50–250 ms by cost). */
+/** Seconds; a password login spends most of its time in one BCrypt compare, whose length follows BCRYPT_COST. */
 const LOGIN_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -21,7 +21,7 @@ const GAUGES_NAMED_AS_COUNTERS = ['nodejs_active_handles_total', 'nodejs_active_
 type HttpChild = { observe(seconds: number): void };
 
 /**
- * Contract §10 metrics of this instance (each instance counts its own; Prometheus sums them). The
+ * Metrics of this instance (each instance counts its own; Prometheus sums them). The
  * figures come from the events the features already emit — a logged attempt, a lock, a stored
  * token, an outbox outcome — so no feature calls into metrics. No label carries a user, an account
  * or an IP: only statuses, types, reasons, channels, route patterns and HTTP statuses, each from a
@@ -33,7 +33,7 @@ export class MetricsService {
   readonly registry = new Registry();
 
   private readonly loginAttempts = new Counter({
-    name: 'lps_login_attempts_total', help: 'Login attempts as logged (spec 2.6), by status and login type',
+    name: 'lps_login_attempts_total', help: 'Login attempts as logged, by status and login type',
     labelNames: ['status', 'login_type'] as const, registers: [this.registry],
   });
 
@@ -43,7 +43,7 @@ export class MetricsService {
   });
 
   private readonly accountLocks = new Counter({
-    name: 'lps_account_locks_total', help: 'Accounts locked, by reason (failures: spec 3.1; admin: spec 4.5)',
+    name: 'lps_account_locks_total', help: 'Accounts locked, by reason (failures: too many wrong attempts; admin: an administrator)',
     labelNames: ['reason'] as const, registers: [this.registry],
   });
 

@@ -47,7 +47,7 @@ export function hashRecoveryCode(hashKey: Buffer, code: string): string {
 const ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 export const RECOVERY_CODE_COUNT = 10;
 
-/** Contract §8: 10 codes `xxxx-xxxx`. */
+/** 10 codes `xxxx-xxxx`. */
 export function newRecoveryCodes(): string[] {
   const one = () => Array.from({ length: 8 }, () => ALPHABET[randomInt(ALPHABET.length)]).join('');
   const codes = new Set<string>();
@@ -59,7 +59,7 @@ export function newRecoveryCodes(): string[] {
 }
 
 /**
- * The key of contract §8: MFA_ENCRYPTION_KEY or, unset, one generated on first start and kept in
+ * The key of the TOTP secrets: MFA_ENCRYPTION_KEY or, unset, one generated on first start and kept in
  * the settings store (as the RSA key is), so that every instance reads what any instance wrote.
  */
 @Injectable()

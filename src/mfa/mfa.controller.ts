@@ -30,7 +30,7 @@ export class MfaController {
 
   @Post('login/mfa') @HttpCode(200) @Public()
   @RateLimit('login')
-  @ApiDoc('Second login step: a TOTP or recovery code for the mfaToken (contract §8)', { data: LoginResultDto, errors: [ErrorCode.ACCOUNT_LOCKED, ErrorCode.ACCOUNT_DISABLED, ErrorCode.MFA_CODE_INVALID, ErrorCode.MFA_TOKEN_INVALID] })
+  @ApiDoc('Second login step: a TOTP or recovery code for the mfaToken', { data: LoginResultDto, errors: [ErrorCode.ACCOUNT_LOCKED, ErrorCode.ACCOUNT_DISABLED, ErrorCode.MFA_CODE_INVALID, ErrorCode.MFA_TOKEN_INVALID] })
   login(@Body() dto: MfaLoginDto, @Req() request: FastifyRequest) {
     return this.logins.verify({ mfaToken: dto.mfaToken, code: dto.code, ip: clientIp(request), userAgent: userAgent(request) });
   }
@@ -63,7 +63,7 @@ export class MfaController {
   @ApiDoc("Remove a user's TOTP and recovery codes and end the user's sessions", {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
-    description: "One's own account, or a user holding codes the caller does not (contract §13), answers FORBIDDEN.",
+    description: "One's own account, or a user holding codes the caller does not, answers FORBIDDEN.",
   })
   async reset(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
     await this.mfa.reset(dto.id, actor);

@@ -1,7 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import { DATETIME } from '../common/datetime';
 
-/** Contract §8 `sys_user_mfa`: one row per user with TOTP enabled (a pending setup lives in MFA_SETUP:{userId}). */
+/** `sys_user_mfa`: one row per user with TOTP enabled (a pending setup lives in MFA_SETUP:{userId}). */
 @Entity('sys_user_mfa')
 export class UserMfaEntity {
   @PrimaryColumn({ name: 'user_id', type: 'varchar', length: 36 })
@@ -19,7 +19,7 @@ export class UserMfaEntity {
   lastUsedStep: string | number | null;
 }
 
-/** Contract §8 `sys_user_recovery_code`: single-use codes, kept as a keyed hash (MfaCrypto.hashRecoveryCode). */
+/** `sys_user_recovery_code`: single-use codes, kept as a keyed hash (MfaCrypto.hashRecoveryCode). */
 @Entity('sys_user_recovery_code')
 @Index('idx_recovery_code_user_hash', ['userId', 'codeHash'])
 export class RecoveryCodeEntity {

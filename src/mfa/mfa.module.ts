@@ -14,7 +14,7 @@ import { MfaLoginService } from './mfa-login.service';
 import { MfaRepository } from './mfa.repository';
 import { MfaService } from './mfa.service';
 
-/** Contract §8: the TOTP second factor, added to the login tail as a step (MfaLoginService). */
+/** The TOTP second factor, added to the login tail as a step (MfaLoginService). */
 @Module({
   imports: [
     TypeOrmModule.forFeature([UserMfaEntity, RecoveryCodeEntity]),

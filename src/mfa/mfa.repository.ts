@@ -34,7 +34,7 @@ export class MfaRepository {
 
   /**
    * Records `step` as used if it is later than the last used one: of concurrent callers with the
-   * same step, on any instance, exactly one gets true (contract §8: no code accepted twice).
+   * same step, on any instance, exactly one gets true (no code accepted twice).
    */
   async claimStep(userId: string, step: number): Promise<boolean> {
     const result = await this.mfa.createQueryBuilder().update(UserMfaEntity)

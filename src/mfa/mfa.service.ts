@@ -43,7 +43,7 @@ interface PendingSetup {
 }
 
 /**
- * Contract §8: enrolment, the code check every step shares, self-service and the administrator's
+ * Enrolment, the code check every step shares, self-service and the administrator's
  * reset. Every change of a user's second factor runs under the account's login mutex, so it never
  * interleaves with a login of that account on any instance.
  */
@@ -163,7 +163,7 @@ export class MfaService implements OnModuleInit {
   /**
    * /sys/user/mfa/reset: TOTP and recovery codes removed, the user's sessions ended, audited as
    * user.mfaReset; under the account's login mutex, like lock and disable. Not of one's own account
-   * (contract §12, as lock, disable and reset): that would remove one's own second factor without
+   * (as lock, disable and reset): that would remove one's own second factor without
    * the code that /sys/me/mfa/disable asks. Nor of a user holding codes the caller does not:
    * stripping a `*` holder's second factor would open the most valuable account.
    */

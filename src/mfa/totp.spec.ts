@@ -3,7 +3,7 @@ import { isBase64Of32Bytes } from '../config/app-config';
 import { decryptSecret, encryptSecret, hashRecoveryCode, newRecoveryCodes, recoveryHashKey } from './mfa-crypto';
 import { acceptedStep, isReplay, newTotpSecret, stepAt, totpCode } from './totp';
 
-describe('TOTP window and replay rule (contract §8)', () => {
+describe('TOTP window and replay rule', () => {
   const secret = newTotpSecret();
   const now = 1_700_000_000_000;
   const step = stepAt(now);
@@ -27,7 +27,7 @@ describe('TOTP window and replay rule (contract §8)', () => {
     expect(acceptedStep(secret, totpCode(secret, step + 1), now, step)).toBe(step + 1);
   });
 
-  it('a replay (contract §13) is a code of the window at or before the last used step, nothing else', () => {
+  it('a replay is a code of the window at or before the last used step, nothing else', () => {
     expect(isReplay(secret, totpCode(secret, step), now, step)).toBe(true);
     expect(isReplay(secret, totpCode(secret, step - 1), now, step + 1)).toBe(true);
     expect(isReplay(secret, totpCode(secret, step + 1), now, step + 1)).toBe(true);

@@ -2,7 +2,7 @@ import { Secret, TOTP } from 'otpauth';
 import { timingSafeEqual } from 'node:crypto';
 
 /**
- * Contract §8: RFC 6238 with SHA-1, 6 digits, 30-second steps, one step of drift either way, and
+ * RFC 6238 with SHA-1, 6 digits, 30-second steps, one step of drift either way, and
  * no code accepted twice. Pure: the time and the last used step are given, the caller stores the
  * step it gets back with a conditional write (MfaRepository.claimStep).
  */

@@ -13,7 +13,8 @@ import { NotificationService } from './notification.service';
 import { LoginAlertPayload, NotificationKind } from './notification.types';
 
 /**
- * Spec 4.1 steps 3 and 10 → spec 4.2. The channels are the settings at the
+ * A wrong password and a login from an unusual IP alert the user on the channels the login
+ * strategy names. The channels are the settings at the
  * moment of the event; an empty setting sends nothing. The login awaits these
  * handlers (emitAsync), so the outbox rows exist before it answers; a failure
  * here is logged and never fails the login.
@@ -73,7 +74,7 @@ export class LoginNotificationListener {
   }
 }
 
-/** Spec 4.2: account, IP, time and hint, as the event carried them. */
+/** Account, IP, time and hint, as the event carried them. */
 function alertOf(event: LoginFailedEvent | UnusualIpEvent): LoginAlertPayload {
   return { account: event.account, ip: event.ip, time: event.time.toISOString(), hint: { ...event.hint } };
 }

@@ -11,7 +11,7 @@ const alert = {
   hint: { zh: '异常登录:密码错误', en: 'Abnormal login: wrong password' },
 };
 
-describe('notification content (spec 4.2)', () => {
+describe('notification content', () => {
   it('formats a time as local wall time with its UTC offset', () => {
     expect(formatNotificationTime(at)).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \(UTC[+-]\d{2}:\d{2}\)$/);
     const offset = -at.getTimezoneOffset();
@@ -72,7 +72,7 @@ describe('outbox and transport settings', () => {
     expect(mailFrom(config)).toBe('u@x.org');
     expect(mailFrom(Object.assign(new AppConfig(), { MAIL_FROM: 'Sec <sec@x.org>' }))).toBe('Sec <sec@x.org>');
     expect(mailFrom(new AppConfig())).toBe('no-reply@localhost');
-    // Contract §1: a bad value stops the start, naming the variable.
+    // A bad value stops the start, naming the variable.
     expect(() => loadConfig({ SMTP_URL: 'mail.example.com:25' })).toThrow(/SMTP_URL/);
   });
 });

@@ -13,7 +13,7 @@ export interface ContentField {
 /** Channel-neutral content: e-mail templates lay it out, SMS and site messages flatten it. */
 export interface NotificationContent {
   title: string;
-  /** The hint of spec 4.2 (abnormal login / uncommon IP) or the reminder sentence. */
+  /** The hint of a login alert (abnormal login / uncommon IP) or the reminder sentence. */
   lead: string;
   fields: ContentField[];
   advice: string;
@@ -28,17 +28,17 @@ export function formatNotificationTime(value: string | Date, timeZone: string = 
   return formatDisplayTime(value, timeZone);
 }
 
-/** Spec 4.2 contents, per kind and locale (zh is the default of the contract), times in `timeZone` (DISPLAY_TIMEZONE). */
+/** Contents, per kind and locale (zh is the default), times in `timeZone` (DISPLAY_TIMEZONE). */
 export function notificationContent(
   kind: NotificationKind, payload: NotificationPayload, locale: Locale = 'zh', timeZone: string = serverTimeZone(),
 ): NotificationContent {
   switch (kind) {
     case NotificationKind.LOGIN_FAILED:
-      // Spec 4.2: login account, attempted IP, attempted time, and the abnormal-login hint.
+      // Login account, attempted IP, attempted time, and the abnormal-login hint.
       return loginAlert(payload as LoginAlertPayload, locale, timeZone,
         'notification.loginFailedTitle', 'notification.labelAttemptIp', 'notification.labelAttemptTime');
     case NotificationKind.UNUSUAL_IP:
-      // Spec 4.2: login account, login IP, login time, and the uncommon-IP hint.
+      // Login account, login IP, login time, and the uncommon-IP hint.
       return loginAlert(payload as LoginAlertPayload, locale, timeZone,
         'notification.unusualIpTitle', 'notification.labelLoginIp', 'notification.labelLoginTime');
     case NotificationKind.RECOVERY_CODE_USED:
@@ -77,7 +77,7 @@ export function notificationContent(
   }
 }
 
-/** The two login alerts of spec 4.2 differ only in title and in how they name the IP and the time. */
+/** The two login alerts (wrong password, unusual IP) differ only in title and in how they name the IP and the time. */
 function loginAlert(p: LoginAlertPayload, locale: Locale, timeZone: string, title: TextKey, ipLabel: TextKey, timeLabel: TextKey): NotificationContent {
   const fields = [
     { label: text('notification.labelAccount', locale), value: p.account },

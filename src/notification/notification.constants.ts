@@ -2,7 +2,7 @@ import type { Locale } from '../common/error-code';
 
 /**
  * Language of e-mails, SMS and site messages. Users carry no language of their
- * own yet, so notifications follow the contract's default (§2: Chinese); the
+ * own yet, so notifications follow the service's default (Chinese); the
  * templates and texts also exist in English for when they do.
  */
 export const NOTIFICATION_LOCALE: Locale = 'zh';

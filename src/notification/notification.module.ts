@@ -31,7 +31,7 @@ import { PasswordReminderEntity } from './reminder/password-reminder.entity';
 import { ReminderRepository } from './reminder/reminder.repository';
 
 /**
- * Spec 4.2: e-mail, SMS and site notifications of abnormal logins and unusual
+ * E-mail, SMS and site notifications of abnormal logins and unusual
  * IPs, and password-expiry reminders, all through one outbox (sys_notification)
  * that survives restarts and is delivered exactly once per row across instances.
  */

@@ -7,7 +7,7 @@ import { OutboxWorker } from './outbox/outbox.worker';
 /**
  * The entry point for anyone who wants to tell a user something: writes one
  * outbox row per channel (durable before this returns) and nudges the worker,
- * which delivers asynchronously (spec 4.2 "sent asynchronously").
+ * which delivers asynchronously.
  */
 @Injectable()
 export class NotificationService {

@@ -1,15 +1,15 @@
 import type { Bilingual } from '../common/texts';
 /** What a notification is about; stored in sys_notification.kind and sys_message.kind. */
 export enum NotificationKind {
-  /** Spec 4.2: wrong password. */
+  /** Wrong password. */
   LOGIN_FAILED = 'login-failed',
-  /** Spec 4.2: login from an uncommon IP. */
+  /** Login from an uncommon IP. */
   UNUSUAL_IP = 'unusual-ip',
-  /** Spec 2.2 expireNotifyDays: the password expires soon. */
+  /** expireNotifyDays: the password expires soon. */
   PASSWORD_EXPIRY = 'password-expiry',
-  /** Contract §8: a recovery code was used to log in (a site message to the user). */
+  /** A recovery code was used to log in (a site message to the user). */
   RECOVERY_CODE_USED = 'recovery-code-used',
-  /** Contract §9 dormantDays: the account was disabled after no successful login for that long. */
+  /** dormantDays: the account was disabled after no successful login for that long. */
   ACCOUNT_DORMANT = 'account-dormant',
 }
 
@@ -18,11 +18,11 @@ export enum NotificationStatus {
   PENDING = 'pending',
   SENT = 'sent',
   FAILED = 'failed',
-  /** Contract §1: SMTP_URL / SMS_WEBHOOK_URL unset; recorded as not sent, with the reason. */
+  /** SMTP_URL / SMS_WEBHOOK_URL unset; recorded as not sent, with the reason. */
   NOT_CONFIGURED = 'not_configured',
 }
 
-/** Spec 4.2: login account, IP, time and the hint; the same shape for both login notifications. */
+/** Login account, IP, time and the hint; the same shape for both login notifications. */
 export interface LoginAlertPayload {
   account: string;
   ip: string;
@@ -62,19 +62,19 @@ export interface Delivery {
 }
 
 /**
- * One delivery channel of spec 4.2 (email, sms, site). A channel either
+ * One delivery channel (email, sms, site, or one a module adds). A channel either
  * resolves (delivered), or throws: ChannelNotConfiguredError and
  * PermanentDeliveryError end the row, anything else is retried with backoff.
  */
 export abstract class NotificationChannel {
-  /** email, sms and site are the spec's; a module's own channel has its own name (NotificationChannels.use). */
+  /** email, sms and site are built in; a module's own channel has its own name (NotificationChannels.use). */
   abstract readonly name: string;
   abstract deliver(delivery: Delivery): Promise<void>;
 }
 
 export const NOTIFICATION_CHANNELS = Symbol('NOTIFICATION_CHANNELS');
 
-/** The transport is not configured (contract §1): status not_configured, no retry. */
+/** The transport is not configured: status not_configured, no retry. */
 export class ChannelNotConfiguredError extends Error {
   override readonly name = 'ChannelNotConfiguredError';
 }

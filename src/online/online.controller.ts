@@ -40,14 +40,14 @@ export class OnlineController {
   @ApiDoc('End a session (its holder then gets KICKED_OUT)', {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
-    description: 'The session of a user holding codes the caller does not answers FORBIDDEN (contract §13).',
+    description: 'The session of a user holding codes the caller does not answers FORBIDDEN.',
   })
   async kickout(@Body() dto: KickoutDto, @CurrentActor() actor: Actor) {
     const session = await this.sessions.byTokenId(dto.tokenId);
     if (!session) throw new AppException(ErrorCode.NOT_FOUND);
     if (session.userId !== actor.id) {
       const holder = (await this.accounts.byIds([session.userId])).get(session.userId);
-      await this.access.assertMayActOn(actor, [{ id: session.userId, username: holder?.username ?? session.username ?? '' }]);
+      await this.access.assertMayActOn(actor, [{ id: session.userId, username: holder?.username ?? session.username }]);
     }
     await this.sessions.end(dto.tokenId, session.userId);
     await this.audit.recordDone('online.kickout', async () => {

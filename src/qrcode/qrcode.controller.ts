@@ -28,7 +28,7 @@ export class QrcodeController {
 
   @Post('verify') @HttpCode(200) @Public()
   @RateLimit('qrcode-verify')
-  @ApiDoc('Log in with a QR code (spec 4.4)', { data: LoginResultDto, errors: [ErrorCode.ACCOUNT_LOCKED, ErrorCode.ACCOUNT_DISABLED, ErrorCode.ACCOUNT_EXPIRED, ErrorCode.QRCODE_INVALID] })
+  @ApiDoc('Log in with a QR code', { data: LoginResultDto, errors: [ErrorCode.ACCOUNT_LOCKED, ErrorCode.ACCOUNT_DISABLED, ErrorCode.ACCOUNT_EXPIRED, ErrorCode.QRCODE_INVALID] })
   verify(@Body() dto: VerifyQrcodeDto, @Req() request: FastifyRequest) {
     return this.qrcodes.verify(dto.code, clientIp(request), userAgent(request), localeOf(request.headers['accept-language']));
   }

@@ -14,7 +14,7 @@ import { UserAccountService } from '../user-account/user-account.service';
 
 export const QRCODE_TTL_MS = 5 * 60_000;
 
-/** What a code remembers besides its user (contract §6 keeps AUTH_QRCODE:{code} → user id). */
+/** What a code remembers besides its user (keeps AUTH_QRCODE:{code} → user id). */
 interface GrantOrigin {
   tokenHash: string;
   credentialStamp: string;
@@ -23,8 +23,8 @@ interface GrantOrigin {
 }
 
 /**
- * Spec 2.7 / 4.4: a logged-in device authorises a login elsewhere with a one-time code. The code
- * is tied to the session that generated it (contract §11): it dies with that session and with
+ * A logged-in device authorises a login elsewhere with a one-time code. The code
+ * is tied to the session that generated it: it dies with that session and with
  * any password change, so a stolen or revoked session cannot mint access that outlives it.
  */
 @Injectable()
@@ -60,9 +60,9 @@ export class QrcodeService {
       // A user deleted since the code was made; a database that is away stays SERVICE_UNAVAILABLE.
       throw err instanceof AppException && err.code === ErrorCode.NOT_FOUND ? new AppException(ErrorCode.QRCODE_INVALID) : err;
     });
-    // Spec 4.4: the account's disabled and locked status (in the spec's order), then the tail every
-    // way in shares — password expiry (step 6) and first login (step 7) included (contract §11). No
-    // second factor (contract §8): the authorising device passed it.
+    // The account's disabled and locked status (in the login's order), then the tail every
+    // way in shares — password expiry (step 6) and first login (step 7) included. No
+    // second factor: the authorising device passed it.
     const way: LoginWay = {
       loginType: LoginTypes.QRCODE, account: user.username, ip, userAgent, locale, unusualIpCheck: false, secondFactorProven: true,
     };
@@ -81,7 +81,7 @@ export class QrcodeService {
   }
 
   /**
-   * Contract §11: a code is void once the session that generated it has ended (logout, kick-out,
+   * A code is void once the session that generated it has ended (logout, kick-out,
    * expiry, reset, lock, disable) or the password has changed since; it is then simply invalid.
    */
   private async checkOriginAlive(checks: LoginChecks, origin: GrantOrigin): Promise<Session> {
@@ -95,7 +95,7 @@ export class QrcodeService {
   }
 
   /**
-   * Issue 11.12: who authorised which new session — the session ids as the online list shows them
+   * Who authorised which new session — the session ids as the online list shows them
    * (the token's SHA-256, never a token). The login has happened: a failed audit write is logged, not
    * turned into a failed login whose token the client would never receive.
    */

@@ -7,8 +7,8 @@ export type RateLimitedRoute = 'login' | 'qrcode-verify' | 'captcha';
 
 
 /**
- * Per-IP throttling of this handler (issue 5); limits and window come from THROTTLE_* (contract §1).
- * The throttler guard sits on these handlers only: every other route skips it entirely (issue 13.2).
+ * Per-IP throttling of this handler; limits and window come from THROTTLE_*.
+ * The throttler guard sits on these handlers only: every other route skips it entirely.
  * The throttled routes are all @Public, so the session guard, global and thus first, lets them through.
  */
 export const RateLimit = (route: RateLimitedRoute) => applyDecorators(SetMetadata(RATE_LIMITED_ROUTE, route), UseGuards(ThrottlerGuard));

@@ -4,7 +4,7 @@ import { LoginLogModule } from '../login-log/login-log.module';
 import { StrategyModule } from '../strategy/strategy.module';
 import { LogRetentionService } from './log-retention.service';
 
-/** Contract §10: the daily deletion of old login-log and audit-log rows. */
+/** The daily deletion of old login-log and audit-log rows. */
 @Module({
   imports: [LoginLogModule, AuditModule, StrategyModule],
   providers: [LogRetentionService],

@@ -11,7 +11,7 @@ import { KvStore } from '../store/kv.store';
 import { Keys } from '../store/keys';
 import { StrategyService } from '../strategy/strategy.service';
 
-/** Contract §10: at most this many rows per DELETE statement. */
+/** At most this many rows per DELETE statement. */
 export const RETENTION_BATCH = 1_000;
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -26,12 +26,12 @@ export interface RetentionResult {
 }
 
 /**
- * Contract §10 retention: once a day, on one instance of a cluster at a time, the login-log and
+ * Retention: once a day, on one instance of a cluster at a time, the login-log and
  * audit-log rows older than LOG_RETENTION_DAYS are deleted, at most RETENTION_BATCH per statement:
  * the ids of the oldest rows are read through the time index, then deleted by primary key (the
  * same two statements on SQLite, MySQL and MariaDB; SQLite has no DELETE … LIMIT in its usual
  * builds). Each statement is short, so logins keep writing between them. Never a row younger than
- * the current maxFailureInterval: the lock of spec 3.1 counts failures from the log. The work done
+ * the current maxFailureInterval: the lock counts failures from the log. The work done
  * is written to the audit log (`log.retention` by `system`).
  */
 @Injectable()

@@ -25,9 +25,9 @@ export function tokenOf(request: FastifyRequest): string | undefined {
 export interface CallerRequirements {
   /** The route accepts a one-time `?ticket=` in place of the token (the message stream). */
   acceptsTicket?: boolean;
-  /** @AllowsTempToken: a temporary token reaches the route besides TEMP_URIS (contract §8). */
+  /** @AllowsTempToken: a temporary token reaches the route besides TEMP_URIS. */
   allowsTemp?: boolean;
-  /** @RequirePermissions: every code needed, `*` grants all (spec 5.3). */
+  /** @RequirePermissions: every code needed, `*` grants all. */
   permissions?: readonly string[];
   /**
    * A fresh proof is needed always (@RequiresFreshProof) or while the login strategy's
@@ -37,7 +37,7 @@ export interface CallerRequirements {
 }
 
 /**
- * The one place a request becomes a caller (spec 5.1, 5.4, 5.3, 3.4): a live session found through
+ * The one place a request becomes a caller (5.4, 5.3, 3.4): a live session found through
  * Admin-Token / Bearer (or, where the route accepts one, a stream ticket), not kicked out, from the
  * login IP when bindIp is on, a temporary token only on TEMP_URIS and routes marked
  * @AllowsTempToken, the route's permission codes, the fresh proof it needs — checked

@@ -7,7 +7,7 @@ import { SessionService } from './session.service';
 import { StreamTicketService } from './stream-ticket.service';
 
 /**
- * The session kernel (spec 3.4, 5; contract §6, §11): tokens and sessions, the one authentication
+ * The session kernel (5): tokens and sessions, the one authentication
  * of a request, the guard (with the renewal) that every route passes. Features import it to end,
  * list or refresh sessions; it imports no feature but the settings it reads (StrategyModule).
  */

@@ -23,7 +23,7 @@ class RacingKvStore extends MemoryKvStore {
   }
 }
 
-describe('SessionService (spec 3.4, contract §5/§6)', () => {
+describe('SessionService', () => {
   let clock: FakeClock;
   let store: RacingKvStore;
   let settings: LoginStrategy;
@@ -68,7 +68,7 @@ describe('SessionService (spec 3.4, contract §5/§6)', () => {
       expect(await sessions.permissions(tokenHash)).toEqual(['sys:user:list']);
     });
 
-    it('reads a live session and its permission codes in one round trip (issue 13)', async () => {
+    it('reads a live session and its permission codes in one round trip', async () => {
       const { token } = await sessions.issue(options());
       const reads = [jest.spyOn(store, 'get'), jest.spyOn(store, 'mget')];
       await sessions.resolve(token);
@@ -314,7 +314,7 @@ describe('SessionService (spec 3.4, contract §5/§6)', () => {
     });
   });
 
-  describe('contract §9', () => {
+  describe('session limits (sessionMaxHours, maxSessionsPerUser)', () => {
     const HOUR = 60 * MINUTE;
 
     it('sessionMaxHours: renewals stop at loginTime + max, without a store read once there; the session then ends', async () => {
@@ -375,7 +375,7 @@ describe('SessionService (spec 3.4, contract §5/§6)', () => {
     });
   });
 
-  describe('fresh proof (contract §13)', () => {
+  describe('fresh proof', () => {
     const proofOf = async (tokenHash: string) => freshUntil(JSON.parse((await store.get(Keys.token(tokenHash)))!), settings);
 
     it('a password login is proven at its issue, for reauthMinutes as configured now; other ways are not', async () => {

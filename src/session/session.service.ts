@@ -9,8 +9,8 @@ import { StrategyService } from '../strategy/strategy.service';
 import type { LoginStrategy } from '../strategy/strategy.types';
 import type { AuthContext, Session, SessionProfile } from '../common/auth-context';
 
-// crypto.hash: the one-shot digest, without a Hash object per request (0.47 µs against 0.81 µs for
-// createHash().update().digest() on the bench machine, measured by hand).
+// crypto.hash: the one-shot digest, without a Hash object per request, is cheaper than
+// createHash().update().digest() on every request that carries a token.
 export const hashToken = (token: string) => hash('sha256', token, 'hex');
 
 const HOUR_MS = 3_600_000;
@@ -49,7 +49,7 @@ export function freshUntil(session: Pick<Session, 'provenAt' | 'temp' | 'mfaSetu
   return session.provenAt + login.reauthMinutes * 60_000;
 }
 
-/** When a session stops being live: its expiry, or sooner its absolute end (contract §9). */
+/** When a session stops being live: its expiry, or sooner its absolute end. */
 const endOf = (session: Session, login: Pick<LoginStrategy, 'sessionMaxHours'>) => Math.min(session.expireAt, absoluteEndOf(session, login));
 
 export interface IssueOptions {
@@ -75,7 +75,7 @@ export interface IssueOptions {
 }
 
 /**
- * Tokens and sessions of spec 3.4: opaque 256-bit tokens, only their SHA-256
+ * Tokens and sessions: opaque 256-bit tokens, only their SHA-256
  * stored; validity from the login strategy; renewal below half the validity;
  * kick-out marks; per-user token sets so a user's sessions are found without
  * scanning the key space.
@@ -84,7 +84,7 @@ export interface IssueOptions {
 export class SessionService {
   /**
    * Each recently seen token's stored session and permission codes as last read, with their parse
-   * (issue 13.2): most requests find both unchanged and skip the two JSON.parse calls. The store is
+   *: most requests find both unchanged and skip the two JSON.parse calls. The store is
    * still read on every request; a parse is reused only for the very text the store returned, so a
    * kick-out, renewal, logout or role change (a different or missing text) is never hidden. The
    * parsed objects are frozen, as they are shared by the requests of that token.
@@ -101,7 +101,7 @@ export class SessionService {
     const settings = await this.strategy.loginStrategy();
     const validityMs = (options.temp ? settings.tempSessionExpireMinutes : settings.sessionExpireMinutes) * 60_000;
     const now = this.clock.nowMs();
-    // Contract §9: never past the absolute end, temporary tokens included.
+    // Never past the absolute end, temporary tokens included.
     const origin = options.originTime !== undefined && options.originTime < now ? options.originTime : undefined;
     const expireAt = Math.min(now + validityMs, absoluteEndOf({ loginTime: now, originTime: origin }, settings));
     // A chain already at its end gets a session that is dead at once, never one without expiry.
@@ -145,7 +145,7 @@ export class SessionService {
 
   /** As resolve, for a session known by its id (the token's SHA-256), e.g. through a stream ticket. */
   async resolveHash(tokenHash: string, login?: LoginStrategy): Promise<AuthContext> {
-    // One round trip: the session and its permission codes together (issue 13).
+    // One round trip: the session and its permission codes together.
     const [raw, perms] = await this.store.mget([Keys.token(tokenHash), Keys.perms(tokenHash)]);
     if (!raw) {
       this.parsed.delete(tokenHash);
@@ -159,7 +159,7 @@ export class SessionService {
       await this.end(tokenHash, session.userId);
       throw new AppException(mine ? ErrorCode.KICKED_OUT : ErrorCode.NOT_LOGGED_IN);
     }
-    // The strategy is in process memory: the absolute end (contract §9) costs no store round trip.
+    // The strategy is in process memory: the absolute end costs no store round trip.
     if (endOf(session, login ?? await this.strategy.loginStrategy()) <= this.clock.nowMs()) {
       await this.end(tokenHash, session.userId);
       throw new AppException(ErrorCode.NOT_LOGGED_IN);
@@ -186,8 +186,8 @@ export class SessionService {
   }
 
   /**
-   * Spec 3.4: a normal token with less than 50% of its validity left is renewed to full, with its
-   * permission cache — but never past its absolute end (contract §9 sessionMaxHours).
+   * A normal token with less than 50% of its validity left is renewed to full, with its
+   * permission cache — but never past its absolute end (sessionMaxHours).
    */
   async renewIfDue(tokenHash: string, session: Session, strategy?: LoginStrategy): Promise<Session> {
     if (session.temp === 1) return session;
@@ -214,7 +214,7 @@ export class SessionService {
     return renewed;
   }
 
-  /** Spec 4.1 step 8: with multiOnline = false every other token of the user is marked kickout = 1. */
+  /** With multiOnline = false every other token of the user is marked kickout = 1. */
   async kickOutOthers(userId: string, exceptHash: string | null): Promise<void> {
     for (const { tokenHash, session } of await this.sessionsOf(userId)) {
       if (tokenHash === exceptHash || session.kickout === 1) continue;
@@ -223,9 +223,9 @@ export class SessionService {
   }
 
   /**
-   * Contract §9 maxSessionsPerUser (with multiOnline = true): before a new session of the user is
+   * maxSessionsPerUser (with multiOnline = true): before a new session of the user is
    * stored, its oldest live sessions are marked kickout = 1 so that, with the new one, at most `max`
-   * remain; their next request answers KICKED_OUT, as spec 4.1 step 8 kick-outs do. The caller holds
+   * remain; their next request answers KICKED_OUT, as the kick-outs of multiOnline = false do. The caller holds
    * the account's login mutex (LoginService.complete), so parallel logins of one user, on any
    * instance, count one after the other. Sessions already kicked out do not count.
    */
@@ -238,7 +238,7 @@ export class SessionService {
     }
   }
 
-  /** Contract §5: lock, disable and reset end every session; an own password change ends the others. */
+  /** Lock, disable and reset end every session; an own password change ends the others. */
   async endAll(userId: string, exceptHash: string | null = null): Promise<void> {
     const hashes = await this.store.sMembers(Keys.userTokens(userId));
     for (const hash of hashes) {
@@ -248,7 +248,7 @@ export class SessionService {
 
   /**
    * Live sessions of a user; hashes whose session expired are pruned from the set on the way.
-   * Sessions past their absolute end (contract §9) are left out, unless `pastLimit`: such a session
+   * Sessions past their absolute end are left out, unless `pastLimit`: such a session
    * ends at its next request, but should sessionMaxHours be raised first it lives on, so what must
    * reach every session that may still answer (a role or profile change) asks for them too.
    */
@@ -298,7 +298,7 @@ export class SessionService {
   }
 
   /**
-   * Writes `fields` into the profile of every live session of the user (contract §8: mfaEnabled
+   * Writes `fields` into the profile of every live session of the user (mfaEnabled
    * after enable, disable and reset), so /sys/me/info keeps reading the session only. Compare-and-set
    * against the session as read: a kick-out or renewal landing meanwhile is read again, never undone.
    */
@@ -308,7 +308,6 @@ export class SessionService {
         const raw = await this.store.get(Keys.token(tokenHash));
         if (!raw) break;
         const session = JSON.parse(raw) as Session;
-        if (!session.profile) break;
         const updated: Session = { ...session, profile: { ...session.profile, ...fields } };
         if (await this.store.replaceIfEquals(Keys.token(tokenHash), raw, JSON.stringify(updated))) break;
       }

@@ -16,7 +16,7 @@ interface StoredTicket {
 const hashOf = (ticket: string) => createHash('sha256').update(ticket).digest('hex');
 
 /**
- * Contract §11 "Stream tickets": browsers' EventSource cannot send Admin-Token, and a token in a URL
+ * Browsers' EventSource cannot send Admin-Token, and a token in a URL
  * ends up in proxy logs and browser history. A ticket is what goes into the URL instead: random,
  * valid 30 s, good for one stream, and worth nothing after. Stored by its SHA-256, as tokens are.
  */

@@ -5,7 +5,7 @@ import { MemoryKvStore } from './memory-kv.store';
 import { sleep } from '../../test/support/wait';
 
 /**
- * Issue 11.10: the lease bounds how long a crashed holder blocks others, but it must never run
+ * The lease bounds how long a crashed holder blocks others, but it must never run
  * out under a holder that is still running (a database stall longer than the lease let a second
  * attempt in, and one compare past maxFailureTimes was evaluated). Real time, short leases.
  */

@@ -9,13 +9,13 @@ import { KvStore } from './kv.store';
  * A mutual-exclusion section per key across every instance that shares the
  * store: SET NX PX to take it, compare-and-delete to release it. The login pipeline
  * uses it so that the lock check, the reservation of a compare slot and the
- * failure count of one account are never interleaved (contract §5: exactly
- * maxFailureTimes evaluated); the BCrypt compare itself runs outside (issue 13.3). No maintained package offers this on node-redis (redlock needs
+ * failure count of one account are never interleaved (exactly
+ * maxFailureTimes evaluated); the BCrypt compare itself runs outside. No maintained package offers this on node-redis (redlock needs
  * ioredis), and it is a handful of lines on the store port.
  *
  * The lease bounds how long a crashed holder blocks others; a living holder renews it
  * (compare-and-pexpire) for as long as its section runs, so a slow section (a stalled
- * database) never loses the key to a second taker (issue 11.10). The renewal timer lives in
+ * database) never loses the key to a second taker. The renewal timer lives in
  * the holder's process: when the process dies, renewal stops and the lease runs out.
  */
 @Injectable()
@@ -24,7 +24,7 @@ export class KeyedMutex {
   /**
    * How long a taker waits before answering SERVICE_UNAVAILABLE. The sections are database work:
    * a holder stuck on a stalled table fails after DB_STATEMENT_TIMEOUT_MS, so waiting more than
-   * two deadlines only queues requests behind a stall (issue 11.10); a healthy section of one
+   * two deadlines only queues requests behind a stall; a healthy section of one
    * account takes milliseconds plus one password compare.
    */
   readonly defaultWaitMs: number;

@@ -1,4 +1,4 @@
-/** Contract §6 key names (REDIS_KEY_PREFIX is added by the Redis store). */
+/** Key names (REDIS_KEY_PREFIX is added by the Redis store). */
 export const Keys = {
   token: (tokenHash: string) => `AUTH_TOKEN:${tokenHash}`,
   perms: (tokenHash: string) => `AUTH_PERMS:${tokenHash}`,
@@ -6,14 +6,14 @@ export const Keys = {
   /** Users that may have live sessions: the online list walks these, never the token key space. */
   onlineUsers: 'AUTH_ONLINE_USERS',
   qrcode: (code: string) => `AUTH_QRCODE:${code}`,
-  /** The session (token hash) and password a code was generated under (contract §11), same TTL. */
+  /** The session (token hash) and password a code was generated under, same TTL. */
   qrcodeOrigin: (code: string) => `AUTH_QRCODE_ORIGIN:${code}`,
-  /** Contract §8: a password login waiting for its second factor, by the SHA-256 of the mfaToken. */
+  /** A password login waiting for its second factor, by the SHA-256 of the mfaToken. */
   mfaToken: (tokenHash: string) => `AUTH_MFA:${tokenHash}`,
-  /** Contract §8: a TOTP secret set up but not enabled yet. */
+  /** A TOTP secret set up but not enabled yet. */
   mfaSetup: (userId: string) => `MFA_SETUP:${userId}`,
   captcha: (imgId: string) => `CAPTCHA:${imgId}`,
-  /** A one-time ticket of GET /sys/message/stream, by the SHA-256 of the ticket (contract §11). */
+  /** A one-time ticket of GET /sys/message/stream, by the SHA-256 of the ticket. */
   streamTicket: (ticketHash: string) => `STREAM_TICKET:${ticketHash}`,
   /** Ids of the user's open message streams, on every instance (each alive while its STREAM_SLOT is). */
   streamSlots: (userId: string) => `STREAM_SLOTS:${userId}`,
@@ -22,7 +22,7 @@ export const Keys = {
   /** Opens of one user's message streams, counted one at a time. */
   streamSlotsMutex: (userId: string) => `STREAM_SLOTS_MUTEX:${userId}`,
   loginMutex: (userId: string) => `AUTH_LOGIN_MUTEX:${userId}`,
-  /** Ids of the account's password compares in flight (issue 13.3), each alive while its own key is. */
+  /** Ids of the account's password compares in flight, each alive while its own key is. */
   loginSlots: (userId: string) => `AUTH_LOGIN_SLOTS:${userId}`,
   /** One compare in flight: its lease, renewed while the compare runs. */
   loginSlot: (userId: string, slotId: string) => `AUTH_LOGIN_SLOT:${userId}:${slotId}`,
@@ -34,13 +34,13 @@ export const Keys = {
   strategyMutex: (group: string) => `STRATEGY_SAVE_MUTEX:${group}`,
   /** Role saves one at a time: the grant check reads the role it overwrites, and case variants of a code are refused. */
   roleSaveMutex: 'ROLE_SAVE_MUTEX',
-  /** Check and change of who may still administer the service (contract §12 self-protection), one at a time. */
+  /** Check and change of who may still administer the service (self-protection), one at a time. */
   superAdminGuardMutex: 'SUPERADMIN_GUARD_MUTEX',
-  /** Contract §10: the log retention job, held by the one instance running it (renewed lease). */
+  /** The log retention job, held by the one instance running it (renewed lease). */
   logRetentionMutex: 'LOG_RETENTION_MUTEX',
-  /** Contract §10: taken by the instance whose daily tick runs the job that day (UTC date). */
+  /** Taken by the instance whose daily tick runs the job that day (UTC date). */
   logRetentionDay: (day: string) => `LOG_RETENTION_DAY:${day}`,
-  /** Contract §9 dormantDays: the daily sweep, on one instance at a time. */
+  /** dormantDays: the daily sweep, on one instance at a time. */
   dormantSweepMutex: 'DORMANT_SWEEP_MUTEX',
   /** The one access.denied audit row of a session, path and minute (epoch minute). */
   accessDeniedAudited: (tokenHash: string, path: string, minute: number) => `AUDIT_DENIED:${tokenHash}:${minute}:${path}`,

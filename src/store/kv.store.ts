@@ -1,5 +1,5 @@
 /**
- * Port for the short-lived shared state of contract §6 (sessions, permission
+ * Port for the short-lived shared state (sessions, permission
  * caches, captchas, QR codes, per-user token sets) and for cross-instance
  * messages. One interface, two implementations: process memory (embedded
  * default, one instance) and Redis (several instances).

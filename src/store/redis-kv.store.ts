@@ -99,7 +99,7 @@ export class RedisKvStore extends KvStore {
   }
 
   /**
-   * Contract §10: Redis behind Sentinel. node-redis's Sentinel client asks the Sentinels for the
+   * Redis behind Sentinel. node-redis's Sentinel client asks the Sentinels for the
    * primary, follows +switch-master and READONLY replies to the new one, and moves the pub/sub
    * subscriptions with it. A command sent while it looks for the new primary waits (up to our
    * deadline, then 503, see cancelledOnDeadline).
@@ -108,7 +108,7 @@ export class RedisKvStore extends KvStore {
     const sentinel = createSentinel({
       name: options.master,
       sentinelRootNodes: options.sentinels,
-      // As in connect(): no per-command AbortSignal.timeout timer (issue 13.4); our deadline instead.
+      // As in connect(): no per-command AbortSignal.timeout timer; our deadline instead.
       commandOptions: { timeout: 0 },
       nodeClientOptions: {
         disableOfflineQueue: true,
@@ -181,7 +181,7 @@ export class RedisKvStore extends KvStore {
       disableOfflineQueue: true,
       // Our own deadline (withDeadline) only: node-redis 6's default gives every command an
       // AbortSignal.timeout(5000), whose timer lives its 5 s after the command answered — under
-      // load tens of thousands of them, RSS 650 MiB and a third less throughput (issue 13.4).
+      // load tens of thousands of them, costing memory and throughput.
       commandOptions: { timeout: 0 },
       socket: { connectTimeout: 3000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 3000) },
     }) as RedisClientType;

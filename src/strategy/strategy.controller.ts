@@ -38,7 +38,7 @@ export class StrategyController {
     await this.strategy.saveUser(dto, actor);
   }
 
-  /** Contract §4: the complexity rules, for any logged-in user (temporary too) to show while typing. */
+  /** The complexity rules, for any logged-in user (temporary too) to show while typing. */
   @Post('user/rules') @HttpCode(200)
   @ApiDoc('The password complexity rules, to show while typing', { data: PasswordRulesDto })
   rules(@Body() _body: NoInputDto) {

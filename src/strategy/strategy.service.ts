@@ -28,7 +28,7 @@ const CACHE_TTL_MS = 60_000;
 const HELD_MS = 5_000;
 
 /**
- * The two setting groups (spec 2.1, 2.2): stored one row per field in sys_props,
+ * The two setting groups (2.2): stored one row per field in sys_props,
  * loaded once into the cache and reloaded when a SysPropsChangedEvent says the
  * group changed — on this instance directly, on the others via SYS_PROPS_CHANGED.
  */
@@ -84,13 +84,13 @@ export class StrategyService implements OnModuleInit {
     };
   }
 
-  /** Spec 2.1 save, partial; audited as strategy.login.save (see saveGroup). */
+  /** Save, partial; audited as strategy.login.save (see saveGroup). */
   async saveLogin(dto: SaveLoginStrategyDto, actor: Actor): Promise<LoginStrategy> {
     return (await this.saveGroup(StrategyGroup.LOGIN, dto, actor)) as LoginStrategy;
   }
 
   /**
-   * Spec 2.2 save, partial; audited as strategy.user.save. maxPasswordLength ≥ minPasswordLength
+   * Save, partial; audited as strategy.user.save. maxPasswordLength ≥ minPasswordLength
    * (unless 0) holds across saves too: the check runs inside the save's mutex against the stored
    * values rather than this instance's cache (another instance's save may not have reached it yet).
    * Otherwise a save of min = 30 and one of max = 20, each valid alone, could both pass.

@@ -1,4 +1,4 @@
-/** Spec 2.1, setting group `user_login_strategy`. */
+/** Setting group `user_login_strategy`. */
 export class LoginStrategy {
   sessionExpireMinutes = 30;
   tempSessionExpireMinutes = 5;
@@ -10,11 +10,11 @@ export class LoginStrategy {
   loginStrategyWhenExpire: LoginStrategyWhenExpire = 3;
   bindIp = false;
   multiOnline = true;
-  /** Contract §8: 0 off, 1 enrolled users give a TOTP code, 2 every user must enrol. */
+  /** 0 off, 1 enrolled users give a TOTP code, 2 every user must enrol. */
   mfaMode: MfaMode = 0;
-  /** Contract §9: absolute lifetime of a session, hours after its login; 0 = no limit. */
+  /** Absolute lifetime of a session, hours after its login; 0 = no limit. */
   sessionMaxHours = 0;
-  /** Contract §9: with multiOnline, at most this many live sessions per user (the oldest are kicked out); 0 = no limit. */
+  /** With multiOnline, at most this many live sessions per user (the oldest are kicked out); 0 = no limit. */
   maxSessionsPerUser = 0;
   /** Minutes a password login or /sys/me/reauth counts as a fresh proof. */
   reauthMinutes = 5;
@@ -22,7 +22,7 @@ export class LoginStrategy {
   reauthForAdmin = false;
 }
 
-/** Spec 2.2, setting group `user_strategy`. */
+/** Setting group `user_strategy`. */
 export class UserStrategy {
   passwordExpireDays = 90;
   expireNotifyDays = 10;
@@ -33,13 +33,13 @@ export class UserStrategy {
   includeNumber = true;
   includeSymbol = true;
   forceUpdatePassword = false;
-  /** Contract §9: a user's own new password may not equal any of their last N, the current one included; 0 off. */
+  /** A user's own new password may not equal any of their last N, the current one included; 0 off. */
   passwordHistoryCount = 0;
-  /** Contract §9: refuse a password on the bundled common-password list (case-insensitive). */
+  /** Refuse a password on the bundled common-password list (case-insensitive). */
   rejectCommonPasswords = false;
-  /** Contract §9: refuse a password containing the user name, mobile or e-mail local part (≥ 3 characters). */
+  /** Refuse a password containing the user name, mobile or e-mail local part (≥ 3 characters). */
   rejectAccountInPassword = false;
-  /** Contract §9: disable accounts with no successful login for this many days (a daily job); 0 never. */
+  /** Disable accounts with no successful login for this many days (a daily job); 0 never. */
   dormantDays = 0;
 }
 
@@ -56,14 +56,14 @@ export enum StrategyGroup {
   USER = 'user_strategy',
 }
 
-/** Spec 4.3's six rules, what the complexity check and the password generator read. */
+/** The six complexity rules, what the complexity check and the password generator read. */
 export type ComplexityRules = Pick<UserStrategy,
   'minPasswordLength' | 'maxPasswordLength' | 'includeLowerCase' | 'includeUpperCase' | 'includeNumber' | 'includeSymbol'>;
 
-/** Contract §9's checks of a user's own change, after the six rules. */
+/** The checks of a user's own change (history, common list, account), after the six rules. */
 export type OwnChangeRules = Pick<UserStrategy, 'passwordHistoryCount' | 'rejectCommonPasswords' | 'rejectAccountInPassword'>;
 
-/** What /sys/strategy/user/rules answers (contract §4, with §9's fields added). */
+/** What /sys/strategy/user/rules answers (with the own-change fields added). */
 export type PasswordRules = ComplexityRules & OwnChangeRules;
 
 export const NOTIFY_CHANNELS = ['email', 'sms', 'site'] as const;
@@ -73,7 +73,7 @@ export function channelsOf(value: string): NotifyChannel[] {
   return value.split(',').map((s) => s.trim()).filter((s): s is NotifyChannel => (NOTIFY_CHANNELS as readonly string[]).includes(s));
 }
 
-/** Spec 6. Emitted locally after a save, and for saves other instances announce on SYS_PROPS_CHANGED. */
+/** Emitted locally after a save, and for saves other instances announce on SYS_PROPS_CHANGED. */
 export class SysPropsChangedEvent {
   static readonly NAME = 'sys-props.changed';
   constructor(readonly group: StrategyGroup, readonly remote = false) {}

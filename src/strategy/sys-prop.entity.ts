@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** Contract §6 `sys_props`: one row per setting. */
+/** `sys_props`: one row per setting. */
 @Entity('sys_props')
 export class SysPropEntity {
   @PrimaryColumn({ name: 'prop_group', type: 'varchar', length: 64 })

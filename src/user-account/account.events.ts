@@ -1,7 +1,7 @@
 import { bilingual, type Bilingual } from '../common/texts';
 import { LoginTypes } from '../login-log/login-log.entity';
 
-/** Spec 4.2: wrong password → login account, attempted IP and time, the abnormal-login hint. */
+/** Wrong password → login account, attempted IP and time, the abnormal-login hint. */
 export class LoginFailedEvent {
   static readonly NAME = 'auth.login-failed';
   readonly hint: Bilingual;
@@ -11,7 +11,7 @@ export class LoginFailedEvent {
     readonly loginType: LoginTypes,
     readonly ip: string,
     readonly time: Date,
-    /** Contract §8: a wrong second-factor code is told as such. */
+    /** A wrong second-factor code is told as such. */
     wrongCode = false,
     /** Set when this failure locked the account: when the lock ends. */
     readonly lockedUntil?: Date,
@@ -20,11 +20,11 @@ export class LoginFailedEvent {
   }
 }
 
-/** Why an account was locked (contract §10 lps_account_locks_total{reason}). */
+/** Why an account was locked (lps_account_locks_total{reason}). */
 export const LOCK_REASONS = ['failures', 'admin'] as const;
 export type LockReason = (typeof LOCK_REASONS)[number];
 
-/** Spec 3.1 / 4.5: an account was locked, by its failures or by an administrator. */
+/** An account was locked, by its failures or by an administrator. */
 export class AccountLockedEvent {
   static readonly NAME = 'account.locked';
   constructor(readonly userId: string, readonly reason: LockReason) {}

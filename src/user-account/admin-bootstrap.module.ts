@@ -3,7 +3,7 @@ import { AdminBootstrapService } from './admin-bootstrap.service';
 import { UserAccountModule } from './user-account.module';
 
 /**
- * The first start's `admin` account (contract §1/§4). A module of its own so that the server-side
+ * The first start's `admin` account. A module of its own so that the server-side
  * recovery command, which must never create an account in a database it was pointed at by mistake,
  * can leave it out.
  */

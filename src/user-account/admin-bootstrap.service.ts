@@ -4,7 +4,7 @@ import { ALL_PERMISSIONS } from './grants';
 import { ADMIN_ROLE, RoleService } from './role.service';
 import { UserAccountService } from './user-account.service';
 
-/** Contract §1/§4: on first start, with no user at all, an `admin` account holding the role admin. */
+/** On first start, with no user at all, an `admin` account holding the role admin. */
 @Injectable()
 export class AdminBootstrapService implements OnApplicationBootstrap {
   private readonly logger = new Logger('Bootstrap');
@@ -23,7 +23,7 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
         username: 'admin', name: '管理员', roles: [ADMIN_ROLE], password: this.config.ADMIN_INITIAL_PASSWORD,
       }, [ALL_PERMISSIONS]); // the service itself, at first start: it may give the role admin
       if (created.password) {
-        // Contract §1: the generated first password is printed once; it is an initial password
+        // The generated first password is printed once; it is an initial password
         // that must be changed at first login when forceUpdatePassword is on.
         // warn, so that it shows even with LOG_LEVEL=warn.
         this.logger.warn(`Created account "admin" with initial password: ${created.password}`);

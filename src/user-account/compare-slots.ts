@@ -13,7 +13,7 @@ export const COMPARE_SLOT_LEASE_MS = Symbol('COMPARE_SLOT_LEASE_MS');
 
 /**
  * The password compares of one account in flight, on every instance that shares the store
- * (issue 13.3): the login mutex is held only while a slot is counted and taken, never through
+ *: the login mutex is held only while a slot is counted and taken, never through
  * BCrypt, and lock-policy's freeSlots says how many may run. Taking and counting happen under the
  * account's login mutex (LockoutService.reserveCompare); releasing needs no mutex except where a
  * failure is recorded in the same breath.

@@ -1,6 +1,6 @@
 import { codesBeyond, mayGrant } from './grants';
 
-describe('mayGrant (contract §11: nobody grants more than they hold)', () => {
+describe('mayGrant (nobody grants more than they hold)', () => {
   it('allows codes the caller holds, and granting nothing', () => {
     expect(mayGrant(['sys:user:list', 'sys:user:create'], ['sys:user:list'])).toBe(true);
     expect(mayGrant(['sys:user:list'], ['sys:user:list', 'sys:user:list'])).toBe(true);

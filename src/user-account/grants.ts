@@ -1,8 +1,8 @@
-/** The permission code that grants every permission (contract §4). */
+/** The permission code that grants every permission. */
 export const ALL_PERMISSIONS = '*';
 
 /**
- * Contract §11 "nobody grants more than they hold": the codes among `granted` that a caller
+ * The codes among `granted` that a caller
  * holding `held` may not hand out. Empty means the grant is allowed. `*` is a code like any
  * other here: only a caller who holds `*` may grant it, and such a caller may grant anything.
  */

@@ -4,7 +4,7 @@ const HOUR = 3_600_000;
 const now = new Date('2025-03-10T12:00:00.000Z');
 const ago = (ms: number): Date => new Date(now.getTime() - ms);
 
-describe('lock policy of spec 3.1 and contract §5', () => {
+describe('lock policy', () => {
   describe('failureWindowStart: the later of now − maxFailureInterval hours and the failure reset time', () => {
     it('with no reset time the window starts maxFailureInterval hours ago, to the millisecond', () => {
       expect(failureWindowStart(now, 24, null)).toEqual(ago(24 * HOUR));
@@ -88,7 +88,7 @@ describe('lock policy of spec 3.1 and contract §5', () => {
     });
   });
 
-  describe('freeSlots: compares of one account that may start now (issue 13.3)', () => {
+  describe('freeSlots: compares of one account that may start now', () => {
     it('without failures or compares in flight, maxFailureTimes compares may run at once', () => {
       expect(freeSlots(0, 0, 5)).toBe(5);
       expect(freeSlots(0, 0, 1)).toBe(1);

@@ -29,12 +29,12 @@ export interface WrongProof extends WrongPassword {
 }
 
 /**
- * Spec 3.1 for every place a password is proven: the login (step 3) and the old password of a
- * password change (contract §11: a stolen token must not be a free password oracle). One wrong
+ * For every place a password is proven: the login (step 3) and the old password of a
+ * password change (a stolen token must not be a free password oracle). One wrong
  * password is logged `passwrong`, counted in the window and may lock the account; the owner is
- * notified (spec 4.2). The caller holds the account's login mutex, so the count is exact; and a
+ * notified. The caller holds the account's login mutex, so the count is exact; and a
  * password is only compared in a slot (reserveCompare), so that no more wrong ones are evaluated than
- * the count has room for, although compares of one account run at once (issue 13.3).
+ * the count has room for, although compares of one account run at once.
  */
 @Injectable()
 export class LockoutService {
@@ -63,14 +63,14 @@ export class LockoutService {
     return freeSlots(failures, inFlight, maxFailureTimes) > 0 ? this.slots.take(user.id) : null;
   }
 
-  /** True when this failure locked the account. An automatic lock ends no session (contract §11). */
+  /** True when this failure locked the account. An automatic lock ends no session. */
   recordWrongPassword(w: WrongPassword): Promise<boolean> {
     return this.recordFailure({ ...w, status: LoginStatus.PASSWRONG });
   }
 
   /**
-   * One failure of spec 3.1: logged with its status, counted in the window with the others (contract
-   * §8: a wrong second-factor code counts as a wrong password does), may lock, and is notified.
+   * One failure toward the lock: logged with its status, counted in the window with the others (a
+   * wrong second-factor code counts as a wrong password does), may lock, and is notified.
    * True when it locked the account. The caller holds the account's login mutex.
    */
   async recordFailure(w: WrongProof): Promise<boolean> {
@@ -85,7 +85,7 @@ export class LockoutService {
     let lockedUntil: Date | undefined;
     if (locks) {
       lockedUntil = await this.accounts.lockAfterFailures(w.user, failures);
-      // Issue 17: the lock is visible as an event in the login log too, on the failure that caused it.
+      // The lock is visible as an event in the login log too, on the failure that caused it.
       await this.logs.markLocking(recordId);
     }
     await this.events.emitAsync(LoginFailedEvent.NAME, new LoginFailedEvent(

@@ -14,7 +14,6 @@ import { AllowsTempToken } from '../common/auth-context';
 import { ChangePasswordDto, ME_INFO_RESPONSE, MeInfoDto, ReauthDto, ReauthResultDto } from './dto/user.dto';
 import { PasswordChangeService } from './password-change.service';
 import { ReauthService } from './reauth.service';
-import { UserAccountService } from './user-account.service';
 import { ApiDoc } from '../common/api-docs';
 import { ErrorCode } from '../common/error-code';
 
@@ -24,7 +23,6 @@ import { ErrorCode } from '../common/error-code';
 @Controller('sys/me')
 export class MeController {
   constructor(
-    private readonly accounts: UserAccountService,
     private readonly rsa: RsaKeyService,
     private readonly passwords: PasswordChangeService,
     private readonly reauth: ReauthService,
@@ -38,15 +36,13 @@ export class MeController {
   @RouteSchema({ response: ME_INFO_RESPONSE })
   async info(@Req() request: FastifyRequest) {
     // The console's polling route and the bench's hot path: the caller and the empty body are read
-    // here rather than through Nest's parameter pipes, whose promise chain per parameter cost this
-    // route about 8 k of its 294 k instructions a request (issue 13; callgrind by hand, as bench:instructions counts).
+    // here rather than through Nest's parameter pipes, whose promise chain per parameter is a
+    // visible share of this route's instructions a request (bench:instructions counts them).
     checkNoInput(request.body);
     const auth = authOf(request);
-    // From the session when it carries the profile (one round trip, no SQL: issue 13).
+    // From the session, which carries the profile (one round trip, no SQL: the console polls this route).
     const { session } = auth;
-    const user = session.username !== undefined && session.profile
-      ? { id: session.userId, username: session.username, ...session.profile }
-      : await this.accounts.get(session.userId);
+    const user = { id: session.userId, username: session.username, ...session.profile };
     return {
       id: user.id,
       username: user.username,
@@ -55,13 +51,13 @@ export class MeController {
       email: user.email,
       permissions: auth.permissions,
       tempUser: auth.session.temp === 1,
-      // Contract §8, from the session (written at login and on enable/disable/reset), no SQL.
-      mfaEnabled: session.profile?.mfaEnabled === true,
-      // Issue 17: the console warns before the session ends. expireAt is after this request's renewal;
+      // From the session (written at login and on enable/disable/reset), no SQL.
+      mfaEnabled: session.profile.mfaEnabled === true,
+      // The console warns before the session ends. expireAt is after this request's renewal;
       // serverTime lets it measure what is left on the service's clock, not the browser's.
       expireAt: session.expireAt,
       serverTime: this.clock.nowMs(),
-      // Issue 17: the console shows times in the zone the service's notifications use.
+      // The console shows times in the zone the service's notifications use.
       displayTimeZone: this.config.DISPLAY_TIMEZONE,
     };
   }

@@ -28,12 +28,12 @@ export interface OwnPasswordChange {
 }
 
 /**
- * Spec 4.3 change, with the old password proven as a login proves it (contract §11, PasswordProof:
+ * Change, with the old password proven as a login proves it (PasswordProof:
  * in a compare slot of the account, outside its login mutex), refused without a compare while the
  * account is locked, and a wrong old password logged (`passwrong`, login type `passchange`), counted
- * toward the lock of spec 3.1 and, when it locks the account, the end of the session that tried. A stolen token gets at most
- * maxFailureTimes guesses, as a stranger at the login page does. The new password then meets spec 4.3's rules and
- * contract §9's (PasswordScreen) before it is set.
+ * toward the lock and, when it locks the account, the end of the session that tried. A stolen token gets at most
+ * maxFailureTimes guesses, as a stranger at the login page does. The new password then meets the six complexity rules and
+ * the checks of one's own change (PasswordScreen) before it is set.
  */
 @Injectable()
 export class PasswordChangeService {
@@ -82,7 +82,7 @@ export class PasswordChangeService {
         },
       });
       try {
-        // Spec 4.3's rules, then contract §9's (their BCrypt compares outside the login mutex). A
+        // The complexity rules, then the own-change checks (their BCrypt compares outside the login mutex). A
         // password changed meanwhile shows in the section below, and the loop screens again.
         await this.screen.checkOwn(await this.accounts.withPassword(c.userId), c.newPass);
         const changed = await this.mutex.run(Keys.loginMutex(c.userId), async () => {

@@ -3,7 +3,7 @@ import type { UserEntity } from './user.entity';
 export const DAY_MS = 86_400_000;
 
 /**
- * Spec 3.3: a password expires passwordExpireDays days after its last change, or after the
+ * A password expires passwordExpireDays days after its last change, or after the
  * account's creation while it is still the initial one; 0 days means never (null).
  */
 export function passwordExpiresAt(user: Pick<UserEntity, 'passwordUpdateTime' | 'createTime'>, passwordExpireDays: number): Date | null {

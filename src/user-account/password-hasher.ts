@@ -2,7 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import * as bcrypt from 'bcrypt';
 import { AppConfig } from '../config/app-config';
 
-/** Port around BCrypt (spec 5.6): salted hashes, compared by matching. */
+/** Port around BCrypt: salted hashes, compared by matching. */
 export abstract class PasswordHasher {
   abstract hash(plain: string): Promise<string>;
   abstract matches(plain: string, hash: string): Promise<boolean>;

@@ -2,7 +2,7 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { DATETIME } from '../common/datetime';
 
 /**
- * Contract §9 `sys_password_history`: the BCrypt hashes of a user's previous passwords (the current
+ * `sys_password_history`: the BCrypt hashes of a user's previous passwords (the current
  * one is sys_user.password), newest the highest id, at most passwordHistoryCount − 1 per user.
  */
 @Entity('sys_password_history')

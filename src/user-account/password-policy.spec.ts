@@ -14,12 +14,12 @@ const failure = (password: string, rules = defaults): { code: ErrorCode; message
   }
 };
 
-describe('password complexity of spec 4.3', () => {
+describe('password complexity', () => {
   it('accepts a password that meets the default rules', () => {
     expect(failure('abc12#')).toBeNull();
   });
 
-  it('reports the first failing rule in the spec order, with the spec messages', () => {
+  it('reports the first failing rule in the rules\' order, with the published messages', () => {
     // Too short AND missing everything: length is reported first.
     expect(failure('A')).toEqual({ code: ErrorCode.PASSWORD_TOO_SHORT, message: '密码长度应大于6' });
     expect(failure('a1#'.repeat(7) + 'x')).toEqual({ code: ErrorCode.PASSWORD_TOO_LONG, message: '密码长度应小于20' });

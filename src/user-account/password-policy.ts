@@ -3,16 +3,16 @@ import { AppException } from '../common/app.exception';
 import { ErrorCode } from '../common/error-code';
 import { ComplexityRules } from '../strategy/strategy.types';
 
-/** BCrypt reads at most 72 bytes (contract §2). */
+/** BCrypt reads at most 72 bytes. */
 export const BCRYPT_MAX_BYTES = 72;
 
 const DIGIT = /[0-9]/;
 const UPPER = /[A-Z]/;
 const LOWER = /[a-z]/;
-// Contract §2: a symbol is any character that is not a letter, not a digit and not white space.
+// A symbol is any character that is not a letter, not a digit and not white space.
 const SYMBOL = /[^\p{L}0-9\s]/u;
 
-/** Spec 4.3: the complexity check, in its order; the first failure is reported. */
+/** The complexity check, in its order; the first failure is reported. */
 export function checkPasswordComplexity(password: string, rules: ComplexityRules): void {
   const length = [...password].length;
   if (rules.minPasswordLength > 0 && length < rules.minPasswordLength) {

@@ -25,7 +25,7 @@ export interface RightPassword {
 
 /** How the caller answers a refused proof; each writes its log row and throws. */
 export interface ProofRefusals {
-  /** The account is locked and not due (checked before the compare, contract §5); the compare time is already spent. */
+  /** The account is locked and not due (checked before the compare); the compare time is already spent. */
   locked(user: UserEntity): Promise<never>;
   /** A wrong password, under the account's login mutex with the account just reread (LockoutService.recordWrongPassword). */
   wrong(user: UserEntity): Promise<never>;
@@ -35,9 +35,9 @@ type Admission = { locked: true; user: UserEntity } | { locked: false; user: Use
 
 /**
  * A password proven against an account as a serial order would prove it, without holding the
- * account's login mutex through BCrypt (issue 13.3):
+ * account's login mutex through BCrypt:
  *
- * 1. under the mutex: reread, lock check (contract §5: before the compare), take a compare slot
+ * 1. under the mutex: reread, lock check (before the compare), take a compare slot
  *    (LockoutService.reserveCompare); with none free, let go of the mutex and wait in this
  *    instance's line for the account (the lock is checked again whenever a slot shows free);
  * 2. outside: the compare, while the slot is held;

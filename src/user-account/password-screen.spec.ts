@@ -37,7 +37,7 @@ async function refusal(check: Promise<void>): Promise<{ code: ErrorCode; message
   }
 }
 
-describe('contract §9 password checks (PasswordScreen)', () => {
+describe('Password checks (PasswordScreen)', () => {
   let screen: PasswordScreen;
   let users: InMemoryUserRepository;
   let hasher: FakeHasher;
@@ -166,7 +166,7 @@ describe('contract §9 password checks (PasswordScreen)', () => {
     });
   });
 
-  it('runs spec 4.3\'s six rules first, then account, common list, history, in the contract\'s order', async () => {
+  it('runs the six complexity rules first, then account, common list, history, in that order', async () => {
     await users.setPassword('u1', 'hash:zhangsan1314', T0, 0);
     user = (await users.withPassword('u1'))!;
     Object.assign(rules, { rejectAccountInPassword: true, rejectCommonPasswords: true, passwordHistoryCount: 1, includeSymbol: true });

@@ -9,7 +9,7 @@ import { checkPasswordComplexity } from './password-policy';
 import { UserEntity } from './user.entity';
 import { UserRepository } from './user.repository';
 
-/** Contract §9: only values of 3 characters or more count; shorter ones would refuse too much. */
+/** Only values of 3 characters or more count; shorter ones would refuse too much. */
 export const ACCOUNT_PART_MIN_LENGTH = 3;
 
 /** The user name, the mobile number and the part of the e-mail before `@`, lower-cased, those of 3 characters or more. */
@@ -21,20 +21,19 @@ export function accountParts(user: Pick<UserEntity, 'username' | 'mobile' | 'ema
     .filter((value) => [...value].length >= ACCOUNT_PART_MIN_LENGTH);
 }
 
-/** Contract §9 rejectAccountInPassword: the password contains one of the account's parts, ignoring case. */
+/** rejectAccountInPassword: the password contains one of the account's parts, ignoring case. */
 export function containsAccount(password: string, user: Pick<UserEntity, 'username' | 'mobile' | 'email'>): boolean {
   const lower = password.toLowerCase();
   return accountParts(user).some((part) => lower.includes(part));
 }
 
 /**
- * The checks of a user's own new password: spec 4.3's six rules, then contract §9's, in the
- * contract's order (PASSWORD_CONTAINS_ACCOUNT, PASSWORD_TOO_COMMON, PASSWORD_REUSED). The first
+ * The checks of a user's own new password: the six complexity rules, then account, common list
+ * and history, in that order (PASSWORD_CONTAINS_ACCOUNT, PASSWORD_TOO_COMMON, PASSWORD_REUSED). The first
  * failure is reported.
  *
  * PASSWORD_REUSED costs BCrypt compares: the current hash and up to N − 1 previous ones, one after
- * another (≈ 56 ms each at cost 10, so ≈ 0.3 s at N = 5 and ≈ 1.3 s at N = 24 when the password is
- * new). One at a time rather than all at once: a change never takes more than one of the libuv
+ * another, so a new password's change takes N compares' time. One at a time rather than all at once: a change never takes more than one of the libuv
  * threads that logins need, and a reused current password, the usual case, costs one compare.
  */
 @Injectable()
@@ -53,7 +52,7 @@ export class PasswordScreen {
     await this.checkBeyondComplexity(user, password, rules);
   }
 
-  /** Contract §9 alone, in its order. */
+  /** Alone, in its order. */
   async checkBeyondComplexity(user: UserEntity, password: string, rules: OwnChangeRules): Promise<void> {
     if (rules.rejectAccountInPassword && containsAccount(password, user)) {
       throw new AppException(ErrorCode.PASSWORD_CONTAINS_ACCOUNT);

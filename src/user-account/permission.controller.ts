@@ -12,7 +12,7 @@ import { PermissionDto } from './dto/user.dto';
 @Controller('sys/permission')
 export class PermissionController {
   /**
-   * Contract §12: every permission code the service knows, from the one registry the routes are
+   * Every permission code the service knows, from the one registry the routes are
    * gated by (common/permissions.ts), names in the caller's language; for building roles.
    */
   @Post('list') @HttpCode(200) @RequirePermissions('sys:role:list')

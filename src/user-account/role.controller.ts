@@ -14,7 +14,7 @@ import { ErrorCode } from '../common/error-code';
 export class RoleController {
   constructor(private readonly roles: RoleService) {}
 
-  /** Contract §11: within the codes of the caller's session. */
+  /** Within the codes of the caller's session. */
   @Post('save') @HttpCode(200) @RequirePermissions('sys:role:save')
   @ApiDoc('Create or update a role by code (only codes the caller holds)', { data: RoleDto })
   async save(@Body() dto: SaveRoleDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
@@ -27,12 +27,12 @@ export class RoleController {
     return this.roles.list();
   }
 
-  /** Contract §12: not `admin`, not while a user holds it; within the caller's codes (§11). */
+  /** Not `admin`, not while a user holds it; within the caller's codes. */
   @Post('delete') @HttpCode(200) @RequirePermissions('sys:role:delete')
   @ApiDoc('Delete a role by code (not `admin`, not while a user holds it, only codes the caller holds)', {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
-    description: 'A role still held by a user, or `admin`, answers VALIDATION_FAILED (data.errors on `code`); a role with codes the caller does not hold answers FORBIDDEN (contract §11, §12).',
+    description: 'A role still held by a user, or `admin`, answers VALIDATION_FAILED (data.errors on `code`); a role with codes the caller does not hold answers FORBIDDEN.',
   })
   async delete(@Body() dto: RoleCodeDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
     await this.roles.delete(dto.code, auth.permissions, actor);

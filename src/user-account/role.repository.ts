@@ -42,7 +42,7 @@ export class RoleRepository {
     return (await this.members([code])).map((m) => m.userId);
   }
 
-  /** The holders (not deleted: contract §12) of the roles `codes`, by user name. */
+  /** The holders (not deleted: a deleted user holds nothing) of the roles `codes`, by user name. */
   members(codes: string[]): Promise<{ roleCode: string; userId: string; username: string }[]> {
     if (!codes.length) return Promise.resolve([]);
     return this.userRoles.createQueryBuilder('ur')
@@ -54,7 +54,7 @@ export class RoleRepository {
   }
 
   /**
-   * Contract §12 /sys/role/delete: the role and its links (those of deleted users, who keep theirs
+   * /sys/role/delete: the role and its links (those of deleted users, who keep theirs
    * otherwise) in one transaction.
    */
   async delete(code: string): Promise<void> {

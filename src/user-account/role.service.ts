@@ -9,11 +9,9 @@ import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
 import { SaveRoleDto } from './dto/user.dto';
 import { ALL_PERMISSIONS, mayGrant } from './grants';
-import { named } from './actor-name';
 import { RoleEntity } from './role.entity';
 import { RoleRepository } from './role.repository';
 import { SelfProtection } from './self-protection';
-import { UserRepository } from './user.repository';
 
 export const ADMIN_ROLE = 'admin';
 
@@ -29,7 +27,6 @@ export interface RoleView extends RoleEntity {
 export class RoleService implements OnApplicationBootstrap {
   constructor(
     private readonly roles: RoleRepository,
-    private readonly users: UserRepository,
     private readonly sessions: SessionService,
     private readonly mutex: KeyedMutex,
     private readonly protection: SelfProtection,
@@ -37,7 +34,7 @@ export class RoleService implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap() {
-    // Contract §4: the built-in role admin holds `*`. orIgnore: instances may start together.
+    // The built-in role admin holds `*`. orIgnore: instances may start together.
     await this.roles.insertIfAbsent({ code: ADMIN_ROLE, name: '超级管理员', permissions: ['*'] });
   }
 
@@ -52,9 +49,9 @@ export class RoleService implements OnApplicationBootstrap {
   }
 
   /**
-   * Contract §12 /sys/role/delete: `admin` never (VALIDATION_FAILED, as a save taking its `*`), nor
+   * /sys/role/delete: `admin` never (VALIDATION_FAILED, as a save taking its `*`), nor
    * a role a user holds (VALIDATION_FAILED naming how many: the administrator takes it from them
-   * first, so nobody loses codes by surprise); an unknown code is NOT_FOUND. Contract §11: only a
+   * first, so nobody loses codes by surprise); an unknown code is NOT_FOUND. Only a
    * role whose codes the caller holds (FORBIDDEN), as for overwriting one. Under the role-save mutex,
    * so that no assignment or save slips in between the check and the delete. Audited as role.delete.
    */
@@ -70,7 +67,7 @@ export class RoleService implements OnApplicationBootstrap {
       }
       await this.roles.delete(code);
       await this.audit.recordDone('role.delete', async () => ({
-        ...actedBy(await named(actor, this.users)),
+        ...actedBy(actor),
         targetId: role.code,
         targetName: role.name,
         detail: { permissions: role.permissions },
@@ -85,7 +82,7 @@ export class RoleService implements OnApplicationBootstrap {
   }
 
   /**
-   * Creates or updates the role `code`. Contract §11: the caller (holding `held`) may only put
+   * Creates or updates the role `code`. Nobody grants more than they hold: the caller (holding `held`) may only put
    * codes it holds into a role, and may only overwrite a role whose current codes it holds too:
    * otherwise a narrow administrator could rename `admin` or strip codes from a role above it.
    * A case variant of an existing code is a duplicate (VALIDATION_FAILED), as for user names.
@@ -104,15 +101,15 @@ export class RoleService implements OnApplicationBootstrap {
       if (dto.code === ADMIN_ROLE && !dto.permissions.includes(ALL_PERMISSIONS)) {
         throw validationFailed('validation.adminKeepsAll', 'permissions');
       }
-      // Contract §12: taking `*` from a role must not leave the service without a usable holder of it.
+      // Taking `*` from a role must not leave the service without a usable holder of it.
       const strips = !!current?.permissions.includes(ALL_PERMISSIONS) && !dto.permissions.includes(ALL_PERMISSIONS);
       const write = () => this.write(dto);
       const role = await (strips ? this.protection.keepingSuperAdmin({ roleCode: dto.code }, write) : write());
       await this.audit.recordDone('role.save', async () => ({
-        ...actedBy(await named(actor, this.users)),
+        ...actedBy(actor),
         targetId: role.code,
         targetName: role.name,
-        // Issue 17: old → new per changed field (name, permissions); a new role: every field, old null.
+        // Old → new per changed field (name, permissions); a new role: every field, old null.
         detail: { ...changedFields(current ? { name: current.name, permissions: current.permissions } : null, { name: role.name, permissions: role.permissions }) },
       }));
       return role;
@@ -137,7 +134,7 @@ export class RoleService implements OnApplicationBootstrap {
     return role;
   }
 
-  /** Contract §11: a role assignment may only give roles whose codes the caller holds (FORBIDDEN). */
+  /** A role assignment may only give roles whose codes the caller holds (FORBIDDEN). */
   async assertMayAssign(held: string[], codes: string[]): Promise<void> {
     const roles = await this.existing(codes);
     if (!mayGrant(held, roles.flatMap((r) => r.permissions))) throw new AppException(ErrorCode.FORBIDDEN);

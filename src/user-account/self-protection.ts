@@ -16,7 +16,7 @@ import { UserRepository } from './user.repository';
 export type SuperAdminLoss = { userId: string } | { userIds: string[] } | { roleCode: string };
 
 /**
- * Contract §12 self-protection. An administrator cannot lock, disable or reset their own account
+ * Self-protection. An administrator cannot lock, disable or reset their own account
  * through the admin operations, and no admin operation may leave the service without an enabled,
  * unlocked account holding `*`: otherwise one click in the console shuts every administrator out
  * and only the server-side recovery command can undo it. Locks reached by wrong passwords are
@@ -34,7 +34,7 @@ export class SelfProtection {
 
   assertNotSelf(actorId: string, targetId: string): void {
     if (actorId === targetId) {
-      // Contract §2 fixes FORBIDDEN's message (没有权限); the console does not offer these actions on one's own row.
+      // Fixes FORBIDDEN's message (没有权限); the console does not offer these actions on one's own row.
       throw new AppException(ErrorCode.FORBIDDEN);
     }
   }

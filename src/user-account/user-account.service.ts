@@ -16,7 +16,6 @@ import { LoginLogService } from '../login-log/login-log.service';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
 import { AccountLockedEvent } from './account.events';
-import { named } from './actor-name';
 import { ListUsersDto, UpdateUserDto } from './dto/user.dto';
 import { PasswordHasher } from './password-hasher';
 import { passwordExpiresAt } from './password-expiry';
@@ -54,11 +53,11 @@ export interface UserView {
   passwordExpireTime: Date | null;
   createTime: Date;
   roles: string[];
-  /** Contract §8 (MfaModule answers it through useMfaStatus; false without it). */
+  /** (MfaModule answers it through useMfaStatus; false without it). */
   mfaEnabled: boolean;
-  /** Contract §12: the failures the lock check of spec 3.1 counts now (its window, contract §5's reset). */
+  /** The failures the lock check counts now (its window's reset). */
   failureCount: number;
-  /** Contract §12: the last successful login, any way in (sys_user.last_login_time); null when never. */
+  /** The last successful login, any way in (sys_user.last_login_time); null when never. */
   lastLoginTime: Date | null;
 }
 
@@ -67,7 +66,7 @@ function lockChange(before: UserEntity, after: { locked: boolean; unlockTime: Da
   return { old: { locked: !!before.locked, unlockTime: before.unlockTime ?? null }, new: after };
 }
 
-/** Which of the given users have the second factor enabled (contract §8), for the user list. */
+/** Which of the given users have the second factor enabled, for the user list. */
 export type MfaStatusReader = (userIds: string[]) => Promise<Set<string>>;
 
 @Injectable()
@@ -91,8 +90,8 @@ export class UserAccountService {
   ) {}
 
   /**
-   * Contract §5: user name, then mobile, then e-mail; the matching field is the log's login type.
-   * Contract §11: through sys_user_identifier, so user names and e-mails match whatever their case,
+   * User name, then mobile, then e-mail; the matching field is the log's login type.
+   * Through sys_user_identifier, so user names and e-mails match whatever their case,
    * and the same way on every database. The id only (see UserRepository.findForLogin).
    */
   async findForLogin(account: string): Promise<{ userId: string; loginType: LoginTypes } | null> {
@@ -118,7 +117,7 @@ export class UserAccountService {
   }
 
   /**
-   * `held`: the permission codes of the caller, who may only give roles within them (contract §11).
+   * `held`: the permission codes of the caller, who may only give roles within them.
    * With an actor (an administrator's request), audited as user.create with the roles given; never
    * with the password. Without one (the first start's admin), not audited.
    */
@@ -140,7 +139,7 @@ export class UserAccountService {
       mobile: input.mobile ?? null,
       email: input.email ?? null,
       password: hash,
-      // Contract §4: a password set by an administrator is an initial password.
+      // A password set by an administrator is an initial password.
       passwordUpdateTime: null,
       createTime: this.clock.now(),
       locked: false,
@@ -148,7 +147,7 @@ export class UserAccountService {
     };
     for (let attempt = 1; ; attempt++) {
       try {
-        // Contract §11: the identifiers' key refuses a value another user holds in any field,
+        // The identifiers' key refuses a value another user holds in any field,
         // atomically, also when parallel requests passed assertUnique together.
         await this.users.insertWithIdentifiers(row, identifiers, roleCodes);
         break;
@@ -164,7 +163,7 @@ export class UserAccountService {
     }
     if (actor) {
       await this.audit.recordDone('user.create', async () => ({
-        ...actedBy(await named(actor, this.users)),
+        ...actedBy(actor),
         targetId: id,
         targetName: input.username,
         detail: { roles: (await this.roles.rolesOf([id])).get(id) ?? [], username: input.username },
@@ -174,9 +173,9 @@ export class UserAccountService {
   }
 
   /**
-   * Contract §12: a page of the users that are not deleted, narrowed by keyword and state, each
+   * A page of the users that are not deleted, narrowed by keyword and state, each
    * with its roles, second factor and the failure count the lock check would see now — the window
-   * of spec 3.1 from lock-policy.ts, counted for the whole page in one grouped query.
+   * of lock-policy.ts, counted for the whole page in one grouped query.
    */
   async list(query: ListUsersDto): Promise<Page<UserView>> {
     const now = this.clock.now();
@@ -201,10 +200,10 @@ export class UserAccountService {
   }
 
   /**
-   * Contract §12 /sys/user/update: name, mobile, e-mail and the role set, each only when given and
+   * /sys/user/update: name, mobile, e-mail and the role set, each only when given and
    * different. The caller may only edit a user whose codes it holds (an edit of an
    * account above the caller — its e-mail, which gets the security notices, or its roles — would act
-   * beyond the caller's own codes) and (§11) may only give roles within its codes; FORBIDDEN otherwise. Identifiers stay unique across fields (VALIDATION_FAILED, also under parallel
+   * beyond the caller's own codes) and may only give roles within its codes; FORBIDDEN otherwise. Identifiers stay unique across fields (VALIDATION_FAILED, also under parallel
    * requests). Taking the last usable `*` away is FORBIDDEN. Live sessions see the change: their
    * profile (/sys/me/info) and their permission codes (AUTH_PERMS, in the shared store, so on every
    * instance). Audited as user.update with `{ username, old, new }`, the changed fields only.
@@ -217,7 +216,7 @@ export class UserAccountService {
     await this.mutex.run(Keys.roleSaveMutex, async () => {
       const user = await this.get(id);
       await this.access.assertMayActOn(actor, [user]);
-      // Audit detail as issue 17's audit log shows changes: { username, old: {...}, new: {...} }, changed fields only.
+      // Audit detail as the audit log shows changes: { username, old: {...}, new: {...} }, changed fields only.
       const detail = { username: user.username, old: {} as Record<string, unknown>, new: {} as Record<string, unknown> };
       const change: UserChange = { fields: {} };
       for (const field of ['name', 'mobile', 'email'] as const) {
@@ -246,14 +245,14 @@ export class UserAccountService {
         await this.assertUnique(change.identifiers, id);
       }
       const write = () => this.writeUpdate(id, change);
-      // Contract §12: a role change must not leave no enabled, unlocked holder of `*`.
+      // A role change must not leave no enabled, unlocked holder of `*`.
       await (losesAll ? this.protection.keepingSuperAdmin({ userId: id }, write) : write());
       if (Object.keys(change.fields).length) {
         await this.sessions.updateProfile(id, { name: user.name, mobile: user.mobile, email: user.email, ...change.fields });
       }
       if (change.roleCodes) await this.sessions.refreshPermissions(id, await this.roles.permissionsOf(id));
       await this.audit.recordDone('user.update', async () => ({
-        ...actedBy(await named(actor, this.users)),
+        ...actedBy(actor),
         targetId: id,
         targetName: user.username,
         detail,
@@ -277,7 +276,7 @@ export class UserAccountService {
   }
 
   /**
-   * Contract §12 soft delete: the user can no longer log in (a login answers as for an unknown
+   * Soft delete: the user can no longer log in (a login answers as for an unknown
    * account: UserEntity.deleteTime hides the row from the lookup, so the same path, log row and
    * dummy compare run), is not listed, and every session (and with it its streams and QR codes)
    * ends; the identifiers stay taken and the log rows stay. Not oneself, not the last usable holder
@@ -302,7 +301,8 @@ export class UserAccountService {
   }
 
   /**
-   * Spec 4.5 lock(userId) by an administrator; contract §5/§11 end the user's sessions, §12 protects the caller and the last `*`.
+   * Lock(userId) by an administrator; it ends the user's sessions, and refuses the caller's own
+   * account and the last enabled, unlocked holder of `*` (nobody locks the service out of administration).
    * `by`: the acting administrator (audited as user.lock), or only its id for a call from no request (not audited).
    */
   lock(given: string, by: Actor | string): Promise<void> {
@@ -310,7 +310,7 @@ export class UserAccountService {
   }
 
   /**
-   * lock for several users (contract §12 `{ ids }`), all or nothing: every user is found and
+   * lock for several users (`{ ids }`), all or nothing: every user is found and
    * checked (not oneself, within the caller's codes, and together they are not the last usable
    * holders of `*`) before any is locked; then each is locked, its sessions ended and audited on its own.
    */
@@ -359,7 +359,7 @@ export class UserAccountService {
     for (const user of changed) await this.audited('user.unlock', actor, user, lockChange(user, { locked: false, unlockTime: null }));
   }
 
-  /** Spec 4.5 disable(userId) by an administrator; contract §12 protects the caller and the last `*`. `by` as for lock. */
+  /** Disable(userId) by an administrator; refused for the caller and the last holder of `*`, as lock. `by` as for lock. */
   disable(given: string, by: Actor | string): Promise<void> {
     return this.disableAll([given], by);
   }
@@ -380,7 +380,7 @@ export class UserAccountService {
   }
 
   /**
-   * Contract §9 dormantDays, for the daily job: disables the user as an administrator's disable does
+   * dormantDays, for the daily job: disables the user as an administrator's disable does
    * (under the account's login mutex, every session ended) — but only while it is still enabled,
    * still without a successful login since `cutoff` and still not holding `*` (a login or a role
    * change may have come since the job listed it). True when this call disabled it. Not audited
@@ -441,8 +441,8 @@ export class UserAccountService {
   }
 
   /**
-   * Spec 4.3 reset: the default password (or a generated one, returned once), password_update_time cleared.
-   * Not of one's own account (contract §12): that is /sys/me/pass/update, which asks for the old password.
+   * Reset: the default password (or a generated one, returned once), password_update_time cleared.
+   * Not of one's own account: that is /sys/me/pass/update, which asks for the old password.
    * Audited as user.resetPass (never with the password).
    */
   async resetPassword(given: string, actor: Actor): Promise<{ password: string } | null> {
@@ -465,12 +465,12 @@ export class UserAccountService {
 
   /**
    * The audit row of an administrator's action on one user, once it has happened; none without an
-   * actor. `change`: the fields it changed, old → new (issue 17: the console shows them side by side).
+   * actor. `change`: the fields it changed, old → new (the console shows them side by side).
    */
   private async audited(action: AuditAction, by: Actor | string | undefined, target: UserEntity, change?: AuditChange): Promise<void> {
     if (by === undefined || typeof by === 'string') return;
     await this.audit.recordDone(action, async () => ({
-      ...actedBy(await named(by, this.users)),
+      ...actedBy(by),
       targetId: target.id,
       targetName: target.username,
       detail: { username: target.username, ...change },
@@ -478,9 +478,9 @@ export class UserAccountService {
   }
 
   /**
-   * Spec 4.3 change, once the old password is proven and the new one screened (PasswordChangeService):
+   * Change, once the old password is proven and the new one screened (PasswordChangeService):
    * the complexity check again (the strategy may have changed meanwhile), the new hash (the replaced
-   * one joins the history, contract §9), and the user's other sessions end. The caller holds the
+   * one joins the history), and the user's other sessions end. The caller holds the
    * account's login mutex.
    */
   async setOwnPassword(userId: string, currentTokenHash: string, newPass: string): Promise<void> {
@@ -491,7 +491,7 @@ export class UserAccountService {
   }
 
   /**
-   * Spec 3.1 at a login attempt (password or QR): a lock whose unlock time is set and
+   * At a login attempt (password or QR): a lock whose unlock time is set and
    * earlier than now ends here (the user object is updated too); true while still locked.
    */
   async stillLocked(user: UserEntity): Promise<boolean> {
@@ -504,18 +504,18 @@ export class UserAccountService {
   }
 
   /**
-   * Spec 3.1: the automatic lock when wrong passwords reach maxFailureTimes; the caller
+   * The automatic lock when wrong passwords reach maxFailureTimes; the caller
    * (LockoutService) holds the account's login mutex. Ends no session: a lock reached by wrong
-   * passwords only refuses new logins (contract §11), or anyone who knows an account name could
+   * passwords only refuses new logins, or anyone who knows an account name could
    * log its owner out. The administrator's lock is `lock`, which does end them.
    */
   /** Locks the account after its failures; answers when the lock ends. */
   async lockAfterFailures(user: UserEntity, failures: number): Promise<Date> {
     const unlockTime = await this.lockForLockMinutes(user.id);
-    // Contract §10 lps_account_locks_total{reason="failures"}: emitted here, where the lock happens,
+    // Lps_account_locks_total{reason="failures"}: emitted here, where the lock happens,
     // once per lock (not from the audit row: an audit write may fail, and admin locks audit too).
     this.events.emit(AccountLockedEvent.NAME, new AccountLockedEvent(user.id, 'failures'));
-    // Issue 17: a lock by failures is an event an administrator sees in the audit log, by `system`.
+    // A lock by failures is an event an administrator sees in the audit log, by `system`.
     await this.audit.recordDone('user.lock', {
       ...SYSTEM_ACTOR,
       targetId: user.id,
@@ -557,7 +557,7 @@ export class UserAccountService {
     };
   }
 
-  /** Spec 3.1 / 4.5, for either lock: locked = true, unlock_time = now + lockMinutes. Sessions are the caller's choice. */
+  /** For either lock (failures or an administrator): locked = true, unlock_time = now + lockMinutes. Sessions are the caller's choice. */
   private async lockForLockMinutes(id: string): Promise<Date> {
     const { lockMinutes } = await this.strategy.loginStrategy();
     const until = lockedUntil(this.clock.now(), lockMinutes);
@@ -566,7 +566,7 @@ export class UserAccountService {
   }
 
   /**
-   * Contract §11: no user name, mobile or e-mail may equal another user's user name, mobile or
+   * No user name, mobile or e-mail may equal another user's user name, mobile or
    * e-mail (as normalised by user-identifier.ts); the user's own fields may share a value.
    */
   private async assertUnique(identifiers: Identifier[], ownerId?: string): Promise<void> {

@@ -15,7 +15,7 @@ export class UserDirectory {
   constructor(@InjectRepository(UserEntity) private readonly users: Repository<UserEntity>) {}
 
   /**
-   * Spec 2.2 expireNotifyDays: enabled users whose password was last set (or, never changed, whose
+   * expireNotifyDays: enabled users whose password was last set (or, never changed, whose
    * account was created) in (from, until], the first `limit` with an id greater than `afterId`, by id.
    */
   enabledWithPasswordSetIn(from: Date, until: Date, afterId: string, limit: number): Promise<DirectoryUser[]> {

@@ -2,7 +2,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { IdentifierKind } from './user-identifier';
 
 /**
- * Contract §11 "login identifiers are unique across fields": one row per user name, mobile
+ * "login identifiers are unique across fields": one row per user name, mobile
  * and e-mail, keyed by its normalised value (see user-identifier.ts). The primary key makes
  * the rule atomic on both databases; the column compares bytes (utf8mb4_bin on MariaDB, as
  * SQLite does), so the only folding is the one the service applies before writing.

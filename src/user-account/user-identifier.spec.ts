@@ -3,7 +3,7 @@ import {
   hasControlOrFormat, hasHiddenOrSpace, identifiersOf, LOGIN_TYPE_OF, loginCandidates, matchLogin, mixesScripts, normaliseIdentifier,
 } from './user-identifier';
 
-describe('login identifiers (contract §11: unique across fields, compared the same on every database)', () => {
+describe('login identifiers (unique across fields, compared the same on every database)', () => {
   it('folds case for user names and e-mails, never accents; mobiles stay exact', () => {
     expect(normaliseIdentifier('username', 'Admin')).toBe('admin');
     expect(normaliseIdentifier('email', 'José.Ruiz@Example.COM')).toBe('josé.ruiz@example.com');
@@ -11,14 +11,14 @@ describe('login identifiers (contract §11: unique across fields, compared the s
     expect(normaliseIdentifier('mobile', '+8613800138000')).toBe('+8613800138000');
   });
 
-  it('compares every identifier in NFKC (contract §13): full width and NFD are the plain forms', () => {
+  it('compares every identifier in NFKC: full width and NFD are the plain forms', () => {
     expect(normaliseIdentifier('username', '\uff21\uff24\uff2d\uff29\uff2e')).toBe('admin');
     expect(normaliseIdentifier('email', 'Jose\u0301@example.com')).toBe('jos\u00e9@example.com');
     expect(normaliseIdentifier('mobile', '\uff11\uff13\uff18')).toBe('138');
     expect(loginCandidates('\uff21dmin')).toEqual(['admin', 'Admin']);
   });
 
-  it('finds invisible, white-space and mixed-script characters (contract §13)', () => {
+  it('finds invisible, white-space and mixed-script characters', () => {
     for (const hidden of ['a\u200bb', 'a\u202eb', 'a b', 'a\u3000b', 'a\tb', 'a\u00adb', 'a\u3164b']) expect(hasHiddenOrSpace(hidden)).toBe(true);
     expect(hasHiddenOrSpace('jos\u00e9@example.com')).toBe(false);
     expect(hasControlOrFormat('\u5f20 \u4e09')).toBe(false);

@@ -1,6 +1,6 @@
 import { LoginTypes } from '../login-log/login-log.entity';
 
-/** The fields a user logs in with, in the lookup order of contract §5. */
+/** The fields a user logs in with, in the order a login looks them up. */
 export const IDENTIFIER_KINDS = ['username', 'mobile', 'email'] as const;
 export type IdentifierKind = (typeof IDENTIFIER_KINDS)[number];
 
@@ -25,7 +25,7 @@ export function nfkc(raw: string): string {
 }
 
 /**
- * Contract §11: user names and e-mails compare case-insensitively, with no accent folding
+ * User names and e-mails compare case-insensitively, with no accent folding
  * (`Admin` = `admin`, `José` ≠ `Jose`); mobiles compare exactly; all of them after
  * NFKC. The folding is JavaScript's locale-independent toLowerCase, done here and nowhere else, so
  * that SQLite and MariaDB (whose own collations fold differently) only ever compare the folded
@@ -61,9 +61,9 @@ export function mixesScripts(email: string): boolean {
 }
 
 /**
- * The identifiers a user holds: one per field that is set. Contract §11 forbids equality with
+ * The identifiers a user holds: one per field that is set. Uniqueness forbids equality with
  * another user's identifiers only, so a user name may equal the same user's mobile (a common
- * set-up); the value is then held once, by the first kind in the lookup order of contract §5,
+ * set-up); the value is then held once, by the first kind in the lookup order,
  * which is also what a login by it matches first.
  */
 export function identifiersOf(user: { username: string; mobile?: string | null; email?: string | null }): Identifier[] {
@@ -78,7 +78,7 @@ export function identifiersOf(user: { username: string; mobile?: string | null; 
 }
 
 /**
- * What a login `account` matches among the stored identifiers, in the lookup order of contract §5
+ * What a login `account` matches among the stored identifiers, in the lookup order
  * (user name, then mobile, then e-mail); the kind is the log's login type.
  */
 export function matchLogin<T extends Identifier>(account: string, stored: T[]): T | undefined {

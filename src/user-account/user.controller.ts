@@ -20,7 +20,7 @@ export class UserController {
     private readonly rsa: RsaKeyService,
   ) {}
 
-  /** Contract §11: the roles given must lie within the codes of the caller's session. */
+  /** The roles given must lie within the codes of the caller's session. */
   @Post('create') @HttpCode(200) @RequirePermissions('sys:user:create')
   @ApiDoc("Create a user (roles only within the caller's codes)", { data: CreatedUserDto, errors: [ErrorCode.PASSWORD_TOO_SHORT, ErrorCode.PASSWORD_TOO_LONG, ErrorCode.PASSWORD_NEEDS_DIGIT, ErrorCode.PASSWORD_NEEDS_UPPER, ErrorCode.PASSWORD_NEEDS_LOWER, ErrorCode.PASSWORD_NEEDS_SYMBOL] })
   async create(@Body() dto: CreateUserDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
@@ -36,24 +36,24 @@ export class UserController {
     return this.accounts.list(dto);
   }
 
-  /** Contract §12: name, mobile, e-mail, roles (within the caller's codes, §11); live sessions follow. */
+  /** Name, mobile, e-mail, roles (within the caller's codes); live sessions follow. */
   @Post('update') @HttpCode(200) @RequirePermissions('sys:user:update')
   @ApiDoc("Update a user's name, mobile, e-mail or roles (roles only within the caller's codes)", {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
     description: 'Partial: fields left out stay. A mobile or e-mail another user has, or an unknown role, answers VALIDATION_FAILED; '
-      + "a user holding codes the caller does not, or a role change that would leave no enabled, unlocked holder of `*`, answers FORBIDDEN (contract §11, §12). The user's live sessions take the new profile and codes.",
+      + "a user holding codes the caller does not, or a role change that would leave no enabled, unlocked holder of `*`, answers FORBIDDEN. The user's live sessions take the new profile and codes.",
   })
   async update(@Body() dto: UpdateUserDto, @CurrentActor() actor: Actor) {
     await this.accounts.update(dto, actor);
   }
 
-  /** Contract §12: a soft delete; not oneself, not the last usable holder of `*`. */
+  /** A soft delete; not oneself, not the last usable holder of `*`. */
   @Post('delete') @HttpCode(200) @RequirePermissions('sys:user:delete')
   @ApiDoc('Delete a user (soft: no login, not listed, sessions end, identifiers stay taken)', {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
-    description: "One's own account, a user holding codes the caller does not, or the last enabled, unlocked holder of `*` answers FORBIDDEN (contract §12).",
+    description: "One's own account, a user holding codes the caller does not, or the last enabled, unlocked holder of `*` answers FORBIDDEN.",
   })
   async delete(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
     await this.accounts.remove(dto.id, actor);
@@ -64,7 +64,7 @@ export class UserController {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
     description: '`{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. '
-      + "One's own account, a user holding codes the caller does not (contract §13), or leaving no enabled, unlocked holder of `*` (contract §12) answers FORBIDDEN.",
+      + "One's own account, a user holding codes the caller does not, or leaving no enabled, unlocked holder of `*` answers FORBIDDEN.",
   })
   async lock(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
     await this.accounts.lockAll(idsOf(dto), actor);
@@ -75,7 +75,7 @@ export class UserController {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
     description: '`{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each user that was locked is unlocked and audited on its own. '
-      + 'An account that is not locked answers OK and keeps its failure count; a user holding codes the caller does not answers FORBIDDEN (contract §13).',
+      + 'An account that is not locked answers OK and keeps its failure count; a user holding codes the caller does not answers FORBIDDEN.',
   })
   async unlock(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
     await this.accounts.unlockAll(idsOf(dto), actor);
@@ -86,7 +86,7 @@ export class UserController {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
     description: '`{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. '
-      + "One's own account, a user holding codes the caller does not (contract §13), or leaving no enabled, unlocked holder of `*` (contract §12) answers FORBIDDEN.",
+      + "One's own account, a user holding codes the caller does not, or leaving no enabled, unlocked holder of `*` answers FORBIDDEN.",
   })
   async disable(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
     await this.accounts.disableAll(idsOf(dto), actor);
@@ -97,7 +97,7 @@ export class UserController {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
     description: '`{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each user that was disabled is enabled and audited on its own. '
-      + 'An account that is not disabled answers OK and keeps its failure count; a user holding codes the caller does not answers FORBIDDEN (contract §13).',
+      + 'An account that is not disabled answers OK and keeps its failure count; a user holding codes the caller does not answers FORBIDDEN.',
   })
   async enable(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
     await this.accounts.enableAll(idsOf(dto), actor);
@@ -107,14 +107,14 @@ export class UserController {
   @ApiDoc("Reset a user's password (generated and answered once when DEFAULT_PASSWORD is unset)", {
     data: ResetPasswordResultDto,
     errors: [ErrorCode.NOT_FOUND],
-    description: 'data is null unless the service generated the password. One\'s own account (that is /sys/me/pass/update), or a user holding codes the caller does not, answers FORBIDDEN (contract §11, §12).',
+    description: 'data is null unless the service generated the password. One\'s own account (that is /sys/me/pass/update), or a user holding codes the caller does not, answers FORBIDDEN.',
   })
   async resetPass(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
     return this.accounts.resetPassword(dto.id, actor);
   }
 }
 
-/** Contract §12: `{ id }` or `{ ids }`, not both (the DTO has checked each). */
+/** `{ id }` or `{ ids }`, not both (the DTO has checked each). */
 function idsOf(dto: UserIdsDto): string[] {
   if (dto.id !== undefined && dto.ids !== undefined) throw validationFailed('validation.idOrIds', 'ids');
   return dto.ids ?? [dto.id!];

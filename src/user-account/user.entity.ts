@@ -1,7 +1,7 @@
 import { Column, DeleteDateColumn, Entity, PrimaryColumn } from 'typeorm';
 import { DATETIME } from '../common/datetime';
 
-/** Contract §6 `sys_user`; spec 2.4 fields. */
+/** `sys_user`: the account, its password state, lock and disable flags. */
 @Entity('sys_user')
 export class UserEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
@@ -23,7 +23,7 @@ export class UserEntity {
   @Column({ type: 'varchar', length: 100, select: false })
   password: string;
 
-  /** null = initial password (spec 3.3). */
+  /** null = initial password. */
   @Column({ ...DATETIME, name: 'password_update_time', nullable: true })
   passwordUpdateTime: Date | null;
 
@@ -40,16 +40,16 @@ export class UserEntity {
   @Column({ type: 'boolean', nullable: true, default: false })
   disabled: boolean | null;
 
-  /** Contract §5: failures before the last unlock, enable or reset are not counted. */
+  /** Failures before the last unlock, enable or reset are not counted. */
   @Column({ ...DATETIME, name: 'failure_reset_time', nullable: true })
   failureResetTime: Date | null;
 
-  /** The last successful login, any way in (contract §9 dormantDays); null = never. */
+  /** The last successful login, any way in (dormantDays); null = never. */
   @Column({ ...DATETIME, name: 'last_login_time', nullable: true })
   lastLoginTime: Date | null;
 
   /**
-   * Contract §12 soft delete: set when an administrator deleted the account. TypeORM's delete-date
+   * Soft delete: set when an administrator deleted the account. TypeORM's delete-date
    * column, so every find and query builder over sys_user leaves deleted users out unless it asks
    * for them (withDeleted): a deleted user is unknown to login, QR verify, reminders, lock/unlock/reset
    * and every other lookup, while the row, its identifiers and its log rows stay. Written from the

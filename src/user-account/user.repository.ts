@@ -9,17 +9,17 @@ import { PasswordHistoryEntity } from './password-history.entity';
 import { DAY_MS } from './password-expiry';
 import { UserEntity } from './user.entity';
 
-/** What the user list can be narrowed by (spec 2.4, contract §12). */
+/** What the user list can be narrowed by. */
 export interface UserFilter {
   /** Part of the user name, name, mobile or e-mail, whatever its case. */
   keyword?: string;
-  /** Contract §12, as of `now` under the account strategy's passwordExpireDays (see statePredicate). */
+  /** As of `now` under the account strategy's passwordExpireDays (see statePredicate). */
   state?: { state: UserState; now: Date; passwordExpireDays: number };
 }
 
 /**
- * Contract §9: no successful login since `cutoff` (nor creation), nor an administrator's enable, unlock or reset;
- * not deleted (contract §12: also for the job's UPDATE, which the delete-date column does not filter).
+ * No successful login since `cutoff` (nor creation), nor an administrator's enable, unlock or reset;
+ * not deleted (also for the job's UPDATE, which the delete-date column does not filter).
  */
 const DORMANT_AT = 'COALESCE(u.last_login_time, u.create_time) <= :cutoff AND (u.failure_reset_time IS NULL OR u.failure_reset_time <= :cutoff) AND u.delete_time IS NULL';
 
@@ -49,13 +49,13 @@ export class UserRepository {
   ) {}
 
   /**
-   * Contract §5: the id of the user whose user name, mobile or e-mail is `account`, in that order;
-   * `kind` is the field that matched. Contract §11: through sys_user_identifier, so user names and
+   * The id of the user whose user name, mobile or e-mail is `account`, in that order;
+   * `kind` is the field that matched. Through sys_user_identifier, so user names and
    * e-mails match whatever their case, and the same way on every database. Only the id: a login
-   * reads the row itself under the account's mutex, where its state counts (issue 13).
+   * reads the row itself under the account's mutex, where its state counts.
    */
   async findForLogin(account: string): Promise<{ userId: string; kind: IdentifierKind } | null> {
-    // Only identifiers of users not deleted (contract §12), in the same one query whether the account
+    // Only identifiers of users not deleted, in the same one query whether the account
     // never existed or was deleted: the two take the same path and the same time from here on.
     const held = await this.identifiers.createQueryBuilder('i')
       .innerJoin(UserEntity, 'u', 'u.id = i.user_id AND u.delete_time IS NULL')
@@ -65,7 +65,7 @@ export class UserRepository {
     return hit ? { userId: hit.userId, kind: hit.kind } : null;
   }
 
-  /** The user whose user name is `username` as a login finds it (contract §11: ignoring case). */
+  /** The user whose user name is `username` as a login finds it (ignoring case). */
   async byUsername(username: string): Promise<UserEntity | null> {
     const held = await this.identifiers.findOne({ where: { kind: 'username', value: normaliseIdentifier('username', username) } });
     return held && this.users.findOne({ where: { id: held.userId } });
@@ -98,8 +98,8 @@ export class UserRepository {
   }
 
   /**
-   * Contract §11: the values among `values` that some user already holds as user name, mobile or
-   * e-mail, other than `exceptUserId`. Deleted users keep theirs (contract §12: identifiers stay taken).
+   * The values among `values` that some user already holds as user name, mobile or
+   * e-mail, other than `exceptUserId`. Deleted users keep theirs (identifiers stay taken).
    */
   async identifiersTaken(values: string[], exceptUserId?: string): Promise<Set<string>> {
     if (!values.length) return new Set();
@@ -116,7 +116,7 @@ export class UserRepository {
       // '!' rather than a backslash as the LIKE escape: MySQL/MariaDB read '\' inside a string literal as an
       // escaped quote (a syntax error), SQLite does not; '!' means the same on both.
       const like = `%${filter.keyword.replace(/[!%_]/g, (c) => `!${c}`)}%`;
-      // LOWER on both sides: the identifier columns compare bytes (contract §11), and the keyword
+      // LOWER on both sides: the identifier columns compare bytes, and the keyword
       // search stays case-insensitive as before, on both databases.
       qb.where(new Brackets((w) => {
         for (const f of ['username', 'name', 'mobile', 'email']) w.orWhere(`LOWER(u.${f}) LIKE :like ESCAPE '!'`, { like: like.toLowerCase() });
@@ -128,7 +128,7 @@ export class UserRepository {
   }
 
   /**
-   * A new user with its identifiers and roles, in one transaction. Contract §11: the primary key of
+   * A new user with its identifiers and roles, in one transaction. Identifiers are unique across fields: the primary key of
    * sys_user_identifier refuses a value another user holds in any field, atomically, also when
    * parallel creates passed the caller's check together; the identifiers are written first, so that
    * parallel creates of one value meet on that one key before any other. Throws the driver's unique
@@ -143,7 +143,7 @@ export class UserRepository {
   }
 
   /**
-   * Contract §12 /sys/user/update, in one transaction: the fields, then (when given) the identifiers
+   * /sys/user/update, in one transaction: the fields, then (when given) the identifiers
    * replaced — the primary key of sys_user_identifier refuses a value another user holds, also under
    * parallel updates and creates — and the role set replaced. Throws the driver's unique violation
    * or deadlock error as it comes.
@@ -163,35 +163,35 @@ export class UserRepository {
   }
 
   /**
-   * Contract §12 soft delete at `at`: the row, its identifiers, roles and log rows stay (identifiers
+   * Soft delete at `at`: the row, its identifiers, roles and log rows stay (identifiers
    * stay taken); every lookup leaves it out from now on (UserEntity.deleteTime).
    */
   async softDelete(id: string, at: Date): Promise<void> {
     await this.users.update(id, { deleteTime: at });
   }
 
-  /** Spec 3.1 / 4.5: locked until `until`. */
+  /** Locked until `until`. */
   async lock(id: string, until: Date): Promise<void> {
     await this.users.update(id, { locked: true, unlockTime: until });
   }
 
-  /** Spec 4.5 unlock, or a lock whose time has passed; failures before `at` no longer count (contract §5). */
+  /** Unlock, or a lock whose time has passed; failures before `at` no longer count. */
   async unlock(id: string, at: Date): Promise<void> {
     await this.users.update(id, { locked: false, unlockTime: null, failureResetTime: at });
   }
 
-  /** Spec 4.5 disable. */
+  /** Disable. */
   async disable(id: string): Promise<void> {
     await this.users.update(id, { disabled: true, unlockTime: null });
   }
 
-  /** A successful login at `at` (contract §9 dormantDays counts from it). */
+  /** A successful login at `at` (dormantDays counts from it). */
   async recordLogin(id: string, at: Date): Promise<void> {
     await this.users.update(id, { lastLoginTime: at });
   }
 
   /**
-   * Contract §9 dormantDays: enabled users whose last successful login (never: their creation) is at
+   * dormantDays: enabled users whose last successful login (never: their creation) is at
    * or before `cutoff`, and whom no administrator enabled, unlocked or reset since (failure_reset_time:
    * an account enabled again must get the time to log in), leaving out holders of the roles
    * `exemptRoles`; the first `limit` with an id greater than `afterId`, by id.
@@ -222,25 +222,25 @@ export class UserRepository {
     return (result.affected ?? 0) > 0;
   }
 
-  /** Spec 4.5 enable; failures before `at` no longer count (contract §5). */
+  /** Enable; failures before `at` no longer count. */
   async enable(id: string, at: Date): Promise<void> {
     await this.users.update(id, { disabled: false, unlockTime: null, failureResetTime: at });
   }
 
   /**
-   * Spec 4.3 change: `hash` is the user's own password since `at`. `keepPrevious`: how many of
-   * the user's previous passwords sys_password_history keeps (contract §9, see replacePassword).
+   * Change: `hash` is the user's own password since `at`. `keepPrevious`: how many of
+   * the user's previous passwords sys_password_history keeps (see replacePassword).
    */
   async setPassword(id: string, hash: string, at: Date, keepPrevious: number): Promise<void> {
     await this.replacePassword(id, { password: hash, passwordUpdateTime: at }, at, keepPrevious);
   }
 
-  /** Spec 4.3 reset: `hash` is an initial password (contract §4); failures before `at` no longer count. */
+  /** Reset: `hash` is an initial password; failures before `at` no longer count. */
   async resetPassword(id: string, hash: string, at: Date, keepPrevious: number): Promise<void> {
     await this.replacePassword(id, { password: hash, passwordUpdateTime: null, failureResetTime: at }, at, keepPrevious);
   }
 
-  /** Contract §12 recovery: unlocked, enabled, with the initial password `hash`; failures before `at` no longer count. */
+  /** Recovery: unlocked, enabled, with the initial password `hash`; failures before `at` no longer count. */
   async recover(id: string, hash: string, at: Date, keepPrevious: number): Promise<void> {
     await this.replacePassword(id, {
       locked: false, unlockTime: null, disabled: false,
@@ -249,7 +249,7 @@ export class UserRepository {
   }
 
   /**
-   * Contract §9: the hashes of the user's previous passwords, newest first, at most `limit`
+   * The hashes of the user's previous passwords, newest first, at most `limit`
    * (the current one is not among them: it is sys_user.password).
    */
   async previousPasswords(userId: string, limit: number): Promise<string[]> {
@@ -279,15 +279,15 @@ export class UserRepository {
 }
 
 /**
- * Contract §12 user states as SQL, as of `now` (the injected clock), so that the filter pages in the
- * database. They follow the login's own rules: locked = spec 3.1 still refuses a login (locked, and
- * the unlock time empty or not past: unlockDue in lock-policy.ts); disabled = spec 3.2; expired =
- * spec 3.3 (passwordExpiresAt: the last change, or the creation, plus passwordExpireDays is before
- * now; never when 0); initial = spec 3.3 password_update_time empty; normal = none of them.
+ * User states as SQL, as of `now` (the injected clock), so that the filter pages in the
+ * database. They follow the login's own rules: locked = the lock still refuses a login (locked, and
+ * the unlock time empty or not past: unlockDue in lock-policy.ts); disabled = the flag; expired =
+ * (passwordExpiresAt: the last change, or the creation, plus passwordExpireDays is before
+ * now; never when 0); initial = password_update_time empty (never changed); normal = none of them.
  */
 function statePredicate({ state, now, passwordExpireDays }: NonNullable<UserFilter['state']>): Brackets {
   const cutoff = new Date(now.getTime() - passwordExpireDays * DAY_MS);
-  // COALESCE: the flags are nullable (spec 2.4), and NOT of a NULL comparison would drop the row.
+  // COALESCE: the flags are nullable, and NOT of a NULL comparison would drop the row.
   const locked = 'COALESCE(u.locked, 0) = 1 AND (u.unlock_time IS NULL OR u.unlock_time >= :now)';
   const disabled = 'COALESCE(u.disabled, 0) = 1';
   const initial = 'u.password_update_time IS NULL';

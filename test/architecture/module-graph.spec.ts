@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { preProcessFile } from 'typescript';
 
 /**
- * Issue 12: the folders under src/ (features and the kernel they stand on) import each other in one
+ * The folders under src/ (features and the kernel they stand on) import each other in one
  * direction only. A cycle between two folders means neither can be read, tested or replaced alone,
  * so the folder graph must have none. The composition root (app.module, main, app.setup) wires
  * everything and is left out; so are specs, which may reach anywhere.
@@ -66,7 +66,7 @@ function cycles(graph: Map<string, Map<string, string[]>>): string[] {
   return found;
 }
 
-describe('module graph (issue 12)', () => {
+describe('module graph', () => {
   const graph = folderGraph();
 
   it('has no cycle between the folders under src/', () => {

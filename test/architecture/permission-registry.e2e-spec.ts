@@ -7,7 +7,7 @@ import { sqliteMemory } from '../support/backends';
 import { startApp, TestApp } from '../support/test-app';
 
 /**
- * Contract §12 /sys/permission/list answers "every permission code the service knows" from one
+ * /sys/permission/list answers "every permission code the service knows" from one
  * registry (src/common/permissions.ts). RequirePermissions only takes codes of the registry (a type
  * error otherwise); this checks the other way round as well, on the running app: every code a
  * route requires is in the registry, and every code of the registry gates at least one route, so

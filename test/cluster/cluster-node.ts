@@ -117,7 +117,7 @@ export class ServiceNode {
     const port = await freePort();
     const child = spawn(process.execPath, [main], {
       cwd: ROOT,
-      // Only what the contract's §1 variables give, not the test runner's environment.
+      // Only what the service's environment variables give, not the test runner's environment.
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -171,7 +171,7 @@ export class ServiceNode {
     return { status: res.status, body: (await res.json()) as Reply<T>['body'] };
   }
 
-  /** Contract §3: RSA-OAEP/SHA-256 under the public key this instance serves. */
+  /** RSA-OAEP/SHA-256 under the public key this instance serves. */
   async encrypt(plain: string): Promise<string> {
     if (!this.publicKeyPem) this.publicKeyPem = (await this.post('/sys/publicKey')).body.data.publicKey;
     return encryptPassword(this.publicKeyPem!, plain);

@@ -11,10 +11,10 @@ import { stepAt, totpCode } from '../../src/mfa/totp';
 import { ACCOUNT_LOCKED, KICKED_OUT, NOT_LOGGED_IN, QRCODE_INVALID } from '../support/envelopes';
 
 /**
- * Scale-out (issue 6): two instances of the built service, started together as separate
+ * Scale-out: two instances of the built service, started together as separate
  * processes on ONE fresh MariaDB database and ONE Redis namespace, behave as one service.
  * Everything goes over real HTTP; Redis and the database are read only to check the
- * contract's storage (§6).
+ * stored state.
  */
 jest.setTimeout(120_000);
 
@@ -138,7 +138,7 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
       expect(old.status).toBe(401);
       expect(old.body).toMatchObject({ success: false, code: 'KICKED_OUT' });
       expect(old.body).toEqual(KICKED_OUT);
-      // Contract §5: KICKED_OUT once, then the session is gone — on either instance.
+      // KICKED_OUT once, then the session is gone — on either instance.
       const afterKick = await b.post('/sys/me/info', {}, { token: fromA });
       expect(afterKick.body.code).toBe('NOT_LOGGED_IN');
       expect(afterKick.status).toBe(401);
@@ -150,7 +150,7 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     }
   });
 
-  it('maxSessionsPerUser (contract §9): a login on B kicks out the oldest session, issued by A', async () => {
+  it('maxSessionsPerUser: a login on B kicks out the oldest session, issued by A', async () => {
     await saveLoginStrategy(a, { multiOnline: true, maxSessionsPerUser: 2 });
     await waitForStrategy(b, { maxSessionsPerUser: 2 });
     try {
@@ -203,7 +203,7 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     const [[row]] = await db.query<any[]>('SELECT locked, unlock_time FROM sys_user WHERE id = ?', [user.id]);
     expect(Number(row.locked)).toBe(1);
     expect(row.unlock_time).not.toBeNull();
-    // Spec 3.1: unlock_time = now + lockMinutes (60), on the instances' real clock (UTC, contract §5).
+    // unlock_time = now + lockMinutes (60), on the instances' real clock (UTC).
     // Read as text: DATETIME holds no zone, and this connection's driver would take it as local time.
     const [[text]] = await db.query<any[]>('SELECT CAST(unlock_time AS CHAR) AS t FROM sys_user WHERE id = ?', [user.id]);
     const unlockAt = Date.parse(`${String(text.t).replace(' ', 'T')}Z`);
@@ -239,7 +239,7 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     expect(again.body).toEqual(QRCODE_INVALID);
   });
 
-  it('a fresh proof (contract §13) made on A holds on B: it lives in the shared session', async () => {
+  it('a fresh proof made on A holds on B: it lives in the shared session', async () => {
     const user = await createUser(a);
     const token = await a.token(user.username, PASSWORD, '10.3.0.1');
     const generated = await a.post<{ code: string }>('/auth/qrcode/generate', {}, { token });
@@ -252,7 +252,7 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     expect((await b.post('/sys/me/mfa/setup', {}, { token: scanned })).body).toMatchObject({ success: true });
   });
 
-  it('second factor (contract §8): enrolled on A and B with one generated key; an mfaToken from A is finished on B, once', async () => {
+  it('second factor: enrolled on A and B with one generated key; an mfaToken from A is finished on B, once', async () => {
     await saveLoginStrategy(a, { mfaMode: 1 });
     await waitForStrategy(b, { mfaMode: 1 });
     try {
@@ -286,7 +286,7 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     }
   });
 
-  it('message streams (contract §13): 20 per user across A and B; one more on A ends the oldest, held by B', async () => {
+  it('message streams: 20 per user across A and B; one more on A ends the oldest, held by B', async () => {
     const user = await createUser(a);
     const nodes = [b, a, b, a, a];
     const tokens = await Promise.all(nodes.map((node, i) => node.token(user.username, PASSWORD, `10.5.0.${i + 1}`)));
@@ -322,7 +322,7 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     }
   });
 
-  it('own password changes (contract §13): one at a time and 10 an hour, counted across A and B', async () => {
+  it('own password changes: one at a time and 10 an hour, counted across A and B', async () => {
     const user = await createUser(a);
     const token = await a.token(user.username, PASSWORD, '10.6.0.1');
     const passwords = [PASSWORD, 'Second#2b'];
@@ -366,7 +366,7 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     const renewed = JSON.parse((await redis.get(key))!);
     expect(renewed.expireAt).toBeGreaterThanOrEqual(before + validityMs - 1000);
     expect(renewed.expireAt).toBeLessThanOrEqual(Date.now() + validityMs + 1000);
-    // Contract §6: both TTLs reset with it.
+    // Both TTLs reset with it.
     expect(Number(await redis.pTTL(key))).toBeGreaterThan(validityMs - 60_000);
     expect(Number(await redis.pTTL(permsKey))).toBeGreaterThan(validityMs - 60_000);
 

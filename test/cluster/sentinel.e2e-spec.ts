@@ -142,7 +142,7 @@ class SentinelSetup {
 }
 
 /**
- * Contract §10 "Redis high availability" (issue 16.6): REDIS_SENTINELS + REDIS_SENTINEL_MASTER,
+ * REDIS_SENTINELS + REDIS_SENTINEL_MASTER,
  * and the primary fails over under load, first by `SENTINEL FAILOVER` (the old primary still runs
  * and is demoted), then by a crash of the new primary. What the service had answered stays true
  * afterwards (every session it handed out, a QR code, the failure count towards a lock), every

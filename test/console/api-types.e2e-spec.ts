@@ -3,7 +3,7 @@ import { relative } from 'node:path';
 import { generateApiTypes, OPENAPI_JSON, SCHEMA_TS } from '../../tools/api-types';
 
 /*
- * Issue 12: the console's API types (web/src/api/schema.d.ts, and the OpenAPI document they come
+ * The console's API types (web/src/api/schema.d.ts, and the OpenAPI document they come
  * from) are generated from the service's DTOs and committed. This regenerates both in memory and
  * fails when the committed files are stale, i.e. when a DTO or its @nestjs/swagger decorators
  * changed without `npm run api:types`.
@@ -22,7 +22,7 @@ function firstDifference(committed: string, generated: string): string {
   return `first difference at line ${at + 1}:\n  committed: ${JSON.stringify(a[at] ?? '(end of file)')}\n  generated: ${JSON.stringify(b[at] ?? '(end of file)')}`;
 }
 
-describe('console API types generated from the OpenAPI document (issue 12)', () => {
+describe('console API types generated from the OpenAPI document', () => {
   let generated: { json: string; types: string };
 
   beforeAll(async () => {
@@ -40,7 +40,7 @@ describe('console API types generated from the OpenAPI document (issue 12)', () 
     }
   });
 
-  it('the types describe the data the console reads, inside the contract\'s envelope', () => {
+  it('the types describe the data the console reads, inside the API\'s envelope', () => {
     const document = JSON.parse(generated.json);
     const login = document.paths['/sys/login'].post.responses['200'].content['application/json'].schema;
     expect(login.required).toEqual(['success', 'code', 'message', 'data']);

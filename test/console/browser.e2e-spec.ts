@@ -7,7 +7,7 @@ import {
 import { ADMIN_PASSWORD } from '../support/test-app';
 
 /*
- * Issue 7: the admin console (web/, served by the service at /) driven in a real browser against
+ * The admin console (web/, served by the service at /) driven in a real browser against
  * the real service on a real port: Nest app from startApp (SQLite + memory, fake clock that stands
  * still), Debian's Chromium through playwright-core. Selectors and routes are the console's
  * data-test contract. Setup that is not the point of a test (users, strategy values) goes through
@@ -30,7 +30,7 @@ const MSG = {
   locked: '用户已被锁定',
   kickedOut: '账号已在其他地方登录',
   notLoggedIn: '未登录或登录已过期',
-  /** Issue 17: the console's text when a session with time left answers NOT_LOGGED_IN. */
+  /** The console's text when a session with time left answers NOT_LOGGED_IN. */
   endedByAdmin: '您的会话已被管理员结束',
 };
 
@@ -63,7 +63,7 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
   // The API helpers keep the normal admin token, so they still work while a test has made initial
   // passwords (the admin's included) give temporary tokens. Each scenario's browser contexts are its
   // own, closed at its end, photographed when it fails (failure-<slug>-*), and the console must work
-  // under its Content-Security-Policy: nothing it does is refused (contract §11).
+  // under its Content-Security-Policy: nothing it does is refused.
   const { app, base, newPage, scenario, shot } = consoleBrowserSuite('', { checkCsp: true });
   const goto = async (page: Page, path: string): Promise<void> => { await page.goto(`${base()}${path}`); };
 
@@ -161,7 +161,7 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     await page.locator(sel('strategy-tab-login')).click();
     const maxFailures = textBox(page, 'field-maxFailureTimes');
     await until(async () => (await maxFailures.inputValue()) === '5', 'maxFailureTimes to load as 5');
-    // Meaning, unit, allowed range (the service's limits) and the spec's default, at the field.
+    // Meaning, unit, allowed range (the service's limits) and the service's default, at the field.
     const maxFailuresItem = page.locator('.el-form-item').filter({ has: page.locator(sel('field-maxFailureTimes')) });
     await waitForText(maxFailuresItem, '取值范围 1 – 1000 次', 'the range of maxFailureTimes');
     expect(await clean(page.locator(sel('default-maxFailureTimes')))).toBe('默认 5 次');
@@ -301,8 +301,8 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     await newPass.fill('abc');
     await until(async () => (await rules.count()) > 0 && (await page.locator(`${sel('pass-rule')}[data-ok="false"]`).count()) > 0,
       'a rule not met by "abc"');
-    // Spec 4.3 in its order, only the rules the strategy requires (upper case is off), with the
-    // character classes of contract §2: length in code points, a symbol is neither letter, digit nor space.
+    // In its order, only the rules the strategy requires (upper case is off), with the
+    // character classes: length in code points, a symbol is neither letter, digit nor space.
     await expectChecklist(page, 'abc', [['min', 'false'], ['max', 'true'], ['digit', 'false'], ['lower', 'true'], ['symbol', 'false']]);
     await expectChecklist(page, 'abcdef1 ', [['min', 'true'], ['max', 'true'], ['digit', 'true'], ['lower', 'true'], ['symbol', 'false']]);
     await expectChecklist(page, '密码abcd1', [['min', 'true'], ['max', 'true'], ['digit', 'true'], ['lower', 'true'], ['symbol', 'false']]);
@@ -399,7 +399,7 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     await page.waitForURL((url) => url.pathname === '/messages');
     const stream = await streamOpen;
     expect(stream.status()).toBe(200);
-    // Opened with a one-time ticket, never with the token in the URL (contract §11).
+    // Opened with a one-time ticket, never with the token in the URL.
     const streamUrl = new URL(stream.url());
     expect(streamUrl.searchParams.get('ticket')).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(streamUrl.searchParams.has('token')).toBe(false);
@@ -450,7 +450,7 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     expect((await streamOpen).status()).toBe(200);
 
     await app().token(user.username, user.password, { ip: '10.6.0.1' });
-    // No action, no heartbeat: the service ends the stream within a second of the kick-out (§11).
+    // No action, no heartbeat: the service ends the stream within a second of the kick-out.
     const kicked = Date.now();
     await expectBackOnLogin(page, MSG.kickedOut);
     expect(Date.now() - kicked).toBeLessThan(3_000);
@@ -473,10 +473,10 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     await until(async () => (await row.count()) === 0, 'the session to leave the list');
 
     // Without any action of its own: the service ends the session's message stream within a
-    // second, with the code and message an API call would get (contract §11).
+    // second, with the code and message an API call would get.
     await expectBackOnLogin(page, MSG.endedByAdmin);
   });
-  scenario('7. a user who may create users is offered only the roles whose codes it holds (contract §11)', 'grants', async () => {
+  scenario('7. a user who may create users is offered only the roles whose codes it holds', 'grants', async () => {
     const narrow = `narrow_${Date.now().toString(36)}`;
     const within = `within_${Date.now().toString(36)}`;
     await createRole(app(), narrow, ['sys:user:list', 'sys:user:create', 'sys:role:list']);
@@ -494,7 +494,7 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     expect(codes).not.toContain('admin');
     await shot(page, 'create-roles');
   });
-  scenario('8. the Users page offers no lock, disable or reset on the administrator\'s own row (contract §12)', 'self-row', async () => {
+  scenario('8. the Users page offers no lock, disable or reset on the administrator\'s own row', 'self-row', async () => {
     const other = await createActiveUser(app());
     const page = await adminPage();
     const own = await userRow(page, 'admin');
@@ -503,7 +503,7 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
     for (const action of ['lock', 'disable', 'reset']) expect(await theirs.locator(sel(`user-${action}`)).count()).toBe(1);
   });
 
-  scenario('9. every field the service refuses (data.errors, contract §7) is marked at its form item, not only the one its message names', 'field-errors', async () => {
+  scenario('9. every field the service refuses (data.errors) is marked at its form item, not only the one its message names', 'field-errors', async () => {
     const page = await adminPage();
     const errorsOf = (body: Envelope<any>) => Object.fromEntries((body.data?.errors ?? []).map((e: any) => [e.field, e.message]));
 

@@ -4,7 +4,7 @@ import { browserSuiteMissing, consoleBrowserSuite, RESULTS, sel, textBox } from 
 import { ADMIN_PASSWORD } from '../support/test-app';
 
 /*
- * Contract §11 in the admin console: with the captcha enabled the login page shows the PNG
+ * In the admin console: with the captcha enabled the login page shows the PNG
  * captcha as a picture (decoded by the browser, not a broken image), and typing its text logs in.
  * Skipped, like the other browser suite, where Chromium or web/dist is missing.
  */

@@ -5,7 +5,7 @@ import { browserSuiteMissing, consoleBrowserSuite, RESULTS, sel, textBox } from 
 import { ADMIN_PASSWORD } from '../support/test-app';
 
 /*
- * Contract §10 in the admin console: the Export button of the login-log and audit-log pages
+ * In the admin console: the Export button of the login-log and audit-log pages
  * downloads the CSV of the filters on screen (all records, not the page). Skipped where Chromium or
  * web/dist is missing, like the other browser suites.
  */
@@ -44,7 +44,7 @@ whenRunnable(`log export buttons in Chromium${missing ? ` (skipped: ${missing})`
     const button = page.locator(sel('log-export'));
     await button.waitFor();
     expect((await button.textContent())?.trim()).toBe('导出 CSV');
-    // A prefix, as the list takes it (contract §12): the export sends the same filter.
+    // A prefix, as the list takes it: the export sends the same filter.
     await textBox(page, 'log-ip').fill('10.201.');
     await page.screenshot({ path: join(RESULTS, 'loginlog-export.png') });
 
@@ -63,7 +63,7 @@ whenRunnable(`log export buttons in Chromium${missing ? ` (skipped: ${missing})`
     const auditButton = page.locator(sel('audit-export'));
     await auditButton.waitFor();
     expect((await auditButton.textContent())?.trim()).toBe('Export CSV');
-    // The date shortcut of the list (issue 17) narrows the export too.
+    // The date shortcut of the list narrows the export too.
     await page.locator(`${sel('audit-range')} input`).first().click();
     await page.locator('.el-picker-panel__shortcut', { hasText: 'Today' }).click();
     await page.keyboard.press('Escape').catch(() => undefined);

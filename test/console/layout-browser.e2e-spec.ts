@@ -7,7 +7,7 @@ import {
 import { ADMIN_PASSWORD, sha256hex, tokenKey } from '../support/test-app';
 
 /*
- * Issue 17, console polish as RuoYi users expect it: breadcrumbs, a sidebar that folds and stays
+ * Console polish as RuoYi users expect it: breadcrumbs, a sidebar that folds and stays
  * folded after a reload, every page usable at 1024 px wide (no horizontal scroll), a warning before
  * the session expires with "stay logged in" (which renews it), and the landing message of a session
  * an administrator ended. The real service on a real port (SQLite + memory, a fake clock that only

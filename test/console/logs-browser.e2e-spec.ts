@@ -9,7 +9,7 @@ import {
 import { ADMIN_PASSWORD } from '../support/test-app';
 
 /*
- * Issue 17 in the admin console: the login log searched by a prefix of the account and of the IP,
+ * In the admin console: the login log searched by a prefix of the account and of the IP,
  * failure reasons shown from their codes in the console's language (zh, then English), the failure
  * that locked an account marked, date shortcuts, times in DISPLAY_TIMEZONE, and the audit log's
  * detail as old → new per field. As the other browser suites: the real service on a real port

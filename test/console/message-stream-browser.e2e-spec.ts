@@ -3,7 +3,7 @@ import { createActiveUser } from '../factories';
 import { browserSuiteMissing, clean, consoleBrowserSuite, sel, until, waitForText } from '../support/console-browser';
 
 /*
- * Contract §13 "Streams are capped" in the admin console: a session keeps at most 5 open message
+ * In the admin console: a session keeps at most 5 open message
  * streams, so the sixth tab of one session pushes out the first tab's stream. The first tab stays
  * logged in (being pushed out is not the end of the session), and the newest tab still receives
  * new messages live. As the other browser suites: the real service on a real port (SQLite +

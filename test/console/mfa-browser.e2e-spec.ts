@@ -9,7 +9,7 @@ import {
 import { ADMIN_PASSWORD } from '../support/test-app';
 
 /*
- * Issue 14 in the admin console (contract §8, the second factor): a user enrols on the
+ * In the admin console (the second factor): a user enrols on the
  * Two-factor authentication page (the test reads the secret from the page and computes the code
  * as an authenticator app would), then logs in with the second step; mfaMode 2 sends a user
  * without a second factor to the enrolment; the administrator sets mfaMode on the strategy page
@@ -19,7 +19,7 @@ import { ADMIN_PASSWORD } from '../support/test-app';
  * stands still), Debian's Chromium through playwright-core, the data-test selectors of
  * web/TESTIDS.md, screenshots in test-results/. TOTP codes are computed with otpauth (the library
  * the service uses) at the app's clock, which the test moves by one 30-second step whenever a code
- * of the current step was already accepted (a used step is refused, contract §8).
+ * of the current step was already accepted (a used step is refused).
  */
 
 jest.setTimeout(90_000);
@@ -46,7 +46,7 @@ async function act<T = any>(page: Page, target: Locator, path: string, opts: { c
 
 whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skipped: ${missing})` : ''}`, () => {
   // The API helpers keep the admin token; the admin never enrols, so it stays valid in every mode.
-  // Every scenario also expects no Content-Security-Policy violation of its pages (contract §11).
+  // Every scenario also expects no Content-Security-Policy violation of its pages.
   const { app, base, newPage, scenario, shot } = consoleBrowserSuite('mfa', { page: { acceptDownloads: true }, checkCsp: true });
 
   beforeEach(async () => {

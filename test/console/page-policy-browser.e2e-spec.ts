@@ -3,7 +3,7 @@ import { browserSuiteMissing, consoleBrowserSuite, isCall, sel, textBox, until }
 import { ADMIN_PASSWORD } from '../support/test-app';
 
 /*
- * Contract §13 "every page the service serves carries a CSP, /docs included; the console follows
+ * "every page the service serves carries a CSP, /docs included; the console follows
  * only same-origin paths after login". Every scenario also expects no CSP violation of its pages.
  * Skipped, like the other browser suites, where Chromium or web/dist is missing.
  */

@@ -7,7 +7,7 @@ import {
 import { ADMIN_PASSWORD } from '../support/test-app';
 
 /*
- * Issue 15 in the admin console (contract §9, and mfaMode of §8): the administrator applies the
+ * In the admin console (and mfaMode): the administrator applies the
  * 等保三级 baseline on the System strategy page — the dialog lists old → new for exactly the fields
  * that change, cancel and "fill in the form" save nothing, save stores both groups — and the next
  * login's password checklist follows it (minimum 8, the account rule live, the common list and the
@@ -23,7 +23,7 @@ jest.setTimeout(90_000);
 const missing = browserSuiteMissing();
 const whenRunnable = missing ? describe.skip : describe;
 
-/** The baseline of issue 15, as the issue states it (the console keeps it in web/src/views/system/baseline.ts). */
+/** The 等保 level-3 baseline, written out here independently (the console keeps it in web/src/views/system/baseline.ts). */
 const BASELINE = {
   login: { sessionExpireMinutes: 30, sessionMaxHours: 12, maxFailureTimes: 5, maxFailureInterval: 24, lockMinutes: 30, mfaMode: 2, reauthForAdmin: true },
   user: {
@@ -71,7 +71,7 @@ whenRunnable(`等保三级 baseline and the password checklist in Chromium${miss
   const lockMinutesBox = (page: Page) => page.locator(`${sel('field-lockMinutes')} input`);
 
   scenario('applies the baseline after showing old → new, and the next login\'s checklist shows minimum 8 and the new rules', '', async () => {
-    // The spec's defaults.
+    // The service's defaults.
     await app().saveLoginStrategy({ sessionExpireMinutes: 30, lockMinutes: 1440, maxFailureTimes: 5, maxFailureInterval: 24, mfaMode: 0, multiOnline: true });
     await app().saveUserStrategy({
       minPasswordLength: 6, maxPasswordLength: 20, includeLowerCase: true, includeUpperCase: false, includeNumber: true,
@@ -100,7 +100,7 @@ whenRunnable(`等保三级 baseline and the password checklist in Chromium${miss
     await admin.locator(sel('strategy-tab-login')).click();
     await waitForText(admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-sessionMaxHours')) }), '取值范围 0 – 720', 'lifetime range');
     await waitForText(admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-maxSessionsPerUser')) }), '取值范围 0 – 100', 'sessions range');
-    // Contract §13: the fresh proof's window, in minutes, and its default.
+    // The fresh proof's window, in minutes, and its default.
     await waitForText(admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-reauthMinutes')) }), '取值范围 1 – 60 分钟', 'reauth range');
     await waitForText(admin.locator(sel('default-reauthMinutes')), '默认 5 分钟', 'reauth default');
     await waitForText(admin.locator(sel('default-reauthForAdmin')), '默认 否', 'reauthForAdmin default');
@@ -182,7 +182,7 @@ whenRunnable(`等保三级 baseline and the password checklist in Chromium${miss
     expect(await min.getAttribute('data-ok')).toBe('true');
     await shot(page, 'policy-checklist');
 
-    // The three refusals of contract §9: the service's message, and the line it belongs to marked.
+    // The three refusals: the service's message, and the line it belongs to marked.
     async function submit(newPass: string): Promise<Envelope<any>> {
       await textBox(page, 'pass-old').fill(INITIAL);
       await textBox(page, 'pass-new').fill(newPass);

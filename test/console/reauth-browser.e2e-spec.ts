@@ -9,7 +9,7 @@ import {
 import { ADMIN_PASSWORD } from '../support/test-app';
 
 /*
- * Contract §13 in the admin console: an answer REAUTH_REQUIRED, on any page, opens one dialog that
+ * In the admin console: an answer REAUTH_REQUIRED, on any page, opens one dialog that
  * asks for the password (or a code) and then repeats the refused request. A session made by a QR
  * code, or one whose password login is older than reauthMinutes (the service's fake clock moved),
  * starts TOTP enrolment on the two-factor page, gets the dialog, gives the password, and the

@@ -7,7 +7,7 @@ import {
 import { ADMIN_PASSWORD } from '../support/test-app';
 
 /*
- * Issue 17 in the admin console (contract §12): the role page (codes as a tree grouped by module,
+ * In the admin console: the role page (codes as a tree grouped by module,
  * from /sys/permission/list), roles given on the Users page's edit dialog, a user who then sees
  * only the menus of its two codes, a mobile edited (and a bad one refused at its input, in
  * Chinese), the state filter and the bulk actions. As the other browser suites: the real service on

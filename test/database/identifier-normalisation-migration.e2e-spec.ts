@@ -7,14 +7,14 @@ import { BACKENDS } from '../support/backends';
 import { FakeClock } from '../support/fake-clock';
 import { startApp } from '../support/test-app';
 
-/** The migrations that ran before identifiers were NFKC-normalised (contract §13). */
+/** The migrations that ran before identifiers were NFKC-normalised. */
 const BEFORE_NFKC = MIGRATIONS.filter((m) => Number(/\d+$/.exec(m.name)![0]) < 1765500000000);
 
 const fullWidth = (s: string) => s.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
 const fullWidthEmail = (email: string) => email.split('@').map(fullWidth).join('@');
 
 /**
- * Contract §13: rows stored before identifiers were normalised are brought to NFKC at the next start;
+ * Rows stored before identifiers were normalised are brought to NFKC at the next start;
  * two accounts that would then hold the same identifier both stay as they were and are named (ids and
  * field, never the value) in the start log.
  */

@@ -12,7 +12,7 @@ class SlowSchemaChange1799999999999 implements MigrationInterface {
 }
 
 /**
- * Issue 11.10 gave every MariaDB/MySQL statement a deadline (DB_STATEMENT_TIMEOUT_MS). Migrations run
+ * Every MariaDB/MySQL statement has a deadline (DB_STATEMENT_TIMEOUT_MS). Migrations run
  * at start on the same pool: a schema change longer than the deadline stopped the start (an ALTER of
  * sys_user at 1 M rows takes about 3 s). They run without the run-time limit, which is put back after.
  */

@@ -132,7 +132,7 @@ describe.each(SETUPS)('user and role repositories: $name', (setup) => {
     });
   });
 
-  it('contract §9: every way of setting a password keeps the replaced hash, pruned to the newest keepPrevious', async () => {
+  it('every way of setting a password keeps the replaced hash, pruned to the newest keepPrevious', async () => {
     await create();
     await create({ id: 'u2', username: 'lisi', mobile: null, email: null, password: 'other:1' });
     const previous = () => repos.users.previousPasswords('u1', 24);
@@ -189,7 +189,7 @@ describe.each(SETUPS)('user and role repositories: $name', (setup) => {
     expect((await repos.users.holdingRoles(['admin', 'viewer'])).map((u) => u.id).sort()).toEqual(['u1', 'u2']);
   });
 
-  it('dormant users (contract §9): last login or creation at or before the cutoff, enabled, not re-enabled since, not exempt', async () => {
+  it('dormant users: last login or creation at or before the cutoff, enabled, not re-enabled since, not exempt', async () => {
     await repos.roles.save({ code: 'admin', name: 'Admin', permissions: ['*'] });
     await create({ id: 'u1', createTime: at(0) }); // never logged in, created before the cutoff
     await create({ id: 'u2', username: 'b', mobile: null, email: null, createTime: at(0) });

@@ -13,7 +13,7 @@ import { sqliteMemory } from '../support/backends';
 import { ADMIN_PASSWORD, listenOnLocalPort, startApp, TestApp } from '../support/test-app';
 
 /*
- * Issue 17: every controller route, as Nest's module graph registers it, is documented in /docs with
+ * Every controller route, as Nest's module graph registers it, is documented in /docs with
  * a summary, its access (permission codes or an explicit public marker), whether a temporary token
  * may call it, the error codes it can answer (each with an envelope response at its HTTP status)
  * and the schema of the OK answer's `data`. A route added without @ApiDoc fails here. The document
@@ -74,7 +74,7 @@ class UndocumentedController {
 @Module({ controllers: [UndocumentedController] })
 class UndocumentedModule {}
 
-describe('OpenAPI document: every operation documented (issue 17)', () => {
+describe('OpenAPI document: every operation documented', () => {
   let app: TestApp;
   let document: OpenAPIObject;
 
@@ -109,7 +109,7 @@ describe('OpenAPI document: every operation documented (issue 17)', () => {
     ]));
     expect(op('/sys/user/lock').responses['403'].content['application/json'].schema.properties.code.enum)
       .toEqual(['TEMP_TOKEN_FORBIDDEN', 'FORBIDDEN', 'REAUTH_REQUIRED']);
-    // Contract §13: a fresh proof always on the second-factor changes, on changes with reauthForAdmin, never on lists.
+    // A fresh proof always on the second-factor changes, on changes with reauthForAdmin, never on lists.
     expect(op('/sys/user/lock').description).toContain('reauthForAdmin');
     expect(op('/sys/me/mfa/setup')['x-error-codes']).toContain('REAUTH_REQUIRED');
     expect(op('/sys/me/mfa/setup').description).toContain('**Fresh proof:** needed (');
@@ -156,7 +156,7 @@ describe('OpenAPI document: every operation documented (issue 17)', () => {
     expect(metrics.responses['401'].content['application/json'].schema.properties.code.enum).toEqual(['NOT_LOGGED_IN']);
   });
 
-  it('sends /sys/me/info through a serializer that carries exactly MeInfoDto\'s fields (issue 13)', async () => {
+  it('sends /sys/me/info through a serializer that carries exactly MeInfoDto\'s fields', async () => {
     // ME_INFO_RESPONSE drops what it does not list: a field documented (or returned) but not in it
     // would silently vanish from the answer, one in it but not documented would be sent undocumented.
     const documented = (document.components?.schemas?.MeInfoDto as any).properties as Record<string, any>;

@@ -127,7 +127,7 @@ describe.each(BACKENDS)('extending the login tail on $name', (backend) => {
       }
     });
 
-    it('is refused on a locked or disabled account, with the log row the spec wants', async () => {
+    it('is refused on a locked or disabled account, with its log row', async () => {
       const locked = await createActiveUser(app);
       expect((await app.admin('/sys/user/lock', { id: locked.id })).body.success).toBe(true);
       codes.issue('c-locked', locked.id);

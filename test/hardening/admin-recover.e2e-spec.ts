@@ -10,7 +10,7 @@ import { buildCommands, runCommand } from '../support/built-command';
 import { startApp, TestApp } from '../support/test-app';
 
 /**
- * Contract §12: `npm run admin:recover -- <username>` (src/cli/admin-recover.ts) run as the server
+ * `npm run admin:recover -- <username>` (src/cli/admin-recover.ts) run as the server
  * would run it, with the service's environment, against the database of a running service.
  */
 describe.each(BACKENDS)('the recovery command on $name', (backend) => {
@@ -94,7 +94,7 @@ describe.each(BACKENDS)('the recovery command on $name', (backend) => {
     }
   }, 60_000);
 
-  it('finds the account by its user name in any case, as a login does (contract §11)', async () => {
+  it('finds the account by its user name in any case, as a login does', async () => {
     const user = await createActiveUser(app);
     const run = await recover(user.username.toUpperCase());
     expect(run.code).toBe(0);

@@ -4,15 +4,15 @@ import { BACKENDS } from '../support/backends';
 import { codeOf } from '../support/code-of';
 import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
 
-// Contract §2 fixes FORBIDDEN's message; both refusals (one's own account, the last usable holder of *) use it.
+// FORBIDDEN has one message; both refusals (one's own account, the last usable holder of *) use it.
 const SELF = { zh: '没有权限', en: 'Permission denied' };
 const LAST = SELF;
 
 /**
- * Contract §12 self-protection: before this, admin → Users → its own row → 禁用 logged the only
+ * Self-protection: before this, admin → Users → its own row → 禁用 logged the only
  * administrator out for good, with nothing left that could undo it.
  */
-describe.each(BACKENDS)('administrators cannot lock themselves out (contract §12) on $name', (backend) => {
+describe.each(BACKENDS)('administrators cannot lock themselves out on $name', (backend) => {
   let app: TestApp;
   let adminId: string;
   /** Holds the user operations but not `*`. */
@@ -32,7 +32,7 @@ describe.each(BACKENDS)('administrators cannot lock themselves out (contract §1
 
   const asOperator = (path: string, body: unknown, headers?: Record<string, string>) =>
     app.post(path, body, { token: operatorToken, headers });
-  /** Audit rows of actions (a refusal's own access.denied row, contract §14, is not one). */
+  /** Audit rows of actions (a refusal's own access.denied row is not one). */
   const auditRows = async () => Number((await app.db.query("SELECT COUNT(*) AS n FROM sys_audit_log WHERE action <> 'access.denied'"))[0].n);
 
   it.each(['lock', 'disable', 'resetPass'])('refuses %s of the caller\'s own account, saying why, and changes nothing', async (op) => {
@@ -66,7 +66,7 @@ describe.each(BACKENDS)('administrators cannot lock themselves out (contract §1
   });
 
   it('allows it while another holder of * stays usable, and refuses the last one', async () => {
-    // Contract §13: an operator without * cannot act on a holder of * at all, whoever else is left;
+    // An operator without * cannot act on a holder of * at all, whoever else is left;
     // the rule of the last holder is then for callers holding * — here the service's own calls.
     const accounts = app.app.get(UserAccountService);
     await createRole(app, 'superuser', ['*']);
@@ -84,7 +84,7 @@ describe.each(BACKENDS)('administrators cannot lock themselves out (contract §1
     expect(await codeOf(accounts.lock(adminId, operator.id))).toBe('FORBIDDEN');
     await accounts.unlock(second.id);
     // The reset of another holder of * keeps it usable, so the self-protection allows it; but it hands
-    // out the password, so only a caller holding every code of the target may (contract §13).
+    // out the password, so only a caller holding every code of the target may.
     expect((await asOperator('/sys/user/resetPass', { id: second.id })).body.code).toBe('FORBIDDEN');
     expect((await app.admin('/sys/user/resetPass', { id: second.id })).body.success).toBe(true);
     // Leave admin as the only usable holder for the next test.
@@ -177,7 +177,7 @@ describe.each(BACKENDS)('administrators cannot lock themselves out (contract §1
     const locked = await app.admin('/sys/user/lock', { id: user.id.toUpperCase() });
     expect(['OK', 'NOT_FOUND']).toContain(locked.body.code);
     if (locked.body.code === 'OK') {
-      // Contract §5: an administrator's lock ends the user's sessions, whatever spelling reached the row.
+      // An administrator's lock ends the user's sessions, whatever spelling reached the row.
       expect((await app.post('/sys/me/info', {}, { token })).body.code).toBe('NOT_LOGGED_IN');
       await app.admin('/sys/user/unlock', { id: user.id });
     } else {

@@ -3,7 +3,7 @@ import { BACKENDS } from '../support/backends';
 import { startApp, TestApp } from '../support/test-app';
 
 /**
- * Contract §11 "Client IP": behind TRUST_PROXY the client IP is the address the trusted proxies
+ * Behind TRUST_PROXY the client IP is the address the trusted proxies
  * appended to X-Forwarded-For, counted from the right, never what a client wrote at its left; and
  * a value that is not an IP address is never taken (the socket address stands in for it).
  * Fastify's inject connects from 127.0.0.1, the "nearest proxy" here.

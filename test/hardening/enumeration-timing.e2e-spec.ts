@@ -11,7 +11,7 @@ const median = (xs: number[]) => {
 };
 
 /**
- * Issue 5.3 / contract §5: the answer to a login reveals neither whether the account exists nor
+ * The answer to a login reveals neither whether the account exists nor
  * its state through its text or its timing. BCRYPT_COST=10 so that the compare dominates, as in
  * production; SQLite + memory so that the network does not add noise.
  */
@@ -20,7 +20,7 @@ describe('account enumeration through messages and timing (sqlite+memory)', () =
   let active: TestUser;
   let locked: TestUser;
   let disabled: TestUser;
-  /** Contract §12: soft-deleted; must answer as an account that never existed. */
+  /** Soft-deleted; must answer as an account that never existed. */
   let deleted: TestUser;
 
   beforeAll(async () => {
@@ -43,7 +43,7 @@ describe('account enumeration through messages and timing (sqlite+memory)', () =
       expect(wrong.status).toBe(unknown.status);
       expect(wrong.body).toEqual(unknown.body);
       expect(unknown.body.code).toBe('BAD_CREDENTIALS');
-      // Spec 7 / contract §2: the exact text, in each language.
+      // The exact text, in each language.
       expect(unknown.body).toEqual({
         success: false, code: 'BAD_CREDENTIALS', data: null,
         message: headers['accept-language'] === 'en' ? 'Wrong user name or password' : '用户名或密码错误',
@@ -52,15 +52,15 @@ describe('account enumeration through messages and timing (sqlite+memory)', () =
     // Unknown mobile numbers and e-mail addresses too.
     expect((await app.login('13900000000', 'Wrong#pass1')).body).toEqual((await app.login(active.mobile, 'Wrong#pass1')).body);
     expect((await app.login('none@example.com', 'Wrong#pass1')).body).toEqual((await app.login(active.email, 'Wrong#pass1')).body);
-    // A deleted account, even with its right password, answers as one that never existed (contract §12).
+    // A deleted account, even with its right password, answers as one that never existed.
     expect(await app.login(deleted.username, deleted.password)).toMatchObject({ status: 401, body: BAD_CREDENTIALS });
     expect((await app.login(deleted.mobile, deleted.password)).body).toEqual(BAD_CREDENTIALS);
-    // A disabled account with a wrong password says nothing about being disabled (spec order, contract §5).
+    // A disabled account with a wrong password says nothing about being disabled (the lock and password come before the disabled check).
     const disabledWrong = await app.login(disabled.username, 'Wrong#pass1');
     expect(disabledWrong.body.code).toBe('BAD_CREDENTIALS');
     expect(disabledWrong.status).toBe(401);
     expect(disabledWrong.body).toEqual(BAD_CREDENTIALS);
-    // A locked account gives the same locked answer to a wrong and to a right password (contract §5).
+    // A locked account gives the same locked answer to a wrong and to a right password.
     const lockedWrong = await app.login(locked.username, 'Wrong#pass1');
     const lockedRight = await app.login(locked.username, locked.password);
     expect(lockedWrong.status).toBe(423);

@@ -82,7 +82,7 @@ async function timed<T>(call: Promise<T>): Promise<{ ms: number; res: T }> {
 }
 
 /**
- * Issue 5.4: Redis goes away under a running app on MariaDB + Redis. Every operation that needs
+ * Redis goes away under a running app on MariaDB + Redis. Every operation that needs
  * it answers SERVICE_UNAVAILABLE 503 quickly instead of hanging, no login is logged as a success
  * without a token, and once Redis is back the app works again without a restart.
  * (The database going away: see the next suite.)
@@ -179,7 +179,7 @@ describe('Redis outage under a running app (MariaDB + private redis-server)', ()
 });
 
 /**
- * Issue 5.4, the half-done login: a fault after the token is stored (the store or the database
+ * The half-done login: a fault after the token is stored (the store or the database
  * failing between the steps) leaves neither a success row without a token nor a live token that
  * the client never received.
  */
@@ -279,7 +279,7 @@ class CuttableProxy {
 }
 
 /**
- * Issue 5.4, the same for the database: MariaDB goes away under a running app (Redis stays).
+ * The same for the database: MariaDB goes away under a running app (Redis stays).
  * Operations that need the database answer SERVICE_UNAVAILABLE 503 quickly, none is logged as a
  * success, a session held in Redis keeps working where no database is needed, and everything
  * works again once the database is back, without a restart.
@@ -345,13 +345,13 @@ describe('database outage under a running app (MariaDB behind a cuttable proxy +
 });
 
 /**
- * Issue 11.10: a table stalled by another connection's lock (LOCK TABLES ... WRITE, as a long
+ * A table stalled by another connection's lock (LOCK TABLES ... WRITE, as a long
  * migration or a runaway batch job would hold it). Every statement of the login path has a
  * deadline (DB_STATEMENT_TIMEOUT_MS), so parallel logins answer SERVICE_UNAVAILABLE 503 within
  * about the deadline instead of hanging until the lock ends. A compare may still run under the
  * account's mutex (one at a time, its lease renewed), but the failure it would add cannot be
  * written, so its answer is 503 too: nothing about the password is revealed and nothing is counted,
- * and the count afterwards is exact (contract §5). /health reports the stalled table as down.
+ * and the count afterwards is exact. /health reports the stalled table as down.
  */
 describe('a stalled login log table (MariaDB + Redis, DB_STATEMENT_TIMEOUT_MS = 1000)', () => {
   const DEADLINE_MS = 1_000;
@@ -426,7 +426,7 @@ describe('a stalled login log table (MariaDB + Redis, DB_STATEMENT_TIMEOUT_MS = 
   });
 });
 
-/** Issue 5.4: a restart loses no login log record (each is written before the login answers). */
+/** A restart loses no login log record (each is written before the login answers). */
 describe('a restart on MariaDB + Redis', () => {
   it('keeps every login log record of the attempts answered before the stop', async () => {
     const provisioned = await mariadbRedis.provision();

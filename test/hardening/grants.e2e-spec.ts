@@ -6,7 +6,7 @@ import { FORBIDDEN } from '../support/envelopes';
 
 const tag = () => randomBytes(4).toString('hex');
 
-/** Contract §11 "Nobody grants more than they hold": role saves and role assignments stay within the caller's codes. */
+/** Role saves and role assignments stay within the caller's codes. */
 describe.each(BACKENDS)('grants stay within the caller\'s permission codes on $name', (backend) => {
   let app: TestApp;
 

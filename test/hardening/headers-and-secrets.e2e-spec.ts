@@ -122,7 +122,7 @@ describe('security headers and CORS', () => {
   });
 });
 
-/** Contract §11 "No caching": every API answer is no-store; the console's pages carry a CSP. */
+/** Every API answer is no-store; the console's pages carry a CSP. */
 describe('Cache-Control and Content-Security-Policy', () => {
   let app: TestApp;
   beforeAll(async () => {
@@ -204,7 +204,7 @@ describe('Cache-Control and Content-Security-Policy', () => {
 });
 
 /**
- * Issue 5.2 / STYLE.md: no password, token, captcha text or hash in any log line, at every log
+ * / STYLE.md: no password, token, captcha text or hash in any log line, at every log
  * level, through a whole cycle: logins right and wrong, a QR login, a password change, an
  * administrator's reset, logout, and a server error on a URL that carries a token.
  */

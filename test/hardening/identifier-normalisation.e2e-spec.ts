@@ -15,7 +15,7 @@ const RLO = '\u202e';
 const CYRILLIC_A = '\u0430';
 
 /**
- * Contract §13 "identifiers are normalised": the probe's look-alikes of one e-mail (NFC and NFD,
+ * The probe's look-alikes of one e-mail (NFC and NFD,
  * a trailing zero-width space, a Cyrillic а, full-width letters, a bidi override) either are the
  * same account or are refused, on both databases; logins find an account by any NFKC form.
  */
@@ -39,7 +39,7 @@ describe.each(BACKENDS)('identifiers are NFKC-normalised on $name', (backend) =>
     expect(res.body.data.errors.map((e: any) => e.field)).toEqual([field]);
     expect(res.body.message).toContain(field);
   };
-  /** Refused because another user holds the value (contract §11), not for its form. */
+  /** Refused because another user holds the value, not for its form. */
   const takenOn = (res: { status: number; body: any }, field: string) => {
     refusedOn(res, field);
     expect(res.body.message).toContain('已被其他用户');

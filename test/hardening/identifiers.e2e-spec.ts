@@ -10,7 +10,7 @@ import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
 const tag = () => randomBytes(4).toString('hex');
 const mobileOf = () => `136${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
 
-/** Contract §11 "login identifiers are unique across fields", compared the same way on both databases. */
+/** "login identifiers are unique across fields", compared the same way on both databases. */
 describe.each(BACKENDS)('login identifiers are unique across fields on $name', (backend) => {
   let app: TestApp;
 
@@ -23,7 +23,7 @@ describe.each(BACKENDS)('login identifiers are unique across fields on $name', (
     app.admin('/sys/user/create', { name: 'Ident', password: await app.encrypt('Passw0rd!x'), ...fields });
   const count = async (column: string, value: string) =>
     Number((await app.db.query(`SELECT COUNT(*) AS n FROM sys_user WHERE ${column} = ?`, [value]))[0].n);
-  /** VALIDATION_FAILED naming exactly `fields` in data.errors (contract §7). */
+  /** VALIDATION_FAILED naming exactly `fields` in data.errors. */
   const refusedOn = (res: { status: number; body: any }, fields: string[]) => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED' });
@@ -190,7 +190,7 @@ describe.each(BACKENDS)('sys_user_identifier backfill of existing users on $name
     // Just after the users were created: their initial passwords have not expired.
     const app = await startApp(backend, { provisioned, clock: new FakeClock(new Date('2024-03-02T00:00:00Z')) });
     try {
-      // Contract §5 order as before: the user name wins over the other user's mobile.
+      // Order as before: the user name wins over the other user's mobile.
       await app.login('13912345678', 'Passw0rd!x');
       expect((await app.logRows('13912345678')).slice(-1)[0]).toMatchObject({ user_id: digits, login_type: 'account', status: 'success' });
       await app.login('older@example.com', 'Passw0rd!x');

@@ -6,8 +6,8 @@ import { BACKENDS } from '../support/backends';
 import { Reply, startApp, TestApp } from '../support/test-app';
 
 /**
- * Issue 5.5: random input of the wrong shape over every POST operation but /sys/logout. Whatever arrives, the answer
- * is the contract's envelope with a 4xx status, never a 5xx; input that happens to be valid may
+ * Random input of the wrong shape over every POST operation but /sys/logout. Whatever arrives, the answer
+ * is the API's envelope with a 4xx status, never a 5xx; input that happens to be valid may
  * succeed (200), nothing else.
  */
 const RUNS = 100;
@@ -173,7 +173,7 @@ function expectEnvelope(res: Reply, mayPass: boolean): void {
   } else {
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.body.success).toBe(false);
-    // Contract §7: VALIDATION_FAILED names the refused fields; every other failure keeps data: null.
+    // VALIDATION_FAILED names the refused fields; every other failure keeps data: null.
     if (res.body.code === 'VALIDATION_FAILED') expect(fieldErrorsOk(res.body.data)).toBe(true);
     else expect(res.body.data).toBeNull();
     expect(res.body.message.length).toBeGreaterThan(0);

@@ -6,7 +6,7 @@ import { sleep, waitFor } from '../support/wait';
 import { NOT_LOGGED_IN } from '../support/envelopes';
 
 /**
- * Contract §11 "Streams end with their session" and "Stream tickets": an open GET /sys/message/stream
+ * And "Stream tickets": an open GET /sys/message/stream
  * ends within a second of its session ending, whatever ended it; a browser opens it with a one-time
  * 30-second ticket instead of putting its token in the URL, and `?token=` is no longer accepted.
  */
@@ -99,7 +99,7 @@ describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend
       }
     });
 
-    it('a login elsewhere beyond maxSessionsPerUser (contract §9: KICKED_OUT, as multiOnline = false)', async () => {
+    it('a login elsewhere beyond maxSessionsPerUser (KICKED_OUT, as multiOnline = false)', async () => {
       await app.saveLoginStrategy({ multiOnline: true, maxSessionsPerUser: 1 });
       try {
         await expectEndedBy(() => app.token(user.username, user.password, { ip: '10.3.3.5' }), 'KICKED_OUT');
@@ -109,7 +109,7 @@ describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend
       }
     });
 
-    it('its sessionMaxHours reached (contract §9)', async () => {
+    it('its sessionMaxHours reached', async () => {
       // A session valid for two hours: only the absolute end can close it after one.
       await app.saveLoginStrategy({ sessionExpireMinutes: 120, sessionMaxHours: 1 });
       try {
@@ -133,7 +133,7 @@ describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend
     });
   });
 
-  describe('caps (contract §13): 5 open streams per session, 20 per user', () => {
+  describe('caps: 5 open streams per session, 20 per user', () => {
     const RATE_LIMITED_END = { event: 'end', data: { code: 'RATE_LIMITED', message: '请求过于频繁,请稍后再试' } };
     /** Opens `count` streams of the session one after the other (so their age is their order), each connected. */
     const openStreams = async (token: string, count: number) => {

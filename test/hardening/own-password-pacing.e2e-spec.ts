@@ -7,7 +7,7 @@ import { saveSettings } from '../support/settings';
 const HOUR = 3_600_000;
 
 /**
- * Contract §13 "Own password changes are paced": at most one /sys/me/pass/update of a user runs at
+ * At most one /sys/me/pass/update of a user runs at
  * a time (a second one answers RATE_LIMITED at once, it does not wait), and at most 10 per user and
  * hour are evaluated; the rest answer RATE_LIMITED without any password compare, so nothing is
  * logged or counted for them.

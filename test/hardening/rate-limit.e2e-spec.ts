@@ -12,7 +12,7 @@ import { RATE_LIMITED } from '../support/envelopes';
 
 const REDIS = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
 
-/** Issue 5.1: per-IP throttling of /sys/login, /auth/qrcode/verify and /sys/captcha. */
+/** Per-IP throttling of /sys/login, /auth/qrcode/verify and /sys/captcha. */
 describe.each(BACKENDS)('per-IP throttling on $name', (backend) => {
   let app: TestApp;
   let user: TestUser;
@@ -140,7 +140,7 @@ describe('per-IP throttling across two instances on MariaDB + Redis', () => {
       expect((await b.login('nobody', 'Whatever#1', { ip })).body.code).toBe('RATE_LIMITED');
       expect((await b.login('nobody', 'Whatever#1', { ip: '10.60.0.2' })).body.code).toBe('BAD_CREDENTIALS');
 
-      // The key is the contract's prefix + THROTTLE:, and is gone after the window.
+      // The key is the configured prefix + THROTTLE:, and is gone after the window.
       const raw = createClient({ url: REDIS });
       await raw.connect();
       try {

@@ -11,11 +11,11 @@ const REAUTH_REQUIRED = failure('REAUTH_REQUIRED', '请先验证身份');
 const MFA_CODE_INVALID = failure('MFA_CODE_INVALID', '动态验证码错误');
 
 /**
- * Contract §13, fresh proof for the second factor (step-up): a stolen token (or one a QR code made)
+ * Fresh proof for the second factor (step-up): a stolen token (or one a QR code made)
  * cannot enrol its own authenticator and shut the owner out until it proves the password (or a code)
  * at /sys/me/reauth; with reauthForAdmin, administrative changes ask the same.
  */
-describe.each(BACKENDS)('fresh proof, step-up (contract §13) on $name', (backend) => {
+describe.each(BACKENDS)('fresh proof, step-up on $name', (backend) => {
   let app: TestApp;
 
   beforeAll(async () => {
@@ -94,7 +94,7 @@ describe.each(BACKENDS)('fresh proof, step-up (contract §13) on $name', (backen
     expect((await reauthPassword(token, user.password)).body.code).toBe('OK');
     expect((await setup(token)).body.code).toBe('OK');
 
-    // A longer window, and a session renewed (spec 3.4) inside it keeps its proof.
+    // A longer window, and a session renewed inside it keeps its proof.
     await app.saveLoginStrategy({ reauthMinutes: 20 });
     const second = await app.token(user.username, user.password);
     app.clock.advance(16 * MINUTE);
@@ -145,7 +145,7 @@ describe.each(BACKENDS)('fresh proof, step-up (contract §13) on $name', (backen
     expect((await reauthPassword(token, WRONG)).body).toEqual(BAD_CREDENTIALS);
     expect(await locked(user)).toBe(true);
     expect((await app.post('/sys/me/info', {}, { token })).body).toEqual(NOT_LOGGED_IN);
-    // An automatic lock keeps the other sessions (contract §11); their proof is refused while locked.
+    // An automatic lock keeps the other sessions; their proof is refused while locked.
     app.clock.advance(6 * MINUTE);
     const whileLocked = await reauthPassword(other, user.password);
     expect(whileLocked.status).toBe(423);

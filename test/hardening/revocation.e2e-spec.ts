@@ -8,10 +8,10 @@ const MINUTE = 60_000;
 const DAY = 86_400_000;
 
 /**
- * Contract §11, what an outside probe broke: QR codes that outlived their session, automatic locks
+ * What an outside probe broke: QR codes that outlived their session, automatic locks
  * that logged the owner out, and a password change that let a stolen token guess the password.
  */
-describe.each(BACKENDS)('revocation and lockout (contract §11) on $name', (backend) => {
+describe.each(BACKENDS)('revocation and lockout on $name', (backend) => {
   let app: TestApp;
 
   beforeAll(async () => {
@@ -110,7 +110,7 @@ describe.each(BACKENDS)('revocation and lockout (contract §11) on $name', (back
       }
     });
 
-    it('an authorisation is audited: who authorised which new session, by session id (issue 11.12)', async () => {
+    it('an authorisation is audited: who authorised which new session, by session id', async () => {
       const user = await createActiveUser(app);
       const token = await app.token(user.username, user.password);
       const res = await verify(await generate(token));
@@ -216,7 +216,7 @@ describe.each(BACKENDS)('revocation and lockout (contract §11) on $name', (back
       }
     });
 
-    it('10 parallel wrong old passwords from one stolen token: one evaluated at a time (contract §13), the lock at exactly maxFailureTimes, never a 5xx', async () => {
+    it('10 parallel wrong old passwords from one stolen token: one evaluated at a time, the lock at exactly maxFailureTimes, never a 5xx', async () => {
       const user = await createActiveUser(app);
       const thief = await app.token(user.username, user.password);
       const oldPass = await app.encrypt('Guess#par1');

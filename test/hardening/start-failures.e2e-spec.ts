@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { buildService, freePort } from '../cluster/cluster-node';
 
 /*
- * Issue 16.2: a start that cannot succeed ends — within a bound, with a non-zero exit code — with
+ * A start that cannot succeed ends — within a bound, with a non-zero exit code — with
  * ONE line naming the variable to check, and no stack trace. Before, a port in use ended in a stack
  * trace, an unreachable Redis logged WARN ECONNREFUSED for ever without opening the port, and an
  * unreachable MySQL printed a stack trace for each of TypeORM's ten retries.

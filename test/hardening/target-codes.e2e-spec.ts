@@ -8,7 +8,7 @@ import { sha256hex, startApp, TestApp } from '../support/test-app';
 const tag = () => randomBytes(4).toString('hex');
 
 /**
- * Contract §13 "acting on an account needs all of its codes", and "unlock and enable change nothing
+ * "acting on an account needs all of its codes", and "unlock and enable change nothing
  * on an account that is not locked / not disabled". A narrow helpdesk permission must not reach the
  * accounts above its holder: with `sys:user:unlock` alone one could restart a `*` holder's failure
  * count after every few guesses, with `sys:user:mfaReset` alone strip its second factor.

@@ -32,7 +32,7 @@ function parseCsv(text: string): string[][] {
 
 interface CsvReply { status: number; headers: Record<string, unknown>; raw: Buffer; rows: string[][]; json: any }
 
-describe.each(BACKENDS)('log export of contract §10 on $name', (backend) => {
+describe.each(BACKENDS)('log export on $name', (backend) => {
   let app: TestApp;
   beforeAll(async () => {
     app = await startApp(backend);
@@ -99,7 +99,7 @@ describe.each(BACKENDS)('log export of contract §10 on $name', (backend) => {
     expect(await accounts({})).toEqual(['f-a', 'f-b', 'f-a']);
     expect(await accounts({ status: 'passwrong' })).toEqual(['f-a', 'f-b']);
     expect(await accounts({ account: 'f-a' })).toEqual(['f-a', 'f-a']);
-    // Contract §12: account and ip are prefixes, as in the list, with LIKE's wildcards taken literally.
+    // Account and ip are prefixes, as in the list, with LIKE's wildcards taken literally.
     expect(await accounts({ account: 'F-' })).toEqual(['f-a', 'f-b', 'f-a']);
     expect(await accounts({ account: 'f%' })).toEqual([]);
     expect(await accounts({ account: 'f_a' })).toEqual([]);

@@ -28,7 +28,7 @@ async function insertAuditRows(app: TestApp, times: number[], action = 'user.loc
 
 const count = async (app: TestApp, sql: string, params: unknown[] = []) => Number((await app.db.query(sql, params))[0].n);
 
-describe.each(BACKENDS)('log retention of contract §10 on $name', (backend) => {
+describe.each(BACKENDS)('log retention on $name', (backend) => {
   describe('with LOG_RETENTION_DAYS=30', () => {
     let app: TestApp;
     beforeAll(async () => {

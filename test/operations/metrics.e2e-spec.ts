@@ -20,7 +20,7 @@ function valueOf(text: string, series: string): number {
   return line ? Number(line.slice(series.length + 1)) : 0;
 }
 
-describe.each(BACKENDS)('metrics of contract §10 on $name', (backend) => {
+describe.each(BACKENDS)('metrics on $name', (backend) => {
   describe('without METRICS_TOKEN', () => {
     let app: TestApp;
     beforeAll(async () => {
@@ -62,7 +62,7 @@ describe.each(BACKENDS)('metrics of contract §10 on $name', (backend) => {
       expect(res.json()).toEqual(NOT_LOGGED_IN);
     });
 
-    it('answers the Prometheus text format with the contract\'s series and the process\'s default metrics', async () => {
+    it('answers the Prometheus text format with the documented series and the process\'s default metrics', async () => {
       await app.adminToken();
       const res = await scrape();
       expect(res.statusCode).toBe(200);
@@ -92,7 +92,7 @@ describe.each(BACKENDS)('metrics of contract §10 on $name', (backend) => {
       // The second wrong password in the window locks the account (maxFailureTimes 2).
       await app.login(user.username, 'Wrong#pass2', { ip: '10.77.66.55' });
       after = await metrics();
-      // Once: the lock by failures is also audited as user.lock by system (issue 17), which is no admin lock.
+      // Once: the lock by failures is also audited as user.lock by system, which is no admin lock.
       expect(delta('lps_account_locks_total{reason="failures"}')).toBe(1);
       expect(delta('lps_account_locks_total{reason="admin"}')).toBe(0);
       const audited = await app.admin('/sys/auditLog/list', { pageNum: 1, pageSize: 10, action: 'user.lock', target: user.id });

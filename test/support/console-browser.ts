@@ -110,7 +110,7 @@ export interface ConsoleBrowserSuiteOptions {
   /** Defaults of every newPage(). */
   page?: ConsolePageOptions;
   /**
-   * Collects the Content-Security-Policy violations of the pages (contract §11: there must be none);
+   * Collects the Content-Security-Policy violations of the pages (there must be none);
    * a scenario whose body passed then expects none.
    */
   checkCsp?: boolean;

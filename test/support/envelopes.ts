@@ -1,5 +1,5 @@
 /**
- * Contract §2 envelopes that carry no data, spelled out with the contract's words (not read from
+ * Envelopes that carry no data, spelled out with the published words (not read from
  * the service's own table, so a changed message fails the tests). Compare with toEqual.
  */
 export const failure = (code: string, message: string) => ({ success: false, code, message, data: null });

@@ -1,5 +1,5 @@
 /**
- * Contract §7: a VALIDATION_FAILED answer carries `data: { errors: [{ field, message }] }`, one entry
+ * A VALIDATION_FAILED answer carries `data: { errors: [{ field, message }] }`, one entry
  * per refused field; every other failure keeps `data: null`.
  */
 export function fieldErrorsOk(data: unknown, field?: string): boolean {

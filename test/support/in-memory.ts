@@ -31,7 +31,7 @@ const duplicate = (value: string) => Object.assign(new Error(`Duplicate entry '$
 /** A row as read without its hash (the column is select: false). */
 const withoutPassword = ({ password: _password, ...u }: UserEntity) => ({ ...u }) as UserEntity;
 
-/** Not soft-deleted (contract §12): every read but count leaves deleted rows out, as TypeORM's delete-date column does. */
+/** Not soft-deleted: every read but count leaves deleted rows out, as TypeORM's delete-date column does. */
 const live = (u: UserEntity | undefined): u is UserEntity => !!u && !u.deleteTime;
 
 export class InMemoryUserRepository implements Shape<UserRepository> {
@@ -253,7 +253,7 @@ export class InMemoryRoleRepository implements Shape<RoleRepository> {
 
 const copyRole = (r: RoleEntity): RoleEntity => ({ ...r, permissions: [...r.permissions] });
 
-/** Contract §12 user states, as the SQL of user.repository.ts's statePredicate says them. */
+/** User states, as the SQL of user.repository.ts's statePredicate says them. */
 function inState(u: UserEntity, { state, now, passwordExpireDays }: NonNullable<UserFilter['state']>): boolean {
   const locked = !!u.locked && !unlockDue({ locked: true, unlockTime: u.unlockTime }, now);
   const expiry = passwordExpiresAt(u, passwordExpireDays);
@@ -322,7 +322,7 @@ export class InMemoryLoginLogRepository implements Shape<LoginLogRepository> {
 
   private matching(filter: LoginLogFilter): LoginLogEntity[] {
     return this.newestFirst(this.rows.filter((r) =>
-      // Contract §12: account and ip are prefixes (LIKE is case-insensitive for ASCII on both databases).
+      // Account and ip are prefixes (LIKE is case-insensitive for ASCII on both databases).
       (!filter.account || r.account.toLowerCase().startsWith(filter.account.toLowerCase())) && (!filter.status || r.status === filter.status)
       && (!filter.loginType || r.loginType === filter.loginType) && (!filter.ip || r.ip.startsWith(filter.ip))
       && (!filter.from || r.loginTime >= filter.from) && (!filter.to || r.loginTime <= filter.to)));

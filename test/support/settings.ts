@@ -1,6 +1,6 @@
 import type { TestApp } from './test-app';
 
-/** Spec 2.1 defaults, setting group user_login_strategy. */
+/** Defaults, setting group user_login_strategy. */
 export const LOGIN_DEFAULTS = {
   sessionExpireMinutes: 30,
   tempSessionExpireMinutes: 5,
@@ -19,7 +19,7 @@ export const LOGIN_DEFAULTS = {
   reauthForAdmin: false,
 };
 
-/** Spec 2.2 defaults, setting group user_strategy. */
+/** Defaults, setting group user_strategy. */
 export const USER_DEFAULTS = {
   passwordExpireDays: 90,
   expireNotifyDays: 10,
@@ -30,14 +30,14 @@ export const USER_DEFAULTS = {
   includeNumber: true,
   includeSymbol: true,
   forceUpdatePassword: false,
-  // Contract §9.
+  // The checks of a user's own change.
   passwordHistoryCount: 0,
   rejectCommonPasswords: false,
   rejectAccountInPassword: false,
   dormantDays: 0,
 };
 
-/** The complexity fields of spec 2.2 at their defaults. */
+/** The complexity fields at their defaults. */
 export const COMPLEXITY_DEFAULTS = {
   minPasswordLength: USER_DEFAULTS.minPasswordLength,
   maxPasswordLength: USER_DEFAULTS.maxPasswordLength,
@@ -47,7 +47,7 @@ export const COMPLEXITY_DEFAULTS = {
   includeSymbol: USER_DEFAULTS.includeSymbol,
 };
 
-/** What /sys/strategy/user/rules answers on a fresh start: the complexity fields and contract §9's checks. */
+/** What /sys/strategy/user/rules answers on a fresh start: the complexity fields and the own-change checks. */
 export const PASSWORD_RULE_DEFAULTS = {
   ...COMPLEXITY_DEFAULTS,
   passwordHistoryCount: USER_DEFAULTS.passwordHistoryCount,
@@ -58,15 +58,15 @@ export const PASSWORD_RULE_DEFAULTS = {
 export type LoginSettings = typeof LOGIN_DEFAULTS;
 export type UserSettings = typeof USER_DEFAULTS;
 
-/** A whole login group: the spec defaults with `overrides`. */
+/** A whole login group: the defaults with `overrides`. */
 export const loginSettings = (overrides: Partial<LoginSettings> = {}): LoginSettings => ({ ...LOGIN_DEFAULTS, ...overrides });
 
-/** A whole user group: the spec defaults with `overrides`. */
+/** A whole user group: the defaults with `overrides`. */
 export const userSettings = (overrides: Partial<UserSettings> = {}): UserSettings => ({ ...USER_DEFAULTS, ...overrides });
 
 /**
- * Saves both groups whole (through the admin API, as an operator would): the spec defaults with
- * the given overrides, so that a test starts from spec 2.1 / 2.2 whatever the one before changed.
+ * Saves both groups whole (through the admin API, as an operator would): the defaults with
+ * the given overrides, so that a test starts from the defaults whatever the one before changed.
  */
 export async function saveSettings(app: TestApp, overrides: { login?: Partial<LoginSettings>; user?: Partial<UserSettings> } = {}): Promise<void> {
   await app.saveLoginStrategy(loginSettings(overrides.login));

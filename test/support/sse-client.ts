@@ -75,7 +75,7 @@ export class SseClient {
   }
 }
 
-/** A one-time stream ticket of POST /sys/message/streamTicket (contract §11), insisting on success. */
+/** A one-time stream ticket of POST /sys/message/streamTicket, insisting on success. */
 export async function streamTicket(app: TestApp, token: string): Promise<string> {
   const res = await app.post<{ ticket: string }>('/sys/message/streamTicket', {}, { token });
   expect(res.body).toMatchObject({ success: true, code: 'OK', data: { ticket: expect.any(String) } });

@@ -18,7 +18,7 @@ import type { LoginSettings, UserSettings } from './settings';
 
 export const ADMIN_PASSWORD = 'Admin@12345';
 
-/** Contract §6: sessions and permission caches are keyed by the SHA-256 of the token (the Redis store adds the prefix). */
+/** Sessions and permission caches are keyed by the SHA-256 of the token (the Redis store adds the prefix). */
 export const sha256hex = (token: string): string => createHash('sha256').update(token).digest('hex');
 export const tokenKey = (token: string): string => `AUTH_TOKEN:${sha256hex(token)}`;
 export const permsKey = (token: string): string => `AUTH_PERMS:${sha256hex(token)}`;
@@ -122,7 +122,7 @@ export class TestApp {
     if (!res.body.success) throw new Error(`user strategy save failed: ${res.body.message}`);
   }
 
-  /** The stored session of a token (contract §6), or null when there is none. */
+  /** The stored session of a token, or null when there is none. */
   async sessionOf(token: string): Promise<any> {
     const raw = await this.store.get(tokenKey(token));
     return raw === null || raw === undefined ? null : JSON.parse(raw);

@@ -20,7 +20,7 @@ for (const [name, component] of Object.entries(Icons)) app.component(name, compo
 // A session that expired, was kicked out or lost its IP: back to the login page with the server's message.
 // KICKED_OUT is another login (multiOnline off, maxSessionsPerUser): the server's text says so. An
 // administrator's kick-out, lock, disable or reset deletes the session, which then answers NOT_LOGGED_IN
-// like an expired one; the console tells them apart by the time its session had left (issue 17).
+// like an expired one; the console tells them apart by the time its session had left.
 onSessionEnd((error) => {
   settleProof(false);
   const auth = useAuthStore(pinia);

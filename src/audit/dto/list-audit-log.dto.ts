@@ -22,7 +22,7 @@ export class ListAuditLogDto extends PagingDto {
   endTime?: string;
 }
 
-/** Contract §10: /sys/auditLog/export takes the list's filters without paging. */
+/** /sys/auditLog/export takes the list's filters without paging. */
 export class ExportAuditLogDto extends OmitType(ListAuditLogDto, ['pageNum', 'pageSize'] as const) {}
 
 /** A row of /sys/auditLog/list. */

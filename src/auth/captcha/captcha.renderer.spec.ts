@@ -11,7 +11,7 @@ async function pixels(png: Buffer): Promise<{ width: number; height: number; dat
   return { width: image.width, height: image.height, data: ctx.getImageData(0, 0, image.width, image.height).data };
 }
 
-describe('captcha renderer (contract §11)', () => {
+describe('captcha renderer', () => {
   it('draws 4 characters from a set without 0/O/o, 1/I/i/l/L', () => {
     expect(CAPTCHA_CHARS).not.toMatch(/[0oO1iIlL]/);
     const texts = Array.from({ length: 300 }, () => captchaText());

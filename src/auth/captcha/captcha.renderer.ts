@@ -27,7 +27,7 @@ export function captchaText(size = CAPTCHA_SIZE): string {
 }
 
 /**
- * Contract §11: the captcha is a raster image whose text cannot be read from its structure.
+ * The captcha is a raster image whose text cannot be read from its structure.
  * The glyphs are drawn one by one with their own size, slant, rotation and colour, crossed
  * by curves, then the whole picture is warped along two random waves and speckled, so
  * neither the PNG's bytes nor a clean glyph template tell the characters.

@@ -10,8 +10,9 @@ import { captchaText, renderCaptcha } from './captcha.renderer';
 export const CAPTCHA_TTL_MS = 3 * 60_000;
 
 /**
- * Spec 4.1 step 1 / 8: a captcha lives 3 minutes and is deleted by its first use.
- * Contract §11: `img` is a PNG data URL (see captcha.renderer.ts); the text is compared case-insensitively.
+ * A captcha lives 3 minutes and is deleted by its first use, right or wrong, so that one image
+ * buys one guess.
+ * `img` is a PNG data URL (see captcha.renderer.ts); the text is compared case-insensitively.
  */
 @Injectable()
 export class CaptchaService {

@@ -28,12 +28,12 @@ export class LoginResultDto {
   @ApiProperty() tempUser: boolean;
   @ApiProperty() forceUpdatePassword: boolean;
   @ApiProperty() tip: string;
-  @ApiProperty({ description: 'contract §8: finish with POST /sys/login/mfa { mfaToken, code }' }) mfaRequired: boolean;
+  @ApiProperty({ description: 'Finish with POST /sys/login/mfa { mfaToken, code }' }) mfaRequired: boolean;
   @ApiProperty({ type: String, nullable: true, description: 'valid 5 minutes, consumed by the first right code' }) mfaToken: string | null;
-  @ApiProperty({ description: 'contract §8: mfaMode 2, not enrolled: the temporary token reaches /sys/me/mfa/setup and enable' }) mfaSetupRequired: boolean;
+  @ApiProperty({ description: 'MfaMode 2, not enrolled: the temporary token reaches /sys/me/mfa/setup and enable' }) mfaSetupRequired: boolean;
 }
 
-/** Contract §8: the second step of a password login. */
+/** The second step of a password login. */
 export class MfaLoginDto {
   @ApiProperty({ description: 'from the login result' })
   @IsString() @MinLength(16) @MaxLength(128) @Matches(/^[A-Za-z0-9_-]+$/, { message: '$property must be the mfaToken of the login result' })
@@ -52,7 +52,7 @@ export class CaptchaResultDto {
   img: string | null;
 }
 
-/** Contract §3: the key every password field is encrypted under. */
+/** The key every password field is encrypted under. */
 export class PublicKeyDto {
   @ApiProperty() keyId: string;
   @ApiProperty({ example: 'RSA-OAEP-256' }) algorithm: string;

@@ -11,7 +11,7 @@ const settings = (passwordExpireDays: number, expireNotifyDays: number, loginStr
 });
 const at = (ms: number) => new Date(created.getTime() + ms);
 
-describe('step 6: password expiry (spec 3.3)', () => {
+describe('step 6: password expiry', () => {
   const changed = { passwordUpdateTime: created, createTime: new Date('2025-01-01T00:00:00Z') };
 
   it('is not expired at exactly last change + passwordExpireDays ("later than"), expired 1 ms after', () => {

@@ -6,9 +6,9 @@ import { DAY_MS, passwordExpiresAt } from '../../user-account/password-expiry';
 import type { UserEntity } from '../../user-account/user.entity';
 
 /**
- * The rules of spec 4.1 steps 6, 7 and 10 as pure functions: what the step decides from what the
- * login tail read. No I/O, so each is specified alone (login-steps.spec.ts); LoginService reads,
- * writes and runs them in the spec's order.
+ * The rules of login steps 6, 7 and 10 (numbered as in LoginService) as pure functions: what the
+ * step decides from what the login tail read. No I/O, so each is specified alone
+ * (login-steps.spec.ts); LoginService reads, writes and runs them in their order.
  */
 
 /** What the token will be and what the client is told: steps 6 and 7 shape it, step 9 issues it. */
@@ -21,7 +21,7 @@ export interface Outcome {
 export const UNUSUAL_IP_SAMPLE = 3;
 
 /**
- * Step 6 / spec 3.3: expired when now is later than (last change or creation) + passwordExpireDays;
+ * Step 6: expired when now is later than (last change or creation) + passwordExpireDays;
  * then refused, forced to change (temporary token) or told, by loginStrategyWhenExpire. Not yet
  * expired but within expireNotifyDays: told how many days are left.
  */

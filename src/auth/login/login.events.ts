@@ -1,6 +1,6 @@
 import { bilingual } from '../../common/texts';
 
-/** Spec 4.2 / 4.1 step 10: login from none of the latest 3 successful IPs. */
+/** Login step 10: login from none of the latest 3 successful IPs. */
 export class UnusualIpEvent {
   static readonly NAME = 'auth.unusual-ip';
   readonly hint = bilingual('notification.unusualIpHint');
@@ -12,7 +12,7 @@ export class UnusualIpEvent {
   ) {}
 }
 
-/** Spec 4.1 step 9: a token was stored (contract §10 lps_sessions_issued_total{temp}). */
+/** A token was stored (lps_sessions_issued_total{temp}). */
 export class SessionIssuedEvent {
   static readonly NAME = 'auth.session-issued';
   constructor(readonly temp: boolean) {}
@@ -20,7 +20,7 @@ export class SessionIssuedEvent {
 
 /**
  * A password login (POST /sys/login) answered, whatever the outcome, after this many seconds
- * (contract §10 lps_login_duration_seconds). Carries no account: nothing of it may become a label.
+ * (lps_login_duration_seconds). Carries no account: nothing of it may become a label.
  */
 export class LoginAnsweredEvent {
   static readonly NAME = 'auth.login-answered';

@@ -58,7 +58,7 @@ class FakeHasher extends PasswordHasher {
   }
 }
 
-describe('LoginService (spec 4.1, contract §5)', () => {
+describe('LoginService', () => {
   let clock: FakeClock;
   let store: MemoryKvStore;
   let repos: InMemoryRepositories;
@@ -183,7 +183,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
     });
   });
 
-  describe('an account deleted while its login runs (contract §12)', () => {
+  describe('an account deleted while its login runs', () => {
     const deleteAfter = (spy: jest.SpyInstance, method: (...args: any[]) => Promise<unknown>) =>
       spy.mockImplementationOnce(async (...args: any[]) => {
         const result = await method(...args);
@@ -211,7 +211,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
     });
   });
 
-  describe('lock (spec 3.1, contract §5)', () => {
+  describe('lock', () => {
     it('a locked account is refused before its password is compared, and the attempt is not a failure', async () => {
       addUser({ locked: true, unlockTime: new Date(clock.nowMs() + 10 * MINUTE) });
       expect(await attempt({ password: 'wrong' })).toBe(ErrorCode.ACCOUNT_LOCKED);
@@ -249,7 +249,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
       expect(await attempt()).toBe('ok');
     });
 
-    it('maxFailureTimes wrong passwords lock the account for lockMinutes and keep its live sessions (contract §11)', async () => {
+    it('maxFailureTimes wrong passwords lock the account for lockMinutes and keep its live sessions', async () => {
       addUser();
       const before = await service.login(req());
       expect(await attempt({ password: 'wrong' })).toBe(ErrorCode.BAD_CREDENTIALS);
@@ -264,7 +264,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
       expect(await codeOf(sessions.resolve(before.accessToken!))).toBe('ok');
       expect(await attempt()).toBe(ErrorCode.ACCOUNT_LOCKED);
 
-      // Issue 17: the lock is an event: the failure that locked carries ACCOUNT_LOCKED (its text stays
+      // The lock is an event: the failure that locked carries ACCOUNT_LOCKED (its text stays
       // the answer the client got), the earlier ones their own code; and system audits user.lock.
       expect(log.rows.map((r) => [r.status, r.failureCode, r.failureReason])).toEqual([
         ['success', null, null],
@@ -323,7 +323,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
     });
   });
 
-  describe('the compare runs outside the mutex (issue 13.3): what changed meanwhile decides, as in a serial order', () => {
+  describe('the compare runs outside the mutex: what changed meanwhile decides, as in a serial order', () => {
     it('a password reset during a right compare: compared again with the new hash, so the old password is wrong and counts', async () => {
       addUser();
       hasher.meanwhile = () => { row().password = 'hash:New-pass2'; };
@@ -368,7 +368,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
     });
   });
 
-  describe('password expiry (step 6, spec 3.3)', () => {
+  describe('password expiry (step 6)', () => {
     const expired = () => addUser({ passwordUpdateTime: new Date(clock.nowMs() - 90 * DAY - 1) });
 
     it('loginStrategyWhenExpire = 3: refused with ACCOUNT_EXPIRED, logged expired, no session', async () => {
@@ -457,7 +457,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
       expect(seen).toEqual([expect.objectContaining({ userId: 'u1', ip: '9.9.9.9' })]);
     });
   });
-  describe('QR-code login (spec 4.4, contract §11)', () => {
+  describe('QR-code login', () => {
     const ticks = async (n = 20) => {
       for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
     };
@@ -477,7 +477,7 @@ describe('LoginService (spec 4.1, contract §5)', () => {
       expect(result).toEqual({ accessToken: expect.any(String), tempUser: false, forceUpdatePassword: false, tip: '', mfaRequired: false, mfaToken: null, mfaSetupRequired: false });
       expect((await sessions.resolve(result.accessToken!)).session).toMatchObject({ userId: 'u1', temp: 0, ip: '10.7.7.7' });
       expect(log.rows.at(-1)).toMatchObject({ userId: 'u1', account: 'zhangsan', loginType: LoginTypes.QRCODE, status: LoginStatus.SUCCESS });
-      // Issue 11.12: who authorised which new session, by session id (never a token).
+      // Who authorised which new session, by session id (never a token).
       expect(audited).toEqual([{
         action: 'qrcode.authorize', actorId: 'u1', actorName: 'zhangsan', targetId: 'u1', targetName: 'zhangsan', ip: '10.7.7.7',
         detail: { authorizedBy: tokenHash, session: hashToken(result.accessToken!) },

@@ -38,10 +38,10 @@ export interface LoginResult {
   tempUser: boolean;
   forceUpdatePassword: boolean;
   tip: string;
-  /** Contract §8: steps 8–11 wait for POST /sys/login/mfa with this mfaToken. */
+  /** Steps 8–11 wait for POST /sys/login/mfa with this mfaToken. */
   mfaRequired: boolean;
   mfaToken: string | null;
-  /** Contract §8: mfaMode 2 and not enrolled; the temporary token reaches the enrolment. */
+  /** mfaMode 2 and not enrolled; the temporary token reaches the enrolment. */
   mfaSetupRequired: boolean;
 }
 
@@ -71,10 +71,10 @@ export interface LoginWay {
    * password login compares before the tail (PasswordProof) and leaves it out.
    */
   password?: string;
-  /** Spec 4.1 step 10 runs for password logins; a code from a known device raises no IP alert. */
+  /** Runs for password logins; a code from a known device raises no IP alert. */
   unusualIpCheck: boolean;
   /**
-   * The way already proved a second factor (contract §8): the QR code (the authorising device
+   * The way already proved a second factor: the QR code (the authorising device
    * passed it) and the resumed /sys/login/mfa. The second-factor step then asks nothing.
    */
   secondFactorProven?: boolean;
@@ -92,13 +92,13 @@ export interface LoginWay {
 
 /**
  * What a way in proves with, inside the account's login mutex: the account as it is now and the
- * tail's own checks, each logging its refusal as the spec wants.
+ * tail's own checks, each writing its refusal to the login log.
  */
 export interface LoginChecks {
   /** The account as last read (reread() reads it again, inside the mutex). */
   readonly user: UserEntity;
   reread(): Promise<void>;
-  /** Step 4 / spec 3.1. */
+  /** Step 4: the lock. */
   checkLock(): Promise<void>;
   /** Step 5. */
   checkDisabled(): Promise<void>;
@@ -149,8 +149,12 @@ interface Attempt extends Outcome {
 }
 
 /**
- * Spec 4.1, one named step per rule, in the spec's order — except that the lock check runs
- * before the password compare (contract §5, deliberate deviation). The first failing step ends
+ * One named step per rule, numbered in the order the rules come: 1 parameters and captcha,
+ * 2 find the user, 3 password, 4 lock, 5 disabled, 6 password expiry, 7 first login,
+ * 8 multi-device kick-out, 9 store the token, 10 unusual IP, 11 login log. The lock check runs
+ * before the password compare, a deliberate deviation: were it after, a locked account would
+ * answer "locked" only to the right password, telling someone who keeps guessing when a guess
+ * was right. The first failing step ends
  * the request by throwing. Every way in (the password here, the QR code in QrcodeService, and
  * those a module adds) proves the user its own way and then runs the same tail: complete().
  */
@@ -198,9 +202,9 @@ export class LoginService {
     for (;;) {
       let right: RightPassword;
       try {
-        right = await this.verifyPassword(userId, way, req.password); // 4, then 3 (contract §5)
+        right = await this.verifyPassword(userId, way, req.password); // 4, then 3
       } catch (err) {
-        // Deleted since its lookup (contract §12): answered as an account nobody holds, not NOT_FOUND.
+        // Deleted since its lookup: answered as an account nobody holds, not NOT_FOUND.
         if (isNotFound(err)) return this.unknownAccount(req);
         throw err;
       }
@@ -246,7 +250,7 @@ export class LoginService {
         }
         await this.applyMultiDevice(a); // 8
         await this.storeToken(a); // 9
-        // Contract §9 dormantDays counts from here; inside the mutex, like the dormant job's disable.
+        // dormantDays counts from here; inside the mutex, like the dormant job's disable.
         await this.accounts.recordLogin(a.user.id, this.clock.now());
       });
       if (a.held) return a.held;
@@ -327,7 +331,7 @@ export class LoginService {
     a.now = this.clock.now();
   }
 
-  /** Step 4 / spec 3.1: refuse while locked; a lock whose unlock time has passed ends here. */
+  /** Step 4: refuse while locked; a lock whose unlock time has passed ends here. */
   private async checkLock(a: Attempt): Promise<void> {
     if (!(await this.accounts.stillLocked(a.user))) return;
     if (a.way.password !== undefined) await this.hasher.burn(a.way.password);
@@ -335,7 +339,7 @@ export class LoginService {
   }
 
   /**
-   * Steps 4 and 3 / spec 3.1, outside the account's mutex but in one of its compare slots
+   * Steps 4 and 3, outside the account's mutex but in one of its compare slots
    * (PasswordProof): refused while locked, before the compare; a wrong password is logged, counted
    * in the window, may lock, and is notified. A right one comes back with its slot still held.
    */
@@ -357,7 +361,7 @@ export class LoginService {
     if (a.user.disabled) await this.fail(a, LoginStatus.DISABLED, ErrorCode.ACCOUNT_DISABLED);
   }
 
-  /** Step 6 / spec 3.3 (the rule: passwordExpiryStep). */
+  /** Step 6 (the rule: passwordExpiryStep). */
   private async checkPasswordExpiry(a: Attempt): Promise<void> {
     const outcome = passwordExpiryStep(a.user, a, a.now, a);
     if (outcome === 'refuse') await this.fail(a, LoginStatus.EXPIRED, ErrorCode.ACCOUNT_EXPIRED);
@@ -366,7 +370,7 @@ export class LoginService {
 
   /**
    * Step 8: one device only → every other token of the user is kicked out. Several devices and
-   * maxSessionsPerUser (contract §9) → the oldest, so that with this login at most that many remain.
+   * maxSessionsPerUser → the oldest, so that with this login at most that many remain.
    */
   private async applyMultiDevice(a: Attempt): Promise<void> {
     if (!a.login.multiOnline) await this.sessions.kickOutOthers(a.user.id, null);

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
 import { columnsFor } from '../migration-columns';
 
-/** The whole schema of contract §6, written once for SQLite and MySQL/MariaDB alike. */
+/** The whole first schema, written once for SQLite and MySQL/MariaDB alike. */
 export class InitSchema1763900000000 implements MigrationInterface {
   name = 'InitSchema1763900000000';
 

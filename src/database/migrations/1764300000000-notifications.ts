@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
 import { columnsFor } from '../migration-columns';
 
-/** Issue 3: the notification outbox, the site message centre and the password-expiry reminder keys. */
+/** The notification outbox, the site message centre and the password-expiry reminder keys. */
 export class Notifications1764300000000 implements MigrationInterface {
   name = 'Notifications1764300000000';
 

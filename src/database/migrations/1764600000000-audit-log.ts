@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
 import { columnsFor } from '../migration-columns';
 
-/** Issue 5.6: the audit log of administrative actions. */
+/** The audit log of administrative actions. */
 export class AuditLog1764600000000 implements MigrationInterface {
   name = 'AuditLog1764600000000';
 

@@ -3,7 +3,7 @@ import { IDENTIFIER_KINDS, normaliseIdentifier } from '../../user-account/user-i
 import { columnsFor } from '../migration-columns';
 
 /**
- * Contract §11 "login identifiers are unique across fields", compared the same way on SQLite and
+ * "login identifiers are unique across fields", compared the same way on SQLite and
  * MariaDB: the table sys_user_identifier (one row per user name, mobile and e-mail, keyed by the
  * normalised value), filled from the existing users; and, on MariaDB, the identifier and role-code
  * columns compare bytes as SQLite does (the default collation folds case and accents).
@@ -30,7 +30,7 @@ export class UserIdentifiers1764900000000 implements MigrationInterface {
     await q.createIndex('sys_user_identifier', new TableIndex({ name: 'idx_user_identifier_user', columnNames: ['user_id'] }));
 
     // Existing users, oldest first, all user names before any mobile, mobiles before e-mails: the
-    // order of the contract §5 lookup, so that a login that worked before finds the same account.
+    // order of the login lookup (user name, mobile, e-mail), so that a login that worked before finds the same account.
     // A value another user already holds stays with that user (before this rule, SQLite allowed
     // `Admin` beside `admin`, and a user name equal to another user's mobile).
     const users: { id: string; username: string; mobile: string | null; email: string | null }[] =

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
 import { columnsFor } from '../migration-columns';
 
-/** Contract §8: the TOTP second factor and its recovery codes. */
+/** The TOTP second factor and its recovery codes. */
 export class Mfa1765100000000 implements MigrationInterface {
   name = 'Mfa1765100000000';
 

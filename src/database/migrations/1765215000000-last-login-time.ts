@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
 import { columnsFor } from '../migration-columns';
 
-/** Contract §9 dormantDays: when each user last logged in successfully (null: never, or before this column). */
+/** dormantDays: when each user last logged in successfully (null: never). */
 export class LastLoginTime1765215000000 implements MigrationInterface {
   name = 'LastLoginTime1765215000000';
 

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
 import { columnsFor } from '../migration-columns';
 
-/** Contract §9 passwordHistoryCount: the hashes of users' previous passwords. */
+/** passwordHistoryCount: the hashes of users' previous passwords. */
 export class PasswordHistory1765220000000 implements MigrationInterface {
   name = 'PasswordHistory1765220000000';
 

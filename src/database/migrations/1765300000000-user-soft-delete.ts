@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
 import { columnsFor } from '../migration-columns';
 
-/** Contract §12 /sys/user/delete: a soft delete keeps the row (identifiers stay taken, log rows keep their user). */
+/** /sys/user/delete: a soft delete keeps the row (identifiers stay taken, log rows keep their user). */
 export class UserSoftDelete1765300000000 implements MigrationInterface {
   name = 'UserSoftDelete1765300000000';
 

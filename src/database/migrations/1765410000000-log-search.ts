@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
 import { columnsFor } from '../migration-columns';
 
 /**
- * Issue 17 (logs): the code of a login failure next to its text, and the indexes that serve the
+ * (logs): the code of a login failure next to its text, and the indexes that serve the
  * prefix filters (`LIKE 'x%' ESCAPE '!'`) of the login log and the audit log.
  *
  * SQLite uses an index for LIKE only when the index has the collation LIKE compares with: NOCASE

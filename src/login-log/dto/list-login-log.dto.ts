@@ -6,7 +6,7 @@ import { PagingDto } from '../../common/paging.dto';
 import { LoginStatus, LoginTypes } from '../login-log.entity';
 
 export class ListLoginLogDto extends PagingDto {
-  @ApiPropertyOptional({ description: 'contract §12: a prefix of the account as typed (`adm` finds `admin`)' })
+  @ApiPropertyOptional({ description: 'A prefix of the account as typed (`adm` finds `admin`)' })
   @Optional() @IsString() @MaxLength(128)
   account?: string;
 
@@ -16,7 +16,7 @@ export class ListLoginLogDto extends PagingDto {
   @ApiPropertyOptional({ enum: LoginTypes, enumName: 'LoginType' }) @Optional() @IsIn(Object.values(LoginTypes))
   loginType?: LoginTypes;
 
-  @ApiPropertyOptional({ description: 'contract §12: a prefix of the IP (`127.0` finds `127.0.0.1`)' })
+  @ApiPropertyOptional({ description: 'A prefix of the IP (`127.0` finds `127.0.0.1`)' })
   @Optional() @IsString() @MaxLength(64)
   ip?: string;
 
@@ -27,10 +27,10 @@ export class ListLoginLogDto extends PagingDto {
   endTime?: string;
 }
 
-/** Contract §10: /sys/loginLog/export takes the list's filters without paging. */
+/** /sys/loginLog/export takes the list's filters without paging. */
 export class ExportLoginLogDto extends OmitType(ListLoginLogDto, ['pageNum', 'pageSize'] as const) {}
 
-/** A row of /sys/loginLog/list (contract §4 row fields, plus its id). */
+/** A row of /sys/loginLog/list (row fields, plus its id). */
 export class LoginLogRowDto {
   @ApiProperty() id: string;
   @ApiProperty() account: string;

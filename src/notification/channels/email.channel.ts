@@ -9,7 +9,7 @@ import { NOTIFICATION_LOCALE } from '../notification.constants';
 import { NotificationRecipients } from '../notification-recipients';
 import { EmailTemplates } from './email-templates';
 
-/** Spec 4.2 `email`: to the user's mailbox, from a template, over SMTP_URL (contract §1). */
+/** `email`: to the user's mailbox, from a template, over SMTP_URL. */
 @Injectable()
 export class EmailChannel extends NotificationChannel {
   readonly name = 'email' as const;

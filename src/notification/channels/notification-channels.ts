@@ -5,9 +5,9 @@ import { NOTIFICATION_CHANNELS, NotificationChannel } from '../notification.type
 const CHANNEL_NAME = /^[a-z][a-z0-9-]{0,15}$/;
 
 /**
- * Every channel the outbox delivers to, by name: the spec's three (email, sms, site) and those a
+ * Every channel the outbox delivers to, by name: the built-in three (email, sms, site) and those a
  * module adds with use() — a security team's webhook, a chat robot. The strategy's
- * sendMsgWhenError* fields choose among the spec's three only (spec 2.1); a module that adds a
+ * sendMsgWhenError* fields choose among the built-in three only; a module that adds a
  * channel also decides when to send to it (NotificationService.notify with its name), and gets the
  * outbox's durability, retries and statuses for free.
  */

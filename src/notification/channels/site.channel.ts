@@ -5,7 +5,7 @@ import { contentAsText, notificationContent } from '../notification-content';
 import { NOTIFICATION_LOCALE } from '../notification.constants';
 import { Delivery, NotificationChannel } from '../notification.types';
 
-/** Spec 4.2 `site`: into the user's message centre (sys_message), pushed to open SSE streams. */
+/** `site`: into the user's message centre (sys_message), pushed to open SSE streams. */
 @Injectable()
 export class SiteChannel extends NotificationChannel {
   readonly name = 'site' as const;

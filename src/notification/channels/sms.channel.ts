@@ -8,7 +8,7 @@ import {
 } from '../notification.types';
 import { SmsProvider } from './sms.provider';
 
-/** Spec 4.2 `sms`: to the user's mobile number through the configured SmsProvider. */
+/** `sms`: to the user's mobile number through the configured SmsProvider. */
 @Injectable()
 export class SmsChannel extends NotificationChannel {
   readonly name = 'sms' as const;

@@ -11,7 +11,7 @@ export interface SmsMessage {
   kind: string;
 }
 
-/** Port for an SMS gateway; the shipped one is a JSON webhook (contract §1 SMS_WEBHOOK_URL). */
+/** Port for an SMS gateway; the shipped one is a JSON webhook (SMS_WEBHOOK_URL). */
 export abstract class SmsProvider {
   abstract readonly configured: boolean;
   abstract send(message: SmsMessage): Promise<void>;

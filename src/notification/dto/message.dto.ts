@@ -17,7 +17,7 @@ export class ReadMessagesDto {
   ids: string[];
 }
 
-/** A site message as the API and the SSE stream show it (contract §4: rows carry their id). */
+/** A site message as the API and the SSE stream show it (rows carry their id). */
 export class SiteMessageDto {
   @ApiProperty() id: string;
   @ApiProperty({ enum: NotificationKind, enumName: 'MessageKind' }) kind: NotificationKind;

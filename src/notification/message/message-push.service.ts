@@ -15,11 +15,11 @@ interface Pushed {
 }
 
 const HEARTBEAT_MS = 25_000;
-/** Contract §11: a stream ends within a second of its session. */
+/** A stream ends within a second of its session. */
 const SESSION_CHECK_MS = 500;
 
 /**
- * Real-time half of spec 4.2 `site`. New messages go out on MESSAGE_PUSH_CHANNEL
+ * Real-time half of the `site` channel (the message centre). New messages go out on MESSAGE_PUSH_CHANNEL
  * (process memory, or Redis pub/sub across instances); every instance writes
  * them to the SSE streams it holds for that user. Every stream holds a slot of
  * the caps (StreamSlots) from before it opens until it closes.
@@ -101,7 +101,7 @@ export class MessagePushService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Contract §11 "Streams end with their session": every open stream's session is looked up twice a
+   * Every open stream's session is looked up twice a
    * second (one store read per session, whichever instance or path ended it: logout, kick-out, lock,
    * disable, reset, password change, expiry), and the stream of a session that has ended is closed
    * with an `end` event saying why. In the same pass, one read of this instance's stream slots ends

@@ -12,7 +12,7 @@ import { MessageStream } from './message-stream';
 import { MessageService } from './message.service';
 import { ApiDoc } from '../../common/api-docs';
 
-/** Contract §4 /sys/message/*: the caller's own site messages, and their real-time stream. */
+/** /sys/message/*: the caller's own site messages, and their real-time stream. */
 @ApiTags('messages')
 @ApiSecurity('Admin-Token')
 @Controller('sys/message')
@@ -36,8 +36,8 @@ export class MessageController {
   }
 
   /**
-   * Contract §11: a one-time ticket for GET /sys/message/stream?ticket=…, valid 30 s, tied to the
-   * calling session. A temporary token does not get one (TEMP_URIS, spec 5.4).
+   * A one-time ticket for GET /sys/message/stream?ticket=…, valid 30 s, tied to the
+   * calling session. A temporary token does not get one (TEMP_URIS).
    */
   @Post('streamTicket') @HttpCode(200)
   @ApiDoc('One-time ticket (30 s) for opening the message stream from a browser', { data: StreamTicketDto })

@@ -3,7 +3,7 @@ import { DATETIME } from '../../common/datetime';
 import { NotificationKind } from '../notification.types';
 
 /**
- * `sys_message`: the site channel's message centre (spec 4.2 "history viewable").
+ * `sys_message`: the site channel's message centre.
  * A message delivered from the outbox takes the outbox row's id, so a retried
  * delivery can never store it twice.
  */

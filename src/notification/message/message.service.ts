@@ -7,7 +7,7 @@ import { MessageRepository } from './message.repository';
 import { MessagePushService } from './message-push.service';
 import { MessageView, NewMessage } from './message.types';
 
-/** The message centre of spec 4.2 `site`: store, list, mark read, and push new ones. */
+/** The message centre behind the `site` channel: store, list, mark read, and push new ones. */
 @Injectable()
 export class MessageService {
   private readonly logger = new Logger('Notification');

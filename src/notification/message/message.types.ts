@@ -1,6 +1,6 @@
 import { NotificationKind } from '../notification.types';
 
-/** A site message as the API and the SSE stream show it (contract §4: rows carry their id). */
+/** A site message as the API and the SSE stream show it (rows carry their id). */
 export interface MessageView {
   id: string;
   kind: NotificationKind;

@@ -132,7 +132,7 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.outcome(row, 'retry');
   }
 
-  /** Contract §10: the outcome once recorded (an outcome that could not be recorded is not counted). */
+  /** The outcome once recorded (an outcome that could not be recorded is not counted). */
   private outcome(row: NotificationEntity, outcome: NotificationOutcome): void {
     this.events.emit(NotificationOutcomeEvent.NAME, new NotificationOutcomeEvent(row.channel, outcome));
   }

@@ -14,7 +14,7 @@ import { ReminderRepository } from './reminder.repository';
 const PAGE = 500;
 
 /**
- * Spec 2.2 expireNotifyDays: once a day (and once shortly after start) every
+ * expireNotifyDays: once a day (and once shortly after start) every
  * enabled user whose password expires within expireNotifyDays days is reminded
  * through the site and, when the user has a mailbox, by e-mail. A row keyed by
  * (user, expiry time) makes it once per expiry period, and in a cluster only

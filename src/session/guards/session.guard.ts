@@ -14,8 +14,8 @@ interface RouteAccess extends CallerRequirements {
 /**
  * Every route but the white-listed ones needs a caller (SessionAuthenticator: token, kick-out,
  * bindIp, temporary scope, the @RequirePermissions codes against the token's permission cache, then
- * the renewal of spec 3.4). One guard and plain awaits: each request pays for one guard call and
- * no rxjs chain (issue 13.2).
+ * the renewal below half the validity). One guard and plain awaits: each request pays for one guard call and
+ * no rxjs chain.
  */
 @Injectable()
 export class SessionGuard implements CanActivate {

@@ -12,7 +12,7 @@ const normaliseChannels = () =>
       : value);
 const channelMessage = { message: '$property must be a comma-separated list of email, sms, site' };
 
-/** Spec 2.1 fields, all optional: a save is partial (contract §4). */
+/** Fields, all optional: a save is partial. */
 export class SaveLoginStrategyDto {
   @ApiPropertyOptional({ description: 'Validity of a normal token, minutes', minimum: 1, maximum: 43200 })
   @Optional() @FormInt() @IsInt() @Min(1) @Max(43200)
@@ -54,28 +54,28 @@ export class SaveLoginStrategyDto {
   @Optional() @FormBool() @IsBoolean()
   multiOnline?: boolean;
 
-  @ApiPropertyOptional({ description: 'Second factor (contract §8): 0 off, 1 users who enabled TOTP, 2 every user must', enum: [0, 1, 2] })
+  @ApiPropertyOptional({ description: 'Second factor: 0 off, 1 users who enabled TOTP, 2 every user must', enum: [0, 1, 2] })
   @Optional() @FormInt() @IsInt() @IsIn([0, 1, 2])
   mfaMode?: 0 | 1 | 2;
 
-  @ApiPropertyOptional({ description: 'Absolute session lifetime (contract §9), hours after login; 0 = no limit', minimum: 0, maximum: 720 })
+  @ApiPropertyOptional({ description: 'Absolute session lifetime, hours after login; 0 = no limit', minimum: 0, maximum: 720 })
   @Optional() @FormInt() @IsInt() @Min(0) @Max(720)
   sessionMaxHours?: number;
 
-  @ApiPropertyOptional({ description: 'With multiOnline: live sessions per user, the oldest kicked out (contract §9); 0 = no limit', minimum: 0, maximum: 100 })
+  @ApiPropertyOptional({ description: 'With multiOnline: live sessions per user, the oldest kicked out; 0 = no limit', minimum: 0, maximum: 100 })
   @Optional() @FormInt() @IsInt() @Min(0) @Max(100)
   maxSessionsPerUser?: number;
 
-  @ApiPropertyOptional({ description: 'Minutes a password login or /sys/me/reauth counts as a fresh proof (contract §13)', minimum: 1, maximum: 60 })
+  @ApiPropertyOptional({ description: 'Minutes a password login or /sys/me/reauth counts as a fresh proof', minimum: 1, maximum: 60 })
   @Optional() @FormInt() @IsInt() @Min(1) @Max(60)
   reauthMinutes?: number;
 
-  @ApiPropertyOptional({ description: 'Operations needing a permission code other than a list / info one also need a fresh proof (contract §13)' })
+  @ApiPropertyOptional({ description: 'Operations needing a permission code other than a list / info one also need a fresh proof' })
   @Optional() @FormBool() @IsBoolean()
   reauthForAdmin?: boolean;
 }
 
-/** Spec 2.2 fields, all optional. */
+/** Fields, all optional. */
 export class SaveUserStrategyDto {
   @ApiPropertyOptional({ description: 'Password validity, days; 0 never expires', minimum: 0, maximum: 3650 })
   @Optional() @FormInt() @IsInt() @Min(0) @Max(3650)
@@ -108,19 +108,19 @@ export class SaveUserStrategyDto {
   @ApiPropertyOptional() @Optional() @FormBool() @IsBoolean()
   forceUpdatePassword?: boolean;
 
-  @ApiPropertyOptional({ description: 'Contract §9: a user\'s own new password may not equal any of their last N, the current one included; 0 off', minimum: 0, maximum: 24 })
+  @ApiPropertyOptional({ description: 'A user\'s own new password may not equal any of their last N, the current one included; 0 off', minimum: 0, maximum: 24 })
   @Optional() @FormInt() @IsInt() @Min(0) @Max(24)
   passwordHistoryCount?: number;
 
-  @ApiPropertyOptional({ description: 'Contract §9: refuse passwords on the bundled common-password list (case-insensitive)' })
+  @ApiPropertyOptional({ description: 'Refuse passwords on the bundled common-password list (case-insensitive)' })
   @Optional() @FormBool() @IsBoolean()
   rejectCommonPasswords?: boolean;
 
-  @ApiPropertyOptional({ description: 'Contract §9: refuse passwords containing the user name, mobile or e-mail local part (values of 3 characters or more, case-insensitive)' })
+  @ApiPropertyOptional({ description: 'Refuse passwords containing the user name, mobile or e-mail local part (values of 3 characters or more, case-insensitive)' })
   @Optional() @FormBool() @IsBoolean()
   rejectAccountInPassword?: boolean;
 
-  @ApiPropertyOptional({ description: 'Contract §9: disable accounts with no successful login for this many days; 0 never', minimum: 0, maximum: 3650 })
+  @ApiPropertyOptional({ description: 'Disable accounts with no successful login for this many days; 0 never', minimum: 0, maximum: 3650 })
   @Optional() @FormInt() @IsInt() @Min(0) @Max(3650)
   dormantDays?: number;
 }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * Contract §9 rejectCommonPasswords: the bundled lists, one password a line, in lower case (see
+ * rejectCommonPasswords: the bundled lists, one password a line, in lower case (see
  * docs/policies.md, rejectCommonPasswords, for their sources and licences; tools/common-passwords.ts writes
  * them). nest-cli.json copies them beside the compiled code, so dist and the Docker image have them.
  */
@@ -22,7 +22,7 @@ export function loadCommonPasswords(dir: string = __dirname): ReadonlySet<string
 }
 
 /**
- * The list, read once, at the first check that needs it (about 80 000 entries, ~2 MB of heap):
+ * The list, read once, at the first check that needs it (tens of thousands of entries, held in the heap):
  * an instance that never turns rejectCommonPasswords on, or a command such as admin:recover,
  * never reads it.
  */

@@ -23,7 +23,7 @@ export interface Recovered {
 }
 
 /**
- * Contract §12: the way back when no administrator can log in (`npm run admin:recover -- <username>`,
+ * The way back when no administrator can log in (`npm run admin:recover -- <username>`,
  * run on the server). Unlocks, enables and gives the account a generated one-time password that
  * meets the account strategy; it is an initial password (password_update_time empty), so the
  * first-login rules apply, and the failure count starts again as after a reset.
@@ -43,7 +43,7 @@ export class AccountRecoveryService {
 
   /** null when no user has that user name. */
   async recover(username: string): Promise<Recovered | null> {
-    // As a login finds it (contract §11): through sys_user_identifier, user names ignoring case.
+    // As a login finds it: through sys_user_identifier, user names ignoring case.
     const user = await this.users.byUsername(username);
     if (!user) return null;
     const rules = await this.strategy.userStrategy();

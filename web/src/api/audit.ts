@@ -8,5 +8,5 @@ export type AuditQuery = components['schemas']['ListAuditLogDto'];
 export type AuditExportQuery = components['schemas']['ExportAuditLogDto'];
 
 export const listAuditLog = (q: AuditQuery) => post<Page<AuditRow>>('/sys/auditLog/list', q);
-/** Contract §10: every row of the filters as CSV. */
+/** Every row of the filters as CSV. */
 export const exportAuditLog = (q: AuditExportQuery, filename: string) => download('/sys/auditLog/export', q, filename);

@@ -8,7 +8,7 @@ type Schemas = components['schemas'];
 export type CaptchaInfo = Schemas['CaptchaResultDto'];
 export type LoginResult = Schemas['LoginResultDto'];
 export type MeInfo = Schemas['MeInfoDto'];
-/** The login body with the password in plain text: login() encrypts it (contract §3). */
+/** The login body with the password in plain text: login() encrypts it. */
 export type LoginForm = Schemas['LoginDto'];
 
 export const getCaptcha = () => post<CaptchaInfo>('/sys/captcha');
@@ -30,7 +30,7 @@ export async function updatePassword(oldPass: string, newPass: string): Promise<
   return post('/sys/me/pass/update', { oldPass: o, newPass: n });
 }
 
-/** A fresh proof for this session, with the password (encrypted, §3) or a TOTP / recovery code. */
+/** A fresh proof for this session, with the password (encrypted) or a TOTP / recovery code. */
 export async function reauthenticate(proof: { password: string } | { code: string }): Promise<{ reauthUntil: number }> {
   const body = 'password' in proof ? { password: await encryptPassword(proof.password) } : { code: proof.code };
   return post<{ reauthUntil: number }>('/sys/me/reauth', body);

@@ -2,7 +2,7 @@ import { post } from './request';
 import type { components } from './schema';
 
 /**
- * Password transport (contract §3): every password field is the base64 of
+ * Password transport: every password field is the base64 of
  * RSA-OAEP/SHA-256 ciphertext under the SPKI PEM key from /sys/publicKey.
  */
 type PublicKeyInfo = components['schemas']['PublicKeyDto'];

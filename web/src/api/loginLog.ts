@@ -12,5 +12,5 @@ export type LoginLogQuery = Schemas['ListLoginLogDto'];
 export type LoginLogExportQuery = Schemas['ExportLoginLogDto'];
 
 export const listLoginLog = (q: LoginLogQuery) => post<Page<LoginLogRow>>('/sys/loginLog/list', q);
-/** Contract §10: every record of the filters as CSV (BOM, opens in Excel with Chinese intact). */
+/** Every record of the filters as CSV (BOM, opens in Excel with Chinese intact). */
 export const exportLoginLog = (q: LoginLogExportQuery, filename: string) => download('/sys/loginLog/export', q, filename);

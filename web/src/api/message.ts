@@ -14,7 +14,7 @@ export const markRead = (ids: string[]) => post('/sys/message/read', { ids });
 /**
  * Server-Sent Events of new messages. EventSource cannot send the Admin-Token header, and the token
  * must never go into a URL (logs, history): each connection asks for a one-time 30-second ticket
- * just before (contract §11). Throws the ticket call's ApiError.
+ * just before. Throws the ticket call's ApiError.
  */
 export async function openMessageStream(): Promise<EventSource> {
   const { ticket } = await post<StreamTicket>('/sys/message/streamTicket');

@@ -266,7 +266,7 @@ export interface paths {
         put?: never;
         /**
          * Update a user's name, mobile, e-mail or roles (roles only within the caller's codes)
-         * @description Partial: fields left out stay. A mobile or e-mail another user has, or an unknown role, answers VALIDATION_FAILED; a user holding codes the caller does not, or a role change that would leave no enabled, unlocked holder of `*`, answers FORBIDDEN (contract §11, §12). The user's live sessions take the new profile and codes.
+         * @description Partial: fields left out stay. A mobile or e-mail another user has, or an unknown role, answers VALIDATION_FAILED; a user holding codes the caller does not, or a role change that would leave no enabled, unlocked holder of `*`, answers FORBIDDEN. The user's live sessions take the new profile and codes.
          *
          *     **Access:** permission `sys:user:update` (a role holding `*` has every one).
          *
@@ -294,7 +294,7 @@ export interface paths {
         put?: never;
         /**
          * Delete a user (soft: no login, not listed, sessions end, identifiers stay taken)
-         * @description One's own account, a user holding codes the caller does not, or the last enabled, unlocked holder of `*` answers FORBIDDEN (contract §12).
+         * @description One's own account, a user holding codes the caller does not, or the last enabled, unlocked holder of `*` answers FORBIDDEN.
          *
          *     **Access:** permission `sys:user:delete` (a role holding `*` has every one).
          *
@@ -322,7 +322,7 @@ export interface paths {
         put?: never;
         /**
          * Lock users and end their sessions
-         * @description `{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. One's own account, a user holding codes the caller does not (contract §13), or leaving no enabled, unlocked holder of `*` (contract §12) answers FORBIDDEN.
+         * @description `{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. One's own account, a user holding codes the caller does not, or leaving no enabled, unlocked holder of `*` answers FORBIDDEN.
          *
          *     **Access:** permission `sys:user:lock` (a role holding `*` has every one).
          *
@@ -350,7 +350,7 @@ export interface paths {
         put?: never;
         /**
          * Unlock users (their failure count starts again)
-         * @description `{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each user that was locked is unlocked and audited on its own. An account that is not locked answers OK and keeps its failure count; a user holding codes the caller does not answers FORBIDDEN (contract §13).
+         * @description `{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each user that was locked is unlocked and audited on its own. An account that is not locked answers OK and keeps its failure count; a user holding codes the caller does not answers FORBIDDEN.
          *
          *     **Access:** permission `sys:user:unlock` (a role holding `*` has every one).
          *
@@ -378,7 +378,7 @@ export interface paths {
         put?: never;
         /**
          * Disable users and end their sessions
-         * @description `{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. One's own account, a user holding codes the caller does not (contract §13), or leaving no enabled, unlocked holder of `*` (contract §12) answers FORBIDDEN.
+         * @description `{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. One's own account, a user holding codes the caller does not, or leaving no enabled, unlocked holder of `*` answers FORBIDDEN.
          *
          *     **Access:** permission `sys:user:disable` (a role holding `*` has every one).
          *
@@ -406,7 +406,7 @@ export interface paths {
         put?: never;
         /**
          * Enable users (their failure count starts again)
-         * @description `{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each user that was disabled is enabled and audited on its own. An account that is not disabled answers OK and keeps its failure count; a user holding codes the caller does not answers FORBIDDEN (contract §13).
+         * @description `{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each user that was disabled is enabled and audited on its own. An account that is not disabled answers OK and keeps its failure count; a user holding codes the caller does not answers FORBIDDEN.
          *
          *     **Access:** permission `sys:user:enable` (a role holding `*` has every one).
          *
@@ -434,7 +434,7 @@ export interface paths {
         put?: never;
         /**
          * Reset a user's password (generated and answered once when DEFAULT_PASSWORD is unset)
-         * @description data is null unless the service generated the password. One's own account (that is /sys/me/pass/update), or a user holding codes the caller does not, answers FORBIDDEN (contract §11, §12).
+         * @description data is null unless the service generated the password. One's own account (that is /sys/me/pass/update), or a user holding codes the caller does not, answers FORBIDDEN.
          *
          *     **Access:** permission `sys:user:resetPass` (a role holding `*` has every one).
          *
@@ -512,7 +512,7 @@ export interface paths {
         put?: never;
         /**
          * Delete a role by code (not `admin`, not while a user holds it, only codes the caller holds)
-         * @description A role still held by a user, or `admin`, answers VALIDATION_FAILED (data.errors on `code`); a role with codes the caller does not hold answers FORBIDDEN (contract §11, §12).
+         * @description A role still held by a user, or `admin`, answers VALIDATION_FAILED (data.errors on `code`); a role with codes the caller does not hold answers FORBIDDEN.
          *
          *     **Access:** permission `sys:role:delete` (a role holding `*` has every one).
          *
@@ -635,7 +635,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Log in with account and password (spec 4.1)
+         * Log in with account and password
          * @description **Access:** no token needed (public).
          *
          *     **Temporary token:** not needed.
@@ -683,7 +683,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * RSA public key for the password fields (contract §3)
+         * RSA public key for the password fields
          * @description **Access:** no token needed (public).
          *
          *     **Temporary token:** not needed.
@@ -756,7 +756,7 @@ export interface paths {
         put?: never;
         /**
          * End a session (its holder then gets KICKED_OUT)
-         * @description The session of a user holding codes the caller does not answers FORBIDDEN (contract §13).
+         * @description The session of a user holding codes the caller does not answers FORBIDDEN.
          *
          *     **Access:** permission `sys:online:kickout` (a role holding `*` has every one).
          *
@@ -855,7 +855,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Log in with a QR code (spec 4.4)
+         * Log in with a QR code
          * @description **Access:** no token needed (public).
          *
          *     **Temporary token:** not needed.
@@ -975,7 +975,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Second login step: a TOTP or recovery code for the mfaToken (contract §8)
+         * Second login step: a TOTP or recovery code for the mfaToken
          * @description **Access:** no token needed (public).
          *
          *     **Temporary token:** not needed.
@@ -1104,7 +1104,7 @@ export interface paths {
         put?: never;
         /**
          * Remove a user's TOTP and recovery codes and end the user's sessions
-         * @description One's own account, or a user holding codes the caller does not (contract §13), answers FORBIDDEN.
+         * @description One's own account, or a user holding codes the caller does not, answers FORBIDDEN.
          *
          *     **Access:** permission `sys:user:mfaReset` (a role holding `*` has every one).
          *
@@ -1233,17 +1233,17 @@ export interface components {
             bindIp: boolean;
             multiOnline: boolean;
             /**
-             * @description Second factor (contract §8): 0 off, 1 users who enabled TOTP, 2 every user must
+             * @description Second factor: 0 off, 1 users who enabled TOTP, 2 every user must
              * @enum {number}
              */
             mfaMode: 0 | 1 | 2;
-            /** @description hours after login, however often renewed (contract §9); 0 = no limit */
+            /** @description hours after login, however often renewed; 0 = no limit */
             sessionMaxHours: number;
-            /** @description with multiOnline: live sessions per user (contract §9); 0 = no limit */
+            /** @description with multiOnline: live sessions per user; 0 = no limit */
             maxSessionsPerUser: number;
-            /** @description minutes a password login or /sys/me/reauth counts as a fresh proof (contract §13) */
+            /** @description minutes a password login or /sys/me/reauth counts as a fresh proof */
             reauthMinutes: number;
-            /** @description changes (codes other than list / info) need a fresh proof too (contract §13) */
+            /** @description changes (codes other than list / info) need a fresh proof too */
             reauthForAdmin: boolean;
         };
         NoInputDto: Record<string, never>;
@@ -1285,17 +1285,17 @@ export interface components {
             bindIp?: boolean;
             multiOnline?: boolean;
             /**
-             * @description Second factor (contract §8): 0 off, 1 users who enabled TOTP, 2 every user must
+             * @description Second factor: 0 off, 1 users who enabled TOTP, 2 every user must
              * @enum {number}
              */
             mfaMode?: 0 | 1 | 2;
-            /** @description Absolute session lifetime (contract §9), hours after login; 0 = no limit */
+            /** @description Absolute session lifetime, hours after login; 0 = no limit */
             sessionMaxHours?: number;
-            /** @description With multiOnline: live sessions per user, the oldest kicked out (contract §9); 0 = no limit */
+            /** @description With multiOnline: live sessions per user, the oldest kicked out; 0 = no limit */
             maxSessionsPerUser?: number;
-            /** @description Minutes a password login or /sys/me/reauth counts as a fresh proof (contract §13) */
+            /** @description Minutes a password login or /sys/me/reauth counts as a fresh proof */
             reauthMinutes?: number;
-            /** @description Operations needing a permission code other than a list / info one also need a fresh proof (contract §13) */
+            /** @description Operations needing a permission code other than a list / info one also need a fresh proof */
             reauthForAdmin?: boolean;
         };
         UserStrategyDto: {
@@ -1305,18 +1305,18 @@ export interface components {
             includeUpperCase: boolean;
             includeNumber: boolean;
             includeSymbol: boolean;
-            /** @description Contract §9: the last N passwords (the current one included) may not be reused on one's own change; 0 off. Checked on save only. */
+            /** @description The last N passwords (the current one included) may not be reused on one's own change; 0 off. Checked on save only. */
             passwordHistoryCount: number;
-            /** @description Contract §9: passwords on the service's common-password list are refused on one's own change. Checked on save only. */
+            /** @description Passwords on the service's common-password list are refused on one's own change. Checked on save only. */
             rejectCommonPasswords: boolean;
-            /** @description Contract §9: a password may not contain the user name, mobile or e-mail local part (values of 3 characters or more, case-insensitive) on one's own change. */
+            /** @description A password may not contain the user name, mobile or e-mail local part (values of 3 characters or more, case-insensitive) on one's own change. */
             rejectAccountInPassword: boolean;
             /** @description days; 0 never expires */
             passwordExpireDays: number;
             /** @description days */
             expireNotifyDays: number;
             forceUpdatePassword: boolean;
-            /** @description Contract §9: days without a successful login before the daily job disables the account; 0 never */
+            /** @description Days without a successful login before the daily job disables the account; 0 never */
             dormantDays: number;
         };
         SaveUserStrategyDto: {
@@ -1332,13 +1332,13 @@ export interface components {
             includeNumber?: boolean;
             includeSymbol?: boolean;
             forceUpdatePassword?: boolean;
-            /** @description Contract §9: a user's own new password may not equal any of their last N, the current one included; 0 off */
+            /** @description A user's own new password may not equal any of their last N, the current one included; 0 off */
             passwordHistoryCount?: number;
-            /** @description Contract §9: refuse passwords on the bundled common-password list (case-insensitive) */
+            /** @description Refuse passwords on the bundled common-password list (case-insensitive) */
             rejectCommonPasswords?: boolean;
-            /** @description Contract §9: refuse passwords containing the user name, mobile or e-mail local part (values of 3 characters or more, case-insensitive) */
+            /** @description Refuse passwords containing the user name, mobile or e-mail local part (values of 3 characters or more, case-insensitive) */
             rejectAccountInPassword?: boolean;
-            /** @description Contract §9: disable accounts with no successful login for this many days; 0 never */
+            /** @description Disable accounts with no successful login for this many days; 0 never */
             dormantDays?: number;
         };
         PasswordRulesDto: {
@@ -1348,11 +1348,11 @@ export interface components {
             includeUpperCase: boolean;
             includeNumber: boolean;
             includeSymbol: boolean;
-            /** @description Contract §9: the last N passwords (the current one included) may not be reused on one's own change; 0 off. Checked on save only. */
+            /** @description The last N passwords (the current one included) may not be reused on one's own change; 0 off. Checked on save only. */
             passwordHistoryCount: number;
-            /** @description Contract §9: passwords on the service's common-password list are refused on one's own change. Checked on save only. */
+            /** @description Passwords on the service's common-password list are refused on one's own change. Checked on save only. */
             rejectCommonPasswords: boolean;
-            /** @description Contract §9: a password may not contain the user name, mobile or e-mail local part (values of 3 characters or more, case-insensitive) on one's own change. */
+            /** @description A password may not contain the user name, mobile or e-mail local part (values of 3 characters or more, case-insensitive) on one's own change. */
             rejectAccountInPassword: boolean;
         };
         /** @enum {string} */
@@ -1383,11 +1383,11 @@ export interface components {
             pageNum?: number;
             /** @default 10 */
             pageSize?: number;
-            /** @description contract §12: a prefix of the account as typed (`adm` finds `admin`) */
+            /** @description A prefix of the account as typed (`adm` finds `admin`) */
             account?: string;
             status?: components["schemas"]["LoginStatus"];
             loginType?: components["schemas"]["LoginType"];
-            /** @description contract §12: a prefix of the IP (`127.0` finds `127.0.0.1`) */
+            /** @description A prefix of the IP (`127.0` finds `127.0.0.1`) */
             ip?: string;
             /** @description ISO 8601, inclusive */
             beginTime?: string;
@@ -1395,11 +1395,11 @@ export interface components {
             endTime?: string;
         };
         ExportLoginLogDto: {
-            /** @description contract §12: a prefix of the account as typed (`adm` finds `admin`) */
+            /** @description A prefix of the account as typed (`adm` finds `admin`) */
             account?: string;
             status?: components["schemas"]["LoginStatus"];
             loginType?: components["schemas"]["LoginType"];
-            /** @description contract §12: a prefix of the IP (`127.0` finds `127.0.0.1`) */
+            /** @description A prefix of the IP (`127.0` finds `127.0.0.1`) */
             ip?: string;
             /** @description ISO 8601, inclusive */
             beginTime?: string;
@@ -1445,13 +1445,13 @@ export interface components {
             /** Format: date-time */
             createTime: string;
             roles: string[];
-            /** @description contract §8: TOTP enabled */
+            /** @description TOTP enabled */
             mfaEnabled: boolean;
-            /** @description contract §12: failures counted by the lock check now (spec 3.1 window, contract §5 reset) */
+            /** @description Failures counted by the lock check now (its window, starting no earlier than the last unlock, enable or reset) */
             failureCount: number;
             /**
              * Format: date-time
-             * @description contract §12: last successful login; null when never
+             * @description Last successful login; null when never
              */
             lastLoginTime: string | null;
         };
@@ -1548,9 +1548,9 @@ export interface components {
             /** @description permission codes; `*` holds every one */
             permissions: string[];
             tempUser: boolean;
-            /** @description contract §8: TOTP enabled */
+            /** @description TOTP enabled */
             mfaEnabled: boolean;
-            /** @description end of the calling session, epoch ms (after this request's renewal, spec 3.4) */
+            /** @description end of the calling session, epoch ms (after this request's renewal) */
             expireAt: number;
             /** @description the service's clock when it answered, epoch ms: what is left is expireAt − serverTime */
             serverTime: number;
@@ -1585,11 +1585,11 @@ export interface components {
             tempUser: boolean;
             forceUpdatePassword: boolean;
             tip: string;
-            /** @description contract §8: finish with POST /sys/login/mfa { mfaToken, code } */
+            /** @description Finish with POST /sys/login/mfa { mfaToken, code } */
             mfaRequired: boolean;
             /** @description valid 5 minutes, consumed by the first right code */
             mfaToken: string | null;
-            /** @description contract §8: mfaMode 2, not enrolled: the temporary token reaches /sys/me/mfa/setup and enable */
+            /** @description MfaMode 2, not enrolled: the temporary token reaches /sys/me/mfa/setup and enable */
             mfaSetupRequired: boolean;
         };
         LoginDto: {

@@ -15,26 +15,26 @@ export type Permission = Schemas['PermissionDto'];
 
 export type UserAction = 'lock' | 'unlock' | 'disable' | 'enable';
 
-/** Contract §12 states, in the order of the filter. */
+/** States, in the order of the filter. */
 export const USER_STATES: UserState[] = ['normal', 'locked', 'disabled', 'expired', 'initial'];
 
 export const listUsers = (q: Schemas['ListUsersDto']) => post<Page<UserRow>>('/sys/user/list', q);
 /** No password given: the service generates one and returns it once. */
 export const createUser = (u: NewUser) => post<Schemas['CreatedUserDto']>('/sys/user/create', u);
-/** Contract §12: the given fields only; `null` clears mobile or e-mail; `roles` replaces the set. */
+/** The given fields only; `null` clears mobile or e-mail; `roles` replaces the set. */
 export const updateUser = (u: UserChange) => post('/sys/user/update', u);
-/** Contract §12: a soft delete; sessions end, identifiers stay taken. */
+/** A soft delete; sessions end, identifiers stay taken. */
 export const deleteUser = (id: string) => post('/sys/user/delete', { id });
 export const changeUserState = (action: UserAction, id: string) => post(`/sys/user/${action}`, { id });
-/** Contract §12 bulk: all or nothing, each user audited on its own. */
+/** Bulk: all or nothing, each user audited on its own. */
 export const changeUsersState = (action: UserAction, ids: string[]) => post(`/sys/user/${action}`, { ids });
 /** `{ password }` when the service generated it; null when DEFAULT_PASSWORD is configured. */
 export const resetPassword = (id: string) => post<Schemas['ResetPasswordResultDto'] | null>('/sys/user/resetPass', { id });
-/** Contract §8: TOTP and recovery codes removed, the user's sessions ended (sys:user:mfaReset). */
+/** TOTP and recovery codes removed, the user's sessions ended (sys:user:mfaReset). */
 export const resetUserMfa = (id: string) => post('/sys/user/mfa/reset', { id });
 export const listRoles = () => post<Role[]>('/sys/role/list');
 export const saveRole = (r: SaveRole) => post<Role>('/sys/role/save', r);
-/** Contract §12: refused while a user holds the role, and for admin. */
+/** Refused while a user holds the role, and for admin. */
 export const deleteRole = (code: string) => post('/sys/role/delete', { code });
-/** Contract §12: every permission code the service knows, names in the console's language. */
+/** Every permission code the service knows, names in the console's language. */
 export const listPermissions = () => post<Permission[]>('/sys/permission/list');

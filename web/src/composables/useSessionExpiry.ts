@@ -7,10 +7,10 @@ import { useAuthStore } from '@/stores/auth';
 const WARN_MS = 5 * 60_000;
 
 /*
- * Issue 17: what the console knows of its session's end. /sys/me/info answers the session's
+ * What the console knows of its session's end. /sys/me/info answers the session's
  * `expireAt` and the service's clock (`serverTime`), so what is left is measured on the service's
- * clock, not the browser's. Any call renews a session with less than half its validity left
- * (spec 3.4); the model follows that for the calls made since (the validity is the longest time left
+ * clock, not the browser's. Any call renews a session with less than half its validity left;
+ * the model follows that for the calls made since (the validity is the longest time left
  * ever seen, i.e. right after a login or renewal). Nothing here calls the service on its own: an idle
  * console lets its session expire, as it should.
  */
@@ -54,7 +54,7 @@ export function useSessionExpiry() {
   const auth = useAuthStore();
   const now = ref(Date.now());
   const extending = ref(false);
-  /** "Stay logged in" could not move the end (the absolute lifetime, contract §9). */
+  /** "Stay logged in" could not move the end (the absolute lifetime). */
   const notExtended = ref(false);
 
   const remaining = computed(() => (expireAt.value === null ? null : expireAt.value - serverNow(now.value)));

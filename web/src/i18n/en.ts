@@ -171,7 +171,7 @@ const en: typeof zh = {
     statusName: { success: 'Success', passwrong: 'Wrong password', mfawrong: 'Wrong verification code', locked: 'Locked', disabled: 'Disabled', expired: 'Expired' },
     typeName: { account: 'Account', mobile: 'Mobile', email: 'E-mail', qrcode: 'Code', passchange: 'Password change', mfa: 'Two-factor authentication', reauth: 'Identity check' },
     prefixHint: 'Starts with…',
-    // Issue 17: failure reasons by their code, in the console's language (rows without a code show the stored text).
+    // Failure reasons by their code, in the console's language (rows without a code show the stored text).
     failure: {
       BAD_CREDENTIALS: 'Wrong user name or password', ACCOUNT_LOCKED: 'The account is locked', ACCOUNT_DISABLED: 'The account is disabled',
       ACCOUNT_EXPIRED: 'The password has expired (login refused)', OLD_PASSWORD_WRONG: 'The old password is not correct',

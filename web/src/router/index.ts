@@ -87,8 +87,8 @@ router.beforeEach(async (to) => {
       return { name: 'login' };
     }
   }
-  // A temporary token may only change the password (spec 5.4), or enrol the second factor it was
-  // given for (contract §8, mfaMode 2; it may change its password too).
+  // A temporary token may only change the password, or enrol the second factor it was
+  // given for (mfaMode 2; it may change its password too).
   if (auth.tempUser) return to.name === auth.tempPage || to.name === 'password' ? true : { name: auth.tempPage };
   useMessageStore().start();
   if (to.name === 'home') {

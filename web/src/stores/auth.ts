@@ -7,7 +7,7 @@ import { setDisplayTimeZone } from '@/utils/format';
 import { useMessageStore } from './messages';
 
 const END_MESSAGE_KEY = 'sessionEndMessage';
-/** Set while the session is a temporary token for enrolling a second factor (contract §8, mfaMode 2). */
+/** Set while the session is a temporary token for enrolling a second factor (mfaMode 2). */
 const MFA_SETUP_KEY = 'Admin-MfaSetup';
 
 /**
@@ -17,13 +17,13 @@ const MFA_SETUP_KEY = 'Admin-MfaSetup';
  */
 export const useAuthStore = defineStore('auth', () => {
   const me = ref<MeInfo | null>(null);
-  /** The login's tip (spec 2.3), shown once on the next page. */
+  /** The login's tip, shown once on the next page. */
   const loginTip = ref('');
   /** The server's message that ended the session, shown on the login page (survives the reload). */
   const sessionEndMessage = ref(sessionStorage.getItem(END_MESSAGE_KEY) ?? '');
 
   /**
-   * Contract §8: this temporary token is for enrolling a second factor (mfaMode 2), not for a password
+   * This temporary token is for enrolling a second factor (mfaMode 2), not for a password
    * change. When the login forced both, the password change comes first and this stays false: the
    * next login, with the new password, asks for the enrolment. Kept beside the token (a reload keeps it).
    */
@@ -35,7 +35,7 @@ export const useAuthStore = defineStore('auth', () => {
   const permissions = computed(() => new Set(me.value?.permissions ?? []));
 
   /**
-   * Contract §11, nobody grants more than they hold: true when the user holds every one of `codes`
+   * Nobody grants more than they hold: true when the user holds every one of `codes`
    * ('*' holds all). The server refuses the rest; the console does not offer them.
    */
   function holdsAll(codes: readonly string[]): boolean {
@@ -60,7 +60,7 @@ export const useAuthStore = defineStore('auth', () => {
 
   async function fetchMe(): Promise<MeInfo> {
     me.value = await authApi.getMeInfo();
-    // Issue 17: times as the service's notifications write them (DISPLAY_TIMEZONE).
+    // Times as the service's notifications write them (DISPLAY_TIMEZONE).
     setDisplayTimeZone(me.value.displayTimeZone);
     return me.value;
   }

@@ -1,5 +1,5 @@
 /**
- * Issue 17: an audit row's detail as people read it. The service records what an action changed as
+ * An audit row's detail as people read it. The service records what an action changed as
  * `{ old: {...}, new: {...} }` (same keys; `old` null when the action created the thing) beside other
  * facts (`username`, `reason`…); a few actions wrote other shapes before, which still read:
  * `{ old: [...], new: [...] }` (a role's codes), `{ changes: { field: { old, new } } }` and

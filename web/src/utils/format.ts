@@ -1,7 +1,7 @@
 const pad = (n: number) => String(n).padStart(2, '0');
 
 /**
- * Issue 17: the console shows times in the zone the service writes its notifications in
+ * The console shows times in the zone the service writes its notifications in
  * (DISPLAY_TIMEZONE, from /sys/me/info), so that a notice and the log row of one event read the
  * same. Until it is known (the login page), the browser's zone.
  */

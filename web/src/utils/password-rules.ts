@@ -1,8 +1,9 @@
 import type { PasswordRules } from '@/api/strategy';
 
 /**
- * The complexity rules of spec 4.3 in their order, with the character classes of
- * contract §2, for the live checklist only: the service decides, and its message is shown.
+ * The six complexity rules in the service's order, with its character classes
+ * (src/user-account/password-policy.ts), for the live checklist only: the service decides, and its
+ * message is shown.
  */
 export interface RuleCheck {
   key: 'min' | 'max' | 'bytes' | 'digit' | 'upper' | 'lower' | 'symbol' | 'account';
@@ -10,14 +11,14 @@ export interface RuleCheck {
   ok: boolean;
 }
 
-/** Who is changing the password: the parts the account check of contract §9 looks for. */
+/** Who is changing the password: the parts the account check looks for (user name, mobile, e-mail local part). */
 export interface AccountParts {
   username?: string | null;
   mobile?: string | null;
   email?: string | null;
 }
 
-/** Contract §9: values of fewer characters are not looked for. */
+/** Values of fewer characters are not looked for. */
 const ACCOUNT_PART_MIN = 3;
 
 /** The user name, the mobile number and the e-mail before `@`, lower-cased, those of 3 characters or more. */
@@ -49,7 +50,7 @@ export function checkRules(password: string, rules: PasswordRules, who: AccountP
   const length = [...password].length;
   const checks: RuleCheck[] = [];
   if (rules.minPasswordLength > 0) checks.push({ key: 'min', n: rules.minPasswordLength, ok: length >= rules.minPasswordLength });
-  // BCrypt reads 72 bytes: the service refuses more as too long, whatever maxPasswordLength says (contract §2).
+  // BCrypt reads 72 bytes: the service refuses more as too long, whatever maxPasswordLength says.
   const fitsBcrypt = new TextEncoder().encode(password).length <= BCRYPT_MAX_BYTES;
   if (rules.maxPasswordLength > 0) {
     checks.push({ key: 'max', n: rules.maxPasswordLength, ok: length <= rules.maxPasswordLength && fitsBcrypt });
@@ -60,7 +61,7 @@ export function checkRules(password: string, rules: PasswordRules, who: AccountP
   if (rules.includeUpperCase) checks.push({ key: 'upper', ok: /[A-Z]/.test(password) });
   if (rules.includeLowerCase) checks.push({ key: 'lower', ok: /[a-z]/.test(password) });
   if (rules.includeSymbol) checks.push({ key: 'symbol', ok: SYMBOL.test(password) });
-  // Contract §9, after the six rules: case-insensitive, as the service compares.
+  // After the six rules: case-insensitive, as the service compares.
   if (rules.rejectAccountInPassword) {
     const lower = password.toLowerCase();
     checks.push({ key: 'account', ok: !accountParts(who).some((p) => lower.includes(p)) });

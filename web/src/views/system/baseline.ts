@@ -2,8 +2,8 @@ import type { LoginStrategy, UserStrategy } from '@/api/strategy';
 import { LOGIN_FIELDS, USER_FIELDS, type FieldDef } from './strategy-fields';
 
 /**
- * Issue 15: the recommended values for GB/T 22239-2019 (等保 2.0) level 3, mapped onto the fields of
- * spec 2.1 / 2.2 and contract §8 / §9 / §13. The one place these values live: the baseline button of the
+ * The recommended values for GB/T 22239-2019 (等保 2.0) level 3, mapped onto the strategy fields
+ * (login, account, second factor, password screen). The one place these values live: the baseline button of the
  * strategy page reads them, and so does its browser test.
  *
  * Fields the baseline does not name keep their value (maxPasswordLength, tempSessionExpireMinutes,
@@ -20,7 +20,7 @@ export const MLPS3_BASELINE: { login: Partial<LoginStrategy>; user: Partial<User
     maxFailureTimes: 5,
     maxFailureInterval: 24,
     lockMinutes: 30,
-    // A second factor for everyone (contract §8: users not enrolled yet enrol at their next login).
+    // A second factor for everyone (users not enrolled yet enrol at their next login).
     mfaMode: 2,
     // Administrative changes need the password again when the last proof is older than reauthMinutes.
     reauthForAdmin: true,
@@ -28,7 +28,7 @@ export const MLPS3_BASELINE: { login: Partial<LoginStrategy>; user: Partial<User
   user: {
     minPasswordLength: 8,
     // Three character classes. The strategy can only require each class, not "three of four", so the
-    // baseline requires exactly three: the spec's default trio (digit, lower case, special character).
+    // baseline requires exactly three: the default trio (digit, lower case, special character).
     includeNumber: true,
     includeLowerCase: true,
     includeSymbol: true,
@@ -36,7 +36,7 @@ export const MLPS3_BASELINE: { login: Partial<LoginStrategy>; user: Partial<User
     // Expiry after 90 days, reminded 7 days before.
     passwordExpireDays: 90,
     expireNotifyDays: 7,
-    // Contract §9: the last 5 passwords, the common list and the account name are refused on change.
+    // The last 5 passwords, the common list and the account name are refused on change.
     passwordHistoryCount: 5,
     rejectCommonPasswords: true,
     rejectAccountInPassword: true,

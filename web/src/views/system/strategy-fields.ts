@@ -1,7 +1,7 @@
 import type { LoginStrategy, UserStrategy } from '@/api/strategy';
 
 /**
- * Every field of spec 2.1 / 2.2 with its kind, unit, the spec's default and the range the service
+ * Every field of the login and account strategies with its kind, unit, the service's default and the range the service
  * accepts (src/strategy/dto/save-strategy.dto.ts; defaults as in src/strategy/strategy.types.ts).
  * The form does not clamp: the service validates, and its message appears under the field it names.
  */
@@ -10,7 +10,7 @@ export type FieldKind = 'int' | 'bool' | 'channels' | 'expire' | 'mfa';
 export interface FieldDef<K extends string = string> {
   key: K;
   kind: FieldKind;
-  /** The default of spec 2.1 / 2.2. */
+  /** The service's default. */
   def: number | boolean | string;
   unit?: 'minutes' | 'hours' | 'days' | 'times' | 'chars' | 'sessions' | 'passwords';
   min?: number;
@@ -20,7 +20,7 @@ export interface FieldDef<K extends string = string> {
 export const LOGIN_FIELDS: FieldDef<keyof LoginStrategy>[] = [
   { key: 'sessionExpireMinutes', kind: 'int', def: 30, unit: 'minutes', min: 1, max: 43200 },
   { key: 'tempSessionExpireMinutes', kind: 'int', def: 5, unit: 'minutes', min: 1, max: 1440 },
-  // Contract §9: absolute lifetime of a session however often it is renewed; 0 = no limit.
+  // Absolute lifetime of a session however often it is renewed; 0 = no limit.
   { key: 'sessionMaxHours', kind: 'int', def: 0, unit: 'hours', min: 0, max: 720 },
   { key: 'lockMinutes', kind: 'int', def: 1440, unit: 'minutes', min: 1, max: 525600 },
   { key: 'maxFailureTimes', kind: 'int', def: 5, unit: 'times', min: 1, max: 1000 },
@@ -30,9 +30,9 @@ export const LOGIN_FIELDS: FieldDef<keyof LoginStrategy>[] = [
   { key: 'loginStrategyWhenExpire', kind: 'expire', def: 3 },
   { key: 'bindIp', kind: 'bool', def: false },
   { key: 'multiOnline', kind: 'bool', def: true },
-  // Contract §9: with multiOnline on, a new login kicks out the oldest beyond this; 0 = no limit.
+  // With multiOnline on, a new login kicks out the oldest beyond this; 0 = no limit.
   { key: 'maxSessionsPerUser', kind: 'int', def: 0, unit: 'sessions', min: 0, max: 100 },
-  // Contract §8: 0 off, 1 enrolled users, 2 required.
+  // 0 off, 1 enrolled users, 2 required.
   { key: 'mfaMode', kind: 'mfa', def: 0 },
   // How long a password login or a re-entered password counts as a fresh proof …
   { key: 'reauthMinutes', kind: 'int', def: 5, unit: 'minutes', min: 1, max: 60 },
@@ -49,17 +49,17 @@ export const USER_FIELDS: FieldDef<keyof UserStrategy>[] = [
   { key: 'includeUpperCase', kind: 'bool', def: false },
   { key: 'includeNumber', kind: 'bool', def: true },
   { key: 'includeSymbol', kind: 'bool', def: true },
-  // Contract §9: checked after the six rules of spec 4.3, in this order, on a user's own change.
+  // Checked after the six complexity rules, in this order, on a user's own change.
   { key: 'rejectAccountInPassword', kind: 'bool', def: false },
   { key: 'rejectCommonPasswords', kind: 'bool', def: false },
   { key: 'passwordHistoryCount', kind: 'int', def: 0, unit: 'passwords', min: 0, max: 24 },
   { key: 'forceUpdatePassword', kind: 'bool', def: false },
-  // Contract §9: a daily job disables accounts idle this long (holders of * exempt); 0 = never.
+  // A daily job disables accounts idle this long (holders of * exempt); 0 = never.
   { key: 'dormantDays', kind: 'int', def: 0, unit: 'days', min: 0, max: 3650 },
 ];
 
 /**
- * True when a number field holds a value outside the range it accepts (contract §9 for the new fields,
+ * True when a number field holds a value outside the range it accepts (for the new fields,
  * the service's DTO for the others). Shown as a hint while typing; the value is still sent, and the
  * service's own refusal appears under the field.
  */
