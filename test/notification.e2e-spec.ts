@@ -302,7 +302,8 @@ describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
     const other = await createActiveUser(app);
     await app.saveLoginStrategy({ sendMsgWhenErrorLogin: 'site' });
     for (let i = 1; i <= 3; i += 1) {
-      app.clock.advance(1000);
+      // A notice window apart (LOGIN_NOTICE_WINDOW_MINUTES, 10 by default): each wrong password is told.
+      app.clock.advanceMinutes(11);
       await app.login(user.username, 'Wrong#pass1', { ip: `10.55.0.${i}` });
     }
     await app.login(other.username, 'Wrong#pass1');
@@ -489,7 +490,8 @@ describe('two instances on one MariaDB + Redis', () => {
   beforeAll(async () => {
     sms = await new WebhookSink().start();
     provisioned = await mariadbRedis.provision();
-    const env = { SMS_WEBHOOK_URL: sms.url };
+    // One notice per wrong password: these cases race the instances for outbox rows, not for notices.
+    const env = { SMS_WEBHOOK_URL: sms.url, LOGIN_NOTICE_WINDOW_MINUTES: '0' };
     a = await startApp(mariadbRedis, { provisioned, env, clock });
     b = await startApp(mariadbRedis, { provisioned, env, clock });
   });
@@ -498,6 +500,22 @@ describe('two instances on one MariaDB + Redis', () => {
     await b?.close();
     await sms.stop();
     await provisioned?.dispose();
+  });
+
+  it('tells a burst of wrong passwords on both instances at once in one notice', async () => {
+    const windowed = await mariadbRedis.provision();
+    const c = await startApp(mariadbRedis, { provisioned: windowed, clock });
+    const d = await startApp(mariadbRedis, { provisioned: windowed, clock });
+    try {
+      await c.saveLoginStrategy({ sendMsgWhenErrorLogin: 'site', maxFailureTimes: 100 });
+      const user = await createActiveUser(c);
+      await Promise.all([c, d, c, d, c, d].map((app, i) => app.login(user.username, `Wrong#pass${i}`)));
+      expect(await c.db.query('SELECT channel FROM sys_notification WHERE user_id = ?', [user.id])).toHaveLength(1);
+    } finally {
+      await c.close();
+      await d.close();
+      await windowed.dispose();
+    }
   });
 
   it('delivers each notification exactly once, including retries both instances race for', async () => {
