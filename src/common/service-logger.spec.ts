@@ -53,6 +53,7 @@ describe('request lines', () => {
     server = createServer((req, res) => {
       log(req, res);
       res.setHeader('set-cookie', 'sid=cookie-secret');
+      if (req.url === '/fail') res.statusCode = 500;
       res.end('{}');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -81,5 +82,14 @@ describe('request lines', () => {
     });
     expect(line.req.query).toBeUndefined();
     expect(JSON.stringify(lines)).not.toMatch(/secret/);
+  });
+
+  it('a 5xx answer: one error line with the status, and no made-up stack', async () => {
+    lines.length = 0;
+    await request('/fail');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 'error', msg: 'POST /fail 500', res: { statusCode: 500 } });
+    expect(lines[0].err).toBeUndefined();
   });
 });

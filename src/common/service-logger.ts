@@ -97,6 +97,12 @@ export function loggerParams(
     },
     customSuccessMessage: (req: IncomingMessage, res: ServerResponse) => `${req.method} ${loggableUrl(req.url)} ${res.statusCode}`,
     customErrorMessage: (req: IncomingMessage, res: ServerResponse) => `${req.method} ${loggableUrl(req.url)} ${res.statusCode}`,
+    // pino-http makes up an Error for a 5xx answer: its stack would only show pino-http. What went
+    // wrong is on the Errors line the exception filter writes, with the same reqId.
+    customErrorObject: (_req: IncomingMessage, _res: ServerResponse, _err: Error, value: Record<string, unknown>) => {
+      const { err: _made, ...line } = value;
+      return line;
+    },
   };
   const stream = options.stream ?? (format === 'pretty' ? prettyStream() : undefined);
   // Every path, the unknown ones too. nestjs-pino's own default (`{/*splat}`) matches nothing on
