@@ -4,6 +4,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { LoggerModule, Params } from 'nestjs-pino';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { SessionModule } from './session/session.module';
@@ -46,8 +47,10 @@ export class AppModule {
    * stores and rules, without the first start's admin account and without the notification
    * outbox, whose worker would deliver (or, unconfigured, give up on) the service's queued messages,
    * and without the second factor (which sends through that outbox; a command logs no one in).
+   * `logging`: the service's pino logger (main.ts), also logging each request and binding its id
+   * to the lines written while it runs; the tests' apps log through Nest's console logger instead.
    */
-  static forRoot(config: AppConfig, { command = false }: { command?: boolean } = {}): DynamicModule {
+  static forRoot(config: AppConfig, { command = false, logging }: { command?: boolean; logging?: Params } = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -83,6 +86,7 @@ export class AppModule {
         ...(command ? [] : [LogRetentionModule, MetricsModule]),
         AuditModule,
         AccountRecoveryModule,
+        ...(logging ? [LoggerModule.forRoot(logging)] : []),
       ],
       controllers: [HealthController],
       providers: [

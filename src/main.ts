@@ -1,24 +1,24 @@
 import 'reflect-metadata';
-import { LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { setupApp } from './app.setup';
 import { createHttpAdapter } from './common/http-adapter';
-import { ServiceLogger } from './common/service-logger';
+import { loggerParams, ServiceLogger } from './common/service-logger';
 import { listenFailure } from './common/start-failure';
 import { loadConfigOrExplain } from './config/app-config';
-
-const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
 async function bootstrap() {
   const config = loadConfigOrExplain();
   if (!config) process.exit(1);
-  const logger = new ServiceLogger({ json: config.LOG_FORMAT === 'json', logLevels: LEVELS.slice(0, LEVELS.indexOf(config.LOG_LEVEL as LogLevel) + 1) });
+  // Built before Nest, so that what ends the start (the StartFailure line) goes through it too;
+  // AppModule mounts the same logger as the per-request middleware.
+  const logging = loggerParams(config);
+  const logger = ServiceLogger.create(logging);
   // abortOnError false: a failed start exits with 1 instead of process.abort() (a core dump, 134).
   // Nest has logged why (a StartFailure as its one line) before the promise rejects.
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.forRoot(config),
+    AppModule.forRoot(config, { logging }),
     createHttpAdapter(config),
     // Body parsers are ours (setupApp): an empty JSON body is {}, and form bodies are marked for typed fields.
     { logger, bodyParser: false, abortOnError: false },

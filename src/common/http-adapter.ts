@@ -1,6 +1,7 @@
 import { StreamableFile } from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyServerOptions } from 'fastify';
+import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { AppConfig } from '../config/app-config';
 import { fastifyTrustProxy } from '../config/trust-proxy';
@@ -80,7 +81,11 @@ export class EnvelopeFastifyAdapter extends FastifyAdapter {
 
 /** The adapter the service runs on (main.ts, the tests' apps): body limit and trusted proxies from config. */
 export function createHttpAdapter(config: Pick<AppConfig, 'BODY_LIMIT_BYTES' | 'TRUST_PROXY'>): EnvelopeFastifyAdapter {
-  return new EnvelopeFastifyAdapter({ bodyLimit: config.BODY_LIMIT_BYTES, trustProxy: fastifyTrustProxy(config.TRUST_PROXY) });
+  // Request ids (in the request logs) random rather than a counter from 1, which repeats after each
+  // restart and on every instance; never taken from a client's header.
+  return new EnvelopeFastifyAdapter({
+    bodyLimit: config.BODY_LIMIT_BYTES, trustProxy: fastifyTrustProxy(config.TRUST_PROXY), genReqId: () => randomUUID(),
+  });
 }
 
 // The success message in each language, looked up once rather than per answer.

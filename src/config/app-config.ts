@@ -113,11 +113,14 @@ export class AppConfig {
   @Transform(int) @IsInt() @Min(1024) @Max(10 * 1024 * 1024)
   BODY_LIMIT_BYTES = 64 * 1024;
 
-  @IsIn(['log', 'debug', 'verbose', 'warn', 'error', 'fatal'])
+  @IsIn(['log', 'debug', 'verbose', 'warn', 'error', 'fatal', 'info', 'trace'], {
+    message: 'LOG_LEVEL must be one of fatal, error, warn, log (or info), debug, verbose (or trace)',
+  })
   LOG_LEVEL = 'log';
 
-  @IsIn(['text', 'json'])
-  LOG_FORMAT = 'text';
+  /** Unset: pretty in a terminal unless NODE_ENV=production, JSON lines otherwise (service-logger.ts). */
+  @IsOptional() @IsIn(['json', 'pretty'], { message: 'LOG_FORMAT must be json or pretty (unset: pretty in a terminal, json otherwise)' })
+  LOG_FORMAT?: 'json' | 'pretty';
 
   /**
    * Per-IP throttling of the public entry points: at most this many requests per client IP

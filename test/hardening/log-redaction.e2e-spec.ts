@@ -1,0 +1,167 @@
+import { createClient, RedisClientType } from 'redis';
+import { stepAt, totpCode } from '../../src/mfa/totp';
+import { ADMIN_PASSWORD, buildService, ClusterBackend, provisionCluster, ServiceNode } from '../cluster/cluster-node';
+
+/*
+ * What the built service writes while it runs, read as an operator's log shipper reads it: every
+ * line a JSON object (stdout is a pipe here, so JSON without being asked), with one line per
+ * request, and not one password, code, token, secret or encrypted password of a whole run in it
+ * (headers and the stream ticket's query are logged, redacted).
+ */
+
+jest.setTimeout(180_000);
+
+const USER_PASSWORD = 'Logged#Not1';
+const NEW_PASSWORD = 'Changed#Not2';
+
+describe('the log of a full run carries no secret (built service, MariaDB + Redis)', () => {
+  let backend: ClusterBackend;
+  let redis: RedisClientType;
+  let node: ServiceNode;
+  let output = '';
+  const secrets = new Set<string>();
+
+  beforeAll(async () => {
+    const main = await buildService();
+    backend = await provisionCluster();
+    redis = createClient({ url: backend.redisUrl }) as RedisClientType;
+    await redis.connect();
+    node = await ServiceNode.start('L', main, {
+      DATABASE_URL: backend.databaseUrl,
+      REDIS_URL: backend.redisUrl,
+      REDIS_KEY_PREFIX: backend.prefix,
+      CAPTCHA_ENABLED: 'true',
+      ADMIN_INITIAL_PASSWORD: ADMIN_PASSWORD,
+      BCRYPT_COST: '4',
+      TRUST_PROXY: 'true',
+      // Every level: the lines a debugging operator would see must be as clean.
+      LOG_LEVEL: 'verbose',
+    });
+    node.child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    node.child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await node.waitHealthy();
+  });
+
+  afterAll(async () => {
+    await node?.stop();
+    if (redis?.isOpen) {
+      const keys: string[] = [];
+      for await (const batch of redis.scanIterator({ MATCH: `${backend.prefix}*`, COUNT: 500 })) keys.push(...batch);
+      if (keys.length) await redis.del(keys);
+      await redis.close();
+    }
+    await backend?.dispose();
+  });
+
+  /** Everything that travels in the run and must stay out of the log. */
+  const keep = <T extends string | null | undefined>(value: T): T => {
+    if (value) secrets.add(value);
+    return value;
+  };
+  const encrypt = async (plain: string) => keep(await node.encrypt(keep(plain)));
+  const captcha = async () => {
+    const { imgId } = (await node.post('/sys/captcha')).body.data;
+    const text = (await redis.get(`${backend.prefix}CAPTCHA:${imgId}`))!;
+    expect(text).toBeTruthy();
+    return { imgId, imgCode: keep(text) };
+  };
+  const login = async (account: string, password: string) => {
+    const res = await node.post('/sys/login', { account, password: await encrypt(password), ...(await captcha()) });
+    keep(res.body.data?.accessToken);
+    keep(res.body.data?.mfaToken);
+    return res;
+  };
+  const as = (token: string) => (path: string, body: unknown = {}) => node.post(path, body, { token });
+
+  it('login, MFA enrolment, a TOTP and a recovery-code login, a reset, the own change, a logout', async () => {
+    const adminLogin = await login('admin', ADMIN_PASSWORD);
+    expect(adminLogin.body).toMatchObject({ success: true });
+    const admin = as(adminLogin.body.data.accessToken);
+    expect((await admin('/sys/strategy/login/save', { mfaMode: 1 })).body).toMatchObject({ success: true });
+
+    const created = await admin('/sys/user/create', {
+      username: 'logged_user', name: 'Logged', mobile: '13900001111', password: await encrypt(USER_PASSWORD), roles: [],
+    });
+    expect(created.body).toMatchObject({ success: true });
+    const userId = created.body.data.id as string;
+    // A wrong password, too: the failure's own lines.
+    expect((await login('logged_user', 'Wrong#Pass9')).body.code).toBe('BAD_CREDENTIALS');
+
+    // Enrolment: the secret, its otpauth URL, a code and the recovery codes.
+    const first = await login('logged_user', USER_PASSWORD);
+    expect(first.body).toMatchObject({ success: true, data: { mfaRequired: false } });
+    const user = as(first.body.data.accessToken);
+    const setup = await user('/sys/me/mfa/setup');
+    expect(setup.body).toMatchObject({ success: true });
+    const secret = keep(setup.body.data.secret as string);
+    keep(setup.body.data.otpauthUrl);
+    const step = stepAt(Date.now());
+    const enabled = await user('/sys/me/mfa/enable', { code: keep(totpCode(secret, step)) });
+    expect(enabled.body).toMatchObject({ success: true });
+    const recoveryCodes = enabled.body.data.recoveryCodes as string[];
+    recoveryCodes.forEach(keep);
+
+    // A login with the next step's code (the enrolment used this one).
+    const held = await login('logged_user', USER_PASSWORD);
+    expect(held.body).toMatchObject({ success: true, data: { mfaRequired: true } });
+    const done = await node.post('/sys/login/mfa', { mfaToken: held.body.data.mfaToken, code: keep(totpCode(secret, step + 1)) });
+    expect(done.body).toMatchObject({ success: true, data: { mfaRequired: false } });
+    const mfaSession = as(keep(done.body.data.accessToken));
+
+    // The message stream's one-time ticket travels in the URL.
+    const ticket = keep((await mfaSession('/sys/message/streamTicket')).body.data.ticket as string);
+    const stream = new AbortController();
+    const opened = await fetch(`${node.url}/sys/message/stream?ticket=${encodeURIComponent(ticket)}`, { signal: stream.signal });
+    expect(opened.status).toBe(200);
+    stream.abort();
+
+    // The administrator resets the password: generated, answered once.
+    const reset = await admin('/sys/user/resetPass', { id: userId });
+    expect(reset.body).toMatchObject({ success: true });
+    const generated = keep(reset.body.data.password as string);
+
+    // The generated password and a recovery code, then the user's own change.
+    const afterReset = await login('logged_user', generated);
+    expect(afterReset.body).toMatchObject({ success: true, data: { mfaRequired: true } });
+    const recovered = await node.post('/sys/login/mfa', { mfaToken: afterReset.body.data.mfaToken, code: recoveryCodes[0] });
+    expect(recovered.body).toMatchObject({ success: true });
+    const changing = as(keep(recovered.body.data.accessToken));
+    const changed = await changing('/sys/me/pass/update', { oldPass: await encrypt(generated), newPass: await encrypt(NEW_PASSWORD) });
+    expect(changed.body).toMatchObject({ success: true });
+    expect((await changing('/sys/logout')).body).toMatchObject({ success: true });
+    expect((await admin('/sys/logout')).body).toMatchObject({ success: true });
+
+    // Everything the process wrote, up to its end.
+    await node.stop();
+    const lines = output.split('\n').filter((l) => l.trim() !== '');
+    const entries = lines.map((line) => {
+      try {
+        return JSON.parse(line) as Record<string, any>;
+      } catch {
+        throw new Error(`not a JSON line: ${line}`);
+      }
+    });
+    // Nest's own lines, ours and the requests', all through the one logger.
+    expect(entries).toContainEqual(expect.objectContaining({ context: 'NestApplication', msg: 'Nest application successfully started' }));
+    expect(entries).toContainEqual(expect.objectContaining({ context: 'Bootstrap', msg: expect.stringContaining('listening on') }));
+    const requests = entries.filter((e) => e.req && e.res);
+    expect(requests.map((e) => e.msg)).toEqual(expect.arrayContaining([
+      'POST /sys/login 200', 'POST /sys/login/mfa 200', 'POST /sys/user/resetPass 200', 'POST /sys/me/pass/update 200', 'POST /sys/logout 200',
+    ]));
+    // One line per request: Fastify's own request logging stays off.
+    expect(requests.filter((e) => e.msg === 'POST /sys/user/resetPass 200')).toHaveLength(1);
+    // The credentials' headers and the ticket are there, redacted.
+    const resetLine = requests.find((e) => e.msg === 'POST /sys/user/resetPass 200')!;
+    expect(resetLine.req.headers['admin-token']).toBe('[Redacted]');
+    expect(requests.find((e) => e.req.url.startsWith('/sys/message/stream?'))!.req.url).toBe('/sys/message/stream?ticket=[Redacted]');
+
+    const found: string[] = [];
+    for (const s of secrets) {
+      // A six-digit code only as a whole (a process id or a duration may hold the digits).
+      const pattern = /^\d+$/.test(s) ? new RegExp(`(?<![0-9A-Za-z])${s}(?![0-9A-Za-z])`) : null;
+      if (pattern ? pattern.test(output) : output.includes(s) || output.includes(JSON.stringify(s).slice(1, -1))) found.push(s);
+    }
+    expect(secrets.size).toBeGreaterThan(25);
+    expect(found).toEqual([]);
+  });
+});
