@@ -1,6 +1,8 @@
 // `npm start`: install, build what changed, then run the service (in this process, so that signals
 // reach it directly). Every step is skipped when its inputs are the ones it last ran on; a hash of
-// the files, not their times, so that a checkout or a copy does not count as a change.
+// the files, not their times, so that a checkout or a copy does not count as a change. package.json
+// runs it through tools/node24.mjs, so that it runs on a Node that can load better-sqlite3 (Node 24
+// from the npm registry when the machine's Node is too old), and installs and builds on that Node.
 //
 // - npm install, for the service and for the console (web/), with --include=dev: building needs
 //   TypeScript, vue-tsc and vite, which NODE_ENV=production would otherwise leave out. Skipped when
@@ -15,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { recordNativeBuild } from './node24.mjs';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const WEB = join(ROOT, 'web');
@@ -55,7 +58,11 @@ for (const [label, dir] of [['install', ROOT], ['install console', WEB]]) {
   // The stamp lives outside node_modules: `npm prune --omit=dev` rewrites npm's record, which then
   // differs from the stamp, and the next start installs the build tools again.
   step(label, join(dir, '.lps-build', 'install'), installed, join(dir, 'node_modules'),
-    () => run(npm, ['install', '--no-audit', '--no-fund', '--include=dev'], dir), installed);
+    () => {
+      run(npm, ['install', '--no-audit', '--no-fund', '--include=dev'], dir);
+      // Installed by the Node running this: no rebuild for it on the next start.
+      if (dir === ROOT) recordNativeBuild();
+    }, installed);
 }
 
 step('console build', join(WEB, '.lps-build', 'web-dist'),
