@@ -1,13 +1,12 @@
 # syntax=docker/dockerfile:1
-# Node 24 LTS (Node 20 reached end of life on 2026-04-30). CI runs the whole suite on the same
-# Node 24 (.ci/node24), with the native modules as this image builds them: better-sqlite3 compiled
-# by node-gyp here (python3, make, g++), bcrypt and @napi-rs/canvas from their prebuilt N-API binaries.
-# Pinned to 24.18.1: from 24.19.0 Node's ObjectWrap header registers a cleanup hook that makes
-# better-sqlite3 12 abort the process when the GC collects a statement ("Assertion failed: (env) !=
-# nullptr"). Move to node:24-bookworm-slim together with better-sqlite3 13 (Node-API, Node >= 22).
-ARG NODE_IMAGE=24.18.1-bookworm-slim
-# Build stage: compile native modules and the TypeScript.
-FROM node:${NODE_IMAGE} AS build
+# Node 24 LTS: node:24-bookworm-slim follows the newest 24 (`docker build --pull` takes it), and CI
+# runs the suite on the newest Node 24 too. Node 20 reached end of life on 2026-04-30.
+# better-sqlite3, bcrypt and @napi-rs/canvas load prebuilt Node-API binaries; python3, make and g++
+# are there for node-gyp, which npm still runs for better-sqlite3 (it builds nothing when the
+# prebuild fits) and for a platform without a prebuild.
+
+# Build stage: install the dependencies and compile the TypeScript.
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
     && rm -rf /var/lib/apt/lists/*
@@ -18,7 +17,7 @@ COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
 # Console stage: the admin console (web/) as static files.
-FROM node:${NODE_IMAGE} AS web
+FROM node:24-bookworm-slim AS web
 WORKDIR /web
 COPY web/package.json web/package-lock.json ./
 RUN npm install --no-audit --no-fund --include=dev
@@ -26,7 +25,7 @@ COPY web ./
 RUN npm run build
 
 # Runtime stage: only what runs, as an unprivileged user.
-FROM node:${NODE_IMAGE}
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production PORT=3000 HOST=0.0.0.0 DATABASE_URL=sqlite:/data/auth.sqlite
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
