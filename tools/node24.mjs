@@ -186,7 +186,7 @@ function main([command, ...args]) {
   const version = /^24\.\d+\.\d+$/.test(wanted) ? wanted : newest24(wanted === 'newest');
   const dir = nodeDirOf(version);
   const reason = wanted ? `LPS_NODE24=${wanted}` : `Node ${current} is older than ${MINIMUM.join('.')}`;
-  console.error(`${reason}: running on Node ${version} from the npm registry (${isUnpacked(dir) ? 'cached' : 'fetching it'} in ${dir})`);
+  console.error(`${reason}: running on Node ${version} from the npm registry (${isUnpacked(dir) ? `cached in` : `fetching it into`} ${dir})`);
   fetchNode(version);
   const pathKey = Object.keys(process.env).find((key) => /^path$/i.test(key)) ?? 'PATH';
   const nodeBin = join(binDirOf(dir), process.platform === 'win32' ? 'node.exe' : 'node');
