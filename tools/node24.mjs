@@ -64,7 +64,7 @@ const DAY = 24 * 60 * 60 * 1000;
 
 /**
  * The newest 24.x the registry has; the newest cached one when the registry cannot be asked.
- * The registry's answer is reused for a day unless `ask` (asking costs seconds on every start).
+ * The registry's answer is reused for a day unless `ask`, so that a start does not wait for it.
  */
 function newest24(ask) {
   if (!ask) {
@@ -104,7 +104,7 @@ function fetchNode(version) {
     const unpacked = join(tmp, 'node');
     mkdirSync(unpacked);
     execFileSync('tar', ['xzf', join(tmp, tarball), '-C', unpacked, '--strip-components=1']);
-    if (!isUnpacked(unpacked)) fail(`${packageName()}@${version} holds no node binary or no include/node headers`);
+    if (!isUnpacked(unpacked)) throw new Error(`${packageName()}@${version} holds no node binary or no include/node headers`);
     rmSync(dir, { recursive: true, force: true });
     try {
       renameSync(unpacked, dir);
@@ -187,7 +187,11 @@ function main([command, ...args]) {
   const dir = nodeDirOf(version);
   const reason = wanted ? `LPS_NODE24=${wanted}` : `Node ${current} is older than ${MINIMUM.join('.')}`;
   console.error(`${reason}: running on Node ${version} from the npm registry (${isUnpacked(dir) ? `cached in` : `fetching it into`} ${dir})`);
-  fetchNode(version);
+  try {
+    fetchNode(version);
+  } catch (error) {
+    fail(`cannot fetch ${packageName()}@${version} from the npm registry: ${error.message}`);
+  }
   const pathKey = Object.keys(process.env).find((key) => /^path$/i.test(key)) ?? 'PATH';
   const nodeBin = join(binDirOf(dir), process.platform === 'win32' ? 'node.exe' : 'node');
   const abi = execFileSync(nodeBin, ['-p', 'process.versions.modules'], { encoding: 'utf8' }).trim();
