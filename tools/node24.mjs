@@ -7,9 +7,11 @@
 // cache outside the repo and reused from there. One line says so. On Node 22.14 or later the
 // command runs on that Node, silently.
 //
-// Either way, before the command runs, the native modules in node_modules are rebuilt
-// (`npm rebuild`) when they were last built by another Node or installed since the last check,
-// so that an `npm install` on Node 20 followed by `npm test` works.
+// Before the command runs, the native modules in node_modules are rebuilt (`npm rebuild`) when
+// they were built for another Node: a stamp in node_modules records the ABI they were built for.
+// When node_modules was installed since the stamp was written, the installing Node is taken to be
+// the machine's: so an `npm install` on Node 20 followed by `npm test` rebuilds once for Node 24,
+// and an install on a Node that runs the project costs nothing more.
 //
 //   LPS_NODE24       `newest` (what CI sets): always the newest Node 24 from the registry, even on
 //                    a Node that could run the project; or a version such as `24.21.0` to use that
@@ -134,13 +136,18 @@ export function recordNativeBuild(abi = process.versions.modules) {
 
 /**
  * Rebuilds node_modules' native modules for the Node with ABI `abi` (run through `env`) unless
- * the stamp says they were built for it and nothing was installed since. An install with an
- * unknown Node counts as a change: a rebuild is cheap next to a crash.
+ * the stamp says they were built for it. `installedByIt`: an install the stamp does not know
+ * (none yet, or node_modules changed since) was made by that Node, so there is nothing to rebuild.
  */
-function ensureNativeBuild(abi, env) {
+function ensureNativeBuild(abi, env, installedByIt) {
   if (!existsSync(lockFile)) return; // nothing installed yet (`npm start` installs first)
   const want = nativeState(abi);
-  if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === want) return;
+  const stamp = existsSync(stampFile) ? readFileSync(stampFile, 'utf8') : null;
+  if (stamp === want) return;
+  if (installedByIt && (stamp === null || JSON.parse(stamp).lock !== JSON.parse(want).lock)) {
+    writeFileSync(stampFile, want);
+    return;
+  }
   const result = spawnSync(npm, ['rebuild', '--no-audit', '--no-fund'], { cwd: ROOT, env, encoding: 'utf8' });
   if (result.status !== 0) {
     process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
@@ -179,7 +186,9 @@ function main([command, ...args]) {
   const passThrough = process.env[ACTIVE] === current || (wanted === '' && canRun(current)) || wanted === current;
   if (passThrough) {
     const env = { ...process.env, [ACTIVE + '_ABI']: process.versions.modules };
-    ensureNativeBuild(process.versions.modules, env);
+    // This Node is the machine's, or the one an outer run chose: whatever was installed since the
+    // stamp was installed on it.
+    ensureNativeBuild(process.versions.modules, env, true);
     return run(command, args, env);
   }
 
@@ -204,7 +213,7 @@ function main([command, ...args]) {
     [ACTIVE]: version,
     [ACTIVE + '_ABI']: abi,
   };
-  ensureNativeBuild(abi, env);
+  ensureNativeBuild(abi, env, false);
   run(command, args, env);
 }
 
