@@ -14,7 +14,8 @@ import { KvStore } from '../store/kv.store';
 import { MFA_MODE_ENROLLED, MFA_MODE_REQUIRED } from '../strategy/strategy.types';
 import { LockoutService } from '../user-account/lockout.service';
 import { credentialStamp } from '../user-account/credential-stamp';
-import { UserAccountService } from '../user-account/user-account.service';
+import { UserAdminService } from '../user-account/user-admin.service';
+import { UserLookup } from '../user-account/user-lookup.service';
 import { MfaProof, MfaService } from './mfa.service';
 
 export const MFA_TOKEN_TTL_MS = 5 * 60_000;
@@ -55,14 +56,15 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
     private readonly mfa: MfaService,
     private readonly store: KvStore,
     private readonly clock: Clock,
-    private readonly accounts: UserAccountService,
+    private readonly accounts: UserLookup,
+    private readonly admin: UserAdminService,
     private readonly lockout: LockoutService,
     private readonly notifications: NotificationService,
   ) {}
 
   onModuleInit() {
     this.logins.use(this);
-    this.accounts.useMfaStatus((ids) => this.mfa.enabledAmong(ids));
+    this.admin.useMfaStatus((ids) => this.mfa.enabledAmong(ids));
   }
 
   async run(attempt: StepAttempt): Promise<void> {

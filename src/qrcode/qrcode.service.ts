@@ -10,7 +10,7 @@ import { ErrorCode, Locale } from '../common/error-code';
 import { KvStore } from '../store/kv.store';
 import { Keys } from '../store/keys';
 import { credentialStamp } from '../user-account/credential-stamp';
-import { UserAccountService } from '../user-account/user-account.service';
+import { UserLookup } from '../user-account/user-lookup.service';
 
 export const QRCODE_TTL_MS = 5 * 60_000;
 
@@ -33,7 +33,7 @@ export class QrcodeService {
 
   constructor(
     private readonly store: KvStore,
-    private readonly accounts: UserAccountService,
+    private readonly accounts: UserLookup,
     private readonly login: LoginService,
     private readonly audit: AuditLogService,
     private readonly sessions: SessionService,

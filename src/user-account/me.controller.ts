@@ -14,7 +14,7 @@ import { AllowsTempToken } from '../common/auth-context';
 import { ChangePasswordDto, ME_INFO_RESPONSE, MeInfoDto, ReauthDto, ReauthResultDto } from './dto/user.dto';
 import { PasswordChangeService } from './password-change.service';
 import { ReauthService } from './reauth.service';
-import { UserAccountService } from './user-account.service';
+import { UserLookup } from './user-lookup.service';
 import { ApiDoc } from '../common/api-docs';
 import { ErrorCode } from '../common/error-code';
 
@@ -24,7 +24,7 @@ import { ErrorCode } from '../common/error-code';
 @Controller('sys/me')
 export class MeController {
   constructor(
-    private readonly accounts: UserAccountService,
+    private readonly accounts: UserLookup,
     private readonly rsa: RsaKeyService,
     private readonly passwords: PasswordChangeService,
     private readonly reauth: ReauthService,

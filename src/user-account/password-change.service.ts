@@ -10,7 +10,14 @@ import { KvStore } from '../store/kv.store';
 import { LockoutService } from './lockout.service';
 import { PasswordProof } from './password-proof.service';
 import { PasswordScreen } from './password-screen';
-import { UserAccountService } from './user-account.service';
+import { AccountStateService } from './account-state.service';
+import { UserLookup } from './user-lookup.service';
+import { UserRepository } from './user.repository';
+import { Clock } from '../common/clock';
+import { StrategyService } from '../strategy/strategy.service';
+import { PasswordHasher } from './password-hasher';
+import { checkPasswordComplexity } from './password-policy';
+import { previousToKeep } from './password-screen';
 import { UserEntity } from './user.entity';
 
 /** Own password changes evaluated per user and hour. */
@@ -38,7 +45,12 @@ export interface OwnPasswordChange {
 @Injectable()
 export class PasswordChangeService {
   constructor(
-    private readonly accounts: UserAccountService,
+    private readonly accounts: UserLookup,
+    private readonly states: AccountStateService,
+    private readonly users: UserRepository,
+    private readonly hasher: PasswordHasher,
+    private readonly strategy: StrategyService,
+    private readonly clock: Clock,
     private readonly lockout: LockoutService,
     private readonly proof: PasswordProof,
     private readonly sessions: SessionService,
@@ -91,8 +103,8 @@ export class PasswordChangeService {
           // Changed meanwhile (a reset): the old password is compared again, with the new hash.
           if (user.password !== right.user.password) return false;
           // Locked meanwhile by a wrong password or an administrator: the answer a serial order gives.
-          if (await this.accounts.stillLocked(user)) await refuseLocked(user);
-          await this.accounts.setOwnPassword(c.userId, c.tokenHash, c.newPass);
+          if (await this.states.stillLocked(user)) await refuseLocked(user);
+          await this.setOwnPassword(c.userId, c.tokenHash, c.newPass);
           return true;
         });
         if (changed) return;
@@ -100,5 +112,17 @@ export class PasswordChangeService {
         await right.release();
       }
     }
+  }
+
+  /**
+   * Once the old password is proven and the new one screened, under the account's login mutex: the
+   * complexity check again (the strategy may have changed meanwhile), the new hash (the replaced one
+   * joins the history), and the user's other sessions end.
+   */
+  private async setOwnPassword(userId: string, currentTokenHash: string, newPass: string): Promise<void> {
+    const rules = await this.strategy.userStrategy();
+    checkPasswordComplexity(newPass, rules);
+    await this.users.setPassword(userId, await this.hasher.hash(newPass), this.clock.now(), previousToKeep(rules.passwordHistoryCount));
+    await this.sessions.endAll(userId, currentTokenHash);
   }
 }

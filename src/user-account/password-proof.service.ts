@@ -8,7 +8,8 @@ import { CompareSlot, CompareSlots } from './compare-slots';
 import { freeSlots } from './lock-policy';
 import { LockoutService } from './lockout.service';
 import { PasswordHasher } from './password-hasher';
-import { UserAccountService } from './user-account.service';
+import { AccountStateService } from './account-state.service';
+import { UserLookup } from './user-lookup.service';
 import { UserEntity } from './user.entity';
 
 /** A right password, compared while its slot was held. */
@@ -52,7 +53,8 @@ export class PasswordProof {
   private readonly lines = new Map<string, Promise<void>>();
 
   constructor(
-    private readonly accounts: UserAccountService,
+    private readonly accounts: UserLookup,
+    private readonly states: AccountStateService,
     private readonly lockout: LockoutService,
     private readonly hasher: PasswordHasher,
     private readonly mutex: KeyedMutex,
@@ -85,7 +87,7 @@ export class PasswordProof {
           // Changed meanwhile (a reset): a serial order would have compared with the new hash, so compare again.
           if (current.password !== user.password) return;
           // Locked meanwhile by an administrator: refused as a serial order would, not counted.
-          if (await this.accounts.stillLocked(current)) await refusals.locked(current);
+          if (await this.states.stillLocked(current)) await refusals.locked(current);
           await refusals.wrong(current);
         });
       } finally {
@@ -126,7 +128,7 @@ export class PasswordProof {
         const inFlight = await this.slots.held(userId);
         if (freeSlots(0, inFlight, maxFailureTimes) === 0) return null;
         const user = await this.accounts.withPassword(userId);
-        if (await this.accounts.stillLocked(user)) return { locked: true, user };
+        if (await this.states.stillLocked(user)) return { locked: true, user };
         slot = await this.lockout.reserveCompare(user, inFlight);
         return slot ? { locked: false, user, slot } : null;
       }, undefined, Math.max(0, giveUpAt - Date.now()));

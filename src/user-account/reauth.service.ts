@@ -10,7 +10,8 @@ import { Keys } from '../store/keys';
 import { StrategyService } from '../strategy/strategy.service';
 import { LockoutService } from './lockout.service';
 import { PasswordProof } from './password-proof.service';
-import { UserAccountService } from './user-account.service';
+import { AccountStateService } from './account-state.service';
+import { UserLookup } from './user-lookup.service';
 import { UserEntity } from './user.entity';
 
 /** Who asks on /sys/me/reauth: the session's user, its session and where the request came from. */
@@ -40,7 +41,8 @@ export class ReauthService {
   private codeProof: ReauthCodeProof | null = null;
 
   constructor(
-    private readonly accounts: UserAccountService,
+    private readonly accounts: UserLookup,
+    private readonly states: AccountStateService,
     private readonly lockout: LockoutService,
     private readonly proof: PasswordProof,
     private readonly sessions: SessionService,
@@ -80,7 +82,7 @@ export class ReauthService {
           // Changed meanwhile (a reset): the password is compared again, with the new hash.
           if (user.password !== right.user.password) return null;
           // Locked meanwhile by a wrong password or an administrator: the answer a serial order gives.
-          if (await this.accounts.stillLocked(user)) await refuseLocked(user);
+          if (await this.states.stillLocked(user)) await refuseLocked(user);
           return this.markProven(caller);
         });
         if (at !== null) return this.answer(at);

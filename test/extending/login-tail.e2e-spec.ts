@@ -9,7 +9,7 @@ import { clientIp, userAgent } from '../../src/common/client-info';
 import { ErrorCode } from '../../src/common/error-code';
 import { LoginStatus, LoginTypes } from '../../src/login-log/login-log.entity';
 import { UserAccountModule } from '../../src/user-account/user-account.module';
-import { UserAccountService } from '../../src/user-account/user-account.service';
+import { UserLookup } from '../../src/user-account/user-lookup.service';
 import { createActiveUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { startApp, TestApp } from '../support/test-app';
@@ -39,7 +39,7 @@ class HelpdeskLoginDto {
 class HelpdeskLoginController {
   constructor(
     private readonly logins: LoginService,
-    private readonly accounts: UserAccountService,
+    private readonly accounts: UserLookup,
     private readonly codes: HelpdeskCodes,
   ) {}
 

@@ -16,7 +16,9 @@ import { LockoutService } from '../../user-account/lockout.service';
 import { PasswordHasher } from '../../user-account/password-hasher';
 import { PasswordProof, RightPassword } from '../../user-account/password-proof.service';
 import { RoleService } from '../../user-account/role.service';
-import { UserAccountService } from '../../user-account/user-account.service';
+import { AccountStateService } from '../../user-account/account-state.service';
+import { UserLookup } from '../../user-account/user-lookup.service';
+import { UserRepository } from '../../user-account/user.repository';
 import { UserEntity } from '../../user-account/user.entity';
 import { CaptchaService } from '../captcha/captcha.service';
 import { firstLoginStep, isUnusualIp, Outcome, passwordExpiryStep, UNUSUAL_IP_SAMPLE } from './login-steps';
@@ -160,7 +162,9 @@ export class LoginService {
 
   constructor(
     private readonly captcha: CaptchaService,
-    private readonly accounts: UserAccountService,
+    private readonly accounts: UserLookup,
+    private readonly states: AccountStateService,
+    private readonly users: UserRepository,
     private readonly roles: RoleService,
     private readonly hasher: PasswordHasher,
     private readonly sessions: SessionService,
@@ -247,7 +251,7 @@ export class LoginService {
         await this.applyMultiDevice(a); // 8
         await this.storeToken(a); // 9
         // Contract §9 dormantDays counts from here; inside the mutex, like the dormant job's disable.
-        await this.accounts.recordLogin(a.user.id, this.clock.now());
+        await this.users.recordLogin(a.user.id, this.clock.now());
       });
       if (a.held) return a.held;
       if (way.unusualIpCheck) await this.checkUnusualIp(a); // 10
@@ -329,7 +333,7 @@ export class LoginService {
 
   /** Step 4 / spec 3.1: refuse while locked; a lock whose unlock time has passed ends here. */
   private async checkLock(a: Attempt): Promise<void> {
-    if (!(await this.accounts.stillLocked(a.user))) return;
+    if (!(await this.states.stillLocked(a.user))) return;
     if (a.way.password !== undefined) await this.hasher.burn(a.way.password);
     await this.fail(a, LoginStatus.LOCKED, ErrorCode.ACCOUNT_LOCKED);
   }
