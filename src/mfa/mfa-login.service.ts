@@ -28,10 +28,11 @@ export interface MfaLoginRequest {
 }
 
 /**
- * Contract §8 in the login tail: a step added to every way in. It writes mfaEnabled into the
+ * The second factor in the login tail: a step added to every way in. It writes mfaEnabled into the
  * session profile; holds the login of an enrolled user while mfaMode ≥ 1, unless the way already
  * proved a second factor (QR code, the resume); sends a user not enrolled to enrolment while
- * mfaMode = 2, whatever the way. The resume, POST /sys/login/mfa, runs the same tail again.
+ * mfaMode = 2, whatever the way. The resume, POST /sys/login/mfa, runs the same tail again with
+ * its own proof (SecondFactorProof).
  */
 @Injectable()
 export class MfaLoginService implements LoginStep, OnModuleInit {
@@ -65,7 +66,7 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
         ...NO_MFA, mfaRequired: true, mfaToken: await this.pend(attempt),
       });
     } else if (mode === MFA_MODE_REQUIRED && !enabled) {
-      // A forced password change keeps its tip and comes first (contract §8).
+      // A forced password change keeps its tip and comes first: the password before the enrolment.
       attempt.requireTemp('MFA_SETUP_REQUIRED', { passwordChange: false, mfaSetup: true, keepForcedTip: true });
     }
   }
