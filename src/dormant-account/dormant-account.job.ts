@@ -11,7 +11,7 @@ import { StrategyService } from '../strategy/strategy.service';
 import { ALL_PERMISSIONS } from '../user-account/grants';
 import { DAY_MS } from '../user-account/password-expiry';
 import { RoleService } from '../user-account/role.service';
-import { UserAccountService } from '../user-account/user-account.service';
+import { AccountStateService } from '../user-account/account-state.service';
 import { UserEntity } from '../user-account/user.entity';
 import { UserRepository } from '../user-account/user.repository';
 
@@ -39,7 +39,7 @@ export class DormantAccountJob implements OnModuleDestroy {
     private readonly strategy: StrategyService,
     private readonly roles: RoleService,
     private readonly users: UserRepository,
-    private readonly accounts: UserAccountService,
+    private readonly accounts: AccountStateService,
     private readonly notifications: NotificationService,
     private readonly audit: AuditLogService,
     mutex: KeyedMutex,

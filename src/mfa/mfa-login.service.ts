@@ -3,8 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { LoginResult, LoginService, LoginStep, LoginWay, NO_MFA, StepAttempt } from '../auth/login/login.service';
 import { AppException } from '../common/app.exception';
 import { Clock } from '../common/clock';
-import { ErrorCode, Locale } from '../common/error-code';
-import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
+import { ErrorCode } from '../common/error-code';
 import { NotificationService } from '../notification/notification.service';
 import { NotificationKind } from '../notification/notification.types';
 import { bilingual } from '../common/texts';
@@ -14,23 +13,12 @@ import { KvStore } from '../store/kv.store';
 import { MFA_MODE_ENROLLED, MFA_MODE_REQUIRED } from '../strategy/strategy.types';
 import { LockoutService } from '../user-account/lockout.service';
 import { credentialStamp } from '../user-account/credential-stamp';
-import { UserAccountService } from '../user-account/user-account.service';
-import { MfaProof, MfaService } from './mfa.service';
+import { UserAdminService } from '../user-account/user-admin.service';
+import { UserLookup } from '../user-account/user-lookup.service';
+import { MfaService } from './mfa.service';
+import { PendingLogin, readPending, SecondFactorProof } from './second-factor.proof';
 
 export const MFA_TOKEN_TTL_MS = 5 * 60_000;
-
-/** What AUTH_MFA:{sha256hex(mfaToken)} keeps for the resume: who, how the first step came in, until when. */
-interface PendingLogin {
-  userId: string;
-  loginType: LoginTypes;
-  account: string;
-  locale: Locale;
-  expireAt: number;
-  /** The password the first step proved (credentialStamp): a reset or change meanwhile kills the token. */
-  stamp: string;
-  /** The first step proved the password, so the finished login is a fresh proof (at the second step's time). */
-  freshProof?: boolean;
-}
 
 export interface MfaLoginRequest {
   mfaToken: string;
@@ -40,10 +28,11 @@ export interface MfaLoginRequest {
 }
 
 /**
- * In the login tail: a step added to every way in. It writes mfaEnabled into the
+ * The second factor in the login tail: a step added to every way in. It writes mfaEnabled into the
  * session profile; holds the login of an enrolled user while mfaMode ≥ 1, unless the way already
  * proved a second factor (QR code, the resume); sends a user not enrolled to enrolment while
- * mfaMode = 2, whatever the way. The resume, POST /sys/login/mfa, runs the same tail again.
+ * mfaMode = 2, whatever the way. The resume, POST /sys/login/mfa, runs the same tail again with
+ * its own proof (SecondFactorProof).
  */
 @Injectable()
 export class MfaLoginService implements LoginStep, OnModuleInit {
@@ -55,14 +44,15 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
     private readonly mfa: MfaService,
     private readonly store: KvStore,
     private readonly clock: Clock,
-    private readonly accounts: UserAccountService,
+    private readonly accounts: UserLookup,
+    private readonly admin: UserAdminService,
     private readonly lockout: LockoutService,
     private readonly notifications: NotificationService,
   ) {}
 
   onModuleInit() {
     this.logins.use(this);
-    this.accounts.useMfaStatus((ids) => this.mfa.enabledAmong(ids));
+    this.admin.useMfaStatus((ids) => this.mfa.enabledAmong(ids));
   }
 
   async run(attempt: StepAttempt): Promise<void> {
@@ -76,7 +66,7 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
         ...NO_MFA, mfaRequired: true, mfaToken: await this.pend(attempt),
       });
     } else if (mode === MFA_MODE_REQUIRED && !enabled) {
-      // A forced password change keeps its tip and comes first.
+      // A forced password change keeps its tip and comes first: the password before the enrolment.
       attempt.requireTemp('MFA_SETUP_REQUIRED', { passwordChange: false, mfaSetup: true, keepForcedTip: true });
     }
   }
@@ -93,43 +83,9 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
       loginType: pending.loginType, account: pending.account, ip: req.ip, userAgent: req.userAgent, locale: pending.locale,
       unusualIpCheck: true, secondFactorProven: true, freshProof: pending.freshProof === true,
     };
-    let proof: MfaProof | 'replay' | null = null;
-    const result = await this.logins.complete(user, way, async (checks) => {
-      await checks.reread();
-      try {
-        await checks.checkLock();
-        await checks.checkDisabled();
-      } catch (err) {
-        await this.store.del(key); // once locked (or disabled), the mfaToken is dead
-        throw err;
-      }
-      // A concurrent right code may have consumed it while this one waited for the mutex.
-      if (!(await this.pending(key))) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
-      // The password the first step proved was reset or changed meanwhile: the login starts again.
-      if (credentialStamp(checks.user.password) !== pending.stamp) {
-        await this.store.del(key);
-        throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
-      }
-      // TOTP removed meanwhile (the user disabled it, an administrator reset it): the login starts again.
-      if (!(await this.mfa.enabled(checks.user.id))) {
-        await this.store.del(key);
-        throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
-      }
-      proof = await this.mfa.prove(checks.user.id, req.code);
-      // A right code sent twice: refused, but neither logged nor counted; the token lives on.
-      if (proof === 'replay') throw new AppException(ErrorCode.MFA_CODE_INVALID);
-      if (!proof) {
-        const locked = await this.lockout.recordFailure({
-          user: checks.user, account: pending.account, loginType: pending.loginType, ip: req.ip, userAgent: req.userAgent,
-          status: LoginStatus.MFAWRONG, reason: ErrorCode.MFA_CODE_INVALID,
-        });
-        if (locked) await this.store.del(key);
-        throw new AppException(ErrorCode.MFA_CODE_INVALID);
-      }
-      // Exactly one right code consumes the token.
-      if (!(await this.store.getDel(key))) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
-    });
-    if (proof === 'recovery') await this.tellRecoveryCodeUsed(user.id, pending.account, req.ip);
+    const proof = new SecondFactorProof(this.store, this.clock, this.mfa, this.lockout, { key, pending, code: req.code, ip: req.ip, userAgent: req.userAgent });
+    const result = await this.logins.complete(user, way, proof);
+    if (proof.used === 'recovery') await this.tellRecoveryCodeUsed(user.id, pending.account, req.ip);
     return result;
   }
 
@@ -144,10 +100,8 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
     return mfaToken;
   }
 
-  private async pending(key: string): Promise<PendingLogin | null> {
-    const raw = await this.store.get(key);
-    const pending = raw ? (JSON.parse(raw) as PendingLogin) : null;
-    return pending && pending.expireAt > this.clock.nowMs() ? pending : null;
+  private pending(key: string): Promise<PendingLogin | null> {
+    return readPending(this.store, this.clock, key);
   }
 
   /** A site message to the user; the login has happened, so a failure here is logged only. */

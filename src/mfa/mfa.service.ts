@@ -17,7 +17,8 @@ import { LockoutService } from '../user-account/lockout.service';
 import { ReauthService } from '../user-account/reauth.service';
 import { SelfProtection } from '../user-account/self-protection';
 import { TargetAccess } from '../user-account/target-access';
-import { UserAccountService } from '../user-account/user-account.service';
+import { AccountStateService } from '../user-account/account-state.service';
+import { UserLookup } from '../user-account/user-lookup.service';
 import type { UserEntity } from '../user-account/user.entity';
 import { MfaCrypto, newRecoveryCodes } from './mfa-crypto';
 import { MfaRepository } from './mfa.repository';
@@ -57,7 +58,8 @@ export class MfaService implements OnModuleInit {
     private readonly store: KvStore,
     private readonly clock: Clock,
     private readonly mutex: KeyedMutex,
-    private readonly accounts: UserAccountService,
+    private readonly accounts: UserLookup,
+    private readonly states: AccountStateService,
     private readonly lockout: LockoutService,
     private readonly logs: LoginLogService,
     private readonly sessions: SessionService,
@@ -199,7 +201,7 @@ export class MfaService implements OnModuleInit {
     await this.mutex.run(Keys.loginMutex(caller.userId), async () => {
       const user = await this.accounts.withPassword(caller.userId);
       const attempt = { loginType, ip: caller.ip, userAgent: caller.userAgent, account: user.username };
-      if (await this.accounts.stillLocked(user)) {
+      if (await this.states.stillLocked(user)) {
         await this.logs.record({
           ...attempt, userId: user.id, userName: user.name, status: LoginStatus.LOCKED, failure: ErrorCode.ACCOUNT_LOCKED,
         });

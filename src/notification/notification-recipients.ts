@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../common/app.exception';
 import { ErrorCode } from '../common/error-code';
-import { UserAccountService } from '../user-account/user-account.service';
+import { UserLookup } from '../user-account/user-lookup.service';
 import { UserEntity } from '../user-account/user.entity';
 import { PermanentDeliveryError } from './notification.types';
 
 /** The addressee as it is at delivery time (a changed mailbox or mobile is used). */
 @Injectable()
 export class NotificationRecipients {
-  constructor(private readonly accounts: UserAccountService) {}
+  constructor(private readonly accounts: UserLookup) {}
 
   async get(userId: string): Promise<UserEntity> {
     try {

@@ -5,7 +5,7 @@ import { AppException } from '../common/app.exception';
 import { ErrorCode } from '../common/error-code';
 import { Page } from '../common/paging.dto';
 import { TargetAccess } from '../user-account/target-access';
-import { UserAccountService } from '../user-account/user-account.service';
+import { UserLookup } from '../user-account/user-lookup.service';
 import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
 import { KickoutDto, ListOnlineDto, OnlineSessionRowDto } from './dto/online.dto';
 import { SessionService } from '../session/session.service';
@@ -19,7 +19,7 @@ import { ApiDoc } from '../common/api-docs';
 export class OnlineController {
   constructor(
     private readonly sessions: SessionService,
-    private readonly accounts: UserAccountService,
+    private readonly accounts: UserLookup,
     private readonly audit: AuditLogService,
     private readonly access: TargetAccess,
   ) {}

@@ -1,31 +1,23 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AuditLogService } from '../audit/audit-log.service';
-import { LoginChecks, LoginResult, LoginService, LoginWay } from '../auth/login/login.service';
+import { LoginResult, LoginService, LoginWay } from '../auth/login/login.service';
 import { LoginTypes } from '../login-log/login-log.entity';
-import { hashToken, originOf, SessionService } from '../session/session.service';
-import type { Session } from '../common/auth-context';
+import { hashToken, SessionService } from '../session/session.service';
 import { AppException } from '../common/app.exception';
 import { ErrorCode, Locale } from '../common/error-code';
 import { KvStore } from '../store/kv.store';
 import { Keys } from '../store/keys';
 import { credentialStamp } from '../user-account/credential-stamp';
-import { UserAccountService } from '../user-account/user-account.service';
+import { UserLookup } from '../user-account/user-lookup.service';
+import { GrantOrigin, QrcodeLoginProof } from './qrcode-login.proof';
 
 export const QRCODE_TTL_MS = 5 * 60_000;
 
-/** What a code remembers besides its user (keeps AUTH_QRCODE:{code} → user id). */
-interface GrantOrigin {
-  tokenHash: string;
-  credentialStamp: string;
-  /** For the audit row of the authorisation (user names do not change). */
-  username: string;
-}
-
 /**
- * A logged-in device authorises a login elsewhere with a one-time code. The code
- * is tied to the session that generated it: it dies with that session and with
- * any password change, so a stolen or revoked session cannot mint access that outlives it.
+ * A logged-in device authorises a login elsewhere with a one-time code. The code is tied to the
+ * session that generated it: it dies with that session and with any password change, so a stolen
+ * or revoked session cannot mint access that outlives it (QrcodeLoginProof).
  */
 @Injectable()
 export class QrcodeService {
@@ -33,7 +25,7 @@ export class QrcodeService {
 
   constructor(
     private readonly store: KvStore,
-    private readonly accounts: UserAccountService,
+    private readonly accounts: UserLookup,
     private readonly login: LoginService,
     private readonly audit: AuditLogService,
     private readonly sessions: SessionService,
@@ -60,42 +52,19 @@ export class QrcodeService {
       // A user deleted since the code was made; a database that is away stays SERVICE_UNAVAILABLE.
       throw err instanceof AppException && err.code === ErrorCode.NOT_FOUND ? new AppException(ErrorCode.QRCODE_INVALID) : err;
     });
-    // The account's disabled and locked status (in the login's order), then the tail every
-    // way in shares — password expiry (step 6) and first login (step 7) included. No
-    // second factor: the authorising device passed it.
+    // The proof checks the origin, then the disabled and locked state; then the tail every way in
+    // shares, password expiry and first login included. No second factor: the authorising device
+    // passed it.
     const way: LoginWay = {
       loginType: LoginTypes.QRCODE, account: user.username, ip, userAgent, locale, unusualIpCheck: false, secondFactorProven: true,
     };
-    const result = await this.login.complete(
-      user,
-      way,
-      async (checks) => {
-        // The new session ends, for sessionMaxHours, when the generating one would.
-        way.originTime = originOf(await this.checkOriginAlive(checks, origin));
-        await checks.checkDisabled();
-        await checks.checkLock();
-      },
-    );
+    const result = await this.login.complete(user, way, new QrcodeLoginProof(this.sessions, origin, way));
     await this.recordAuthorisation(userId, origin, hashToken(result.accessToken!), ip);
     return result;
   }
 
   /**
-   * A code is void once the session that generated it has ended (logout, kick-out,
-   * expiry, reset, lock, disable) or the password has changed since; it is then simply invalid.
-   */
-  private async checkOriginAlive(checks: LoginChecks, origin: GrantOrigin): Promise<Session> {
-    const session = await this.sessions.byTokenId(origin.tokenHash);
-    await checks.reread();
-    const alive = session !== null && session.kickout === 0 && session.userId === checks.user.id;
-    if (!alive || credentialStamp(checks.user.password) !== origin.credentialStamp) {
-      throw new AppException(ErrorCode.QRCODE_INVALID);
-    }
-    return session;
-  }
-
-  /**
-   * Who authorised which new session — the session ids as the online list shows them
+   * The audit row of who authorised which new session — the session ids as the online list shows them
    * (the token's SHA-256, never a token). The login has happened: a failed audit write is logged, not
    * turned into a failed login whose token the client would never receive.
    */

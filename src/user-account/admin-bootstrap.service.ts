@@ -2,7 +2,8 @@ import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { ALL_PERMISSIONS } from './grants';
 import { ADMIN_ROLE, RoleService } from './role.service';
-import { UserAccountService } from './user-account.service';
+import { UserAdminService } from './user-admin.service';
+import { UserLookup } from './user-lookup.service';
 
 /** On first start, with no user at all, an `admin` account holding the role admin. */
 @Injectable()
@@ -10,14 +11,15 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
   private readonly logger = new Logger('Bootstrap');
 
   constructor(
-    private readonly accounts: UserAccountService,
+    private readonly accounts: UserAdminService,
+    private readonly lookup: UserLookup,
     private readonly roles: RoleService,
     private readonly config: AppConfig,
   ) {}
 
   async onApplicationBootstrap() {
     await this.roles.onApplicationBootstrap();
-    if ((await this.accounts.count()) > 0) return;
+    if ((await this.lookup.count()) > 0) return;
     try {
       const created = await this.accounts.create({
         username: 'admin', name: '管理员', roles: [ADMIN_ROLE], password: this.config.ADMIN_INITIAL_PASSWORD,
@@ -32,7 +34,7 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
       }
     } catch (err) {
       // Another instance created it first.
-      if ((await this.accounts.count()) === 0) throw err;
+      if ((await this.lookup.count()) === 0) throw err;
     }
   }
 }

@@ -8,7 +8,7 @@ import { LoginLogService } from '../login-log/login-log.service';
 import { StrategyService } from '../strategy/strategy.service';
 import { CompareSlot, CompareSlots } from './compare-slots';
 import { failuresLock, failureWindowStart, freeSlots } from './lock-policy';
-import { UserAccountService } from './user-account.service';
+import { AccountStateService } from './account-state.service';
 import { UserEntity } from './user.entity';
 
 export interface WrongPassword {
@@ -40,7 +40,7 @@ export interface WrongProof extends WrongPassword {
 export class LockoutService {
   constructor(
     private readonly logs: LoginLogService,
-    private readonly accounts: UserAccountService,
+    private readonly accounts: AccountStateService,
     private readonly strategy: StrategyService,
     private readonly events: EventEmitter2,
     private readonly clock: Clock,

@@ -1,17 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import { SessionService } from '../session/session.service';
 import { AppException } from '../common/app.exception';
+import { Clock } from '../common/clock';
 import { ErrorCode } from '../common/error-code';
 import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
 import { LoginLogService } from '../login-log/login-log.service';
+import { SessionService } from '../session/session.service';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
 import { KvStore } from '../store/kv.store';
+import { StrategyService } from '../strategy/strategy.service';
 import { LockoutService } from './lockout.service';
+import { PasswordHasher } from './password-hasher';
+import { checkPasswordComplexity } from './password-policy';
 import { PasswordProof } from './password-proof.service';
-import { PasswordScreen } from './password-screen';
-import { UserAccountService } from './user-account.service';
+import { PasswordScreen, previousToKeep } from './password-screen';
+import { UserLookup } from './user-lookup.service';
 import { UserEntity } from './user.entity';
+import { UserRepository } from './user.repository';
 
 /** Own password changes evaluated per user and hour. */
 export const OWN_CHANGES_PER_HOUR = 10;
@@ -28,17 +33,21 @@ export interface OwnPasswordChange {
 }
 
 /**
- * Change, with the old password proven as a login proves it (PasswordProof:
- * in a compare slot of the account, outside its login mutex), refused without a compare while the
- * account is locked, and a wrong old password logged (`passwrong`, login type `passchange`), counted
- * toward the lock and, when it locks the account, the end of the session that tried. A stolen token gets at most
- * maxFailureTimes guesses, as a stranger at the login page does. The new password then meets the six complexity rules and
- * the checks of one's own change (PasswordScreen) before it is set.
+ * The own password change, with the old password proven as a login proves it (PasswordProof: in a
+ * compare slot of the account, outside its login mutex), refused without a compare while the
+ * account is locked, and a wrong old password logged (`passwrong`, login type `passchange`),
+ * counted toward the account lock and, when it locks the account, the end of the session that
+ * tried: a stolen token gets at most maxFailureTimes guesses, as a stranger at the login page does.
+ * The new password then meets the complexity rules and the screen (PasswordScreen) before it is set.
  */
 @Injectable()
 export class PasswordChangeService {
   constructor(
-    private readonly accounts: UserAccountService,
+    private readonly accounts: UserLookup,
+    private readonly users: UserRepository,
+    private readonly hasher: PasswordHasher,
+    private readonly strategy: StrategyService,
+    private readonly clock: Clock,
     private readonly lockout: LockoutService,
     private readonly proof: PasswordProof,
     private readonly sessions: SessionService,
@@ -72,33 +81,30 @@ export class PasswordChangeService {
       });
       throw new AppException(ErrorCode.ACCOUNT_LOCKED);
     };
-    for (;;) {
-      const right = await this.proof.compare(c.userId, c.oldPass, {
-        locked: refuseLocked,
-        wrong: async (user) => {
-          const locked = await this.lockout.recordWrongPassword({ ...attempt, account: user.username, user, reason: ErrorCode.OLD_PASSWORD_WRONG });
-          if (locked) await this.sessions.end(c.tokenHash, user.id);
-          throw new AppException(ErrorCode.OLD_PASSWORD_WRONG);
-        },
-      });
-      try {
-        // The complexity rules, then the own-change checks (their BCrypt compares outside the login mutex). A
-        // password changed meanwhile shows in the section below, and the loop screens again.
-        await this.screen.checkOwn(await this.accounts.withPassword(c.userId), c.newPass);
-        const changed = await this.mutex.run(Keys.loginMutex(c.userId), async () => {
-          await right.release();
-          const user = await this.accounts.withPassword(c.userId);
-          // Changed meanwhile (a reset): the old password is compared again, with the new hash.
-          if (user.password !== right.user.password) return false;
-          // Locked meanwhile by a wrong password or an administrator: the answer a serial order gives.
-          if (await this.accounts.stillLocked(user)) await refuseLocked(user);
-          await this.accounts.setOwnPassword(c.userId, c.tokenHash, c.newPass);
-          return true;
-        });
-        if (changed) return;
-      } finally {
-        await right.release();
-      }
-    }
+    await this.proof.proveThen(c.userId, c.oldPass, {
+      locked: refuseLocked,
+      wrong: async (user) => {
+        const locked = await this.lockout.recordWrongPassword({ ...attempt, account: user.username, user, reason: ErrorCode.OLD_PASSWORD_WRONG });
+        if (locked) await this.sessions.end(c.tokenHash, user.id);
+        throw new AppException(ErrorCode.OLD_PASSWORD_WRONG);
+      },
+    },
+    () => this.setOwnPassword(c.userId, c.tokenHash, c.newPass),
+    // The new password's rules and screen first, outside the login mutex (their BCrypt compares with
+    // the remembered passwords take time); a password changed meanwhile voids the proof, and the
+    // screen runs again with the next one.
+    async () => this.screen.checkOwn(await this.accounts.withPassword(c.userId), c.newPass));
+  }
+
+  /**
+   * Once the old password is proven and the new one screened, under the account's login mutex: the
+   * complexity check again (the strategy may have changed meanwhile), the new hash (the replaced one
+   * joins the history), and the user's other sessions end.
+   */
+  private async setOwnPassword(userId: string, currentTokenHash: string, newPass: string): Promise<void> {
+    const rules = await this.strategy.userStrategy();
+    checkPasswordComplexity(newPass, rules);
+    await this.users.setPassword(userId, await this.hasher.hash(newPass), this.clock.now(), previousToKeep(rules.passwordHistoryCount));
+    await this.sessions.endAll(userId, currentTokenHash);
   }
 }

@@ -8,19 +8,26 @@ import { CompareSlot, CompareSlots } from './compare-slots';
 import { freeSlots } from './lock-policy';
 import { LockoutService } from './lockout.service';
 import { PasswordHasher } from './password-hasher';
-import { UserAccountService } from './user-account.service';
+import { AccountStateService } from './account-state.service';
+import { UserLookup } from './user-lookup.service';
 import { UserEntity } from './user.entity';
 
-/** A right password, compared while its slot was held. */
-export interface RightPassword {
+/**
+ * A password that matched, its compare slot still held. It proves nothing until confirmed under
+ * the account's login mutex: the account may have been reset, changed or locked during the compare.
+ */
+export interface ComparedPassword {
   /**
    * The account as read, under its mutex, when the compare was admitted; its `password` is the hash
-   * the password matched. A section that rereads the account and finds another hash (an
-   * administrator's reset, a password change meanwhile) must not act on this compare.
+   * the password matched.
    */
   readonly user: UserEntity;
-  /** Frees the compare slot: the caller calls it inside its own mutex section, and again in a finally. */
-  release(): Promise<void>;
+  /**
+   * Inside the account's login mutex, with `current` the account as read there: frees the slot;
+   * when the hash is another by now (a reset, a change), the proof starts again with the new one;
+   * when the account is locked by now, refused (ProofRefusals.locked) as a serial order would.
+   */
+  confirm(current: UserEntity): Promise<void>;
 }
 
 /** How the caller answers a refused proof; each writes its log row and throws. */
@@ -33,18 +40,23 @@ export interface ProofRefusals {
 
 type Admission = { locked: true; user: UserEntity } | { locked: false; user: UserEntity; slot: CompareSlot };
 
+/** Thrown by ComparedPassword.confirm when the hash changed: prove() compares again. */
+const HASH_CHANGED = Symbol('the password hash changed during the compare');
+
 /**
- * A password proven against an account as a serial order would prove it, without holding the
- * account's login mutex through BCrypt:
+ * The one protocol by which a password is proven (a login, the old password of an own change, a
+ * step-up), as a serial order would prove it, without holding the account's login mutex through
+ * BCrypt:
  *
- * 1. under the mutex: reread, lock check (before the compare), take a compare slot
- *    (LockoutService.reserveCompare); with none free, let go of the mutex and wait in this
- *    instance's line for the account (the lock is checked again whenever a slot shows free);
+ * 1. under the mutex: reread, lock check (before the compare, so a locked account tells nothing),
+ *    take a compare slot (LockoutService.reserveCompare); with none free, let go of the mutex and
+ *    wait in this instance's line for the account (the lock is checked again whenever a slot shows
+ *    free);
  * 2. outside: the compare, while the slot is held;
- * 3. a wrong password: under the mutex, the slot freed and the failure recorded in one step, so
- *    failures + compares in flight never exceed maxFailureTimes and no more than maxFailureTimes
- *    wrong passwords are evaluated before the lock, on any number of instances. A right one goes
- *    back to the caller, which rereads, checks the lock again and goes on under its own mutex section.
+ * 3. under the mutex again, with the account reread (recheck): a hash changed meanwhile means the
+ *    compare is void and runs again with the new hash; a lock meanwhile refuses. Then a wrong
+ *    password frees its slot and is recorded in one step, so failures + compares in flight never
+ *    exceed maxFailureTimes on any number of instances; a right one runs the caller's work.
  */
 @Injectable()
 export class PasswordProof {
@@ -52,7 +64,8 @@ export class PasswordProof {
   private readonly lines = new Map<string, Promise<void>>();
 
   constructor(
-    private readonly accounts: UserAccountService,
+    private readonly accounts: UserLookup,
+    private readonly states: AccountStateService,
     private readonly lockout: LockoutService,
     private readonly hasher: PasswordHasher,
     private readonly mutex: KeyedMutex,
@@ -60,8 +73,14 @@ export class PasswordProof {
     private readonly strategy: StrategyService,
   ) {}
 
-  async compare(userId: string, password: string, refusals: ProofRefusals): Promise<RightPassword> {
-    const giveUpAt = Date.now() + this.mutex.defaultWaitMs;
+  /**
+   * Proves `password` for the account and hands the match to `use`, which must confirm it inside
+   * the account's login mutex (ComparedPassword.confirm) before it acts on it; the login tail does
+   * so in its own mutex section. Refused attempts end in `refusals`. The slot is freed however
+   * `use` ends.
+   */
+  async prove<T>(userId: string, password: string, refusals: ProofRefusals, use: (compared: ComparedPassword) => Promise<T>): Promise<T> {
+    let giveUpAt = Date.now() + this.mutex.defaultWaitMs;
     for (;;) {
       const admitted = await this.admit(userId, giveUpAt);
       if (admitted.locked) {
@@ -70,28 +89,59 @@ export class PasswordProof {
         return refusals.locked(admitted.user);
       }
       const { user, slot } = admitted;
-      let right: boolean;
       try {
-        right = await this.hasher.matches(password, user.password);
-      } catch (err) {
-        await slot.release();
-        throw err;
-      }
-      if (right) return { user, release: () => slot.release() };
-      try {
+        if (await this.hasher.matches(password, user.password)) {
+          return await use({
+            user,
+            confirm: async (current) => {
+              await slot.release();
+              if (!(await this.recheck(current, user, refusals))) throw HASH_CHANGED;
+            },
+          });
+        }
         await this.mutex.run(Keys.loginMutex(userId), async () => {
           await slot.release();
           const current = await this.accounts.withPassword(userId);
-          // Changed meanwhile (a reset): a serial order would have compared with the new hash, so compare again.
-          if (current.password !== user.password) return;
-          // Locked meanwhile by an administrator: refused as a serial order would, not counted.
-          if (await this.accounts.stillLocked(current)) await refusals.locked(current);
-          await refusals.wrong(current);
+          if (await this.recheck(current, user, refusals)) await refusals.wrong(current);
         });
+      } catch (err) {
+        if (err !== HASH_CHANGED) throw err;
+        // A right password met a new hash: a new proof, with a wait of its own.
+        giveUpAt = Date.now() + this.mutex.defaultWaitMs;
       } finally {
         await slot.release();
       }
     }
+  }
+
+  /**
+   * prove() for a caller with no mutex section of its own: `then` runs under the account's login
+   * mutex once the match is confirmed there, with the account as read there; `first` runs before,
+   * outside the mutex (work too slow to hold the mutex through, such as the new password's screen).
+   */
+  proveThen<T>(
+    userId: string, password: string, refusals: ProofRefusals, then: (current: UserEntity) => Promise<T>, first?: () => Promise<void>,
+  ): Promise<T> {
+    return this.prove(userId, password, refusals, async (compared) => {
+      await first?.();
+      return this.mutex.run(Keys.loginMutex(userId), async () => {
+        const current = await this.accounts.withPassword(userId);
+        await compared.confirm(current);
+        return then(current);
+      });
+    });
+  }
+
+  /**
+   * Step 3, under the account's login mutex with `current` just read: false when its hash is no
+   * longer the one `compared` was read with (a serial order would have compared with the new one,
+   * so the compare counts for nothing); refused when locked meanwhile (by an administrator, or by
+   * wrong passwords of a parallel attempt); true otherwise.
+   */
+  private async recheck(current: UserEntity, compared: UserEntity, refusals: ProofRefusals): Promise<boolean> {
+    if (current.password !== compared.password) return false;
+    if (await this.states.stillLocked(current)) await refusals.locked(current);
+    return true;
   }
 
   /**
@@ -126,7 +176,7 @@ export class PasswordProof {
         const inFlight = await this.slots.held(userId);
         if (freeSlots(0, inFlight, maxFailureTimes) === 0) return null;
         const user = await this.accounts.withPassword(userId);
-        if (await this.accounts.stillLocked(user)) return { locked: true, user };
+        if (await this.states.stillLocked(user)) return { locked: true, user };
         slot = await this.lockout.reserveCompare(user, inFlight);
         return slot ? { locked: false, user, slot } : null;
       }, undefined, Math.max(0, giveUpAt - Date.now()));

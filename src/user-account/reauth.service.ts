@@ -5,12 +5,9 @@ import { ErrorCode } from '../common/error-code';
 import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
 import { LoginLogService } from '../login-log/login-log.service';
 import { SessionService } from '../session/session.service';
-import { KeyedMutex } from '../store/keyed-mutex';
-import { Keys } from '../store/keys';
 import { StrategyService } from '../strategy/strategy.service';
 import { LockoutService } from './lockout.service';
 import { PasswordProof } from './password-proof.service';
-import { UserAccountService } from './user-account.service';
 import { UserEntity } from './user.entity';
 
 /** Who asks on /sys/me/reauth: the session's user, its session and where the request came from. */
@@ -29,7 +26,7 @@ export interface ReauthCaller {
 export type ReauthCodeProof = (caller: ReauthCaller, code: string, then: () => Promise<void>) => Promise<void>;
 
 /**
- * The fresh proof of step-up: the password (proven as a login proves it, PasswordProof)
+ * The fresh proof of step-up: the password (proven as a login proves it, PasswordProof.proveThen)
  * or a second-factor code marks the caller's session as freshly proven, in the session store, for
  * reauthMinutes. A wrong one is logged with login type `reauth` and counted by the account lock,
  * as the old password of a password change is; the attempt that locks ends the session that tried,
@@ -40,12 +37,10 @@ export class ReauthService {
   private codeProof: ReauthCodeProof | null = null;
 
   constructor(
-    private readonly accounts: UserAccountService,
     private readonly lockout: LockoutService,
     private readonly proof: PasswordProof,
     private readonly sessions: SessionService,
     private readonly logs: LoginLogService,
-    private readonly mutex: KeyedMutex,
     private readonly clock: Clock,
     private readonly strategy: StrategyService,
   ) {}
@@ -64,30 +59,15 @@ export class ReauthService {
       });
       throw new AppException(ErrorCode.ACCOUNT_LOCKED);
     };
-    for (;;) {
-      const right = await this.proof.compare(caller.userId, password, {
-        locked: refuseLocked,
-        wrong: async (user) => {
-          const locked = await this.lockout.recordWrongPassword({ ...attempt, account: user.username, user, reason: ErrorCode.BAD_CREDENTIALS });
-          if (locked) await this.sessions.end(caller.tokenHash, user.id);
-          throw new AppException(ErrorCode.BAD_CREDENTIALS);
-        },
-      });
-      try {
-        const at = await this.mutex.run(Keys.loginMutex(caller.userId), async () => {
-          await right.release();
-          const user = await this.accounts.withPassword(caller.userId);
-          // Changed meanwhile (a reset): the password is compared again, with the new hash.
-          if (user.password !== right.user.password) return null;
-          // Locked meanwhile by a wrong password or an administrator: the answer a serial order gives.
-          if (await this.accounts.stillLocked(user)) await refuseLocked(user);
-          return this.markProven(caller);
-        });
-        if (at !== null) return this.answer(at);
-      } finally {
-        await right.release();
-      }
-    }
+    const at = await this.proof.proveThen(caller.userId, password, {
+      locked: refuseLocked,
+      wrong: async (user) => {
+        const locked = await this.lockout.recordWrongPassword({ ...attempt, account: user.username, user, reason: ErrorCode.BAD_CREDENTIALS });
+        if (locked) await this.sessions.end(caller.tokenHash, user.id);
+        throw new AppException(ErrorCode.BAD_CREDENTIALS);
+      },
+    }, () => this.markProven(caller));
+    return this.answer(at);
   }
 
   async withCode(caller: ReauthCaller, code: string): Promise<{ reauthUntil: number }> {

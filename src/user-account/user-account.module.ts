@@ -21,7 +21,9 @@ import { RoleRepository } from './role.repository';
 import { RoleService } from './role.service';
 import { SelfProtection } from './self-protection';
 import { TargetAccess } from './target-access';
-import { UserAccountService } from './user-account.service';
+import { AccountStateService } from './account-state.service';
+import { UserAdminService } from './user-admin.service';
+import { UserLookup } from './user-lookup.service';
 import { UserController } from './user.controller';
 import { UserDirectory } from './user-directory';
 import { UserIdentifierEntity } from './user-identifier.entity';
@@ -35,7 +37,9 @@ import { UserRepository } from './user.repository';
   providers: [
     UserRepository,
     RoleRepository,
-    UserAccountService,
+    UserLookup,
+    UserAdminService,
+    AccountStateService,
     LockoutService,
     CompareSlots,
     PasswordProof,
@@ -49,6 +53,6 @@ import { UserRepository } from './user.repository';
     UserDirectory,
     { provide: PasswordHasher, useClass: BcryptPasswordHasher },
   ],
-  exports: [UserAccountService, LockoutService, PasswordProof, ReauthService, RoleService, PasswordHasher, UserRepository, UserDirectory, SelfProtection, TargetAccess],
+  exports: [UserLookup, UserAdminService, AccountStateService, LockoutService, PasswordProof, ReauthService, RoleService, PasswordHasher, UserRepository, UserDirectory, SelfProtection, TargetAccess],
 })
 export class UserAccountModule {}

@@ -7,7 +7,8 @@ import { validationFailed } from '../common/app.exception';
 import {
   CreatedUserDto, CreateUserDto, ListUsersDto, ResetPasswordResultDto, UpdateUserDto, UserIdDto, UserIdsDto, UserRowDto,
 } from './dto/user.dto';
-import { UserAccountService } from './user-account.service';
+import { AccountStateService } from './account-state.service';
+import { UserAdminService } from './user-admin.service';
 import { ApiDoc } from '../common/api-docs';
 import { ErrorCode } from '../common/error-code';
 
@@ -16,7 +17,8 @@ import { ErrorCode } from '../common/error-code';
 @Controller('sys/user')
 export class UserController {
   constructor(
-    private readonly accounts: UserAccountService,
+    private readonly accounts: UserAdminService,
+    private readonly states: AccountStateService,
     private readonly rsa: RsaKeyService,
   ) {}
 
@@ -67,7 +69,7 @@ export class UserController {
       + "One's own account, a user holding codes the caller does not, or leaving no enabled, unlocked holder of `*` answers FORBIDDEN.",
   })
   async lock(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
-    await this.accounts.lockAll(idsOf(dto), actor);
+    await this.states.changeState(idsOf(dto), 'lock', actor);
   }
 
   @Post('unlock') @HttpCode(200) @RequirePermissions('sys:user:unlock')
@@ -78,7 +80,7 @@ export class UserController {
       + 'An account that is not locked answers OK and keeps its failure count; a user holding codes the caller does not answers FORBIDDEN.',
   })
   async unlock(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
-    await this.accounts.unlockAll(idsOf(dto), actor);
+    await this.states.changeState(idsOf(dto), 'unlock', actor);
   }
 
   @Post('disable') @HttpCode(200) @RequirePermissions('sys:user:disable')
@@ -89,7 +91,7 @@ export class UserController {
       + "One's own account, a user holding codes the caller does not, or leaving no enabled, unlocked holder of `*` answers FORBIDDEN.",
   })
   async disable(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
-    await this.accounts.disableAll(idsOf(dto), actor);
+    await this.states.changeState(idsOf(dto), 'disable', actor);
   }
 
   @Post('enable') @HttpCode(200) @RequirePermissions('sys:user:enable')
@@ -100,7 +102,7 @@ export class UserController {
       + 'An account that is not disabled answers OK and keeps its failure count; a user holding codes the caller does not answers FORBIDDEN.',
   })
   async enable(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
-    await this.accounts.enableAll(idsOf(dto), actor);
+    await this.states.changeState(idsOf(dto), 'enable', actor);
   }
 
   @Post('resetPass') @HttpCode(200) @RequirePermissions('sys:user:resetPass')

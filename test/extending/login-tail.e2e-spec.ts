@@ -2,14 +2,14 @@ import { Body, Controller, HttpCode, Injectable, Module, OnModuleInit, Post, Req
 import { IsString } from 'class-validator';
 import type { FastifyRequest } from 'fastify';
 import { AuthModule } from '../../src/auth/auth.module';
-import { LoginService, LoginStep, NO_MFA, StepAttempt } from '../../src/auth/login/login.service';
+import { LoginProof, LoginService, LoginStep, NO_MFA, StepAttempt } from '../../src/auth/login/login.service';
 import { AppException } from '../../src/common/app.exception';
 import { Public } from '../../src/common/auth-context';
 import { clientIp, userAgent } from '../../src/common/client-info';
 import { ErrorCode } from '../../src/common/error-code';
 import { LoginStatus, LoginTypes } from '../../src/login-log/login-log.entity';
 import { UserAccountModule } from '../../src/user-account/user-account.module';
-import { UserAccountService } from '../../src/user-account/user-account.service';
+import { UserLookup } from '../../src/user-account/user-lookup.service';
 import { createActiveUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { startApp, TestApp } from '../support/test-app';
@@ -35,11 +35,20 @@ class HelpdeskLoginDto {
   @IsString() code: string;
 }
 
+/** The proof of the help-desk way in: the code was taken already, so only the account's state is left. */
+const HELPDESK_PROOF: LoginProof = {
+  name: 'test.helpdesk',
+  async prove(checks) {
+    await checks.checkLock();
+    await checks.checkDisabled();
+  },
+};
+
 @Controller('test/helpdesk')
 class HelpdeskLoginController {
   constructor(
     private readonly logins: LoginService,
-    private readonly accounts: UserAccountService,
+    private readonly accounts: UserLookup,
     private readonly codes: HelpdeskCodes,
   ) {}
 
@@ -54,11 +63,7 @@ class HelpdeskLoginController {
     };
     // The way in proves what it knows; the tail does the rest (expiry, first login, added steps,
     // multi-device, token, log), under the account's mutex.
-    return this.logins.complete(user, way, async (checks) => {
-      await checks.reread();
-      await checks.checkLock();
-      await checks.checkDisabled();
-    });
+    return this.logins.complete(user, way, HELPDESK_PROOF);
   }
 }
 

@@ -1,5 +1,5 @@
 import { createActiveUser, createRole, TestUser } from '../factories';
-import { UserAccountService } from '../../src/user-account/user-account.service';
+import { AccountStateService } from '../../src/user-account/account-state.service';
 import { BACKENDS } from '../support/backends';
 import { codeOf } from '../support/code-of';
 import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
@@ -68,27 +68,27 @@ describe.each(BACKENDS)('administrators cannot lock themselves out on $name', (b
   it('allows it while another holder of * stays usable, and refuses the last one', async () => {
     // An operator without * cannot act on a holder of * at all, whoever else is left;
     // the rule of the last holder is then for callers holding * — here the service's own calls.
-    const accounts = app.app.get(UserAccountService);
+    const accounts = app.app.get(AccountStateService);
     await createRole(app, 'superuser', ['*']);
     const second = await createActiveUser(app, { roles: ['superuser'] });
     expect((await asOperator('/sys/user/disable', { id: adminId })).body).toMatchObject({ code: 'FORBIDDEN' });
     expect(Boolean((await app.userRow(adminId)).disabled)).toBe(false);
-    expect(await codeOf(accounts.disable(adminId, operator.id))).toBe('ok');
+    expect(await codeOf(accounts.changeState([adminId], 'disable', operator.id))).toBe('ok');
     // Now `second` is the last one.
-    expect(await codeOf(accounts.lock(second.id, operator.id))).toBe('FORBIDDEN');
-    expect(await codeOf(accounts.disable(second.id, operator.id))).toBe('FORBIDDEN');
+    expect(await codeOf(accounts.changeState([second.id], 'lock', operator.id))).toBe('FORBIDDEN');
+    expect(await codeOf(accounts.changeState([second.id], 'disable', operator.id))).toBe('FORBIDDEN');
     expect((await app.token(second.username, second.password))).toEqual(expect.any(String));
     // A disabled holder does not count; enabling admin makes `second` lockable again.
-    await accounts.enable(adminId);
-    expect(await codeOf(accounts.lock(second.id, operator.id))).toBe('ok');
-    expect(await codeOf(accounts.lock(adminId, operator.id))).toBe('FORBIDDEN');
-    await accounts.unlock(second.id);
+    await accounts.changeState([adminId], 'enable');
+    expect(await codeOf(accounts.changeState([second.id], 'lock', operator.id))).toBe('ok');
+    expect(await codeOf(accounts.changeState([adminId], 'lock', operator.id))).toBe('FORBIDDEN');
+    await accounts.changeState([second.id], 'unlock');
     // The reset of another holder of * keeps it usable, so the self-protection allows it; but it hands
     // out the password, so only a caller holding every code of the target may.
     expect((await asOperator('/sys/user/resetPass', { id: second.id })).body.code).toBe('FORBIDDEN');
     expect((await app.admin('/sys/user/resetPass', { id: second.id })).body.success).toBe(true);
     // Leave admin as the only usable holder for the next test.
-    expect(await codeOf(accounts.disable(second.id, operator.id))).toBe('ok');
+    expect(await codeOf(accounts.changeState([second.id], 'disable', operator.id))).toBe('ok');
   });
 
   it('lets exactly one of two holders of * disabling each other at the same moment succeed', async () => {
@@ -120,7 +120,7 @@ describe.each(BACKENDS)('administrators cannot lock themselves out on $name', (b
   it('keeps a usable holder of * when the two refusable changes reach the service at once, again and again', async () => {
     // Below the HTTP layer so that both checks are in flight together (the token guard of the loser
     // would otherwise often refuse it first): the store-wide mutex alone must decide.
-    const accounts = app.app.get(UserAccountService);
+    const accounts = app.app.get(AccountStateService);
     await createRole(app, 'superuser', ['*']);
     const a = await createActiveUser(app, { roles: ['superuser'] });
     const b = await createActiveUser(app, { roles: ['superuser'] });
@@ -128,18 +128,18 @@ describe.each(BACKENDS)('administrators cannot lock themselves out on $name', (b
     expect((await app.post('/sys/user/disable', { id: adminId }, { token })).body.success).toBe(true);
     for (let round = 0; round < 5; round++) {
       const outcomes = await Promise.all([
-        codeOf(round % 2 ? accounts.lock(b.id, a.id) : accounts.disable(b.id, a.id)),
-        codeOf(accounts.disable(a.id, b.id)),
+        codeOf(round % 2 ? accounts.changeState([b.id], 'lock', a.id) : accounts.changeState([b.id], 'disable', a.id)),
+        codeOf(accounts.changeState([a.id], 'disable', b.id)),
       ]);
       expect(outcomes.sort()).toEqual(['FORBIDDEN', 'ok']);
       const usable = [await app.userRow(a.id), await app.userRow(b.id)].filter((r) => !r.disabled && !r.locked);
       expect(usable).toHaveLength(1);
       for (const id of [a.id, b.id]) {
-        await accounts.enable(id);
-        await accounts.unlock(id);
+        await accounts.changeState([id], 'enable');
+        await accounts.changeState([id], 'unlock');
       }
     }
-    await accounts.enable(adminId);
+    await accounts.changeState([adminId], 'enable');
   });
   it('refuses a role save that takes * from the last usable holders, and allows it while others remain', async () => {
     // An app of its own: the tests above leave other holders of * behind.

@@ -16,7 +16,8 @@ import { PasswordHasher } from '../../user-account/password-hasher';
 import { RoleService } from '../../user-account/role.service';
 import { SelfProtection } from '../../user-account/self-protection';
 import { TargetAccess } from '../../user-account/target-access';
-import { UserAccountService } from '../../user-account/user-account.service';
+import { AccountStateService } from '../../user-account/account-state.service';
+import { UserLookup } from '../../user-account/user-lookup.service';
 import { UserEntity } from '../../user-account/user.entity';
 import { CaptchaService } from '../captcha/captcha.service';
 import { SessionService } from '../../session/session.service';
@@ -108,7 +109,7 @@ describe('LoginService', () => {
     };
     const moduleRef = await Test.createTestingModule({
       providers: [
-        LoginService, UserAccountService, LockoutService, CompareSlots, PasswordProof, RoleService, SelfProtection, TargetAccess, SessionService, KeyedMutex, CaptchaService, QrcodeService,
+        LoginService, UserLookup, AccountStateService, LockoutService, CompareSlots, PasswordProof, RoleService, SelfProtection, TargetAccess, SessionService, KeyedMutex, CaptchaService, QrcodeService,
         ...repos.providers,
         LoginLogService,
         { provide: PasswordHasher, useValue: hasher },
@@ -539,7 +540,7 @@ describe('LoginService', () => {
       loginSettings.multiOnline = true;
       const { code } = await grant();
       let verifying!: Promise<unknown>;
-      // The administrator's lock runs under the login mutex (UserAccountService.lock); a verify that
+      // The administrator's lock runs under the login mutex (AccountStateService.changeState); a verify that
       // arrives meanwhile must wait for it rather than check the account just before it changes.
       await mutex.run(Keys.loginMutex('u1'), async () => {
         verifying = verify(code);

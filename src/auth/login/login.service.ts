@@ -14,13 +14,16 @@ import { StrategyService } from '../../strategy/strategy.service';
 import { LoginStrategy, UserStrategy } from '../../strategy/strategy.types';
 import { LockoutService } from '../../user-account/lockout.service';
 import { PasswordHasher } from '../../user-account/password-hasher';
-import { PasswordProof, RightPassword } from '../../user-account/password-proof.service';
+import { PasswordProof, ProofRefusals } from '../../user-account/password-proof.service';
 import { RoleService } from '../../user-account/role.service';
-import { UserAccountService } from '../../user-account/user-account.service';
+import { AccountStateService } from '../../user-account/account-state.service';
+import { UserLookup } from '../../user-account/user-lookup.service';
+import { UserRepository } from '../../user-account/user.repository';
 import { UserEntity } from '../../user-account/user.entity';
 import { CaptchaService } from '../captcha/captcha.service';
 import { firstLoginStep, isUnusualIp, Outcome, passwordExpiryStep, UNUSUAL_IP_SAMPLE } from './login-steps';
 import { LoginAnsweredEvent, SessionIssuedEvent, UnusualIpEvent } from './login.events';
+import { PasswordLoginProof } from './password-login.proof';
 
 export interface LoginRequest {
   account: string;
@@ -95,15 +98,25 @@ export interface LoginWay {
  * tail's own checks, each writing its refusal to the login log.
  */
 export interface LoginChecks {
-  /** The account as last read (reread() reads it again, inside the mutex). */
+  /** The account as read inside the mutex, just before the proof runs. */
   readonly user: UserEntity;
-  reread(): Promise<void>;
   /** Step 4: the lock. */
   checkLock(): Promise<void>;
   /** Step 5. */
   checkDisabled(): Promise<void>;
   /** Refuses the attempt: one login-log row with `status`, the answer `code`. */
   fail(status: LoginStatus, code: ErrorCode): Promise<never>;
+}
+
+/**
+ * How a way in proves the user (the password, a QR code, the second factor, and those a module
+ * adds): run by complete() inside the account's login mutex with the account just read, it checks
+ * what the way knows and refuses through `checks` (or throws the way's own error).
+ */
+export interface LoginProof {
+  /** Names the way in, for people reading the code and the logs of a failing proof. */
+  readonly name: string;
+  prove(checks: LoginChecks): Promise<void>;
 }
 
 /**
@@ -164,7 +177,9 @@ export class LoginService {
 
   constructor(
     private readonly captcha: CaptchaService,
-    private readonly accounts: UserAccountService,
+    private readonly accounts: UserLookup,
+    private readonly states: AccountStateService,
+    private readonly users: UserRepository,
     private readonly roles: RoleService,
     private readonly hasher: PasswordHasher,
     private readonly sessions: SessionService,
@@ -199,48 +214,40 @@ export class LoginService {
       loginType, account: req.account, ip: req.ip, userAgent: req.userAgent, locale: req.locale, unusualIpCheck: true,
       freshProof: true,
     };
-    for (;;) {
-      let right: RightPassword;
-      try {
-        right = await this.verifyPassword(userId, way, req.password); // 4, then 3
-      } catch (err) {
-        // Deleted since its lookup: answered as an account nobody holds, not NOT_FOUND.
-        if (isNotFound(err)) return this.unknownAccount(req);
-        throw err;
-      }
-      try {
-        return await this.complete(right.user, way, async (checks) => {
-          await right.release();
-          await checks.reread();
-          if (checks.user.password !== right.user.password) throw PASSWORD_CHANGED;
-          // Again: a wrong password or an administrator may have locked the account during the compare.
-          await checks.checkLock();
-          await checks.checkDisabled(); // 5
-        });
-      } catch (err) {
-        // Deleted during the compare: the same answer, its compare time already spent.
-        if (isNotFound(err)) return this.unknownAccount(req, { compared: true });
-        if (err !== PASSWORD_CHANGED) throw err;
-      } finally {
-        await right.release();
-      }
+    try {
+      return await this.proof.prove(userId, req.password, this.passwordRefusals(way), async (compared) => {
+        try {
+          return await this.complete(compared.user, way, new PasswordLoginProof(compared));
+        } catch (err) {
+          // Deleted during the compare: the same answer, its compare time already spent.
+          if (isNotFound(err)) return this.unknownAccount(req, { compared: true });
+          throw err;
+        }
+      });
+    } catch (err) {
+      // Deleted since its lookup: answered as an account nobody holds, not NOT_FOUND.
+      if (isNotFound(err)) return this.unknownAccount(req);
+      throw err;
     }
   }
 
   /**
-   * The tail every way in shares, once `prove` has run its own checks: steps 6 and 7, the added
-   * steps, 8 and 9 under the account's login mutex, then 10 and 11. These steps of one account never
-   * interleave, on any instance: the lock and disabled state `prove` sees hold until the token is
-   * stored, and an administrator's lock, disable or reset (which take the same key) cannot end the
-   * sessions just before a login stores a new one. The password compare runs before, outside the
-   * mutex, in a compare slot (PasswordProof): the tail never waits for BCrypt.
+   * The tail every way in shares: under the account's login mutex, the account read again (a
+   * parallel attempt or an administrator may have just locked, disabled, reset or deleted it), the
+   * way's `proof` with its own checks, steps 6 and 7, the added steps, 8 and 9; then 10 and 11.
+   * These steps of one account never interleave, on any instance: the lock and disabled state the
+   * proof sees hold until the token is stored, and an administrator's lock, disable or reset (which
+   * take the same key) cannot end the sessions just before a login stores a new one. The password
+   * compare runs before, outside the mutex, in a compare slot (PasswordProof): the tail never waits
+   * for BCrypt.
    */
-  async complete(user: UserEntity, way: LoginWay, prove: (checks: LoginChecks) => Promise<void>): Promise<LoginResult> {
+  async complete(user: UserEntity, way: LoginWay, proof: LoginProof): Promise<LoginResult> {
     const [login, account] = await Promise.all([this.strategy.loginStrategy(), this.strategy.userStrategy()]);
     const a: Attempt = { way, user, now: this.clock.now(), login, account, temp: false, tip: null };
     try {
       await this.mutex.run(Keys.loginMutex(user.id), async () => {
-        await prove(this.checksOf(a));
+        await this.reread(a);
+        await proof.prove(this.checksOf(a));
         await this.checkPasswordExpiry(a); // 6
         Object.assign(a, firstLoginStep(a.user, a.account, a)); // 7
         a.forcePasswordChange = a.temp;
@@ -251,7 +258,7 @@ export class LoginService {
         await this.applyMultiDevice(a); // 8
         await this.storeToken(a); // 9
         // dormantDays counts from here; inside the mutex, like the dormant job's disable.
-        await this.accounts.recordLogin(a.user.id, this.clock.now());
+        await this.users.recordLogin(a.user.id, this.clock.now());
       });
       if (a.held) return a.held;
       if (way.unusualIpCheck) await this.checkUnusualIp(a); // 10
@@ -275,7 +282,6 @@ export class LoginService {
   private checksOf(a: Attempt): LoginChecks {
     return {
       get user() { return a.user; },
-      reread: () => this.reread(a),
       checkLock: () => this.checkLock(a),
       checkDisabled: () => this.checkDisabled(a),
       fail: (status, code) => this.fail(a, status, code),
@@ -322,10 +328,7 @@ export class LoginService {
     throw new AppException(ErrorCode.BAD_CREDENTIALS);
   }
 
-  /**
-   * The account as it is now, read once inside the mutex: a parallel attempt or an administrator
-   * may have just locked, disabled or reset it.
-   */
+  /** The account as it is now, read inside the mutex before the way's proof runs. */
   private async reread(a: Attempt): Promise<void> {
     a.user = await this.accounts.withPassword(a.user.id);
     a.now = this.clock.now();
@@ -333,18 +336,17 @@ export class LoginService {
 
   /** Step 4: refuse while locked; a lock whose unlock time has passed ends here. */
   private async checkLock(a: Attempt): Promise<void> {
-    if (!(await this.accounts.stillLocked(a.user))) return;
+    if (!(await this.states.stillLocked(a.user))) return;
     if (a.way.password !== undefined) await this.hasher.burn(a.way.password);
     await this.fail(a, LoginStatus.LOCKED, ErrorCode.ACCOUNT_LOCKED);
   }
 
   /**
-   * Steps 4 and 3, outside the account's mutex but in one of its compare slots
-   * (PasswordProof): refused while locked, before the compare; a wrong password is logged, counted
-   * in the window, may lock, and is notified. A right one comes back with its slot still held.
+   * Steps 4 and 3: how the password proof refuses a login. Locked (checked before the compare):
+   * logged `locked`. Wrong: logged, counted in the window, may lock, and is notified.
    */
-  private verifyPassword(userId: string, way: LoginWay, password: string): Promise<RightPassword> {
-    return this.proof.compare(userId, password, {
+  private passwordRefusals(way: LoginWay): ProofRefusals {
+    return {
       locked: (now) => this.refuse(now, way, LoginStatus.LOCKED, ErrorCode.ACCOUNT_LOCKED),
       wrong: async (now) => {
         await this.lockout.recordWrongPassword({
@@ -353,7 +355,7 @@ export class LoginService {
         });
         throw new AppException(ErrorCode.BAD_CREDENTIALS);
       },
-    });
+    };
   }
 
   /** Step 5. */
@@ -433,9 +435,6 @@ export class LoginService {
     throw new AppException(code);
   }
 }
-
-/** The account's hash changed between the compare and the tail: compare again, with the new one. */
-const PASSWORD_CHANGED = Symbol('password changed during the compare');
 
 const isNotFound = (err: unknown) => err instanceof AppException && err.code === ErrorCode.NOT_FOUND;
 

@@ -1,0 +1,95 @@
+import type { LoginChecks, LoginProof } from '../auth/login/login.service';
+import { AppException } from '../common/app.exception';
+import type { Clock } from '../common/clock';
+import { ErrorCode, Locale } from '../common/error-code';
+import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
+import type { KvStore } from '../store/kv.store';
+import { credentialStamp } from '../user-account/credential-stamp';
+import type { LockoutService } from '../user-account/lockout.service';
+import type { MfaProof, MfaService } from './mfa.service';
+
+/** What the pending-login key keeps for the resume: who, how the first step came in, until when. */
+export interface PendingLogin {
+  userId: string;
+  loginType: LoginTypes;
+  account: string;
+  locale: Locale;
+  expireAt: number;
+  /** The password the first step proved (credentialStamp): a reset or change meanwhile kills the token. */
+  stamp: string;
+  /** The first step proved the password, so the finished login is a fresh proof (at the second step's time). */
+  freshProof?: boolean;
+}
+
+/** The pending login under `key`, unless it is gone or past its time. */
+export async function readPending(store: Pick<KvStore, 'get'>, clock: Clock, key: string): Promise<PendingLogin | null> {
+  const raw = await store.get(key);
+  const pending = raw ? (JSON.parse(raw) as PendingLogin) : null;
+  return pending && pending.expireAt > clock.nowMs() ? pending : null;
+}
+
+/** One resume of a held login: its mfaToken's key, what it keeps, the code sent and from where. */
+export interface SecondFactorAttempt {
+  key: string;
+  pending: PendingLogin;
+  code: string;
+  ip: string;
+  userAgent: string;
+}
+
+/**
+ * The second step of a password login: the account still unlocked and enabled (else the mfaToken
+ * dies with the refusal), the token still pending, the password the first step proved still the
+ * account's, the second factor still on, then the code. A wrong code is logged `mfawrong` and
+ * counted by the account lock (the token dies when it locks); a right code sent twice is refused
+ * without being counted. Exactly one right code consumes the token.
+ */
+export class SecondFactorProof implements LoginProof {
+  readonly name = 'second-factor';
+  /** Which kind of code proved it, once one has. */
+  used: MfaProof | null = null;
+
+  constructor(
+    private readonly store: Pick<KvStore, 'get' | 'del' | 'getDel'>,
+    private readonly clock: Clock,
+    private readonly mfa: Pick<MfaService, 'enabled' | 'prove'>,
+    private readonly lockout: Pick<LockoutService, 'recordFailure'>,
+    private readonly attempt: SecondFactorAttempt,
+  ) {}
+
+  async prove(checks: LoginChecks): Promise<void> {
+    const { key, pending, code, ip, userAgent } = this.attempt;
+    try {
+      await checks.checkLock();
+      await checks.checkDisabled();
+    } catch (err) {
+      await this.store.del(key); // once locked (or disabled), the mfaToken is dead
+      throw err;
+    }
+    // A concurrent right code may have consumed it while this one waited for the mutex.
+    if (!(await readPending(this.store, this.clock, key))) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
+    // The password the first step proved was reset or changed meanwhile: the login starts again.
+    if (credentialStamp(checks.user.password) !== pending.stamp) await this.void();
+    // The second factor removed meanwhile (by the user, or an administrator's reset): the login starts again.
+    if (!(await this.mfa.enabled(checks.user.id))) await this.void();
+    const proof = await this.mfa.prove(checks.user.id, code);
+    // A right code sent twice: refused, but neither logged nor counted; the token lives on.
+    if (proof === 'replay') throw new AppException(ErrorCode.MFA_CODE_INVALID);
+    if (!proof) {
+      const locked = await this.lockout.recordFailure({
+        user: checks.user, account: pending.account, loginType: pending.loginType, ip, userAgent,
+        status: LoginStatus.MFAWRONG, reason: ErrorCode.MFA_CODE_INVALID,
+      });
+      if (locked) await this.store.del(key);
+      throw new AppException(ErrorCode.MFA_CODE_INVALID);
+    }
+    // Exactly one right code consumes the token.
+    if (!(await this.store.getDel(key))) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
+    this.used = proof;
+  }
+
+  private async void(): Promise<never> {
+    await this.store.del(this.attempt.key);
+    throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
+  }
+}

@@ -1,0 +1,331 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { actedBy, AuditLogService } from '../audit/audit-log.service';
+import { FieldProblem, fieldProblem, fieldsFailed } from '../common/app.exception';
+import type { Actor } from '../common/auth-context';
+import { Clock } from '../common/clock';
+import { isDeadlock, isUniqueViolation } from '../common/db-errors';
+import { Page } from '../common/paging.dto';
+import { AppConfig } from '../config/app-config';
+import { SessionService } from '../session/session.service';
+import { StrategyService } from '../strategy/strategy.service';
+import { LoginLogService } from '../login-log/login-log.service';
+import { KeyedMutex } from '../store/keyed-mutex';
+import { Keys } from '../store/keys';
+import { auditAdminAction } from './admin-audit';
+import { ListUsersDto, UpdateUserDto } from './dto/user.dto';
+import { PasswordHasher } from './password-hasher';
+import { passwordExpiresAt } from './password-expiry';
+import { ALL_PERMISSIONS } from './grants';
+import { failureWindowStart } from './lock-policy';
+import { checkPasswordComplexity, generatePassword } from './password-policy';
+import { previousToKeep } from './password-screen';
+import { RoleService } from './role.service';
+import { Identifier, IdentifierKind, identifiersOf } from './user-identifier';
+import { SelfProtection } from './self-protection';
+import { TargetAccess } from './target-access';
+import { UserLookup } from './user-lookup.service';
+import { UserEntity } from './user.entity';
+import { UserChange, UserRepository } from './user.repository';
+
+export interface NewUser {
+  username: string;
+  name: string;
+  mobile?: string | null;
+  email?: string | null;
+  /** Plain text; absent: generated and returned once. */
+  password?: string;
+  roles?: string[];
+}
+
+export interface UserView {
+  id: string;
+  username: string;
+  name: string;
+  mobile: string | null;
+  email: string | null;
+  locked: boolean;
+  unlockTime: Date | null;
+  disabled: boolean;
+  passwordUpdateTime: Date | null;
+  passwordExpireTime: Date | null;
+  createTime: Date;
+  roles: string[];
+  /** Whether the second factor is on (the MFA module answers it through useMfaStatus; false without it). */
+  mfaEnabled: boolean;
+  /** The failures the lock check counts now: those in its window, since the last reset. */
+  failureCount: number;
+  /** The last successful login, any way in; null when never. */
+  lastLoginTime: Date | null;
+}
+
+/** Which of the given users have the second factor enabled, for the user list. */
+export type MfaStatusReader = (userIds: string[]) => Promise<Set<string>>;
+
+/**
+ * The administration of users: create, list, update, delete and reset a password. The lock and
+ * disable state is AccountStateService's; reads for other features are UserLookup's.
+ */
+@Injectable()
+export class UserAdminService {
+  private mfaStatus: MfaStatusReader = async () => new Set();
+
+  constructor(
+    private readonly users: UserRepository,
+    private readonly lookup: UserLookup,
+    private readonly roles: RoleService,
+    private readonly hasher: PasswordHasher,
+    private readonly strategy: StrategyService,
+    private readonly sessions: SessionService,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+    private readonly mutex: KeyedMutex,
+    private readonly protection: SelfProtection,
+    private readonly access: TargetAccess,
+    private readonly audit: AuditLogService,
+    private readonly logs: LoginLogService,
+  ) {}
+
+  /**
+   * `held`: the permission codes of the caller, who may only give roles within them.
+   * With an actor (an administrator's request), audited as user.create with the roles given; never
+   * with the password. Without one (the first start's admin), not audited.
+   */
+  async create(input: NewUser, held: string[], actor?: Actor): Promise<{ id: string; password?: string }> {
+    const rules = await this.strategy.passwordRules();
+    const generated = input.password === undefined ? generatePassword(rules) : undefined;
+    const plain = input.password ?? generated!;
+    checkPasswordComplexity(plain, rules);
+    const roleCodes = [...new Set(input.roles ?? [])];
+    await this.roles.assertMayAssign(held, roleCodes);
+    const identifiers = identifiersOf(input);
+    await this.assertUnique(identifiers);
+    const id = randomUUID();
+    const hash = await this.hasher.hash(plain);
+    const row = {
+      id,
+      username: input.username,
+      name: input.name,
+      mobile: input.mobile ?? null,
+      email: input.email ?? null,
+      password: hash,
+      // A password set by an administrator is an initial password: the user is asked to change it.
+      passwordUpdateTime: null,
+      createTime: this.clock.now(),
+      locked: false,
+      disabled: false,
+    };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // The identifiers' key refuses a value another user holds in any field,
+        // atomically, also when parallel requests passed assertUnique together.
+        await this.users.insertWithIdentifiers(row, identifiers, roleCodes);
+        break;
+      } catch (err) {
+        // InnoDB may pick a waiting insert of the same key as a deadlock victim: try again, and a
+        // value taken meanwhile is then a duplicate like any other.
+        const retry = isDeadlock(err) && attempt < 3;
+        if (!retry && !isUniqueViolation(err)) throw err;
+        // The winner has committed by now: name the field it took.
+        await this.assertUnique(identifiers);
+        if (!retry) throw fieldsFailed([this.taken('username')]);
+      }
+    }
+    if (actor) {
+      await this.audit.recordDone('user.create', async () => ({
+        ...actedBy(actor),
+        targetId: id,
+        targetName: input.username,
+        detail: { roles: (await this.roles.rolesOf([id])).get(id) ?? [], username: input.username },
+      }));
+    }
+    return generated ? { id, password: generated } : { id };
+  }
+
+  /**
+   * A page of the users that are not deleted, narrowed by keyword and state, each
+   * with its roles, second factor and the failure count the lock check would see now — the window
+   * of lock-policy.ts, counted for the whole page in one grouped query.
+   */
+  async list(query: ListUsersDto): Promise<Page<UserView>> {
+    const now = this.clock.now();
+    const { passwordExpireDays } = await this.strategy.userStrategy();
+    const state = query.state ? { state: query.state, now, passwordExpireDays } : undefined;
+    const [rows, total] = await this.users.page({ keyword: query.keyword, state }, query.pageNum, query.pageSize);
+    const ids = rows.map((u) => u.id);
+    const roles = await this.roles.rolesOf(ids);
+    const mfa = await this.mfaStatus(ids);
+    const { maxFailureInterval } = await this.strategy.loginStrategy();
+    const failures = await this.logs.countFailuresSinceEach(rows.map((u) => ({
+      userId: u.id, since: failureWindowStart(now, maxFailureInterval, u.failureResetTime),
+    })));
+    return {
+      total,
+      rows: rows.map((u) => ({
+        ...this.view(u, roles.get(u.id) ?? [], passwordExpireDays),
+        mfaEnabled: mfa.has(u.id),
+        failureCount: failures.get(u.id) ?? 0,
+      })),
+    };
+  }
+
+  /**
+   * /sys/user/update: name, mobile, e-mail and the role set, each only when given and
+   * different. The caller may only edit a user whose codes it holds (an edit of an
+   * account above the caller — its e-mail, which gets the security notices, or its roles — would act
+   * beyond the caller's own codes) and may only give roles within its codes; FORBIDDEN otherwise.
+   * Identifiers stay unique across fields (VALIDATION_FAILED, also under parallel
+   * requests). Taking the last usable `*` away is FORBIDDEN. Live sessions see the change: their
+   * profile (/sys/me/info) and their permission codes (AUTH_PERMS, in the shared store, so on every
+   * instance). Audited as user.update with `{ username, old, new }`, the changed fields only.
+   */
+  async update(dto: UpdateUserDto, actor: Actor): Promise<void> {
+    const held = [...actor.codes];
+    const { id } = await this.lookup.get(dto.id);
+    // Under the role-save mutex: a role save refreshes its members' sessions under it too, so the
+    // codes a session keeps are those of the last change, whichever came last.
+    await this.mutex.run(Keys.roleSaveMutex, async () => {
+      const user = await this.lookup.get(id);
+      await this.access.assertMayActOn(actor, [user]);
+      // The audit detail as the console shows a change side by side: { username, old, new }, changed fields only.
+      const detail = { username: user.username, old: {} as Record<string, unknown>, new: {} as Record<string, unknown> };
+      const change: UserChange = { fields: {} };
+      for (const field of ['name', 'mobile', 'email'] as const) {
+        const next = dto[field];
+        if (next === undefined || next === user[field]) continue;
+        change.fields[field] = next as string;
+        detail.old[field] = user[field];
+        detail.new[field] = next;
+      }
+      const oldRoles = ((await this.roles.rolesOf([id])).get(id) ?? []).sort();
+      let losesAll = false;
+      if (dto.roles) {
+        const next = [...new Set(dto.roles)].sort();
+        if (next.join('\n') !== oldRoles.join('\n')) {
+          await this.roles.assertMayAssign(held, next);
+          change.roleCodes = next;
+          detail.old.roles = oldRoles;
+          detail.new.roles = next;
+          const before = await this.roles.permissionsOf(id);
+          losesAll = before.includes(ALL_PERMISSIONS) && !(await this.roles.permissionsOfRoles(next)).includes(ALL_PERMISSIONS);
+        }
+      }
+      if (!Object.keys(detail.new).length) return;
+      if ('mobile' in change.fields || 'email' in change.fields) {
+        change.identifiers = identifiersOf({ ...user, ...change.fields });
+        await this.assertUnique(change.identifiers, id);
+      }
+      const write = () => this.writeUpdate(id, change);
+      // A role change must not leave no enabled, unlocked holder of `*`.
+      await (losesAll ? this.protection.keepingSuperAdmin({ userId: id }, write) : write());
+      if (Object.keys(change.fields).length) {
+        await this.sessions.updateProfile(id, { name: user.name, mobile: user.mobile, email: user.email, ...change.fields });
+      }
+      if (change.roleCodes) await this.sessions.refreshPermissions(id, await this.roles.permissionsOf(id));
+      await this.audit.recordDone('user.update', async () => ({
+        ...actedBy(actor),
+        targetId: id,
+        targetName: user.username,
+        detail,
+      }));
+    });
+  }
+
+  /** The update's write, with create's answer to a value taken meanwhile (VALIDATION_FAILED, never 500). */
+  private async writeUpdate(id: string, change: UserChange): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.users.update(id, change);
+        return;
+      } catch (err) {
+        const retry = isDeadlock(err) && attempt < 3;
+        if (!retry && !isUniqueViolation(err)) throw err;
+        if (change.identifiers) await this.assertUnique(change.identifiers, id);
+        if (!retry) throw fieldsFailed([this.taken(change.fields.mobile !== undefined ? 'mobile' : 'email')]);
+      }
+    }
+  }
+
+  /**
+   * A soft delete: the user can no longer log in (a login answers as for an unknown
+   * account: UserEntity.deleteTime hides the row from the lookup, so the same path, log row and
+   * dummy compare run), is not listed, and every session (and with it its streams and QR codes)
+   * ends; the identifiers stay taken and the log rows stay. Not oneself, not the last usable holder
+   * of `*`, and not a user whose codes the caller does not hold: a delete cannot be
+   * undone through the API. Audited as user.delete.
+   */
+  async remove(given: string, actor: Actor): Promise<void> {
+    const user = await this.lookup.get(given);
+    const { id } = user;
+    this.protection.assertNotSelf(actor.id, id);
+    await this.access.assertMayActOn(actor, [user]);
+    await this.protection.keepingSuperAdmin({ userId: id }, () => this.mutex.run(Keys.loginMutex(id), async () => {
+      await this.users.softDelete(id, this.clock.now());
+      await this.sessions.endAll(id);
+    }));
+    await auditAdminAction(this.audit, 'user.delete', actor, user);
+  }
+
+  /** The module that owns the second factor says who has it enabled (the user list's mfaEnabled). */
+  useMfaStatus(reader: MfaStatusReader): void {
+    this.mfaStatus = reader;
+  }
+
+  /**
+   * Reset: the default password (or a generated one, returned once), password_update_time cleared.
+   * Not of one's own account: that is /sys/me/pass/update, which asks for the old password.
+   * Audited as user.resetPass (never with the password).
+   */
+  async resetPassword(given: string, actor: Actor): Promise<{ password: string } | null> {
+    const user = await this.lookup.get(given);
+    const { id } = user;
+    this.protection.assertNotSelf(actor.id, id);
+    // The reset hands the caller the password, so with it every code of the target.
+    await this.access.assertMayActOn(actor, [user]);
+    // An empty DEFAULT_PASSWORD counts as unset: never store the hash of '' (anyone could log in).
+    const generated = this.config.DEFAULT_PASSWORD ? undefined : generatePassword(await this.strategy.passwordRules());
+    const hash = await this.hasher.hash(generated ?? this.config.DEFAULT_PASSWORD!);
+    const keep = previousToKeep((await this.strategy.userStrategy()).passwordHistoryCount);
+    await this.mutex.run(Keys.loginMutex(id), async () => {
+      await this.users.resetPassword(id, hash, this.clock.now(), keep);
+      await this.sessions.endAll(id);
+    });
+    await auditAdminAction(this.audit, 'user.resetPass', actor, user);
+    return generated ? { password: generated } : null;
+  }
+
+  view(u: UserEntity, roles: string[], passwordExpireDays: number): UserView {
+    return {
+      id: u.id,
+      username: u.username,
+      name: u.name,
+      mobile: u.mobile,
+      email: u.email,
+      locked: !!u.locked,
+      unlockTime: u.unlockTime,
+      disabled: !!u.disabled,
+      passwordUpdateTime: u.passwordUpdateTime,
+      passwordExpireTime: passwordExpiresAt(u, passwordExpireDays),
+      createTime: u.createTime,
+      roles,
+      mfaEnabled: false,
+      failureCount: 0,
+      lastLoginTime: u.lastLoginTime ?? null,
+    };
+  }
+
+  /**
+   * No user name, mobile or e-mail may equal another user's user name, mobile or
+   * e-mail (as normalised by user-identifier.ts); the user's own fields may share a value.
+   */
+  private async assertUnique(identifiers: Identifier[], ownerId?: string): Promise<void> {
+    const taken = await this.users.identifiersTaken(identifiers.map((i) => i.value), ownerId);
+    const problems: FieldProblem[] = identifiers.filter((i) => taken.has(i.value)).map((i) => this.taken(i.kind));
+    if (problems.length) throw fieldsFailed(problems);
+  }
+
+  private taken(field: IdentifierKind): FieldProblem {
+    return fieldProblem('validation.identifierTaken', field);
+  }
+}
+
