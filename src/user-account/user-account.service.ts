@@ -16,7 +16,8 @@ import { LoginLogService } from '../login-log/login-log.service';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
 import { AccountLockedEvent } from './account.events';
-import { ListUsersDto, UpdateUserDto } from './dto/user.dto';
+import { accountStates } from './account-state';
+import { ListUsersDto, UpdateUserDto, UserState } from './dto/user.dto';
 import { PasswordHasher } from './password-hasher';
 import { passwordExpiresAt } from './password-expiry';
 import { ALL_PERMISSIONS } from './grants';
@@ -59,6 +60,10 @@ export interface UserView {
   failureCount: number;
   /** The last successful login, any way in (sys_user.last_login_time); null when never. */
   lastLoginTime: Date | null;
+  /** The most pressing of `states` (accountState): the one the console shows the user under. */
+  state: UserState;
+  /** Every state that applies now, most pressing first (accountStates); the list filter finds the user under each. */
+  states: UserState[];
 }
 
 /** The lock fields of an audit row: as the account was read before, and as the action left them. */
@@ -192,7 +197,7 @@ export class UserAccountService {
     return {
       total,
       rows: rows.map((u) => ({
-        ...this.view(u, roles.get(u.id) ?? [], passwordExpireDays),
+        ...this.view(u, roles.get(u.id) ?? [], passwordExpireDays, now),
         mfaEnabled: mfa.has(u.id),
         failureCount: failures.get(u.id) ?? 0,
       })),
@@ -537,7 +542,9 @@ export class UserAccountService {
     return this.users.count();
   }
 
-  view(u: UserEntity, roles: string[], passwordExpireDays: number): UserView {
+  view(u: UserEntity, roles: string[], passwordExpireDays: number, now: Date): UserView {
+    // The same rule the list's state filter selects by, so a row shows what filtering finds it under.
+    const states = accountStates(u, passwordExpireDays, now);
     return {
       id: u.id,
       username: u.username,
@@ -554,6 +561,8 @@ export class UserAccountService {
       mfaEnabled: false,
       failureCount: 0,
       lastLoginTime: u.lastLoginTime ?? null,
+      state: states[0],
+      states,
     };
   }
 
