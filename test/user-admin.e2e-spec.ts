@@ -292,7 +292,7 @@ describe.each(BACKENDS)('user and role administration on $name', (backend) => {
       statesOf = await consistentRows();
       expect(statesOf(locked)).toEqual(['normal']);
       expect(statesOf(lockedInitial)).toEqual(['initial']);
-      // The disable cleared its unlock time (spec 4.5): that lock holds until an unlock.
+      // The disable cleared its unlock time: that lock holds until an unlock.
       expect(statesOf(disabledLocked)).toEqual(['locked', 'disabled']);
 
       // Past passwordExpireDays every password has expired, initial ones too.
