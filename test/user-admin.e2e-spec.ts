@@ -254,6 +254,59 @@ describe.each(BACKENDS)('user and role administration on $name', (backend) => {
       const bad = await app.admin('/sys/user/list', { pageNum: 1, pageSize: 10, state: 'sleeping' });
       expect(bad.body).toMatchObject({ code: 'VALIDATION_FAILED', data: namesFields('state') });
     });
+
+    it('each row carries the states the filter finds it under, and shows the most pressing one', async () => {
+      await app.saveLoginStrategy({ lockMinutes: 60 });
+      await app.saveUserStrategy({ passwordExpireDays: 90 });
+      const initial = await createUser(app);
+      const active = await createActiveUser(app);
+      const locked = await createActiveUser(app);
+      const lockedInitial = await createUser(app);
+      const disabled = await createActiveUser(app);
+      const disabledLocked = await createActiveUser(app);
+      for (const u of [locked, lockedInitial, disabledLocked]) await app.admin('/sys/user/lock', { id: u.id });
+      for (const u of [disabled, disabledLocked]) await app.admin('/sys/user/disable', { id: u.id });
+
+      const STATES = ['normal', 'locked', 'disabled', 'expired', 'initial'];
+      /** Every user's row, and for each state filter: exactly the rows whose states name it, every row under its state. */
+      const consistentRows = async () => {
+        const rows: any[] = (await listed({})).rows;
+        for (const state of STATES) {
+          const found = (await listed({ state })).rows.map((r: any) => r.id).sort();
+          expect({ state, found }).toEqual({ state, found: rows.filter((r) => r.states.includes(state)).map((r) => r.id).sort() });
+        }
+        for (const r of rows) expect(r.state).toBe(r.states[0]);
+        return (u: TestUser) => rows.find((r) => r.id === u.id).states;
+      };
+
+      let statesOf = await consistentRows();
+      expect(statesOf(initial)).toEqual(['initial']);
+      expect(statesOf(active)).toEqual(['normal']);
+      expect(statesOf(locked)).toEqual(['locked']);
+      expect(statesOf(lockedInitial)).toEqual(['locked', 'initial']);
+      expect(statesOf(disabled)).toEqual(['disabled']);
+      expect(statesOf(disabledLocked)).toEqual(['locked', 'disabled']);
+
+      // A lock whose unlock time has passed no longer counts: the row and the filter agree.
+      app.clock.advanceMinutes(61);
+      statesOf = await consistentRows();
+      expect(statesOf(locked)).toEqual(['normal']);
+      expect(statesOf(lockedInitial)).toEqual(['initial']);
+      // The disable cleared its unlock time: that lock holds until an unlock.
+      expect(statesOf(disabledLocked)).toEqual(['locked', 'disabled']);
+
+      // Past passwordExpireDays every password has expired, initial ones too.
+      app.clock.advanceDays(91);
+      statesOf = await consistentRows();
+      expect(statesOf(active)).toEqual(['expired']);
+      expect(statesOf(initial)).toEqual(['expired', 'initial']);
+      expect(statesOf(disabled)).toEqual(['disabled', 'expired']);
+      app.clock.advanceDays(-91);
+      app.clock.advanceMinutes(-61);
+      await app.saveUserStrategy({ passwordExpireDays: 0 });
+      expect(statesOf(active)).toEqual(['expired']);
+      expect((await consistentRows())(active)).toEqual(['normal']);
+    });
   });
 
   describe('bulk lock / unlock / disable / enable', () => {

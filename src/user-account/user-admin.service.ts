@@ -13,7 +13,8 @@ import { LoginLogService } from '../login-log/login-log.service';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
 import { auditAdminAction } from './admin-audit';
-import { ListUsersDto, UpdateUserDto } from './dto/user.dto';
+import { accountStates } from './account-state';
+import { ListUsersDto, UpdateUserDto, UserState } from './dto/user.dto';
 import { PasswordHasher } from './password-hasher';
 import { passwordExpiresAt } from './password-expiry';
 import { ALL_PERMISSIONS } from './grants';
@@ -57,6 +58,10 @@ export interface UserView {
   failureCount: number;
   /** The last successful login, any way in; null when never. */
   lastLoginTime: Date | null;
+  /** The most pressing of `states` (accountState): the one the console shows the user under. */
+  state: UserState;
+  /** Every state that applies now, most pressing first (accountStates); the list filter finds the user under each. */
+  states: UserState[];
 }
 
 /** Which of the given users have the second factor enabled, for the user list. */
@@ -162,7 +167,7 @@ export class UserAdminService {
     return {
       total,
       rows: rows.map((u) => ({
-        ...this.view(u, roles.get(u.id) ?? [], passwordExpireDays),
+        ...this.view(u, roles.get(u.id) ?? [], passwordExpireDays, now),
         mfaEnabled: mfa.has(u.id),
         failureCount: failures.get(u.id) ?? 0,
       })),
@@ -294,7 +299,9 @@ export class UserAdminService {
     return generated ? { password: generated } : null;
   }
 
-  view(u: UserEntity, roles: string[], passwordExpireDays: number): UserView {
+  view(u: UserEntity, roles: string[], passwordExpireDays: number, now: Date): UserView {
+    // The same rule the list's state filter selects by, so a row shows what filtering finds it under.
+    const states = accountStates(u, passwordExpireDays, now);
     return {
       id: u.id,
       username: u.username,
@@ -311,6 +318,8 @@ export class UserAdminService {
       mfaEnabled: false,
       failureCount: 0,
       lastLoginTime: u.lastLoginTime ?? null,
+      state: states[0],
+      states,
     };
   }
 

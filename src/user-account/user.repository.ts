@@ -283,7 +283,8 @@ export class UserRepository {
  * database. They follow the login's own rules: locked = the lock still refuses a login (locked, and
  * the unlock time empty or not past: unlockDue in lock-policy.ts); disabled = the flag; expired =
  * (passwordExpiresAt: the last change, or the creation, plus passwordExpireDays is before
- * now; never when 0); initial = password_update_time empty (never changed); normal = none of them.
+ * now; never when 0); initial = password_update_time empty (never changed); normal = none of them. The rows
+ * carry the same rule computed in code (accountStates in account-state.ts); a change to one is a change to both.
  */
 function statePredicate({ state, now, passwordExpireDays }: NonNullable<UserFilter['state']>): Brackets {
   const cutoff = new Date(now.getTime() - passwordExpireDays * DAY_MS);

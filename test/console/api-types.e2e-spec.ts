@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { generateApiTypes, OPENAPI_JSON, SCHEMA_TS } from '../../tools/api-types';
+import { generateApiTypes, OPENAPI_JSON, SCHEMA_TS, STRATEGY_LIMITS_JSON } from '../../tools/api-types';
 
 /*
  * The console's API types (web/src/api/schema.d.ts, and the OpenAPI document they come
@@ -23,7 +23,7 @@ function firstDifference(committed: string, generated: string): string {
 }
 
 describe('console API types generated from the OpenAPI document', () => {
-  let generated: { json: string; types: string };
+  let generated: { json: string; types: string; limits: string };
 
   beforeAll(async () => {
     generated = await generateApiTypes();
@@ -32,6 +32,7 @@ describe('console API types generated from the OpenAPI document', () => {
   it.each([
     ['the OpenAPI document', OPENAPI_JSON, 'json'],
     ['the TypeScript types', SCHEMA_TS, 'types'],
+    ['the strategy fields\' ranges and defaults', STRATEGY_LIMITS_JSON, 'limits'],
   ] as const)('%s in the console are what the service generates now', (_what, file, key) => {
     const committed = readFileSync(file, 'utf8');
     if (committed !== generated[key]) {

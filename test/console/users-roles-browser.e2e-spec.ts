@@ -176,4 +176,41 @@ whenRunnable(`users and roles in the admin console, in Chromium${missing ? ` (sk
     for (const u of locked) expect((await app().userRow(u.id)).locked).toBeFalsy();
     expect(await clean(admin.locator(sel('users-selected')))).toContain('0');
   });
+
+  scenario('4. a locked and an expired user show the state the service computed, as the state filter finds them', 'state-badges', async () => {
+    const locked = await createActiveUser(app());
+    expect((await app().admin('/sys/user/lock', { id: locked.id })).body.success).toBe(true);
+    // A password last changed 100 days ago (the default passwordExpireDays is 90): made with the
+    // service's clock moved back, then moved forward again, so that no one else's password ages.
+    app().clock.advanceDays(-100);
+    const expired = await createActiveUser(app()).finally(() => app().clock.advanceDays(100));
+    const admin = await loginAs('admin', 'admin', ADMIN_PASSWORD);
+    const served = async (id: string) => (await app().admin('/sys/user/list', { pageNum: 1, pageSize: 200 })).body.data.rows
+      .find((r: any) => r.id === id);
+
+    const lockedRow = await userRow(admin, locked.username);
+    expect(await served(locked.id)).toMatchObject({ state: 'locked', states: ['locked'] });
+    await lockedRow.locator(sel('user-state-locked')).waitFor();
+    expect(await lockedRow.locator(sel('user-state')).getAttribute('data-state')).toBe('locked');
+    expect(await clean(lockedRow.locator(sel('user-state-locked')))).toMatch(/^锁定至 \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    expect(await lockedRow.locator(sel('user-state-normal')).count()).toBe(0);
+
+    const expiredRow = await userRow(admin, expired.username);
+    expect(await served(expired.id)).toMatchObject({ state: 'expired', states: ['expired'] });
+    await waitForText(expiredRow.locator(sel('user-state-expired')), '密码已过期', 'the expired badge');
+    expect(await expiredRow.locator(sel('user-state')).getAttribute('data-state')).toBe('expired');
+    // Not also "normal", as the console used to say of any user neither locked nor disabled.
+    expect(await expiredRow.locator(sel('user-state-normal')).count()).toBe(0);
+    expect(await clean(expiredRow.locator(sel('user-state')))).not.toContain('正常');
+    await shot(admin, 'users-state-badges');
+
+    // The state filter finds each under the state its badge shows.
+    await textBox(admin, 'users-search').fill('');
+    await admin.locator(sel('users-state')).click();
+    const listed = admin.waitForResponse(isCall('/sys/user/list'));
+    await admin.locator(sel('state-option-expired')).click();
+    await listed;
+    await admin.locator(sel(`user-row-${expired.username}`)).waitFor();
+    expect(await admin.locator(sel(`user-row-${locked.username}`)).count()).toBe(0);
+  });
 });

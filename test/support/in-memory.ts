@@ -7,8 +7,7 @@ import { Identifier, IdentifierKind, identifiersOf, loginCandidates, matchLogin,
 import { UserIdentifierEntity } from '../../src/user-account/user-identifier.entity';
 import { UserEntity } from '../../src/user-account/user.entity';
 import { NewUserRow, UserChange, UserFilter, UserRepository } from '../../src/user-account/user.repository';
-import { passwordExpiresAt } from '../../src/user-account/password-expiry';
-import { unlockDue } from '../../src/user-account/lock-policy';
+import { accountStates } from '../../src/user-account/account-state';
 
 /**
  * In-memory repositories for unit specs: the tables as maps, shared between the repositories as the
@@ -253,12 +252,9 @@ export class InMemoryRoleRepository implements Shape<RoleRepository> {
 
 const copyRole = (r: RoleEntity): RoleEntity => ({ ...r, permissions: [...r.permissions] });
 
-/** User states, as the SQL of user.repository.ts's statePredicate says them. */
+/** User states by the rule the rows are shown with, which statePredicate's SQL follows. */
 function inState(u: UserEntity, { state, now, passwordExpireDays }: NonNullable<UserFilter['state']>): boolean {
-  const locked = !!u.locked && !unlockDue({ locked: true, unlockTime: u.unlockTime }, now);
-  const expiry = passwordExpiresAt(u, passwordExpireDays);
-  const flags = { locked, disabled: !!u.disabled, initial: u.passwordUpdateTime === null, expired: !!expiry && expiry < now };
-  return state === 'normal' ? !Object.values(flags).some(Boolean) : flags[state];
+  return accountStates(u, passwordExpireDays, now).includes(state);
 }
 
 export class InMemoryLoginLogRepository implements Shape<LoginLogRepository> {

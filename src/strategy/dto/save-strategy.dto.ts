@@ -1,8 +1,25 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, Matches, Max, MaxLength, Min } from 'class-validator';
 import { FormBool, FormInt } from '../../common/form-body';
 import { Optional } from '../../common/optional';
+import { LoginStrategy, UserStrategy } from '../strategy.types';
+
+/**
+ * An integer setting accepted from `min` to `max`: the validator's range and the OpenAPI document's
+ * (which the console's strategy page reads) come from this one place.
+ */
+const IntRange = (min: number, max: number) =>
+  applyDecorators(Max(max), Min(min), IsInt(), ApiPropertyOptional({ minimum: min, maximum: max }));
+
+/**
+ * Every field's default in the OpenAPI document, taken from the setting group's own defaults, so the
+ * document (and the console's strategy page, which shows it) cannot drift from what an unsaved group holds.
+ */
+const DefaultsFrom = <D extends object>(defaults: D) => (target: new () => { [K in keyof D]?: unknown }) => {
+  for (const [key, value] of Object.entries(defaults)) ApiPropertyOptional({ default: value })(target.prototype, key);
+};
 
 const CHANNELS = /^\s*((email|sms|site)\s*(,\s*(email|sms|site)\s*)*)?$/;
 const normaliseChannels = () =>
@@ -13,25 +30,26 @@ const normaliseChannels = () =>
 const channelMessage = { message: '$property must be a comma-separated list of email, sms, site' };
 
 /** Fields, all optional: a save is partial. */
+@DefaultsFrom(new LoginStrategy())
 export class SaveLoginStrategyDto {
-  @ApiPropertyOptional({ description: 'Validity of a normal token, minutes', minimum: 1, maximum: 43200 })
-  @Optional() @FormInt() @IsInt() @Min(1) @Max(43200)
+  @ApiPropertyOptional({ description: 'Validity of a normal token, minutes' })
+  @Optional() @FormInt() @IntRange(1, 43200)
   sessionExpireMinutes?: number;
 
-  @ApiPropertyOptional({ description: 'Validity of a temporary token, minutes', minimum: 1, maximum: 1440 })
-  @Optional() @FormInt() @IsInt() @Min(1) @Max(1440)
+  @ApiPropertyOptional({ description: 'Validity of a temporary token, minutes' })
+  @Optional() @FormInt() @IntRange(1, 1440)
   tempSessionExpireMinutes?: number;
 
-  @ApiPropertyOptional({ description: 'Duration of a lock, minutes', minimum: 1, maximum: 525600 })
-  @Optional() @FormInt() @IsInt() @Min(1) @Max(525600)
+  @ApiPropertyOptional({ description: 'Duration of a lock, minutes' })
+  @Optional() @FormInt() @IntRange(1, 525600)
   lockMinutes?: number;
 
-  @ApiPropertyOptional({ description: 'Wrong passwords that lock the account', minimum: 1, maximum: 1000 })
-  @Optional() @FormInt() @IsInt() @Min(1) @Max(1000)
+  @ApiPropertyOptional({ description: 'Wrong passwords that lock the account' })
+  @Optional() @FormInt() @IntRange(1, 1000)
   maxFailureTimes?: number;
 
-  @ApiPropertyOptional({ description: 'Failure counting window, hours', minimum: 1, maximum: 8760 })
-  @Optional() @FormInt() @IsInt() @Min(1) @Max(8760)
+  @ApiPropertyOptional({ description: 'Failure counting window, hours' })
+  @Optional() @FormInt() @IntRange(1, 8760)
   maxFailureInterval?: number;
 
   @ApiPropertyOptional({ description: 'Channels for a wrong password: email,sms,site', example: 'email,site' })
@@ -58,16 +76,16 @@ export class SaveLoginStrategyDto {
   @Optional() @FormInt() @IsInt() @IsIn([0, 1, 2])
   mfaMode?: 0 | 1 | 2;
 
-  @ApiPropertyOptional({ description: 'Absolute session lifetime, hours after login; 0 = no limit', minimum: 0, maximum: 720 })
-  @Optional() @FormInt() @IsInt() @Min(0) @Max(720)
+  @ApiPropertyOptional({ description: 'Absolute session lifetime, hours after login; 0 = no limit' })
+  @Optional() @FormInt() @IntRange(0, 720)
   sessionMaxHours?: number;
 
-  @ApiPropertyOptional({ description: 'With multiOnline: live sessions per user, the oldest kicked out; 0 = no limit', minimum: 0, maximum: 100 })
-  @Optional() @FormInt() @IsInt() @Min(0) @Max(100)
+  @ApiPropertyOptional({ description: 'With multiOnline: live sessions per user, the oldest kicked out; 0 = no limit' })
+  @Optional() @FormInt() @IntRange(0, 100)
   maxSessionsPerUser?: number;
 
-  @ApiPropertyOptional({ description: 'Minutes a password login or /sys/me/reauth counts as a fresh proof', minimum: 1, maximum: 60 })
-  @Optional() @FormInt() @IsInt() @Min(1) @Max(60)
+  @ApiPropertyOptional({ description: 'Minutes a password login or /sys/me/reauth counts as a fresh proof' })
+  @Optional() @FormInt() @IntRange(1, 60)
   reauthMinutes?: number;
 
   @ApiPropertyOptional({ description: 'Operations needing a permission code other than a list / info one also need a fresh proof' })
@@ -76,21 +94,22 @@ export class SaveLoginStrategyDto {
 }
 
 /** Fields, all optional. */
+@DefaultsFrom(new UserStrategy())
 export class SaveUserStrategyDto {
-  @ApiPropertyOptional({ description: 'Password validity, days; 0 never expires', minimum: 0, maximum: 3650 })
-  @Optional() @FormInt() @IsInt() @Min(0) @Max(3650)
+  @ApiPropertyOptional({ description: 'Password validity, days; 0 never expires' })
+  @Optional() @FormInt() @IntRange(0, 3650)
   passwordExpireDays?: number;
 
-  @ApiPropertyOptional({ description: 'Reminder this many days before expiry', minimum: 0, maximum: 365 })
-  @Optional() @FormInt() @IsInt() @Min(0) @Max(365)
+  @ApiPropertyOptional({ description: 'Reminder this many days before expiry' })
+  @Optional() @FormInt() @IntRange(0, 365)
   expireNotifyDays?: number;
 
-  @ApiPropertyOptional({ minimum: 0, maximum: 72 })
-  @Optional() @FormInt() @IsInt() @Min(0) @Max(72)
+  @ApiPropertyOptional()
+  @Optional() @FormInt() @IntRange(0, 72)
   minPasswordLength?: number;
 
-  @ApiPropertyOptional({ description: '0 = no maximum; at most 72 (BCrypt reads 72 bytes)', minimum: 0, maximum: 72 })
-  @Optional() @FormInt() @IsInt() @Min(0) @Max(72)
+  @ApiPropertyOptional({ description: '0 = no maximum; at most 72 (BCrypt reads 72 bytes)' })
+  @Optional() @FormInt() @IntRange(0, 72)
   maxPasswordLength?: number;
 
   @ApiPropertyOptional() @Optional() @FormBool() @IsBoolean()
@@ -108,8 +127,8 @@ export class SaveUserStrategyDto {
   @ApiPropertyOptional() @Optional() @FormBool() @IsBoolean()
   forceUpdatePassword?: boolean;
 
-  @ApiPropertyOptional({ description: 'A user\'s own new password may not equal any of their last N, the current one included; 0 off', minimum: 0, maximum: 24 })
-  @Optional() @FormInt() @IsInt() @Min(0) @Max(24)
+  @ApiPropertyOptional({ description: 'A user\'s own new password may not equal any of their last N, the current one included; 0 off' })
+  @Optional() @FormInt() @IntRange(0, 24)
   passwordHistoryCount?: number;
 
   @ApiPropertyOptional({ description: 'Refuse passwords on the bundled common-password list (case-insensitive)' })
@@ -120,7 +139,7 @@ export class SaveUserStrategyDto {
   @Optional() @FormBool() @IsBoolean()
   rejectAccountInPassword?: boolean;
 
-  @ApiPropertyOptional({ description: 'Disable accounts with no successful login for this many days; 0 never', minimum: 0, maximum: 3650 })
-  @Optional() @FormInt() @IsInt() @Min(0) @Max(3650)
+  @ApiPropertyOptional({ description: 'Disable accounts with no successful login for this many days; 0 never' })
+  @Optional() @FormInt() @IntRange(0, 3650)
   dormantDays?: number;
 }

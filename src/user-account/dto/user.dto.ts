@@ -187,6 +187,10 @@ export class UserRowDto {
   @ApiProperty({ description: 'TOTP enabled' }) mfaEnabled: boolean;
   @ApiProperty({ description: 'Failures counted by the lock check now (its window, starting no earlier than the last unlock, enable or reset)' }) failureCount: number;
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Last successful login; null when never' }) lastLoginTime: string | null;
+  @ApiProperty({ enum: USER_STATES, description: 'the most pressing of states: locked, disabled, expired, initial, in that order; normal when none applies' })
+  state: UserState;
+  @ApiProperty({ enum: USER_STATES, isArray: true, description: 'every state that applies now, most pressing first; the state filter finds the user under each' })
+  states: UserState[];
 }
 
 /** OpenAPI only: /sys/user/create's answer; `password` only when the service generated it (shown once). */

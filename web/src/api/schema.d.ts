@@ -1257,45 +1257,78 @@ export interface components {
             errors: components["schemas"]["FieldErrorDto"][];
         };
         SaveLoginStrategyDto: {
-            /** @description Validity of a normal token, minutes */
+            /**
+             * @description Validity of a normal token, minutes
+             * @default 30
+             */
             sessionExpireMinutes?: number;
-            /** @description Validity of a temporary token, minutes */
+            /**
+             * @description Validity of a temporary token, minutes
+             * @default 5
+             */
             tempSessionExpireMinutes?: number;
-            /** @description Duration of a lock, minutes */
+            /**
+             * @description Duration of a lock, minutes
+             * @default 1440
+             */
             lockMinutes?: number;
-            /** @description Wrong passwords that lock the account */
+            /**
+             * @description Wrong passwords that lock the account
+             * @default 5
+             */
             maxFailureTimes?: number;
-            /** @description Failure counting window, hours */
+            /**
+             * @description Failure counting window, hours
+             * @default 24
+             */
             maxFailureInterval?: number;
             /**
              * @description Channels for a wrong password: email,sms,site
+             * @default
              * @example email,site
              */
             sendMsgWhenErrorLogin?: string;
             /**
              * @description Channels for an unusual IP: email,sms,site
+             * @default
              * @example site
              */
             sendMsgWhenErrorIp?: string;
             /**
              * @description 1 tip, 2 force change, 3 refuse
+             * @default 3
              * @enum {number}
              */
             loginStrategyWhenExpire?: 1 | 2 | 3;
+            /** @default false */
             bindIp?: boolean;
+            /** @default true */
             multiOnline?: boolean;
             /**
              * @description Second factor: 0 off, 1 users who enabled TOTP, 2 every user must
+             * @default 0
              * @enum {number}
              */
             mfaMode?: 0 | 1 | 2;
-            /** @description Absolute session lifetime, hours after login; 0 = no limit */
+            /**
+             * @description Absolute session lifetime, hours after login; 0 = no limit
+             * @default 0
+             */
             sessionMaxHours?: number;
-            /** @description With multiOnline: live sessions per user, the oldest kicked out; 0 = no limit */
+            /**
+             * @description With multiOnline: live sessions per user, the oldest kicked out; 0 = no limit
+             * @default 0
+             */
             maxSessionsPerUser?: number;
-            /** @description Minutes a password login or /sys/me/reauth counts as a fresh proof */
+            /**
+             * @description Minutes a password login or /sys/me/reauth counts as a fresh proof
+             * @default 5
+             */
             reauthMinutes?: number;
-            /** @description Operations needing a permission code other than a list / info one also need a fresh proof */
+            /**
+             * @description Operations needing a permission code other than a list / info one also need a fresh proof
+             * @default false
+             */
             reauthForAdmin?: boolean;
         };
         UserStrategyDto: {
@@ -1320,25 +1353,52 @@ export interface components {
             dormantDays: number;
         };
         SaveUserStrategyDto: {
-            /** @description Password validity, days; 0 never expires */
+            /**
+             * @description Password validity, days; 0 never expires
+             * @default 90
+             */
             passwordExpireDays?: number;
-            /** @description Reminder this many days before expiry */
+            /**
+             * @description Reminder this many days before expiry
+             * @default 10
+             */
             expireNotifyDays?: number;
+            /** @default 6 */
             minPasswordLength?: number;
-            /** @description 0 = no maximum; at most 72 (BCrypt reads 72 bytes) */
+            /**
+             * @description 0 = no maximum; at most 72 (BCrypt reads 72 bytes)
+             * @default 20
+             */
             maxPasswordLength?: number;
+            /** @default true */
             includeLowerCase?: boolean;
+            /** @default false */
             includeUpperCase?: boolean;
+            /** @default true */
             includeNumber?: boolean;
+            /** @default true */
             includeSymbol?: boolean;
+            /** @default false */
             forceUpdatePassword?: boolean;
-            /** @description A user's own new password may not equal any of their last N, the current one included; 0 off */
+            /**
+             * @description A user's own new password may not equal any of their last N, the current one included; 0 off
+             * @default 0
+             */
             passwordHistoryCount?: number;
-            /** @description Refuse passwords on the bundled common-password list (case-insensitive) */
+            /**
+             * @description Refuse passwords on the bundled common-password list (case-insensitive)
+             * @default false
+             */
             rejectCommonPasswords?: boolean;
-            /** @description Refuse passwords containing the user name, mobile or e-mail local part (values of 3 characters or more, case-insensitive) */
+            /**
+             * @description Refuse passwords containing the user name, mobile or e-mail local part (values of 3 characters or more, case-insensitive)
+             * @default false
+             */
             rejectAccountInPassword?: boolean;
-            /** @description Disable accounts with no successful login for this many days; 0 never */
+            /**
+             * @description Disable accounts with no successful login for this many days; 0 never
+             * @default 0
+             */
             dormantDays?: number;
         };
         PasswordRulesDto: {
@@ -1454,6 +1514,13 @@ export interface components {
              * @description Last successful login; null when never
              */
             lastLoginTime: string | null;
+            /**
+             * @description the most pressing of states: locked, disabled, expired, initial, in that order; normal when none applies
+             * @enum {string}
+             */
+            state: "normal" | "locked" | "disabled" | "expired" | "initial";
+            /** @description every state that applies now, most pressing first; the state filter finds the user under each */
+            states: ("normal" | "locked" | "disabled" | "expired" | "initial")[];
         };
         ListUsersDto: {
             /** @default 1 */

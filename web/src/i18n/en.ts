@@ -154,7 +154,7 @@ const en: typeof zh = {
       mfaReset: 'Reset the two-factor authentication of "{name}"? Their key and recovery codes are deleted and all their sessions end.',
     },
     badge: {
-      normal: 'Active', lockedUntil: 'Locked until {time}', locked: 'Locked', lockDue: 'Lock expired (ends at next login)',
+      normal: 'Active', lockedUntil: 'Locked until {time}', locked: 'Locked',
       disabled: 'Disabled', mfa: '2FA', expiresIn: 'Password expires in {n} days', expired: 'Password expired', initial: 'Initial password', neverExpires: 'Password never expires',
     },
   },

@@ -150,7 +150,7 @@ export default {
       mfaReset: '确定重置用户「{name}」的双因素认证？其密钥和恢复码将被删除，所有会话将被结束。',
     },
     badge: {
-      normal: '正常', lockedUntil: '锁定至 {time}', locked: '已锁定', lockDue: '锁定已到期（下次登录解除）',
+      normal: '正常', lockedUntil: '锁定至 {time}', locked: '已锁定',
       disabled: '已禁用', mfa: '双因素', expiresIn: '密码 {n} 天后过期', expired: '密码已过期', initial: '初始密码', neverExpires: '密码永不过期',
     },
   },
