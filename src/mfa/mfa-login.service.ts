@@ -1,5 +1,4 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
 import { LoginResult, LoginService, LoginStep, LoginWay, NO_MFA, StepAttempt } from '../auth/login/login.service';
 import { AppException } from '../common/app.exception';
 import { Clock } from '../common/clock';
@@ -8,9 +7,9 @@ import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
 import { NotificationService } from '../notification/notification.service';
 import { NotificationKind } from '../notification/notification.types';
 import { bilingual } from '../common/texts';
-import { hashToken } from '../session/session.service';
 import { Keys } from '../store/keys';
 import { KvStore } from '../store/kv.store';
+import { json, OneTimeKind, OneTimeStore } from '../store/one-time-store';
 import { MFA_MODE_ENROLLED, MFA_MODE_REQUIRED } from '../strategy/strategy.types';
 import { LockoutService } from '../user-account/lockout.service';
 import { credentialStamp } from '../user-account/credential-stamp';
@@ -19,18 +18,20 @@ import { MfaProof, MfaService } from './mfa.service';
 
 export const MFA_TOKEN_TTL_MS = 5 * 60_000;
 
-/** What AUTH_MFA:{sha256hex(mfaToken)} keeps for the resume: who, how the first step came in, until when. */
+/** What AUTH_MFA:{sha256hex(mfaToken)} keeps for the resume: who, and how the first step came in. */
 interface PendingLogin {
   userId: string;
   loginType: LoginTypes;
   account: string;
   locale: Locale;
-  expireAt: number;
   /** The password the first step proved (credentialStamp): a reset or change meanwhile kills the token. */
   stamp: string;
   /** The first step proved the password, so the finished login is a fresh proof (at the second step's time). */
   freshProof?: boolean;
 }
+
+/** The mfaToken is a bearer secret: only its SHA-256 is stored. */
+const PENDING_LOGINS: OneTimeKind<PendingLogin> = { key: Keys.mfaToken, ttlMs: MFA_TOKEN_TTL_MS, hashed: true, format: json<PendingLogin>() };
 
 export interface MfaLoginRequest {
   mfaToken: string;
@@ -49,16 +50,19 @@ export interface MfaLoginRequest {
 export class MfaLoginService implements LoginStep, OnModuleInit {
   readonly name = 'mfa';
   private readonly logger = new Logger('Mfa');
+  private readonly pendingLogins: OneTimeStore<PendingLogin>;
 
   constructor(
     private readonly logins: LoginService,
     private readonly mfa: MfaService,
-    private readonly store: KvStore,
+    store: KvStore,
     private readonly clock: Clock,
     private readonly accounts: UserAccountService,
     private readonly lockout: LockoutService,
     private readonly notifications: NotificationService,
-  ) {}
+  ) {
+    this.pendingLogins = new OneTimeStore(store, clock, PENDING_LOGINS);
+  }
 
   onModuleInit() {
     this.logins.use(this);
@@ -83,8 +87,8 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
 
   /** POST /sys/login/mfa: the second step of a password login. */
   async verify(req: MfaLoginRequest): Promise<LoginResult> {
-    const key = Keys.mfaToken(hashToken(req.mfaToken));
-    const pending = await this.pending(key);
+    const token = req.mfaToken;
+    const pending = await this.pendingLogins.peek(token);
     if (!pending) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
     const user = await this.accounts.get(pending.userId).catch((err: unknown) => {
       throw err instanceof AppException && err.code === ErrorCode.NOT_FOUND ? new AppException(ErrorCode.MFA_TOKEN_INVALID) : err;
@@ -100,19 +104,19 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
         await checks.checkLock();
         await checks.checkDisabled();
       } catch (err) {
-        await this.store.del(key); // once locked (or disabled), the mfaToken is dead
+        await this.pendingLogins.revoke(token); // once locked (or disabled), the mfaToken is dead
         throw err;
       }
       // A concurrent right code may have consumed it while this one waited for the mutex.
-      if (!(await this.pending(key))) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
+      if (!(await this.pendingLogins.peek(token))) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
       // The password the first step proved was reset or changed meanwhile: the login starts again.
       if (credentialStamp(checks.user.password) !== pending.stamp) {
-        await this.store.del(key);
+        await this.pendingLogins.revoke(token);
         throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
       }
       // TOTP removed meanwhile (the user disabled it, an administrator reset it): the login starts again.
       if (!(await this.mfa.enabled(checks.user.id))) {
-        await this.store.del(key);
+        await this.pendingLogins.revoke(token);
         throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
       }
       proof = await this.mfa.prove(checks.user.id, req.code);
@@ -123,31 +127,21 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
           user: checks.user, account: pending.account, loginType: pending.loginType, ip: req.ip, userAgent: req.userAgent,
           status: LoginStatus.MFAWRONG, reason: ErrorCode.MFA_CODE_INVALID,
         });
-        if (locked) await this.store.del(key);
+        if (locked) await this.pendingLogins.revoke(token);
         throw new AppException(ErrorCode.MFA_CODE_INVALID);
       }
       // Exactly one right code consumes the token.
-      if (!(await this.store.getDel(key))) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
+      if (!(await this.pendingLogins.consume(token))) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
     });
     if (proof === 'recovery') await this.tellRecoveryCodeUsed(user.id, pending.account, req.ip);
     return result;
   }
 
-  private async pend(attempt: StepAttempt): Promise<string> {
-    const mfaToken = randomBytes(32).toString('base64url');
-    const pending: PendingLogin = {
+  private pend(attempt: StepAttempt): Promise<string> {
+    return this.pendingLogins.issue({
       userId: attempt.user.id, loginType: attempt.way.loginType, account: attempt.way.account, locale: attempt.way.locale,
-      expireAt: this.clock.nowMs() + MFA_TOKEN_TTL_MS, stamp: credentialStamp(attempt.user.password),
-      freshProof: attempt.way.freshProof === true,
-    };
-    await this.store.set(Keys.mfaToken(hashToken(mfaToken)), JSON.stringify(pending), MFA_TOKEN_TTL_MS);
-    return mfaToken;
-  }
-
-  private async pending(key: string): Promise<PendingLogin | null> {
-    const raw = await this.store.get(key);
-    const pending = raw ? (JSON.parse(raw) as PendingLogin) : null;
-    return pending && pending.expireAt > this.clock.nowMs() ? pending : null;
+      stamp: credentialStamp(attempt.user.password), freshProof: attempt.way.freshProof === true,
+    });
   }
 
   /** A site message to the user; the login has happened, so a failure here is logged only. */
