@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { LoginResult, LoginService, LoginStep, LoginWay, NO_MFA, StepAttempt } from '../auth/login/login.service';
 import { AppException } from '../common/app.exception';
 import { Clock } from '../common/clock';
@@ -47,7 +47,7 @@ export interface MfaLoginRequest {
  * mfaMode = 2, whatever the way. The resume, POST /sys/login/mfa, runs the same tail again.
  */
 @Injectable()
-export class MfaLoginService implements LoginStep, OnModuleInit {
+export class MfaLoginService implements LoginStep {
   readonly name = 'mfa';
   private readonly logger = new Logger('Mfa');
   private readonly pendingLogins: OneTimeStore<PendingLogin>;
@@ -62,11 +62,6 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
     private readonly notifications: NotificationService,
   ) {
     this.pendingLogins = new OneTimeStore(store, clock, PENDING_LOGINS);
-  }
-
-  onModuleInit() {
-    this.logins.use(this);
-    this.accounts.useMfaStatus((ids) => this.mfa.enabledAmong(ids));
   }
 
   async run(attempt: StepAttempt): Promise<void> {

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { randomUUID } from 'node:crypto';
 import { actedBy, AuditAction, AuditChange, AuditLogService, SYSTEM_ACTOR } from '../audit/audit-log.service';
@@ -25,6 +26,7 @@ import { checkPasswordComplexity, generatePassword } from './password-policy';
 import { previousToKeep } from './password-screen';
 import { RoleService } from './role.service';
 import { Identifier, IdentifierKind, identifiersOf, LOGIN_TYPE_OF } from './user-identifier';
+import { MFA_STATUS, MfaStatus } from './mfa-status';
 import { SelfProtection } from './self-protection';
 import { TargetAccess } from './target-access';
 import { UserEntity } from './user.entity';
@@ -53,7 +55,7 @@ export interface UserView {
   passwordExpireTime: Date | null;
   createTime: Date;
   roles: string[];
-  /** (MfaModule answers it through useMfaStatus; false without it). */
+  /** Answered through MFA_STATUS; false without a second-factor module. */
   mfaEnabled: boolean;
   /** The failures the lock check counts now (its window's reset). */
   failureCount: number;
@@ -66,12 +68,9 @@ function lockChange(before: UserEntity, after: { locked: boolean; unlockTime: Da
   return { old: { locked: !!before.locked, unlockTime: before.unlockTime ?? null }, new: after };
 }
 
-/** Which of the given users have the second factor enabled, for the user list. */
-export type MfaStatusReader = (userIds: string[]) => Promise<Set<string>>;
-
 @Injectable()
-export class UserAccountService {
-  private mfaStatus: MfaStatusReader = async () => new Set();
+export class UserAccountService implements OnModuleInit {
+  private mfaStatus: MfaStatus[] = [];
 
   constructor(
     private readonly users: UserRepository,
@@ -87,7 +86,12 @@ export class UserAccountService {
     private readonly audit: AuditLogService,
     private readonly events: EventEmitter2,
     private readonly logs: LoginLogService,
+    private readonly modules: ModuleRef,
   ) {}
+
+  onModuleInit() {
+    this.mfaStatus = MFA_STATUS.collect(this.modules);
+  }
 
   /**
    * User name, then mobile, then e-mail; the matching field is the log's login type.
@@ -184,7 +188,7 @@ export class UserAccountService {
     const [rows, total] = await this.users.page({ keyword: query.keyword, state }, query.pageNum, query.pageSize);
     const ids = rows.map((u) => u.id);
     const roles = await this.roles.rolesOf(ids);
-    const mfa = await this.mfaStatus(ids);
+    const mfa = new Set((await Promise.all(this.mfaStatus.map((s) => s.enabledAmong(ids)))).flatMap((set) => [...set]));
     const { maxFailureInterval } = await this.strategy.loginStrategy();
     const failures = await this.logs.countFailuresSinceEach(rows.map((u) => ({
       userId: u.id, since: failureWindowStart(now, maxFailureInterval, u.failureResetTime),
@@ -293,11 +297,6 @@ export class UserAccountService {
       await this.sessions.endAll(id);
     }));
     await this.audited('user.delete', actor, user);
-  }
-
-  /** The module that owns the second factor says who has it enabled (the user list's mfaEnabled). */
-  useMfaStatus(reader: MfaStatusReader): void {
-    this.mfaStatus = reader;
   }
 
   /**
