@@ -6,13 +6,14 @@ import { StrategyModule } from '../strategy/strategy.module';
 import { UserAccountModule } from '../user-account/user-account.module';
 import { CaptchaService } from './captcha/captcha.service';
 import { LoginController } from './login.controller';
-import { LoginService } from './login/login.service';
+import { LOGIN_STEPS, LoginService } from './login/login.service';
 
 /** Logging in: captcha, the password login and the login tail other ways in share. */
 @Module({
   imports: [UserAccountModule, StrategyModule, LoginLogModule, SessionModule, CryptoModule],
   controllers: [LoginController],
-  providers: [LoginService, CaptchaService],
+  // Steps other modules add to the login tail (the second factor is one); none of its own.
+  providers: [LoginService, CaptchaService, LOGIN_STEPS.provide()],
   exports: [LoginService],
 })
 export class AuthModule {}

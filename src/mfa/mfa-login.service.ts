@@ -1,5 +1,4 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
 import { LoginResult, LoginService, LoginStep, LoginWay, NO_MFA, StepAttempt } from '../auth/login/login.service';
 import { AppException } from '../common/app.exception';
 import { Clock } from '../common/clock';
@@ -7,18 +6,20 @@ import { ErrorCode } from '../common/error-code';
 import { NotificationService } from '../notification/notification.service';
 import { NotificationKind } from '../notification/notification.types';
 import { bilingual } from '../common/texts';
-import { hashToken } from '../session/session.service';
 import { Keys } from '../store/keys';
 import { KvStore } from '../store/kv.store';
+import { json, OneTimeKind, OneTimeStore } from '../store/one-time-store';
 import { MFA_MODE_ENROLLED, MFA_MODE_REQUIRED } from '../strategy/strategy.types';
 import { LockoutService } from '../user-account/lockout.service';
 import { credentialStamp } from '../user-account/credential-stamp';
-import { UserAdminService } from '../user-account/user-admin.service';
 import { UserLookup } from '../user-account/user-lookup.service';
 import { MfaService } from './mfa.service';
-import { PendingLogin, readPending, SecondFactorProof } from './second-factor.proof';
+import { PendingLogin, SecondFactorProof } from './second-factor.proof';
 
 export const MFA_TOKEN_TTL_MS = 5 * 60_000;
+
+/** The mfaToken is a bearer secret: only its SHA-256 is stored. */
+const PENDING_LOGINS: OneTimeKind<PendingLogin> = { key: Keys.mfaToken, ttlMs: MFA_TOKEN_TTL_MS, hashed: true, format: json<PendingLogin>() };
 
 export interface MfaLoginRequest {
   mfaToken: string;
@@ -35,24 +36,21 @@ export interface MfaLoginRequest {
  * its own proof (SecondFactorProof).
  */
 @Injectable()
-export class MfaLoginService implements LoginStep, OnModuleInit {
+export class MfaLoginService implements LoginStep {
   readonly name = 'mfa';
   private readonly logger = new Logger('Mfa');
+  private readonly pendingLogins: OneTimeStore<PendingLogin>;
 
   constructor(
     private readonly logins: LoginService,
     private readonly mfa: MfaService,
-    private readonly store: KvStore,
+    store: KvStore,
     private readonly clock: Clock,
     private readonly accounts: UserLookup,
-    private readonly admin: UserAdminService,
     private readonly lockout: LockoutService,
     private readonly notifications: NotificationService,
-  ) {}
-
-  onModuleInit() {
-    this.logins.use(this);
-    this.admin.useMfaStatus((ids) => this.mfa.enabledAmong(ids));
+  ) {
+    this.pendingLogins = new OneTimeStore(store, clock, PENDING_LOGINS);
   }
 
   async run(attempt: StepAttempt): Promise<void> {
@@ -73,8 +71,8 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
 
   /** POST /sys/login/mfa: the second step of a password login. */
   async verify(req: MfaLoginRequest): Promise<LoginResult> {
-    const key = Keys.mfaToken(hashToken(req.mfaToken));
-    const pending = await this.pending(key);
+    const token = req.mfaToken;
+    const pending = await this.pendingLogins.peek(token);
     if (!pending) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
     const user = await this.accounts.get(pending.userId).catch((err: unknown) => {
       throw err instanceof AppException && err.code === ErrorCode.NOT_FOUND ? new AppException(ErrorCode.MFA_TOKEN_INVALID) : err;
@@ -83,25 +81,17 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
       loginType: pending.loginType, account: pending.account, ip: req.ip, userAgent: req.userAgent, locale: pending.locale,
       unusualIpCheck: true, secondFactorProven: true, freshProof: pending.freshProof === true,
     };
-    const proof = new SecondFactorProof(this.store, this.clock, this.mfa, this.lockout, { key, pending, code: req.code, ip: req.ip, userAgent: req.userAgent });
+    const proof = new SecondFactorProof(this.pendingLogins, this.mfa, this.lockout, { token, pending, code: req.code, ip: req.ip, userAgent: req.userAgent });
     const result = await this.logins.complete(user, way, proof);
     if (proof.used === 'recovery') await this.tellRecoveryCodeUsed(user.id, pending.account, req.ip);
     return result;
   }
 
-  private async pend(attempt: StepAttempt): Promise<string> {
-    const mfaToken = randomBytes(32).toString('base64url');
-    const pending: PendingLogin = {
+  private pend(attempt: StepAttempt): Promise<string> {
+    return this.pendingLogins.issue({
       userId: attempt.user.id, loginType: attempt.way.loginType, account: attempt.way.account, locale: attempt.way.locale,
-      expireAt: this.clock.nowMs() + MFA_TOKEN_TTL_MS, stamp: credentialStamp(attempt.user.password),
-      freshProof: attempt.way.freshProof === true,
-    };
-    await this.store.set(Keys.mfaToken(hashToken(mfaToken)), JSON.stringify(pending), MFA_TOKEN_TTL_MS);
-    return mfaToken;
-  }
-
-  private pending(key: string): Promise<PendingLogin | null> {
-    return readPending(this.store, this.clock, key);
+      stamp: credentialStamp(attempt.user.password), freshProof: attempt.way.freshProof === true,
+    });
   }
 
   /** A site message to the user; the login has happened, so a failure here is logged only. */

@@ -2,10 +2,13 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
+import { LOGIN_STEPS } from '../auth/login/login.service';
 import { LoginLogModule } from '../login-log/login-log.module';
 import { NotificationModule } from '../notification/notification.module';
 import { SessionModule } from '../session/session.module';
 import { StrategyModule } from '../strategy/strategy.module';
+import { MFA_STATUS } from '../user-account/mfa-status';
+import { REAUTH_CODE_PROOF } from '../user-account/reauth.service';
 import { UserAccountModule } from '../user-account/user-account.module';
 import { MfaCrypto } from './mfa-crypto';
 import { MfaController } from './mfa.controller';
@@ -21,6 +24,11 @@ import { MfaService } from './mfa.service';
     AuthModule, UserAccountModule, SessionModule, StrategyModule, LoginLogModule, NotificationModule, AuditModule,
   ],
   controllers: [MfaController],
-  providers: [MfaCrypto, MfaRepository, MfaService, MfaLoginService],
+  providers: [
+    MfaCrypto, MfaRepository, MfaService, MfaLoginService,
+    LOGIN_STEPS.provide(MfaLoginService),
+    MFA_STATUS.provide(MfaService),
+    REAUTH_CODE_PROOF.provide(MfaService),
+  ],
 })
 export class MfaModule {}

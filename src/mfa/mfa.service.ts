@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { actedBy, AuditLogService } from '../audit/audit-log.service';
 import { AppException } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
@@ -14,7 +14,8 @@ import { KvStore } from '../store/kv.store';
 import { StrategyService } from '../strategy/strategy.service';
 import { MFA_MODE_REQUIRED } from '../strategy/strategy.types';
 import { LockoutService } from '../user-account/lockout.service';
-import { ReauthService } from '../user-account/reauth.service';
+import { MfaStatus } from '../user-account/mfa-status';
+import { ReauthCodeProof } from '../user-account/reauth.service';
 import { SelfProtection } from '../user-account/self-protection';
 import { TargetAccess } from '../user-account/target-access';
 import { AccountStateService } from '../user-account/account-state.service';
@@ -49,7 +50,7 @@ interface PendingSetup {
  * interleaves with a login of that account on any instance.
  */
 @Injectable()
-export class MfaService implements OnModuleInit {
+export class MfaService implements MfaStatus, ReauthCodeProof {
   private readonly logger = new Logger('Mfa');
 
   constructor(
@@ -67,13 +68,8 @@ export class MfaService implements OnModuleInit {
     private readonly audit: AuditLogService,
     private readonly protection: SelfProtection,
     private readonly access: TargetAccess,
-    private readonly reauth: ReauthService,
     private readonly config: AppConfig,
   ) {}
-
-  onModuleInit() {
-    this.reauth.useCodeProof((caller, code, then) => this.proveForReauth(caller, code, then));
-  }
 
   async enabled(userId: string): Promise<boolean> {
     return (await this.repo.enrolment(userId)) !== null;

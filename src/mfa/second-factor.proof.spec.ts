@@ -1,6 +1,7 @@
 import { ErrorCode } from '../common/error-code';
 import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
 import { MemoryKvStore } from '../store/memory-kv.store';
+import { json, OneTimeStore } from '../store/one-time-store';
 import { credentialStamp } from '../user-account/credential-stamp';
 import type { WrongProof } from '../user-account/lockout.service';
 import { codeOf } from '../../test/support/code-of';
@@ -10,10 +11,11 @@ import type { MfaProof } from './mfa.service';
 import { PendingLogin, SecondFactorProof } from './second-factor.proof';
 
 describe('SecondFactorProof (the second step of a password login, inside the tail)', () => {
-  const KEY = 'AUTH_MFA:test';
   const user = proofUser();
   let clock: FakeClock;
   let store: MemoryKvStore;
+  let pendingLogins: OneTimeStore<PendingLogin>;
+  let token: string;
   let enabled: boolean;
   /** What the next code proves. */
   let answer: MfaProof | 'replay' | null;
@@ -22,12 +24,12 @@ describe('SecondFactorProof (the second step of a password login, inside the tai
   let pending: PendingLogin;
 
   const proof = () => new SecondFactorProof(
-    store, clock,
+    pendingLogins,
     { enabled: async () => enabled, prove: async () => answer },
     { recordFailure: async (w: WrongProof) => { failures.push(w); return locks; } },
-    { key: KEY, pending, code: '123456', ip: '10.0.0.1', userAgent: 'jest' },
+    { token, pending, code: '123456', ip: '10.0.0.1', userAgent: 'jest' },
   );
-  const tokenAlive = async () => (await store.get(KEY)) !== null;
+  const tokenAlive = async () => (await pendingLogins.peek(token)) !== null;
 
   beforeEach(async () => {
     clock = new FakeClock(new Date('2025-06-01T00:00:00Z'));
@@ -38,9 +40,10 @@ describe('SecondFactorProof (the second step of a password login, inside the tai
     locks = false;
     pending = {
       userId: user.id, loginType: LoginTypes.ACCOUNT, account: 'zhangsan', locale: 'en',
-      expireAt: clock.nowMs() + 60_000, stamp: credentialStamp(user.password), freshProof: true,
+      stamp: credentialStamp(user.password), freshProof: true,
     };
-    await store.set(KEY, JSON.stringify(pending), 60_000);
+    pendingLogins = new OneTimeStore(store, clock, { key: (id) => `AUTH_MFA:${id}`, ttlMs: 60_000, hashed: true, format: json<PendingLogin>() });
+    token = await pendingLogins.issue(pending);
   });
 
   afterEach(() => store.close());
@@ -98,9 +101,9 @@ describe('SecondFactorProof (the second step of a password login, inside the tai
   });
 
   it('refuses once the token was consumed by a parallel right code or has expired', async () => {
-    await store.del(KEY);
+    await pendingLogins.revoke(token);
     expect(await codeOf(proof().prove(fakeChecks(user)))).toBe(ErrorCode.MFA_TOKEN_INVALID);
-    await store.set(KEY, JSON.stringify(pending), 60_000);
+    token = await pendingLogins.issue(pending);
     clock.advance(61_000);
     expect(await codeOf(proof().prove(fakeChecks(user)))).toBe(ErrorCode.MFA_TOKEN_INVALID);
   });

@@ -1,36 +1,27 @@
 import type { LoginChecks, LoginProof } from '../auth/login/login.service';
 import { AppException } from '../common/app.exception';
-import type { Clock } from '../common/clock';
 import { ErrorCode, Locale } from '../common/error-code';
 import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
-import type { KvStore } from '../store/kv.store';
+import type { OneTimeStore } from '../store/one-time-store';
 import { credentialStamp } from '../user-account/credential-stamp';
 import type { LockoutService } from '../user-account/lockout.service';
 import type { MfaProof, MfaService } from './mfa.service';
 
-/** What the pending-login key keeps for the resume: who, how the first step came in, until when. */
+/** What AUTH_MFA:{sha256hex(mfaToken)} keeps for the resume: who, and how the first step came in. */
 export interface PendingLogin {
   userId: string;
   loginType: LoginTypes;
   account: string;
   locale: Locale;
-  expireAt: number;
   /** The password the first step proved (credentialStamp): a reset or change meanwhile kills the token. */
   stamp: string;
   /** The first step proved the password, so the finished login is a fresh proof (at the second step's time). */
   freshProof?: boolean;
 }
 
-/** The pending login under `key`, unless it is gone or past its time. */
-export async function readPending(store: Pick<KvStore, 'get'>, clock: Clock, key: string): Promise<PendingLogin | null> {
-  const raw = await store.get(key);
-  const pending = raw ? (JSON.parse(raw) as PendingLogin) : null;
-  return pending && pending.expireAt > clock.nowMs() ? pending : null;
-}
-
-/** One resume of a held login: its mfaToken's key, what it keeps, the code sent and from where. */
+/** One resume of a held login: its mfaToken, what it keeps, the code sent and from where. */
 export interface SecondFactorAttempt {
-  key: string;
+  token: string;
   pending: PendingLogin;
   code: string;
   ip: string;
@@ -50,24 +41,23 @@ export class SecondFactorProof implements LoginProof {
   used: MfaProof | null = null;
 
   constructor(
-    private readonly store: Pick<KvStore, 'get' | 'del' | 'getDel'>,
-    private readonly clock: Clock,
+    private readonly pendingLogins: Pick<OneTimeStore<PendingLogin>, 'peek' | 'revoke' | 'consume'>,
     private readonly mfa: Pick<MfaService, 'enabled' | 'prove'>,
     private readonly lockout: Pick<LockoutService, 'recordFailure'>,
     private readonly attempt: SecondFactorAttempt,
   ) {}
 
   async prove(checks: LoginChecks): Promise<void> {
-    const { key, pending, code, ip, userAgent } = this.attempt;
+    const { token, pending, code, ip, userAgent } = this.attempt;
     try {
       await checks.checkLock();
       await checks.checkDisabled();
     } catch (err) {
-      await this.store.del(key); // once locked (or disabled), the mfaToken is dead
+      await this.pendingLogins.revoke(token); // once locked (or disabled), the mfaToken is dead
       throw err;
     }
     // A concurrent right code may have consumed it while this one waited for the mutex.
-    if (!(await readPending(this.store, this.clock, key))) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
+    if (!(await this.pendingLogins.peek(token))) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
     // The password the first step proved was reset or changed meanwhile: the login starts again.
     if (credentialStamp(checks.user.password) !== pending.stamp) await this.void();
     // The second factor removed meanwhile (by the user, or an administrator's reset): the login starts again.
@@ -80,16 +70,16 @@ export class SecondFactorProof implements LoginProof {
         user: checks.user, account: pending.account, loginType: pending.loginType, ip, userAgent,
         status: LoginStatus.MFAWRONG, reason: ErrorCode.MFA_CODE_INVALID,
       });
-      if (locked) await this.store.del(key);
+      if (locked) await this.pendingLogins.revoke(token);
       throw new AppException(ErrorCode.MFA_CODE_INVALID);
     }
     // Exactly one right code consumes the token.
-    if (!(await this.store.getDel(key))) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
+    if (!(await this.pendingLogins.consume(token))) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
     this.used = proof;
   }
 
   private async void(): Promise<never> {
-    await this.store.del(this.attempt.key);
+    await this.pendingLogins.revoke(this.attempt.token);
     throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
   }
 }

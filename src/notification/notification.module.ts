@@ -21,7 +21,7 @@ import { MessageService } from './message/message.service';
 import { StreamTicketService } from '../session/stream-ticket.service';
 import { NotificationRecipients } from './notification-recipients';
 import { NotificationService } from './notification.service';
-import { NOTIFICATION_CHANNELS, NotificationChannel } from './notification.types';
+import { NOTIFICATION_CHANNELS } from './notification.types';
 import { NotificationEntity } from './outbox/notification.entity';
 import { NotificationOutbox } from './outbox/notification-outbox';
 import { NotificationRepository } from './outbox/notification.repository';
@@ -72,11 +72,7 @@ import { ReminderRepository } from './reminder/reminder.repository';
     SiteChannel,
     NotificationChannels,
     { provide: SmsProvider, useClass: WebhookSmsProvider },
-    {
-      provide: NOTIFICATION_CHANNELS,
-      inject: [EmailChannel, SmsChannel, SiteChannel],
-      useFactory: (...channels: NotificationChannel[]) => channels,
-    },
+    NOTIFICATION_CHANNELS.provide(EmailChannel, SmsChannel, SiteChannel),
   ],
   exports: [NotificationService, NotificationChannels, MessageService],
 })

@@ -1,4 +1,5 @@
 import type { Bilingual } from '../common/texts';
+import { ExtensionPoint } from '../common/extension-point';
 /** What a notification is about; stored in sys_notification.kind and sys_message.kind. */
 export enum NotificationKind {
   /** Wrong password. */
@@ -67,12 +68,13 @@ export interface Delivery {
  * PermanentDeliveryError end the row, anything else is retried with backoff.
  */
 export abstract class NotificationChannel {
-  /** email, sms and site are built in; a module's own channel has its own name (NotificationChannels.use). */
+  /** email, sms and site are built in; a module's own channel has its own name (see NOTIFICATION_CHANNELS). */
   abstract readonly name: string;
   abstract deliver(delivery: Delivery): Promise<void>;
 }
 
-export const NOTIFICATION_CHANNELS = Symbol('NOTIFICATION_CHANNELS');
+/** The channels the outbox delivers to: a module adds one with `NOTIFICATION_CHANNELS.provide(MyChannel)`. */
+export const NOTIFICATION_CHANNELS = new ExtensionPoint<NotificationChannel>('NOTIFICATION_CHANNELS');
 
 /** The transport is not configured: status not_configured, no retry. */
 export class ChannelNotConfiguredError extends Error {

@@ -6,13 +6,22 @@ import { LoginTypes } from '../login-log/login-log.entity';
 import { hashToken, SessionService } from '../session/session.service';
 import { AppException } from '../common/app.exception';
 import { ErrorCode, Locale } from '../common/error-code';
+import { Clock } from '../common/clock';
 import { KvStore } from '../store/kv.store';
 import { Keys } from '../store/keys';
+import { json, OneTimeKind, OneTimeStore, TEXT } from '../store/one-time-store';
 import { credentialStamp } from '../user-account/credential-stamp';
 import { UserLookup } from '../user-account/user-lookup.service';
 import { GrantOrigin, QrcodeLoginProof } from './qrcode-login.proof';
 
 export const QRCODE_TTL_MS = 5 * 60_000;
+
+/**
+ * AUTH_QRCODE:{code} → the user id, keyed by the code itself because operators and tests read that
+ * key by name. The origin is a second record under the same code.
+ */
+const CODES: OneTimeKind<string> = { key: Keys.qrcode, ttlMs: QRCODE_TTL_MS, hashed: false, format: TEXT };
+const ORIGINS: OneTimeKind<GrantOrigin> = { key: Keys.qrcodeOrigin, ttlMs: QRCODE_TTL_MS, hashed: false, format: json<GrantOrigin>() };
 
 /**
  * A logged-in device authorises a login elsewhere with a one-time code. The code is tied to the
@@ -22,32 +31,37 @@ export const QRCODE_TTL_MS = 5 * 60_000;
 @Injectable()
 export class QrcodeService {
   private readonly logger = new Logger('Qrcode');
+  private readonly codes: OneTimeStore<string>;
+  private readonly origins: OneTimeStore<GrantOrigin>;
 
   constructor(
-    private readonly store: KvStore,
+    store: KvStore,
     private readonly accounts: UserLookup,
     private readonly login: LoginService,
     private readonly audit: AuditLogService,
     private readonly sessions: SessionService,
-  ) {}
+    clock: Clock,
+  ) {
+    this.codes = new OneTimeStore(store, clock, CODES);
+    this.origins = new OneTimeStore(store, clock, ORIGINS);
+  }
 
   async generate(userId: string, tokenHash: string): Promise<{ code: string; expiresIn: number }> {
     const code = randomUUID();
     const { password, username } = await this.accounts.withPassword(userId);
     const origin: GrantOrigin = { tokenHash, credentialStamp: credentialStamp(password), username };
     // The origin first: a code whose origin is missing is refused, never accepted without its check.
-    await this.store.set(Keys.qrcodeOrigin(code), JSON.stringify(origin), QRCODE_TTL_MS);
-    await this.store.set(Keys.qrcode(code), userId, QRCODE_TTL_MS);
+    await this.origins.issue(origin, code);
+    await this.codes.issue(userId, code);
     return { code, expiresIn: QRCODE_TTL_MS / 1000 };
   }
 
   async verify(code: string, ip: string, userAgent: string, locale: Locale): Promise<LoginResult> {
     // Single use: an atomic get-and-delete, so of concurrent verifies exactly one wins.
-    const userId = await this.store.getDel(Keys.qrcode(code));
+    const userId = await this.codes.consume(code);
     if (!userId) throw new AppException(ErrorCode.QRCODE_INVALID);
-    const raw = await this.store.getDel(Keys.qrcodeOrigin(code));
-    if (!raw) throw new AppException(ErrorCode.QRCODE_INVALID);
-    const origin = JSON.parse(raw) as GrantOrigin;
+    const origin = await this.origins.consume(code);
+    if (!origin) throw new AppException(ErrorCode.QRCODE_INVALID);
     const user = await this.accounts.get(userId).catch((err: unknown) => {
       // A user deleted since the code was made; a database that is away stays SERVICE_UNAVAILABLE.
       throw err instanceof AppException && err.code === ErrorCode.NOT_FOUND ? new AppException(ErrorCode.QRCODE_INVALID) : err;

@@ -1,19 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import { createHash, randomBytes } from 'node:crypto';
 import { Clock } from '../common/clock';
 import { KvStore } from '../store/kv.store';
 import { Keys } from '../store/keys';
+import { json, OneTimeKind, OneTimeStore } from '../store/one-time-store';
 
 export const STREAM_TICKET_TTL_MS = 30_000;
 
 interface StoredTicket {
   /** The session that asked: the stream opened with the ticket lives and ends with it. */
   tokenHash: string;
-  /** epoch ms, by the injected clock (the store's own expiry is the upper bound). */
-  expireAt: number;
 }
 
-const hashOf = (ticket: string) => createHash('sha256').update(ticket).digest('hex');
+/** STREAM_TICKET:{sha256hex(ticket)}; a ticket is 256 random bits in base64url. */
+const TICKETS: OneTimeKind<StoredTicket> = {
+  key: Keys.streamTicket, ttlMs: STREAM_TICKET_TTL_MS, hashed: true, format: json<StoredTicket>(), shape: /^[A-Za-z0-9_-]{43}$/,
+};
 
 /**
  * Browsers' EventSource cannot send Admin-Token, and a token in a URL
@@ -22,21 +23,18 @@ const hashOf = (ticket: string) => createHash('sha256').update(ticket).digest('h
  */
 @Injectable()
 export class StreamTicketService {
-  constructor(private readonly store: KvStore, private readonly clock: Clock) {}
+  private readonly tickets: OneTimeStore<StoredTicket>;
 
-  async issue(tokenHash: string): Promise<string> {
-    const ticket = randomBytes(32).toString('base64url');
-    const stored: StoredTicket = { tokenHash, expireAt: this.clock.nowMs() + STREAM_TICKET_TTL_MS };
-    await this.store.set(Keys.streamTicket(hashOf(ticket)), JSON.stringify(stored), STREAM_TICKET_TTL_MS);
-    return ticket;
+  constructor(store: KvStore, clock: Clock) {
+    this.tickets = new OneTimeStore(store, clock, TICKETS);
+  }
+
+  issue(tokenHash: string): Promise<string> {
+    return this.tickets.issue({ tokenHash });
   }
 
   /** The token hash of the session a live ticket was issued to, once: of parallel redeemers exactly one gets it. */
   async redeem(ticket: string): Promise<string | null> {
-    if (!/^[A-Za-z0-9_-]{43}$/.test(ticket)) return null;
-    const raw = await this.store.getDel(Keys.streamTicket(hashOf(ticket)));
-    if (!raw) return null;
-    const stored = JSON.parse(raw) as StoredTicket;
-    return stored.expireAt > this.clock.nowMs() ? stored.tokenHash : null;
+    return (await this.tickets.consume(ticket))?.tokenHash ?? null;
   }
 }

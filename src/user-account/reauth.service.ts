@@ -1,6 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { AppException } from '../common/app.exception';
 import { Clock } from '../common/clock';
+import { ExtensionPoint } from '../common/extension-point';
 import { ErrorCode } from '../common/error-code';
 import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
 import { LoginLogService } from '../login-log/login-log.service';
@@ -19,11 +21,16 @@ export interface ReauthCaller {
 }
 
 /**
- * How a second-factor code is proven for /sys/me/reauth (src/mfa registers it): checked, logged and
- * counted as the module's own self-service codes are, `then` running under the account's login mutex
- * once the code is right.
+ * How a second-factor code is proven for /sys/me/reauth (the second-factor module provides it):
+ * checked, logged and counted as the module's own self-service codes are, `then` running under the
+ * account's login mutex once the code is right.
  */
-export type ReauthCodeProof = (caller: ReauthCaller, code: string, then: () => Promise<void>) => Promise<void>;
+export interface ReauthCodeProof {
+  proveForReauth(caller: ReauthCaller, code: string, then: () => Promise<void>): Promise<void>;
+}
+
+/** At most one: without it no code proves anything. */
+export const REAUTH_CODE_PROOF = new ExtensionPoint<ReauthCodeProof>('REAUTH_CODE_PROOF');
 
 /**
  * The fresh proof of step-up: the password (proven as a login proves it, PasswordProof.proveThen)
@@ -33,8 +40,8 @@ export type ReauthCodeProof = (caller: ReauthCaller, code: string, then: () => P
  * so a stolen token gets at most maxFailureTimes guesses.
  */
 @Injectable()
-export class ReauthService {
-  private codeProof: ReauthCodeProof | null = null;
+export class ReauthService implements OnModuleInit {
+  private codeProof: ReauthCodeProof | undefined;
 
   constructor(
     private readonly lockout: LockoutService,
@@ -43,11 +50,11 @@ export class ReauthService {
     private readonly logs: LoginLogService,
     private readonly clock: Clock,
     private readonly strategy: StrategyService,
+    private readonly modules: ModuleRef,
   ) {}
 
-  /** Called once by the second-factor module; without it no code proves anything. */
-  useCodeProof(proof: ReauthCodeProof): void {
-    this.codeProof = proof;
+  onModuleInit() {
+    this.codeProof = REAUTH_CODE_PROOF.collectOne(this.modules);
   }
 
   async withPassword(caller: ReauthCaller, password: string): Promise<{ reauthUntil: number }> {
@@ -74,7 +81,7 @@ export class ReauthService {
     // No second-factor module (a command): nothing is enrolled, so no code can be right.
     if (!this.codeProof) throw new AppException(ErrorCode.MFA_CODE_INVALID);
     let at = 0;
-    await this.codeProof(caller, code, async () => {
+    await this.codeProof.proveForReauth(caller, code, async () => {
       at = await this.markProven(caller);
     });
     return this.answer(at);

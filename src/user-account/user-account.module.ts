@@ -9,7 +9,8 @@ import { CompareSlots } from './compare-slots';
 import { LockoutService } from './lockout.service';
 import { MeController } from './me.controller';
 import { PasswordChangeService } from './password-change.service';
-import { ReauthService } from './reauth.service';
+import { REAUTH_CODE_PROOF, ReauthService } from './reauth.service';
+import { MFA_STATUS } from './mfa-status';
 import { PermissionController } from './permission.controller';
 import { PasswordProof } from './password-proof.service';
 import { PasswordScreen } from './password-screen';
@@ -52,6 +53,9 @@ import { UserRepository } from './user.repository';
     TargetAccess,
     UserDirectory,
     { provide: PasswordHasher, useClass: BcryptPasswordHasher },
+    // Where the second-factor module plugs in; empty without it.
+    MFA_STATUS.provide(),
+    REAUTH_CODE_PROOF.provide(),
   ],
   exports: [UserLookup, UserAdminService, AccountStateService, LockoutService, PasswordProof, ReauthService, RoleService, PasswordHasher, UserRepository, UserDirectory, SelfProtection, TargetAccess],
 })

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import { actedBy, AuditLogService } from '../audit/audit-log.service';
 import { FieldProblem, fieldProblem, fieldsFailed } from '../common/app.exception';
@@ -13,6 +14,7 @@ import { LoginLogService } from '../login-log/login-log.service';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
 import { auditAdminAction } from './admin-audit';
+import { MFA_STATUS, MfaStatus } from './mfa-status';
 import { accountStates } from './account-state';
 import { ListUsersDto, UpdateUserDto, UserState } from './dto/user.dto';
 import { PasswordHasher } from './password-hasher';
@@ -52,7 +54,7 @@ export interface UserView {
   passwordExpireTime: Date | null;
   createTime: Date;
   roles: string[];
-  /** Whether the second factor is on (the MFA module answers it through useMfaStatus; false without it). */
+  /** Whether the second factor is on (answered through MFA_STATUS; false without a second-factor module). */
   mfaEnabled: boolean;
   /** The failures the lock check counts now: those in its window, since the last reset. */
   failureCount: number;
@@ -64,16 +66,13 @@ export interface UserView {
   states: UserState[];
 }
 
-/** Which of the given users have the second factor enabled, for the user list. */
-export type MfaStatusReader = (userIds: string[]) => Promise<Set<string>>;
-
 /**
  * The administration of users: create, list, update, delete and reset a password. The lock and
  * disable state is AccountStateService's; reads for other features are UserLookup's.
  */
 @Injectable()
-export class UserAdminService {
-  private mfaStatus: MfaStatusReader = async () => new Set();
+export class UserAdminService implements OnModuleInit {
+  private mfaStatus: MfaStatus[] = [];
 
   constructor(
     private readonly users: UserRepository,
@@ -89,7 +88,12 @@ export class UserAdminService {
     private readonly access: TargetAccess,
     private readonly audit: AuditLogService,
     private readonly logs: LoginLogService,
+    private readonly modules: ModuleRef,
   ) {}
+
+  onModuleInit() {
+    this.mfaStatus = MFA_STATUS.collect(this.modules);
+  }
 
   /**
    * `held`: the permission codes of the caller, who may only give roles within them.
@@ -159,7 +163,7 @@ export class UserAdminService {
     const [rows, total] = await this.users.page({ keyword: query.keyword, state }, query.pageNum, query.pageSize);
     const ids = rows.map((u) => u.id);
     const roles = await this.roles.rolesOf(ids);
-    const mfa = await this.mfaStatus(ids);
+    const mfa = new Set((await Promise.all(this.mfaStatus.map((s) => s.enabledAmong(ids)))).flatMap((set) => [...set]));
     const { maxFailureInterval } = await this.strategy.loginStrategy();
     const failures = await this.logs.countFailuresSinceEach(rows.map((u) => ({
       userId: u.id, since: failureWindowStart(now, maxFailureInterval, u.failureResetTime),
@@ -269,11 +273,6 @@ export class UserAdminService {
       await this.sessions.endAll(id);
     }));
     await auditAdminAction(this.audit, 'user.delete', actor, user);
-  }
-
-  /** The module that owns the second factor says who has it enabled (the user list's mfaEnabled). */
-  useMfaStatus(reader: MfaStatusReader): void {
-    this.mfaStatus = reader;
   }
 
   /**

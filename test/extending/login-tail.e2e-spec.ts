@@ -1,8 +1,8 @@
-import { Body, Controller, HttpCode, Injectable, Module, OnModuleInit, Post, Req } from '@nestjs/common';
+import { Body, Controller, HttpCode, Injectable, Module, Post, Req } from '@nestjs/common';
 import { IsString } from 'class-validator';
 import type { FastifyRequest } from 'fastify';
 import { AuthModule } from '../../src/auth/auth.module';
-import { LoginProof, LoginService, LoginStep, NO_MFA, StepAttempt } from '../../src/auth/login/login.service';
+import { LOGIN_STEPS, LoginProof, LoginService, LoginStep, NO_MFA, StepAttempt } from '../../src/auth/login/login.service';
 import { AppException } from '../../src/common/app.exception';
 import { Public } from '../../src/common/auth-context';
 import { clientIp, userAgent } from '../../src/common/client-info';
@@ -69,17 +69,11 @@ class HelpdeskLoginController {
 
 /** A test-only step of the tail: per user, refuse, demand a password change, or hold the login. */
 @Injectable()
-class ReviewStep implements LoginStep, OnModuleInit {
+class ReviewStep implements LoginStep {
   readonly name = 'test.review';
   readonly refuse = new Set<string>();
   readonly forceChange = new Set<string>();
   readonly hold = new Set<string>();
-
-  constructor(private readonly logins: LoginService) {}
-
-  onModuleInit() {
-    this.logins.use(this);
-  }
 
   async run(attempt: StepAttempt): Promise<void> {
     const name = attempt.user.username;
@@ -92,9 +86,19 @@ class ReviewStep implements LoginStep, OnModuleInit {
 @Module({
   imports: [AuthModule, UserAccountModule],
   controllers: [HelpdeskLoginController],
-  providers: [HelpdeskCodes, ReviewStep],
+  providers: [HelpdeskCodes, ReviewStep, LOGIN_STEPS.provide(ReviewStep)],
 })
 class ExtensionModule {}
+
+/** A step whose name another step already has. */
+@Injectable()
+class ImpostorStep implements LoginStep {
+  readonly name = 'mfa';
+  async run(): Promise<void> {}
+}
+
+@Module({ providers: [ImpostorStep, LOGIN_STEPS.provide(ImpostorStep)] })
+class ImpostorModule {}
 
 describe.each(BACKENDS)('extending the login tail on $name', (backend) => {
   let app: TestApp;
@@ -187,5 +191,9 @@ describe.each(BACKENDS)('extending the login tail on $name', (backend) => {
       expect((await app.login(user.username, 'Wrong#pass9')).body.code).toBe('BAD_CREDENTIALS');
       expect((await app.logRows(user.username)).at(-1)).toMatchObject({ status: 'passwrong' });
     });
+  });
+
+  it('refuses at start a step whose name is taken', async () => {
+    await expect(startApp(backend, { provisioned: app.provisioned, imports: [ImpostorModule] })).rejects.toThrow(/login step mfa is already in use/);
   });
 });

@@ -1,9 +1,8 @@
-import { Injectable, Module, OnModuleInit } from '@nestjs/common';
+import { Injectable, Module } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import { NotificationChannels } from '../../src/notification/channels/notification-channels';
 import { NotificationModule } from '../../src/notification/notification.module';
 import { NotificationService } from '../../src/notification/notification.service';
-import { Delivery, NotificationChannel, NotificationKind } from '../../src/notification/notification.types';
+import { Delivery, NOTIFICATION_CHANNELS, NotificationChannel, NotificationKind } from '../../src/notification/notification.types';
 import { LoginFailedEvent } from '../../src/user-account/account.events';
 import { createActiveUser } from '../factories';
 import { BACKENDS } from '../support/backends';
@@ -15,18 +14,10 @@ import { waitFor } from '../support/wait';
  * added by a module beside the service's own, delivered through the outbox like email, sms and site.
  */
 @Injectable()
-class SecurityFeed extends NotificationChannel implements OnModuleInit {
+class SecurityFeed extends NotificationChannel {
   readonly name = 'security-feed';
   readonly received: Delivery[] = [];
   failures = 0;
-
-  constructor(private readonly channels: NotificationChannels) {
-    super();
-  }
-
-  onModuleInit() {
-    this.channels.use(this);
-  }
 
   async deliver(delivery: Delivery): Promise<void> {
     if (this.failures > 0) {
@@ -50,8 +41,20 @@ class SecurityFeedListener {
   }
 }
 
-@Module({ imports: [NotificationModule], providers: [SecurityFeed, SecurityFeedListener] })
+@Module({ imports: [NotificationModule], providers: [SecurityFeed, SecurityFeedListener, NOTIFICATION_CHANNELS.provide(SecurityFeed)] })
 class SecurityFeedModule {}
+
+/** A channel under a name the service's own channels, or the outbox's column, do not allow. */
+function channelModule(name: string) {
+  @Injectable()
+  class Named extends NotificationChannel {
+    readonly name = name;
+    async deliver(): Promise<void> {}
+  }
+  @Module({ providers: [Named, NOTIFICATION_CHANNELS.provide(Named)] })
+  class NamedModule {}
+  return NamedModule;
+}
 
 describe.each(BACKENDS)('extending the notification channels on $name', (backend) => {
   let app: TestApp;
@@ -95,9 +98,9 @@ describe.each(BACKENDS)('extending the notification channels on $name', (backend
     expect(feed.received.filter((d) => d.userId === user.id)).toHaveLength(1);
   });
 
-  it('refuses a second channel of the same name, and a name the outbox cannot store', () => {
-    const channels = app.app.get(NotificationChannels);
-    expect(() => channels.use(Object.assign(Object.create(SecurityFeed.prototype), { name: 'email' }))).toThrow(/already in use/);
-    expect(() => channels.use(Object.assign(Object.create(SecurityFeed.prototype), { name: 'a-name-longer-than-16' }))).toThrow(/1 to 16/);
+  it('refuses at start a second channel of the same name, and a name the outbox cannot store', async () => {
+    const startWith = (name: string) => startApp(backend, { provisioned: app.provisioned, imports: [channelModule(name)] });
+    await expect(startWith('email')).rejects.toThrow(/already in use/);
+    await expect(startWith('a-name-longer-than-16')).rejects.toThrow(/1 to 16/);
   });
 });

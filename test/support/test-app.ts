@@ -170,9 +170,16 @@ export async function startApp(backend: Backend, options: StartOptions = {}): Pr
     createHttpAdapter(config),
     { bodyParser: false, logger: ['error', 'warn'] },
   );
-  await setupApp(app);
-  await app.init();
-  await app.getHttpAdapter().getInstance().ready();
+  try {
+    await setupApp(app);
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+  } catch (err) {
+    // A start that fails (the tests of start-time refusals) leaves no connection open behind it.
+    await app.close().catch(() => undefined);
+    if (!options.provisioned) await provisioned.dispose();
+    throw err;
+  }
   return new TestApp(app, clock, provisioned, !options.provisioned);
 }
 

@@ -2,12 +2,17 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AppException } from '../../common/app.exception';
 import { ErrorCode } from '../../common/error-code';
+import { Clock } from '../../common/clock';
 import { AppConfig } from '../../config/app-config';
 import { KvStore } from '../../store/kv.store';
 import { Keys } from '../../store/keys';
+import { OneTimeKind, OneTimeStore, TEXT } from '../../store/one-time-store';
 import { captchaText, renderCaptcha } from './captcha.renderer';
 
 export const CAPTCHA_TTL_MS = 3 * 60_000;
+
+/** CAPTCHA:{imgId} → the text: the id is a public handle, not a secret, so it is the key as it is. */
+const CAPTCHAS: OneTimeKind<string> = { key: Keys.captcha, ttlMs: CAPTCHA_TTL_MS, hashed: false, format: TEXT, generate: () => randomUUID() };
 
 /**
  * A captcha lives 3 minutes and is deleted by its first use, right or wrong, so that one image
@@ -16,7 +21,11 @@ export const CAPTCHA_TTL_MS = 3 * 60_000;
  */
 @Injectable()
 export class CaptchaService {
-  constructor(private readonly config: AppConfig, private readonly store: KvStore) {}
+  private readonly captchas: OneTimeStore<string>;
+
+  constructor(private readonly config: AppConfig, store: KvStore, clock: Clock) {
+    this.captchas = new OneTimeStore(store, clock, CAPTCHAS);
+  }
 
   get enabled(): boolean {
     return this.config.CAPTCHA_ENABLED;
@@ -26,8 +35,7 @@ export class CaptchaService {
     if (!this.enabled) return { enabled: false, imgId: null, img: null };
     const text = captchaText();
     const img = `data:image/png;base64,${(await renderCaptcha(text)).toString('base64')}`;
-    const imgId = randomUUID();
-    await this.store.set(Keys.captcha(imgId), text, CAPTCHA_TTL_MS);
+    const imgId = await this.captchas.issue(text);
     return { enabled: true, imgId, img };
   }
 
@@ -35,7 +43,7 @@ export class CaptchaService {
   async verify(imgId: string | undefined, imgCode: string | undefined): Promise<void> {
     if (!this.enabled) return;
     if (!imgId || !imgCode) throw new AppException(ErrorCode.CAPTCHA_INVALID);
-    const expected = await this.store.getDel(Keys.captcha(imgId));
+    const expected = await this.captchas.consume(imgId);
     if (!expected || expected.toLowerCase() !== imgCode.trim().toLowerCase()) {
       throw new AppException(ErrorCode.CAPTCHA_INVALID);
     }

@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { AppException } from '../../common/app.exception';
 import { Clock } from '../../common/clock';
+import { ExtensionPoint } from '../../common/extension-point';
 import type { SessionProfile } from '../../common/auth-context';
 import { ErrorCode, Locale, tipText, TipKey } from '../../common/error-code';
 import { LoginStatus, LoginTypes } from '../../login-log/login-log.entity';
@@ -123,12 +125,15 @@ export interface LoginProof {
  * A step a module adds to the tail (the second factor, src/mfa, is one): it runs for every way
  * in, inside the account's mutex, after steps 6 and 7 and before step 8. It may refuse (fail),
  * demand a temporary token, or hold the login — answer its own result without a token and without
- * a log row (the way that resumes it calls complete() again). Added with LoginService.use.
+ * a log row (the way that resumes it calls complete() again). A module adds its steps by declaring
+ * `LOGIN_STEPS.provide(MyStep)` among its providers; they run in the order of their modules.
  */
 export interface LoginStep {
   readonly name: string;
   run(attempt: StepAttempt): Promise<void>;
 }
+
+export const LOGIN_STEPS = new ExtensionPoint<LoginStep>('LOGIN_STEPS');
 
 export interface StepAttempt extends Pick<LoginChecks, 'user' | 'fail'> {
   readonly way: LoginWay;
@@ -172,8 +177,8 @@ interface Attempt extends Outcome {
  * those a module adds) proves the user its own way and then runs the same tail: complete().
  */
 @Injectable()
-export class LoginService {
-  private readonly steps: LoginStep[] = [];
+export class LoginService implements OnModuleInit {
+  private steps: LoginStep[] = [];
 
   constructor(
     private readonly captcha: CaptchaService,
@@ -190,12 +195,15 @@ export class LoginService {
     private readonly events: EventEmitter2,
     private readonly clock: Clock,
     private readonly proof: PasswordProof,
+    private readonly modules: ModuleRef,
   ) {}
 
-  /** Adds a step to the tail of every way in (see LoginStep); steps run in the order they were added. */
-  use(step: LoginStep): void {
-    if (this.steps.some((s) => s.name === step.name)) throw new Error(`login step ${step.name} is already in use`);
-    this.steps.push(step);
+  onModuleInit() {
+    const steps = LOGIN_STEPS.collect(this.modules);
+    const names = steps.map((s) => s.name);
+    const twice = names.find((name, i) => names.indexOf(name) !== i);
+    if (twice) throw new Error(`login step ${twice} is already in use`);
+    this.steps = steps;
   }
 
   async login(req: LoginRequest): Promise<LoginResult> {
