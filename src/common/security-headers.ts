@@ -1,4 +1,5 @@
 import helmet from 'helmet';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { CONSOLE_CSP } from './static-console';
 
@@ -17,7 +18,7 @@ export function securityHeaders(): Readonly<Record<string, string>> {
     getHeader: (name: string) => headers[name.toLowerCase()],
   };
   let done = false;
-  helmet({ contentSecurityPolicy: false })({} as any, recorder as any, (err?: unknown) => {
+  helmet({ contentSecurityPolicy: false })({} as IncomingMessage, recorder as unknown as ServerResponse, (err?: unknown) => {
     if (err) throw err;
     done = true;
   });

@@ -7,7 +7,7 @@ import { StartFailure } from './start-failure';
  * as an Error, stack and all; main.ts logs the listen errors here too.
  */
 export class ServiceLogger extends ConsoleLogger {
-  override error(message: any, ...optionalParams: any[]) {
+  override error(message: unknown, ...optionalParams: unknown[]) {
     if (message instanceof StartFailure) return super.error(`Cannot start: ${message.message}`, 'Start');
     // app.listen() logs its error ("Error: listen EADDRINUSE: …") before it rejects; main.ts turns
     // the rejection into the StartFailure line, so this would be a second line about one failure.
