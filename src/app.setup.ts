@@ -26,7 +26,7 @@ export async function setupApp(app: NestFastifyApplication): Promise<void> {
     if (typeof body === 'string' && body.trim() === '') return done(null, {});
     jsonParser(req, body as string, done);
   });
-  await app.register(formBody as any, { parser: parseFormBody });
+  await app.register(formBody, { parser: parseFormBody });
   // Helmet's headers on every answer, set before the handler runs so that a route may override one.
   // With them, Cache-Control no-store: no API answer (envelopes, errors, 404s) is kept by a browser
   // or a shared cache; it may carry a token, a generated password or personal data. What sets its

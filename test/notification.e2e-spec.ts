@@ -17,8 +17,6 @@ import { sleep, waitFor } from './support/wait';
 import { NOT_LOGGED_IN } from './support/envelopes';
 import { LOGIN_DEFAULTS } from './support/settings';
 
-const DAY = 86_400_000;
-
 // ---------------------------------------------------------------- sinks and clients
 
 /** A user without e-mail (and without mobile), with a changed password. */

@@ -25,7 +25,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (status >= 500) {
       // Name and driver code only: messages of driver errors can quote SQL and values. The path
       // without its query: the message stream takes its one-time ticket as ?ticket=.
-      const e = exception as any;
+      const e = exception as { name?: string; code?: unknown } | null | undefined;
       this.logger.error(`${request.method} ${request.url.split('?')[0]} -> ${body.code} (${e?.name ?? typeof e}${e?.code ? ` ${e.code}` : ''})`);
     }
     const send = () => void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);

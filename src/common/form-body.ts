@@ -16,7 +16,7 @@ export function parseFormBody(text: string): Record<string, unknown> {
   return body;
 }
 
-const fromForm = (obj: unknown) => !!obj && typeof obj === 'object' && (obj as any)[FORM_BODY] === true;
+const fromForm = (obj: unknown) => !!obj && typeof obj === 'object' && (obj as Record<symbol, unknown>)[FORM_BODY] === true;
 
 export const FormInt = () =>
   Transform(({ value, obj }) =>

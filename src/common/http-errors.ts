@@ -17,8 +17,13 @@ const UNAVAILABLE_CODES = new Set([
 const UNAVAILABLE_ERRNOS = new Set([1205, 1213, 1969, 3024]);
 
 /** Database or Redis out of reach: the client may retry, so 503 rather than 500. */
+type ErrorChain = {
+  code?: unknown; errno?: unknown; sqlState?: unknown; name?: unknown;
+  cause?: ErrorChain; driverError?: ErrorChain; constructor?: { name?: unknown };
+};
+
 export function isUnavailable(err: unknown): boolean {
-  for (let e: any = err, depth = 0; e && depth < 5; e = e.cause ?? e.driverError, depth++) {
+  for (let e = err as ErrorChain | undefined, depth = 0; e && depth < 5; e = e.cause ?? e.driverError, depth++) {
     if (typeof e.code === 'string' && UNAVAILABLE_CODES.has(e.code)) return true;
     if (typeof e.errno === 'number' && UNAVAILABLE_ERRNOS.has(e.errno) && typeof e.sqlState === 'string') return true;
     // node-redis's error classes leave `name` as 'Error': their class name tells them apart.
@@ -40,7 +45,7 @@ export function toEnvelope(err: unknown, locale: Locale): { status: number; body
     code = err.code;
     message = err.detail ? err.detail[locale] : messageOf(code, locale, err.params);
   } else {
-    const status = err instanceof HttpException ? err.getStatus() : (err as any)?.statusCode;
+    const status = err instanceof HttpException ? err.getStatus() : (err as { statusCode?: unknown } | null | undefined)?.statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {
       code = status === 404 ? ErrorCode.NOT_FOUND : status === 429 ? ErrorCode.RATE_LIMITED : ErrorCode.VALIDATION_FAILED;
       if (code === ErrorCode.VALIDATION_FAILED) message = describeClientError(err, status, locale);
@@ -57,10 +62,11 @@ export function toEnvelope(err: unknown, locale: Locale): { status: number; body
   return { status: HTTP_STATUS[code], body: { success: false, code, message, data } };
 }
 
-function describeClientError(err: any, status: number, locale: Locale): string {
+function describeClientError(err: unknown, status: number, locale: Locale): string {
+  const e = err as { code?: unknown; message?: unknown } | null | undefined;
   if (status === 413) return text('validation.bodyTooLarge', locale);
   if (status === 415) return text('validation.unsupportedMediaType', locale);
-  if (err?.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError || /JSON/i.test(String(err?.message)))
+  if (e?.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError || /JSON/i.test(String(e?.message)))
     return text('validation.invalidJson', locale);
   return messageOf(ErrorCode.VALIDATION_FAILED, locale);
 }

@@ -1,4 +1,5 @@
 import helmet from 'helmet';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { CONSOLE_CSP } from './static-console';
 
@@ -27,7 +28,7 @@ export function securityHeaders(hsts: HstsOptions): Readonly<Record<string, stri
   helmet({
     contentSecurityPolicy: false,
     strictTransportSecurity: hsts.maxAge > 0 ? { maxAge: hsts.maxAge, includeSubDomains: hsts.includeSubDomains } : false,
-  })({} as any, recorder as any, (err?: unknown) => {
+  })({} as IncomingMessage, recorder as unknown as ServerResponse, (err?: unknown) => {
     if (err) throw err;
     done = true;
   });

@@ -90,7 +90,7 @@ export function dataSourceOptions(databaseUrl: string, dropSchema = false, state
       database,
       // WAL lets readers go on while one writer commits; busy_timeout waits for the write lock,
       // up to the statement deadline, then fails as SQLITE_BUSY (503).
-      prepareDatabase: (db: any) => {
+      prepareDatabase: (db: { pragma(source: string): unknown }) => {
         db.pragma('journal_mode = WAL');
         db.pragma(`busy_timeout = ${Math.ceil(statementTimeoutMs)}`);
       },

@@ -18,7 +18,6 @@ import { MessageRepository } from './message/message.repository';
 import { MessagePushService } from './message/message-push.service';
 import { StreamSlots } from './message/stream-slots';
 import { MessageService } from './message/message.service';
-import { StreamTicketService } from '../session/stream-ticket.service';
 import { NotificationRecipients } from './notification-recipients';
 import { NotificationService } from './notification.service';
 import { NOTIFICATION_CHANNELS } from './notification.types';

@@ -64,7 +64,7 @@ function cancelledOnDeadline(client: RedisClientType, ms: number): RedisClientTy
       if (typeof value !== 'function' || !COMMANDS.has(String(property))) return withDeadline(target, ms)[property as keyof RedisClientType];
       return (...args: unknown[]) => {
         const abort = new AbortController();
-        const command = (target.withCommandOptions({ abortSignal: abort.signal }) as any)[property](...args) as Promise<unknown>;
+        const command = (target.withCommandOptions({ abortSignal: abort.signal }) as unknown as Record<PropertyKey, (...a: unknown[]) => Promise<unknown>>)[property](...args);
         let timer: NodeJS.Timeout | undefined;
         const deadline = new Promise<never>((_, reject) => {
           timer = setTimeout(() => {

@@ -122,7 +122,7 @@ export class StrategyService implements OnModuleInit {
       check?.(before);
       const after = await this.save(group, dto);
       const sent = Object.entries(dto).filter(([key, v]) => v !== undefined && key in after).map(([key]) => key);
-      const fields = (value: Shape) => Object.fromEntries(sent.map((key) => [key, (value as any)[key]]));
+      const fields = (value: Shape) => Object.fromEntries(sent.map((key) => [key, (value as unknown as Record<string, unknown>)[key]]));
       await this.audit.recordDone(AUDIT_ACTION[group], {
         ...actedBy(actor), targetId: group, detail: { old: fields(before), new: fields(after) },
       });
@@ -167,8 +167,9 @@ export class StrategyService implements OnModuleInit {
     const value = DEFAULTS[group]();
     for (const [key, raw] of stored) {
       if (!(key in value)) continue;
-      const fallback = (value as any)[key];
-      (value as any)[key] = decode(raw, typeof fallback) ?? fallback;
+      const fields = value as unknown as Record<string, unknown>;
+      const fallback = fields[key];
+      fields[key] = decode(raw, typeof fallback) ?? fallback;
     }
     return value;
   }

@@ -38,7 +38,7 @@ export async function buildService(): Promise<string> {
       '--outDir', join(BUILD_DIR, 'dist'), '--tsBuildInfoFile', join(BUILD_DIR, 'tsbuildinfo'),
     ], { cwd: ROOT, timeout: 120_000, maxBuffer: 10 * 1024 * 1024 });
   } catch (err: any) {
-    throw new Error(`build failed: ${err.stdout ?? ''}${err.stderr ?? ''}${err.message}`);
+    throw new Error(`build failed: ${err.stdout ?? ''}${err.stderr ?? ''}${err.message}`, { cause: err });
   }
   return main;
 }

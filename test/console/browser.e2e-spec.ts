@@ -1,6 +1,6 @@
 import type { Locator, Page } from 'playwright-core';
 import { Envelope } from '../../src/common/envelope';
-import { createActiveUser, createRole, TestUser } from '../factories';
+import { createActiveUser, createRole } from '../factories';
 import {
   browserSuiteMissing, clean, CONFIRM, consoleBrowserSuite, isCall, sel, textBox, until, waitForText,
 } from '../support/console-browser';

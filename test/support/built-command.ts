@@ -27,7 +27,7 @@ export function buildCommands(): Promise<string> {
         '--outDir', dist, '--tsBuildInfoFile', join(BUILD_DIR, 'tsbuildinfo'),
       ], { cwd: ROOT, timeout: 180_000, maxBuffer: 10 * 1024 * 1024 });
     } catch (err: any) {
-      throw new Error(`build failed: ${err.stdout ?? ''}${err.stderr ?? ''}${err.message}`);
+      throw new Error(`build failed: ${err.stdout ?? ''}${err.stderr ?? ''}${err.message}`, { cause: err });
     }
     return dist;
   })();

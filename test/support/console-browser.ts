@@ -81,7 +81,7 @@ export async function waitForText(locator: Locator, expected: string | RegExp, w
       return (typeof expected === 'string' ? seen.includes(expected) : expected.test(seen)) && seen;
     }, what);
   } catch (err) {
-    throw new Error(`${(err as Error).message}; last text: "${seen}"`);
+    throw new Error(`${(err as Error).message}; last text: "${seen}"`, { cause: err });
   }
 }
 
