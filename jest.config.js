@@ -1,13 +1,33 @@
 // Nest 12 ships ESM-only packages; @swc/jest compiles them (and our TS) to CommonJS.
-const esm = ['@nestjs', 'file-type', 'load-esm', 'uid', 'cookie', 'strtok3',
-  'token-types', '@tokenizer', 'uint8array-extras', 'content-disposition',
+const esm = [
+  '@nestjs',
+  'file-type',
+  'load-esm',
+  'uid',
+  'cookie',
+  'strtok3',
+  'token-types',
+  '@tokenizer',
+  'uint8array-extras',
+  'content-disposition',
   // openapi-typescript (tools/api-types.ts, its drift test) requires these ESM-only packages.
-  'openapi-typescript', 'parse-json', 'index-to-position', 'change-case', 'supports-color'];
-const swc = (syntax) => ['@swc/jest', {
-  jsc: { parser: { syntax, decorators: true },
-    transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' },
-  module: { type: 'commonjs' },
-}];
+  'openapi-typescript',
+  'parse-json',
+  'index-to-position',
+  'change-case',
+  'supports-color',
+];
+const swc = (syntax) => [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax, decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+    },
+    module: { type: 'commonjs' },
+  },
+];
 module.exports = {
   testEnvironment: 'node',
   testRegex: '(\\.spec|\\.e2e-spec)\\.ts$',

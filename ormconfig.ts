@@ -1,5 +1,7 @@
 import 'reflect-metadata';
+
 import { DataSource } from 'typeorm';
+
 import { loadConfig } from './src/config/app-config';
 import { dataSourceOptions } from './src/database/data-source-options';
 

@@ -6,6 +6,7 @@
 // answer, as a ready object copied by one hook like the service's (bench item 3c: what the service's
 // security and no-store headers cost on the wire, the load generator's parsing included).
 import Fastify from 'fastify';
+
 import { sessionReader } from './session-reader.mjs';
 
 const [port, where, keyOrValue, headersJson] = process.argv.slice(2);

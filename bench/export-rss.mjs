@@ -7,7 +7,6 @@
 // this process takes it, while the service's VmRSS is sampled every 100 ms. Printed, not asserted:
 // the figure that matters is that the peak stays about the same at 10× the rows.
 // BENCH_SERVICE_NODE_OPTIONS (e.g. --max-old-space-size=96) is passed to the service as NODE_OPTIONS.
-import Database from 'better-sqlite3';
 import { execFileSync, spawn } from 'node:child_process';
 import { constants, publicEncrypt } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -15,6 +14,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import Database from 'better-sqlite3';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BUILD_DIR = join(ROOT, 'node_modules', '.cache', 'lps-bench-export');
@@ -27,8 +28,19 @@ function build() {
   const main = join(BUILD_DIR, 'dist', 'src', 'main.js');
   if (!existsSync(main)) rmSync(join(BUILD_DIR, 'tsbuildinfo'), { force: true });
   log('compiling src (tsc -p tsconfig.build.json)');
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json'),
-    '--outDir', join(BUILD_DIR, 'dist'), '--tsBuildInfoFile', join(BUILD_DIR, 'tsbuildinfo')], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      join(ROOT, 'tsconfig.build.json'),
+      '--outDir',
+      join(BUILD_DIR, 'dist'),
+      '--tsBuildInfoFile',
+      join(BUILD_DIR, 'tsbuildinfo'),
+    ],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
   return main;
 }
 
@@ -44,7 +56,9 @@ function freePort() {
 }
 
 function rssMiB(pid) {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Number(line.split(/\s+/)[1]) / 1024;
 }
 
@@ -64,10 +78,17 @@ const port = await freePort();
 const child = spawn(process.execPath, [main], {
   cwd: ROOT,
   env: {
-    PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port),
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
     // e.g. --max-old-space-size=96: shows whether growth is garbage V8 has not collected yet or memory held.
     ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}),
-    DATABASE_URL: `sqlite:${file}`, ADMIN_INITIAL_PASSWORD: ADMIN_PASSWORD, CAPTCHA_ENABLED: 'false', LOG_LEVEL: 'warn',
+    DATABASE_URL: `sqlite:${file}`,
+    ADMIN_INITIAL_PASSWORD: ADMIN_PASSWORD,
+    CAPTCHA_ENABLED: 'false',
+    LOG_LEVEL: 'warn',
     // The retention job must not delete the rows under test (they are dated now anyway).
     LOG_RETENTION_DAYS: '0',
   },
@@ -80,24 +101,32 @@ try {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
     try {
       if ((await fetch(`${url}/health`)).ok) break;
-    } catch { /* not yet */ }
+    } catch {
+      /* not yet */
+    }
     if (i > 300) throw new Error('the service did not start within 60 s');
     await sleep(200);
   }
   const { publicKey } = await post(url, '/sys/publicKey', {});
-  const password = publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
-    Buffer.from(ADMIN_PASSWORD)).toString('base64');
+  const password = publicEncrypt(
+    { key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+    Buffer.from(ADMIN_PASSWORD),
+  ).toString('base64');
   const { accessToken } = await post(url, '/sys/login', { account: 'admin', password });
 
   const db = new Database(file);
   db.pragma('busy_timeout = 10000');
-  const insert = db.prepare(`INSERT INTO sys_login_log (user_id, account, user_name, login_type, status, ip, browser, os, login_time, failure_reason)
+  const insert =
+    db.prepare(`INSERT INTO sys_login_log (user_id, account, user_name, login_type, status, ip, browser, os, login_time, failure_reason)
     VALUES (NULL, ?, '王五', 'account', 'passwrong', ?, 'Chrome 120.0', 'Windows 10', ?, '用户名或密码错误')`);
   const fill = db.transaction((from, to) => {
     const base = Date.now() - to * 1_000;
     for (let n = from; n < to; n += 1) {
-      insert.run(`bench_user_${n % 5_000}`, `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`,
-        new Date(base + n * 1_000).toISOString().replace('T', ' ').slice(0, 23));
+      insert.run(
+        `bench_user_${n % 5_000}`,
+        `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`,
+        new Date(base + n * 1_000).toISOString().replace('T', ' ').slice(0, 23),
+      );
     }
   });
 
@@ -112,10 +141,14 @@ try {
     await sleep(1_000);
     const before = rssMiB(child.pid);
     let peak = before;
-    const timer = setInterval(() => { peak = Math.max(peak, rssMiB(child.pid)); }, 100);
+    const timer = setInterval(() => {
+      peak = Math.max(peak, rssMiB(child.pid));
+    }, 100);
     const t0 = performance.now();
     const res = await fetch(`${url}/sys/loginLog/export`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'admin-token': accessToken }, body: '{}',
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'admin-token': accessToken },
+      body: '{}',
     });
     if (!res.ok) throw new Error(`export answered ${res.status}`);
     let bytes = 0;
@@ -131,9 +164,16 @@ try {
     const seconds = (performance.now() - t0) / 1000;
     clearInterval(timer);
     peak = Math.max(peak, rssMiB(child.pid));
-    results.push({ rows: count, csvLines: lines - 1, MiB: +(bytes / 2 ** 20).toFixed(1), seconds: +seconds.toFixed(1),
-      rowsPerSecond: Math.round((lines - 1) / seconds), rssBeforeMiB: +before.toFixed(0), rssPeakMiB: +peak.toFixed(0),
-      growthMiB: +(peak - before).toFixed(0) });
+    results.push({
+      rows: count,
+      csvLines: lines - 1,
+      MiB: +(bytes / 2 ** 20).toFixed(1),
+      seconds: +seconds.toFixed(1),
+      rowsPerSecond: Math.round((lines - 1) / seconds),
+      rssBeforeMiB: +before.toFixed(0),
+      rssPeakMiB: +peak.toFixed(0),
+      growthMiB: +(peak - before).toFixed(0),
+    });
   }
   db.close();
   console.log(`login-log CSV export on SQLite (Node ${process.version}):`);

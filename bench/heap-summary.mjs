@@ -8,7 +8,10 @@ const top = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 25);
 
 function summarise(file) {
   const snap = JSON.parse(readFileSync(file, 'utf8'));
-  const { node_fields: fields, node_types: [types] } = snap.snapshot.meta;
+  const {
+    node_fields: fields,
+    node_types: [types],
+  } = snap.snapshot.meta;
   const width = fields.length;
   const [iType, iName, iSize] = ['type', 'name', 'self_size'].map((f) => fields.indexOf(f));
   const byName = new Map();
@@ -31,12 +34,20 @@ const [a, b] = files.map(summarise);
 console.log(`${files[0]}: ${mib(a.total)}${b ? `\n${files[1]}: ${mib(b.total)}` : ''}`);
 if (!b) {
   console.log('\nlargest by self size:');
-  [...a.byName].sort((x, y) => y[1].size - x[1].size).slice(0, top)
+  [...a.byName]
+    .sort((x, y) => y[1].size - x[1].size)
+    .slice(0, top)
     .forEach(([name, e]) => console.log(`  ${mib(e.size)} ${String(e.count).padStart(9)}  ${name.slice(0, 80)}`));
 } else {
   console.log('\ngrowth from the first to the second, by self size:');
   const names = new Set([...a.byName.keys(), ...b.byName.keys()]);
-  [...names].map((n) => [n, (b.byName.get(n)?.size ?? 0) - (a.byName.get(n)?.size ?? 0), (b.byName.get(n)?.count ?? 0) - (a.byName.get(n)?.count ?? 0)])
-    .sort((x, y) => y[1] - x[1]).slice(0, top)
+  [...names]
+    .map((n) => [
+      n,
+      (b.byName.get(n)?.size ?? 0) - (a.byName.get(n)?.size ?? 0),
+      (b.byName.get(n)?.count ?? 0) - (a.byName.get(n)?.count ?? 0),
+    ])
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, top)
     .forEach(([name, size, count]) => console.log(`  ${mib(size)} ${String(count).padStart(9)}  ${name.slice(0, 80)}`));
 }

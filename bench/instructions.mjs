@@ -25,7 +25,6 @@
 // Environment (optional): BENCH_IR_WARM (8000), BENCH_IR_REQUESTS (5000), MARIADB_URL, REDIS_URL;
 // BENCH_IR_KEEP, a directory where callgrind's files are kept (read them with callgrind_annotate).
 // Takes about six minutes; needs valgrind (on every machine of this kind).
-import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
 import { constants, hash, publicEncrypt, randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -33,6 +32,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { createConnection } from 'mysql2/promise';
 import { createClient } from 'redis';
@@ -59,7 +60,14 @@ const ADMIN_PASSWORD = 'Admin@12345';
 const NEW_PASSWORD = 'Bench#pass1';
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 // What every HTTP answer carries whatever the route: not part of what (3c) adds to the bare route.
-const FRAMING_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'content-type', 'transfer-encoding']);
+const FRAMING_HEADERS = new Set([
+  'date',
+  'connection',
+  'keep-alive',
+  'content-length',
+  'content-type',
+  'transfer-encoding',
+]);
 const log = (...args) => console.error('[instructions]', ...args);
 
 const children = new Set();
@@ -67,10 +75,12 @@ process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
 function freePort() {
   return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    }).on('error', reject);
+    const server = createServer()
+      .listen(0, '127.0.0.1', () => {
+        const { port } = server.address();
+        server.close(() => resolve(port));
+      })
+      .on('error', reject);
   });
 }
 
@@ -80,11 +90,26 @@ const VGDB_NAMES = { USER: 'lpsbench', HOST: '127.0.0.1' };
 
 /** A process under callgrind with counting off; its counts go to `out` (`out-NN`, thread NN, with --separate-threads). */
 function underCallgrind(args, env, out, valgrindArgs = []) {
-  const child = spawn('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', ...valgrindArgs,
-    `--callgrind-out-file=${out}`, process.execPath, ...args], { cwd: ROOT, env: { ...env, ...VGDB_NAMES }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--smc-check=all-non-file',
+      '--instr-atstart=no',
+      ...valgrindArgs,
+      `--callgrind-out-file=${out}`,
+      process.execPath,
+      ...args,
+    ],
+    { cwd: ROOT, env: { ...env, ...VGDB_NAMES }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
-  child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
-  child.once('exit', (code) => { if (code && !child.stopping) log(`${args[0]} exited with ${code}:\n${stderr}`); });
+  child.stderr.on('data', (d) => {
+    stderr = (stderr + d).slice(-4000);
+  });
+  child.once('exit', (code) => {
+    if (code && !child.stopping) log(`${args[0]} exited with ${code}:\n${stderr}`);
+  });
   children.add(child);
   return child;
 }
@@ -105,12 +130,16 @@ async function until(url, init, child) {
 
 async function post(url, path, body = {}, token) {
   const res = await fetch(`${url}${path}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': UA, ...(token ? { 'admin-token': token } : {}) },
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'user-agent': UA, ...(token ? { 'admin-token': token } : {}) },
     body: JSON.stringify(body),
   });
   const json = await res.json();
   if (!json.success) throw new Error(`${path}: ${res.status} ${json.code} ${json.message}`);
-  return { data: json.data, headers: Object.fromEntries([...res.headers].filter(([name]) => !FRAMING_HEADERS.has(name))) };
+  return {
+    data: json.data,
+    headers: Object.fromEntries([...res.headers].filter(([name]) => !FRAMING_HEADERS.has(name))),
+  };
 }
 
 /**
@@ -120,8 +149,11 @@ async function post(url, path, body = {}, token) {
 async function counted(label, child, out, load, warm, amount) {
   log(`${label}: ${warm} requests to warm up, then ${amount} counted`);
   const warmed = await load(warm);
-  const control = (what) => execFileSync('callgrind_control', ['-i', what, String(child.pid)],
-    { env: { ...process.env, ...VGDB_NAMES }, stdio: 'ignore' });
+  const control = (what) =>
+    execFileSync('callgrind_control', ['-i', what, String(child.pid)], {
+      env: { ...process.env, ...VGDB_NAMES },
+      stdio: 'ignore',
+    });
   control('on');
   const result = await load(amount);
   control('off');
@@ -130,24 +162,38 @@ async function counted(label, child, out, load, warm, amount) {
   if (failed) throw new Error(`${label}: ${failed} requests failed`);
   const name = basename(out);
   // With --separate-threads, `out` itself holds no count: the threads' files are `out-01` (main), `out-02`, …
-  const threads = readdirSync(dirname(out)).filter((f) => f.startsWith(`${name}-`)).sort();
+  const threads = readdirSync(dirname(out))
+    .filter((f) => f.startsWith(`${name}-`))
+    .sort();
   const files = threads.length ? threads : [name];
-  const totals = files.map((f) => Number(/^totals: (\d+)/m.exec(readFileSync(join(dirname(out), f), 'utf8'))?.[1] ?? 0));
+  const totals = files.map((f) =>
+    Number(/^totals: (\d+)/m.exec(readFileSync(join(dirname(out), f), 'utf8'))?.[1] ?? 0),
+  );
   for (const f of [name, ...threads]) {
     if (KEEP && existsSync(join(dirname(out), f))) copyFileSync(join(dirname(out), f), join(KEEP, f));
     rmSync(join(dirname(out), f), { force: true });
   }
-  if (!(totals.reduce((a, b) => a + b, 0) > 0)) throw new Error(`${label}: callgrind counted nothing (callgrind_control did not reach the process)`);
+  if (!(totals.reduce((a, b) => a + b, 0) > 0))
+    throw new Error(`${label}: callgrind counted nothing (callgrind_control did not reach the process)`);
   return { totals, requests: result.requests.total };
 }
 
 /** Instructions per request of POST `url` with `headers` (16 connections), the whole process. */
 async function count(label, child, out, url, headers) {
-  const load = (amount) => autocannon({
-    url, method: 'POST', connections: 16, amount, timeout: 60, body: '{}',
-    headers: { 'content-type': 'application/json', 'user-agent': UA, ...headers },
-  });
-  const { totals: [total], requests } = await counted(label, child, out, load, WARM, REQUESTS);
+  const load = (amount) =>
+    autocannon({
+      url,
+      method: 'POST',
+      connections: 16,
+      amount,
+      timeout: 60,
+      body: '{}',
+      headers: { 'content-type': 'application/json', 'user-agent': UA, ...headers },
+    });
+  const {
+    totals: [total],
+    requests,
+  } = await counted(label, child, out, load, WARM, REQUESTS);
   return total / requests;
 }
 
@@ -165,17 +211,38 @@ async function startService(database, out, valgrindArgs) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   // As run.mjs starts it (metrics hook on); BCrypt at cost 4.
-  const child = underCallgrind([join(BUILD_DIR, 'dist', 'src', 'main.js')], {
-    PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port),
-    DATABASE_URL: database.url, ...database.redis, ADMIN_INITIAL_PASSWORD: ADMIN_PASSWORD, BCRYPT_COST: '4',
-    CAPTCHA_ENABLED: 'false', THROTTLE_LOGIN_LIMIT: '1000000', LOG_LEVEL: 'warn', METRICS_TOKEN: randomBytes(24).toString('hex'),
-  }, out, valgrindArgs);
+  const child = underCallgrind(
+    [join(BUILD_DIR, 'dist', 'src', 'main.js')],
+    {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: database.url,
+      ...database.redis,
+      ADMIN_INITIAL_PASSWORD: ADMIN_PASSWORD,
+      BCRYPT_COST: '4',
+      CAPTCHA_ENABLED: 'false',
+      THROTTLE_LOGIN_LIMIT: '1000000',
+      LOG_LEVEL: 'warn',
+      METRICS_TOKEN: randomBytes(24).toString('hex'),
+    },
+    out,
+    valgrindArgs,
+  );
   log(`starting the service under valgrind (${EMBEDDED ? 'SQLite + memory store' : 'MariaDB + Redis'})`);
   await until(`${url}/health`, undefined, child);
-  const { data: { publicKey } } = await post(url, '/sys/publicKey');
-  const encrypt = (plain) => publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
-    Buffer.from(plain)).toString('base64');
-  const first = (await post(url, '/sys/login', { account: 'admin', password: encrypt(ADMIN_PASSWORD) })).data.accessToken;
+  const {
+    data: { publicKey },
+  } = await post(url, '/sys/publicKey');
+  const encrypt = (plain) =>
+    publicEncrypt(
+      { key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+      Buffer.from(plain),
+    ).toString('base64');
+  const first = (await post(url, '/sys/login', { account: 'admin', password: encrypt(ADMIN_PASSWORD) })).data
+    .accessToken;
   await post(url, '/sys/me/pass/update', { oldPass: encrypt(ADMIN_PASSWORD), newPass: encrypt(NEW_PASSWORD) }, first);
   const login = (await post(url, '/sys/login', { account: 'admin', password: encrypt(NEW_PASSWORD) })).data;
   if (login.tempUser) throw new Error('the set-up login gave a temporary token');
@@ -188,17 +255,35 @@ async function infoFigures(database, dir) {
   const service = await startService(database, join(dir, 'service.out'));
   const { data: info, headers } = await post(service.url, '/sys/me/info', {}, service.token);
   figures.headerCount = Object.keys(headers).length;
-  figures.service = await count('service /sys/me/info', service.child, join(dir, 'service.out'), `${service.url}/sys/me/info`,
-    { 'admin-token': service.token });
+  figures.service = await count(
+    'service /sys/me/info',
+    service.child,
+    join(dir, 'service.out'),
+    `${service.url}/sys/me/info`,
+    { 'admin-token': service.token },
+  );
 
   // The yardsticks read what the service read: the session key in Redis, or (embedded) a value of its shape.
-  const read = EMBEDDED ? ['memory', JSON.stringify(info)] : [REDIS, `${PREFIX}AUTH_TOKEN:${hash('sha256', service.token, 'hex')}`];
-  for (const [key, script, path, extra] of [['bare', 'bare-route.mjs', '/bare', []],
-    ['headers', 'bare-route.mjs', '/bare', [JSON.stringify(headers)]], ['floor', 'nest-floor.mjs', '/floor', []]]) {
+  const read = EMBEDDED
+    ? ['memory', JSON.stringify(info)]
+    : [REDIS, `${PREFIX}AUTH_TOKEN:${hash('sha256', service.token, 'hex')}`];
+  for (const [key, script, path, extra] of [
+    ['bare', 'bare-route.mjs', '/bare', []],
+    ['headers', 'bare-route.mjs', '/bare', [JSON.stringify(headers)]],
+    ['floor', 'nest-floor.mjs', '/floor', []],
+  ]) {
     const yardPort = await freePort();
     const out = join(dir, `${key}.out`);
-    const child = underCallgrind([join(ROOT, 'bench', script), String(yardPort), ...read, ...extra], { PATH: process.env.PATH }, out);
-    await until(`http://127.0.0.1:${yardPort}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }, child);
+    const child = underCallgrind(
+      [join(ROOT, 'bench', script), String(yardPort), ...read, ...extra],
+      { PATH: process.env.PATH },
+      out,
+    );
+    await until(
+      `http://127.0.0.1:${yardPort}${path}`,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
+      child,
+    );
     figures[key] = await count(key, child, out, `http://127.0.0.1:${yardPort}${path}`, {});
   }
   return figures;
@@ -216,8 +301,10 @@ async function serverCounters() {
   const reads = Number(/^total_reads_processed:(\d+)/m.exec(await redis.sendCommand(['INFO', 'stats']))?.[1]);
   await redis.quit();
   const counters = {};
-  for (const { Variable_name: name, Value: value } of rows) counters[`sql ${name.replace(/^Com_/, '')}`] = Number(value);
-  for (const [, name, calls] of stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) counters[`redis ${name}`] = Number(calls);
+  for (const { Variable_name: name, Value: value } of rows)
+    counters[`sql ${name.replace(/^Com_/, '')}`] = Number(value);
+  for (const [, name, calls] of stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
+    counters[`redis ${name}`] = Number(calls);
   counters['round trips redis'] = reads;
   return counters;
 }
@@ -235,7 +322,9 @@ async function loginFigures(database, dir) {
   // A changed password: a login is the plain success path (no first-login tip, a normal token).
   if (EMBEDDED) {
     const db = new Database(database.url.slice('sqlite:'.length));
-    db.prepare("UPDATE sys_user SET password_update_time = ? WHERE username LIKE 'irbench%'").run(new Date().toISOString().replace('T', ' ').replace('Z', ''));
+    db.prepare("UPDATE sys_user SET password_update_time = ? WHERE username LIKE 'irbench%'").run(
+      new Date().toISOString().replace('T', ' ').replace('Z', ''),
+    );
     db.close();
   } else {
     const db = await createConnection(`${MARIADB}/${DATABASE}`);
@@ -243,37 +332,73 @@ async function loginFigures(database, dir) {
     await db.end();
   }
   let i = 0;
-  const load = (amount, connections = 8) => autocannon({
-    url: service.url, connections, amount, timeout: 120,
-    requests: [{
-      method: 'POST', path: '/sys/login', headers: { 'content-type': 'application/json', 'user-agent': UA },
-      setupRequest: (req) => ({ ...req, body: JSON.stringify({ account: accounts[i++ % accounts.length], password }) }),
-    }],
-  });
+  const load = (amount, connections = 8) =>
+    autocannon({
+      url: service.url,
+      connections,
+      amount,
+      timeout: 120,
+      requests: [
+        {
+          method: 'POST',
+          path: '/sys/login',
+          headers: { 'content-type': 'application/json', 'user-agent': UA },
+          setupRequest: (req) => ({
+            ...req,
+            body: JSON.stringify({ account: accounts[i++ % accounts.length], password }),
+          }),
+        },
+      ],
+    });
   const sent = {};
-  const { totals, requests } = await counted('service /sys/login', service.child, out, async (amount) => {
-    const result = await load(amount);
-    if (amount !== LOGIN_WARM || EMBEDDED) return result;
-    // After the warm-up, not counted: what one login sends when it runs alone. Logins in parallel
-    // share round trips (the Redis client sends the commands of one tick together), so the round
-    // trips a login needs are counted one login at a time.
-    log(`${LOGINS_ALONE} logins one at a time, counting what the servers receive`);
-    const before = await serverCounters();
-    const alone = await load(LOGINS_ALONE, 1);
-    const after = await serverCounters();
-    for (const [name, value] of Object.entries(after)) {
-      // Less what serverCounters itself sent in between (one SHOW; HELLO, two INFO and QUIT on a new connection).
-      const own = { 'sql show_status': 1, 'sql Questions': 1, 'redis info': 2, 'redis hello': 1, 'redis quit': 1, 'round trips redis': 4 };
-      const n = value - (before[name] ?? 0) - (own[name] ?? 0);
-      if (n > 0) sent[name] = n / alone.requests.total;
-    }
-    return { ...result, non2xx: result.non2xx + alone.non2xx, errors: result.errors + alone.errors };
-  }, LOGIN_WARM, LOGINS);
+  const { totals, requests } = await counted(
+    'service /sys/login',
+    service.child,
+    out,
+    async (amount) => {
+      const result = await load(amount);
+      if (amount !== LOGIN_WARM || EMBEDDED) return result;
+      // After the warm-up, not counted: what one login sends when it runs alone. Logins in parallel
+      // share round trips (the Redis client sends the commands of one tick together), so the round
+      // trips a login needs are counted one login at a time.
+      log(`${LOGINS_ALONE} logins one at a time, counting what the servers receive`);
+      const before = await serverCounters();
+      const alone = await load(LOGINS_ALONE, 1);
+      const after = await serverCounters();
+      for (const [name, value] of Object.entries(after)) {
+        // Less what serverCounters itself sent in between (one SHOW; HELLO, two INFO and QUIT on a new connection).
+        const own = {
+          'sql show_status': 1,
+          'sql Questions': 1,
+          'redis info': 2,
+          'redis hello': 1,
+          'redis quit': 1,
+          'round trips redis': 4,
+        };
+        const n = value - (before[name] ?? 0) - (own[name] ?? 0);
+        if (n > 0) sent[name] = n / alone.requests.total;
+      }
+      return { ...result, non2xx: result.non2xx + alone.non2xx, errors: result.errors + alone.errors };
+    },
+    LOGIN_WARM,
+    LOGINS,
+  );
   return { main: totals[0] / requests, others: totals.slice(1).reduce((a, b) => a + b, 0) / requests, sent };
 }
 
-execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json'),
-  '--outDir', join(BUILD_DIR, 'dist'), '--tsBuildInfoFile', join(BUILD_DIR, 'tsbuildinfo')], { cwd: ROOT, stdio: 'inherit' });
+execFileSync(
+  process.execPath,
+  [
+    join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+    '-p',
+    join(ROOT, 'tsconfig.build.json'),
+    '--outDir',
+    join(BUILD_DIR, 'dist'),
+    '--tsBuildInfoFile',
+    join(BUILD_DIR, 'tsbuildinfo'),
+  ],
+  { cwd: ROOT, stdio: 'inherit' },
+);
 const dir = mkdtempSync(join(tmpdir(), 'lps-ir-'));
 let database = { url: `sqlite:${join(dir, 'bench.sqlite')}` };
 if (!EMBEDDED) {
@@ -299,30 +424,46 @@ const k = (n) => `${(n / 1000).toFixed(1)} k`;
 const backendName = EMBEDDED ? 'SQLite + memory store' : 'MariaDB + Redis';
 if (LOGIN) {
   const { main, others, sent } = figures;
-  console.log(`\n${backendName}, Node ${process.version}; one password login (callgrind, user space), `
-    + `${LOGINS} logins over ${LOGIN_USERS} accounts after ${LOGIN_WARM}, BCRYPT_COST 4:\n`);
+  console.log(
+    `\n${backendName}, Node ${process.version}; one password login (callgrind, user space), ` +
+      `${LOGINS} logins over ${LOGIN_USERS} accounts after ${LOGIN_WARM}, BCRYPT_COST 4:\n`,
+  );
   console.log('| thread | instructions per login |');
   console.log('|---|---|');
   console.log(`| main thread | ${k(main)} |`);
   console.log(`| every other thread (BCrypt at cost 4 on the pool, V8's compiler and collector) | ${k(others)} |`);
   if (!EMBEDDED) {
-    const line = (prefix) => Object.entries(sent).filter(([name]) => name.startsWith(prefix) && name !== 'sql Questions')
-      .map(([name, n]) => `${name.slice(prefix.length)} ${n.toFixed(2)}`).join(', ');
-    console.log(`\nper login, ${LOGINS_ALONE} logins one at a time: ${(sent['sql Questions'] ?? 0).toFixed(2)} SQL statements, one round trip each (${line('sql ')}); `
-      + `${(sent['round trips redis'] ?? 0).toFixed(2)} Redis round trips carrying `
-      + `${Object.entries(sent).filter(([name]) => name.startsWith('redis ')).reduce((a, [, n]) => a + n, 0).toFixed(2)} commands, `
-      + `those run inside scripts counted too (${line('redis ')})`);
+    const line = (prefix) =>
+      Object.entries(sent)
+        .filter(([name]) => name.startsWith(prefix) && name !== 'sql Questions')
+        .map(([name, n]) => `${name.slice(prefix.length)} ${n.toFixed(2)}`)
+        .join(', ');
+    console.log(
+      `\nper login, ${LOGINS_ALONE} logins one at a time: ${(sent['sql Questions'] ?? 0).toFixed(2)} SQL statements, one round trip each (${line('sql ')}); ` +
+        `${(sent['round trips redis'] ?? 0).toFixed(2)} Redis round trips carrying ` +
+        `${Object.entries(sent)
+          .filter(([name]) => name.startsWith('redis '))
+          .reduce((a, [, n]) => a + n, 0)
+          .toFixed(2)} commands, ` +
+        `those run inside scripts counted too (${line('redis ')})`,
+    );
   }
 } else {
   const pct = (a, b) => `${((a / b) * 100).toFixed(1)} %`;
   const { service, bare, headers, floor, headerCount } = figures;
-  console.log(`\n${backendName}, Node ${process.version}; instructions per request `
-    + `(callgrind, user space, whole process), ${REQUESTS} requests after ${WARM}:\n`);
-  console.log('| process | instructions per request | the service\'s share of its throughput, were instructions all |');
+  console.log(
+    `\n${backendName}, Node ${process.version}; instructions per request ` +
+      `(callgrind, user space, whole process), ${REQUESTS} requests after ${WARM}:\n`,
+  );
+  console.log("| process | instructions per request | the service's share of its throughput, were instructions all |");
   console.log('|---|---|---|');
   console.log(`| (3) service, /sys/me/info | ${k(service)} | |`);
   console.log(`| bare Fastify + 1 store read | ${k(bare)} | ${pct(bare, service)} |`);
-  console.log(`| (3c) bare + the service's ${headerCount} response headers | ${k(headers)} | ${pct(headers, service)} |`);
+  console.log(
+    `| (3c) bare + the service's ${headerCount} response headers | ${k(headers)} | ${pct(headers, service)} |`,
+  );
   console.log(`| (3b) Nest floor | ${k(floor)} | ${pct(floor, service)} |`);
-  console.log(`\nthe headers cost the bare route ${k(headers - bare)}; the service costs ${k(service - floor)} more than the floor`);
+  console.log(
+    `\nthe headers cost the bare route ${k(headers - bare)}; the service costs ${k(service - floor)} more than the floor`,
+  );
 }

@@ -4,9 +4,11 @@
 // arguments:
 //   node bench/nest-floor.mjs <port> <redis-url> <key> | <port> memory <json>
 import 'reflect-metadata';
+
 import { Controller, HttpCode, Injectable, Module, Post, Req } from '@nestjs/common';
 import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
+
 import { sessionReader } from './session-reader.mjs';
 
 const [port, where, keyOrValue] = process.argv.slice(2);

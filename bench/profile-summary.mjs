@@ -30,6 +30,12 @@ for (const [id, us] of self) {
 const pct = (us) => `${((us / total) * 100).toFixed(1).padStart(5)} %`;
 console.log(`total sampled ${(total / 1000).toFixed(0)} ms`);
 console.log('\nby package / place (self time):');
-[...pkg].sort((a, b) => b[1] - a[1]).slice(0, top).forEach(([k, us]) => console.log(`  ${pct(us)}  ${k}`));
+[...pkg]
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, top)
+  .forEach(([k, us]) => console.log(`  ${pct(us)}  ${k}`));
 console.log('\nby function (self time):');
-[...fn].sort((a, b) => b[1] - a[1]).slice(0, top).forEach(([k, us]) => console.log(`  ${pct(us)}  ${k}`));
+[...fn]
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, top)
+  .forEach(([k, us]) => console.log(`  ${pct(us)}  ${k}`));

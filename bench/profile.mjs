@@ -5,13 +5,14 @@
 //
 // Environment (optional): BENCH_SECONDS (10), BENCH_CONNECTIONS_API (16). The build and the
 // profile land in node_modules/.cache/lps-bench and bench/profiles/.
-import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
 import { constants, publicEncrypt } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import autocannon from 'autocannon';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BUILD_DIR = join(ROOT, 'node_modules', '.cache', 'lps-bench');
@@ -22,22 +23,51 @@ const PORT = 3000 + Math.floor(Math.random() * 2000);
 const URL_ = `http://127.0.0.1:${PORT}`;
 const log = (...args) => console.error('[profile]', ...args);
 
-execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json'),
-  '--outDir', join(BUILD_DIR, 'dist'), '--tsBuildInfoFile', join(BUILD_DIR, 'tsbuildinfo')], { cwd: ROOT, stdio: 'inherit' });
+execFileSync(
+  process.execPath,
+  [
+    join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+    '-p',
+    join(ROOT, 'tsconfig.build.json'),
+    '--outDir',
+    join(BUILD_DIR, 'dist'),
+    '--tsBuildInfoFile',
+    join(BUILD_DIR, 'tsbuildinfo'),
+  ],
+  { cwd: ROOT, stdio: 'inherit' },
+);
 mkdirSync(PROFILES, { recursive: true });
 const before = new Set(readdirSync(PROFILES));
 const dir = mkdtempSync(join(tmpdir(), 'lps-profile-'));
-const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${PROFILES}`, join(BUILD_DIR, 'dist', 'src', 'main.js')], {
-  cwd: ROOT,
-  env: {
-    PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(PORT),
-    DATABASE_URL: `sqlite:${join(dir, 'profile.sqlite')}`, ADMIN_INITIAL_PASSWORD: 'Admin@12345', CAPTCHA_ENABLED: 'false', LOG_LEVEL: 'warn',
+const child = spawn(
+  process.execPath,
+  ['--cpu-prof', `--cpu-prof-dir=${PROFILES}`, join(BUILD_DIR, 'dist', 'src', 'main.js')],
+  {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(PORT),
+      DATABASE_URL: `sqlite:${join(dir, 'profile.sqlite')}`,
+      ADMIN_INITIAL_PASSWORD: 'Admin@12345',
+      CAPTCHA_ENABLED: 'false',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
   },
-  stdio: ['ignore', 'inherit', 'inherit'],
-});
-const post = async (path, body, token) => (await (await fetch(URL_ + path, {
-  method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { 'admin-token': token } : {}) }, body: JSON.stringify(body),
-})).json()).data;
+);
+const post = async (path, body, token) =>
+  (
+    await (
+      await fetch(URL_ + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { 'admin-token': token } : {}) },
+        body: JSON.stringify(body),
+      })
+    ).json()
+  ).data;
 try {
   for (let i = 0; ; i += 1) {
     try {
@@ -48,18 +78,32 @@ try {
     await new Promise((r) => setTimeout(r, 200));
   }
   const { publicKey } = await post('/sys/publicKey', {});
-  const password = publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from('Admin@12345')).toString('base64');
+  const password = publicEncrypt(
+    { key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+    Buffer.from('Admin@12345'),
+  ).toString('base64');
   const { accessToken } = await post('/sys/login', { account: 'admin', password });
   const opts = (duration) => ({
-    url: URL_, connections: CONNECTIONS, duration,
-    requests: [{ method: 'POST', path: '/sys/me/info', headers: { 'content-type': 'application/json', 'admin-token': accessToken }, body: '{}' }],
+    url: URL_,
+    connections: CONNECTIONS,
+    duration,
+    requests: [
+      {
+        method: 'POST',
+        path: '/sys/me/info',
+        headers: { 'content-type': 'application/json', 'admin-token': accessToken },
+        body: '{}',
+      },
+    ],
   });
   log('warm-up 3 s');
   await autocannon(opts(3));
   log(`/sys/me/info, ${SECONDS} s, ${CONNECTIONS} connections`);
   const result = await autocannon(opts(SECONDS));
-  console.log(`/sys/me/info under the profiler: ${(result.requests.total / result.duration).toFixed(0)} req/s, `
-    + `p99 ${result.latency.p99} ms, ${result.non2xx + result.errors} errors (the profile covers start-up and warm-up too)\n`);
+  console.log(
+    `/sys/me/info under the profiler: ${(result.requests.total / result.duration).toFixed(0)} req/s, ` +
+      `p99 ${result.latency.p99} ms, ${result.non2xx + result.errors} errors (the profile covers start-up and warm-up too)\n`,
+  );
 } finally {
   await new Promise((resolve) => {
     child.once('exit', resolve);
@@ -69,4 +113,6 @@ try {
 }
 const written = readdirSync(PROFILES).find((f) => f.endsWith('.cpuprofile') && !before.has(f));
 console.log(`bench/profiles/${written}`);
-execFileSync(process.execPath, [join(ROOT, 'bench', 'profile-summary.mjs'), join(PROFILES, written), '20'], { stdio: 'inherit' });
+execFileSync(process.execPath, [join(ROOT, 'bench', 'profile-summary.mjs'), join(PROFILES, written), '20'], {
+  stdio: 'inherit',
+});

@@ -23,9 +23,6 @@
 // BENCH_PROFILE=1 (node --cpu-prof on the service, written to bench/profiles/),
 // BENCH_HEAP=1 (heap snapshots of the service after the soak's first minute and at its end, in
 // bench/profiles/), BENCH_KEEP_DB=1 (leave the lps_bench database / SQLite file for inspection).
-import autocannon from 'autocannon';
-import bcrypt from 'bcrypt';
-import Database from 'better-sqlite3';
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { constants, privateDecrypt, publicEncrypt, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -33,6 +30,10 @@ import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+
+import autocannon from 'autocannon';
+import bcrypt from 'bcrypt';
+import Database from 'better-sqlite3';
 import { createConnection } from 'mysql2/promise';
 import { createClient } from 'redis';
 
@@ -75,8 +76,19 @@ function build() {
   const main = join(BUILD_DIR, 'dist', 'src', 'main.js');
   if (!existsSync(main)) rmSync(join(BUILD_DIR, 'tsbuildinfo'), { force: true });
   log('compiling src (tsc -p tsconfig.build.json)');
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json'),
-    '--outDir', join(BUILD_DIR, 'dist'), '--tsBuildInfoFile', join(BUILD_DIR, 'tsbuildinfo')], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      join(ROOT, 'tsconfig.build.json'),
+      '--outDir',
+      join(BUILD_DIR, 'dist'),
+      '--tsBuildInfoFile',
+      join(BUILD_DIR, 'tsbuildinfo'),
+    ],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
   return main;
 }
 
@@ -116,10 +128,18 @@ async function startService(port, backend) {
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: {
-      PATH: process.env.PATH, HOME: process.env.HOME,
-      NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), ...backend.serviceEnv,
-      ADMIN_INITIAL_PASSWORD: ADMIN_PASSWORD, BCRYPT_COST: String(COST), CAPTCHA_ENABLED: 'false',
-      THROTTLE_LOGIN_LIMIT: '1000000', THROTTLE_QRCODE_VERIFY_LIMIT: '1000000', THROTTLE_CAPTCHA_LIMIT: '1000000',
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      ...backend.serviceEnv,
+      ADMIN_INITIAL_PASSWORD: ADMIN_PASSWORD,
+      BCRYPT_COST: String(COST),
+      CAPTCHA_ENABLED: 'false',
+      THROTTLE_LOGIN_LIMIT: '1000000',
+      THROTTLE_QRCODE_VERIFY_LIMIT: '1000000',
+      THROTTLE_CAPTCHA_LIMIT: '1000000',
       LOG_LEVEL: 'warn',
       // As docker-compose.yml runs it: /metrics on, so its per-request hook is part of what is measured.
       METRICS_TOKEN: randomBytes(24).toString('hex'),
@@ -154,7 +174,9 @@ async function startYardstick(script, port, reader) {
 
 /** VmRSS of a process now, in MiB. */
 function rssNow(pid) {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Number(line.split(/\s+/)[1]) / 1024;
 }
 
@@ -186,13 +208,15 @@ function ticksOf(statPath) {
   }
 }
 function pidsNamed(name) {
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
-    try {
-      return readFileSync(`/proc/${d}/comm`, 'utf8').trim() === name;
-    } catch {
-      return false;
-    }
-  });
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return readFileSync(`/proc/${d}/comm`, 'utf8').trim() === name;
+      } catch {
+        return false;
+      }
+    });
 }
 /** Busy CPU seconds of the whole machine (all cores), from /proc/stat. */
 function machineBusy() {
@@ -223,7 +247,11 @@ async function cpuPerRequest(pid, during) {
   return {
     result,
     cpuMs: {
-      main: per('main'), pool: per('service') - per('main'), mariadb: per('mariadb'), redis: per('redis'), bench: per('bench'),
+      main: per('main'),
+      pool: per('service') - per('main'),
+      mariadb: per('mariadb'),
+      redis: per('redis'),
+      bench: per('bench'),
       otherCores: Math.max(0, otherCores),
     },
   };
@@ -241,12 +269,21 @@ async function post(url, path, body = {}, token) {
 }
 
 // What every HTTP answer carries whatever the route: not part of what (3c) adds to the bare route.
-const FRAMING_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'content-type', 'transfer-encoding']);
+const FRAMING_HEADERS = new Set([
+  'date',
+  'connection',
+  'keep-alive',
+  'content-length',
+  'content-type',
+  'transfer-encoding',
+]);
 
 /** The response headers a route of the service sends besides the framing ones (for yardstick 3c). */
 async function responseHeaders(url, path, token) {
   const res = await fetch(`${url}${path}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': UA, 'admin-token': token }, body: '{}',
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'user-agent': UA, 'admin-token': token },
+    body: '{}',
   });
   await res.arrayBuffer();
   return Object.fromEntries([...res.headers].filter(([name]) => !FRAMING_HEADERS.has(name)));
@@ -274,7 +311,9 @@ async function load(label, opts) {
  * encoding on the libuv pool included), and one BCrypt compare at COST as the yardstick.
  */
 async function captchaCost(renders = 200) {
-  const mod = await import(pathToFileURL(join(BUILD_DIR, 'dist', 'src', 'auth', 'captcha', 'captcha.renderer.js')).href);
+  const mod = await import(
+    pathToFileURL(join(BUILD_DIR, 'dist', 'src', 'auth', 'captcha', 'captcha.renderer.js')).href
+  );
   const { renderCaptcha, captchaText } = mod.default ?? mod;
   for (let i = 0; i < 20; i += 1) await renderCaptcha(captchaText()); // warm-up: font, JIT
   let started = process.hrtime.bigint();
@@ -311,19 +350,29 @@ async function bcryptLimit(seconds) {
 function loginLoad(url, accounts, password, { duration = SECONDS, connections = LOGIN_CONNECTIONS } = {}) {
   let i = 0;
   return load('login', {
-    url, connections, duration,
-    requests: [{
-      method: 'POST', path: '/sys/login',
-      headers: { 'content-type': 'application/json', 'user-agent': UA },
-      // Different accounts in turn; one account ((2b)): its compares run in maxFailureTimes slots.
-      setupRequest: (req) => ({ ...req, body: JSON.stringify({ account: accounts[i++ % accounts.length], password }) }),
-    }],
+    url,
+    connections,
+    duration,
+    requests: [
+      {
+        method: 'POST',
+        path: '/sys/login',
+        headers: { 'content-type': 'application/json', 'user-agent': UA },
+        // Different accounts in turn; one account ((2b)): its compares run in maxFailureTimes slots.
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({ account: accounts[i++ % accounts.length], password }),
+        }),
+      },
+    ],
   });
 }
 
 // The service's failure count (wrong passwords and wrong second-factor codes in the window).
-const FAILURE_COUNT_SQL = "SELECT COUNT(1) AS cnt FROM sys_login_log WHERE user_id = ? AND status IN ('passwrong', 'mfawrong') AND login_time >= ?";
-const RECENT_IPS_SQL = "SELECT ip FROM sys_login_log WHERE user_id = ? AND status = 'success' ORDER BY login_time DESC, id DESC LIMIT 3";
+const FAILURE_COUNT_SQL =
+  "SELECT COUNT(1) AS cnt FROM sys_login_log WHERE user_id = ? AND status IN ('passwrong', 'mfawrong') AND login_time >= ?";
+const RECENT_IPS_SQL =
+  "SELECT ip FROM sys_login_log WHERE user_id = ? AND status = 'success' ORDER BY login_time DESC, id DESC LIMIT 3";
 const LOG_COLUMNS = 'user_id, account, user_name, login_type, status, ip, browser, os, login_time, failure_reason';
 
 /** Mean time of the failure-count query, straight on the database (`query` runs one statement). */
@@ -357,22 +406,29 @@ function mariadbBackend() {
     async open() {
       db = await createConnection(`${MARIADB}/${DATABASE}`);
     },
-    markPasswordsChanged: () => db.query('UPDATE sys_user SET password_update_time = UTC_TIMESTAMP(3) WHERE username LIKE ?', ['bench%']),
+    markPasswordsChanged: () =>
+      db.query('UPDATE sys_user SET password_update_time = UTC_TIMESTAMP(3) WHERE username LIKE ?', ['bench%']),
     truncateLog: () => db.query('TRUNCATE TABLE sys_login_log'),
     async countLog() {
       const [[{ n }]] = await db.query('SELECT COUNT(*) AS n FROM sys_login_log');
       return Number(n);
     },
     async rsaPem() {
-      const [[row]] = await db.query("SELECT prop_value AS pem FROM sys_props WHERE prop_group = 'sys_security' AND prop_key = 'rsa_private_key'");
+      const [[row]] = await db.query(
+        "SELECT prop_value AS pem FROM sys_props WHERE prop_group = 'sys_security' AND prop_key = 'rsa_private_key'",
+      );
       return row?.pem;
     },
     failureCountMs: (userIds) => failureCountMs((sql, params) => db.query(sql, params), userIds, since()),
     async explain(userId) {
       const out = [];
-      for (const [name, sql, params] of [['failure count', FAILURE_COUNT_SQL, [userId, since()]], ['recent IPs', RECENT_IPS_SQL, [userId]]]) {
+      for (const [name, sql, params] of [
+        ['failure count', FAILURE_COUNT_SQL, [userId, since()]],
+        ['recent IPs', RECENT_IPS_SQL, [userId]],
+      ]) {
         const [rows] = await db.query(`EXPLAIN ${sql}`, params);
-        for (const r of rows) out.push(`  ${name.padEnd(13)} type=${r.type} key=${r.key} rows=${r.rows} extra=${r.Extra ?? ''}`);
+        for (const r of rows)
+          out.push(`  ${name.padEnd(13)} type=${r.type} key=${r.key} rows=${r.rows} extra=${r.Extra ?? ''}`);
       }
       return out.join('\n');
     },
@@ -439,15 +495,28 @@ function sqliteBackend() {
       db = new Database(file);
       db.pragma('busy_timeout = 10000');
     },
-    markPasswordsChanged: async () => db.prepare('UPDATE sys_user SET password_update_time = ? WHERE username LIKE ?').run(sqliteTime(new Date()), 'bench%'),
+    markPasswordsChanged: async () =>
+      db
+        .prepare('UPDATE sys_user SET password_update_time = ? WHERE username LIKE ?')
+        .run(sqliteTime(new Date()), 'bench%'),
     truncateLog: async () => db.prepare('DELETE FROM sys_login_log').run(),
     countLog: async () => db.prepare('SELECT COUNT(*) AS n FROM sys_login_log').get().n,
-    rsaPem: async () => db.prepare("SELECT prop_value AS pem FROM sys_props WHERE prop_group = 'sys_security' AND prop_key = 'rsa_private_key'").get()?.pem,
-    failureCountMs: (userIds) => failureCountMs(async (sql, params) => db.prepare(sql).get(...params), userIds, since()),
+    rsaPem: async () =>
+      db
+        .prepare(
+          "SELECT prop_value AS pem FROM sys_props WHERE prop_group = 'sys_security' AND prop_key = 'rsa_private_key'",
+        )
+        .get()?.pem,
+    failureCountMs: (userIds) =>
+      failureCountMs(async (sql, params) => db.prepare(sql).get(...params), userIds, since()),
     async explain(userId) {
       const out = [];
-      for (const [name, sql, params] of [['failure count', FAILURE_COUNT_SQL, [userId, since()]], ['recent IPs', RECENT_IPS_SQL, [userId]]]) {
-        for (const r of db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params)) out.push(`  ${name.padEnd(13)} ${r.detail}`);
+      for (const [name, sql, params] of [
+        ['failure count', FAILURE_COUNT_SQL, [userId, since()]],
+        ['recent IPs', RECENT_IPS_SQL, [userId]],
+      ]) {
+        for (const r of db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params))
+          out.push(`  ${name.padEnd(13)} ${r.detail}`);
       }
       return out.join('\n');
     },
@@ -458,7 +527,8 @@ function sqliteBackend() {
       const chunk = 200_000;
       for (let from = 1; from <= rows; from += chunk) {
         const to = Math.min(rows, from + chunk - 1);
-        db.prepare(`
+        db.prepare(
+          `
           WITH RECURSIVE s(seq) AS (SELECT ${from} UNION ALL SELECT seq + 1 FROM s WHERE seq < ${to})
           INSERT INTO sys_login_log (${LOG_COLUMNS})
           SELECT CASE WHEN s.seq % 5 = 0 THEN u.id ELSE '00000000-0000-4000-8000-' || printf('%012d', s.seq % 20000) END,
@@ -467,7 +537,8 @@ function sqliteBackend() {
                  '10.' || (s.seq % 251) || '.' || (s.seq % 241) || '.' || (s.seq % 239), 'Chrome 120', 'Linux',
                  strftime('%Y-%m-%d %H:%M:%f', 'now', '-' || (60 + s.seq % 7776000) || ' seconds'),
                  CASE WHEN s.seq % 3 = 0 THEN '用户名或密码错误' END
-          FROM s JOIN bench_user u ON u.n = s.seq % ${userIds.length}`).run();
+          FROM s JOIN bench_user u ON u.n = s.seq % ${userIds.length}`,
+        ).run();
       }
       db.exec('ANALYZE');
     },
@@ -520,7 +591,9 @@ async function interleaved(targets, rounds) {
   for (let round = 0; round < rounds; round += 1) {
     for (let i = 0; i < targets.length; i += 1) {
       const { key, pid, opts } = targets[(i + round) % targets.length];
-      const measured = await cpuPerRequest(pid, () => peakRss(pid, () => load(`${key}, round ${round + 1}`, { ...opts, duration: SECONDS / rounds })));
+      const measured = await cpuPerRequest(pid, () =>
+        peakRss(pid, () => load(`${key}, round ${round + 1}`, { ...opts, duration: SECONDS / rounds })),
+      );
       runs[key].push({ ...measured.result.result, rssMiB: measured.result.rssMiB, cpuMs: measured.cpuMs });
     }
   }
@@ -529,14 +602,20 @@ async function interleaved(targets, rounds) {
     const ok = list.reduce((n, r) => n + r.ok, 0);
     const cpuMs = {};
     for (const part of Object.keys(list[0].cpuMs)) {
-      cpuMs[part] = part === 'otherCores'
-        ? list.reduce((n, r) => n + r.cpuMs[part], 0) / list.length
-        : list.reduce((n, r) => n + r.cpuMs[part] * r.ok, 0) / Math.max(1, ok);
+      cpuMs[part] =
+        part === 'otherCores'
+          ? list.reduce((n, r) => n + r.cpuMs[part], 0) / list.length
+          : list.reduce((n, r) => n + r.cpuMs[part] * r.ok, 0) / Math.max(1, ok);
     }
     out[key] = {
       result: {
-        label: key, ok, rps: list.reduce((n, r) => n + r.rps, 0) / list.length, errors: list.reduce((n, r) => n + r.errors, 0),
-        p50: median(list.map((r) => r.p50)), p99: Math.max(...list.map((r) => r.p99)), rounds: list.map((r) => r.rps),
+        label: key,
+        ok,
+        rps: list.reduce((n, r) => n + r.rps, 0) / list.length,
+        errors: list.reduce((n, r) => n + r.errors, 0),
+        p50: median(list.map((r) => r.p50)),
+        p99: Math.max(...list.map((r) => r.p99)),
+        rounds: list.map((r) => r.rps),
       },
       rssMiB: Math.max(...list.map((r) => r.rssMiB)),
       cpuMs,
@@ -546,8 +625,13 @@ async function interleaved(targets, rounds) {
     const each = runs[a].map((r, i) => r.rps / runs[b][i].rps);
     return { median: median(each), low: Math.min(...each), high: Math.max(...each) };
   };
-  out.ratios = { infoBare: ratio('info', 'bare'), infoFloor: ratio('info', 'floor'), floorBare: ratio('floor', 'bare'),
-    headersBare: ratio('bareHeaders', 'bare'), infoHeaders: ratio('info', 'bareHeaders') };
+  out.ratios = {
+    infoBare: ratio('info', 'bare'),
+    infoFloor: ratio('info', 'floor'),
+    floorBare: ratio('floor', 'bare'),
+    headersBare: ratio('bareHeaders', 'bare'),
+    infoHeaders: ratio('info', 'bareHeaders'),
+  };
   return out;
 }
 
@@ -561,9 +645,19 @@ async function soak(pid, opts, minutes, bareOpts) {
   for (let minute = 1; minute <= minutes; minute += 1) {
     const { result, rssMiB } = await peakRss(pid, () => load(`soak minute ${minute}`, { ...opts, duration: 60 }));
     const bare = await load(`soak minute ${minute}, bare route`, { ...bareOpts, duration: SOAK_YARDSTICK_SECONDS });
-    rows.push({ minute, rps: result.rps, p99: result.p99, errors: result.errors + bare.errors, rssPeak: rssMiB, rssEnd: rssNow(pid), bareRps: bare.rps });
-    log(`(7) minute ${minute}: ${result.rps.toFixed(0)} req/s, p99 ${result.p99} ms, RSS ${rssNow(pid).toFixed(0)} MiB (peak ${rssMiB.toFixed(0)}); `
-      + `bare route ${bare.rps.toFixed(0)} req/s`);
+    rows.push({
+      minute,
+      rps: result.rps,
+      p99: result.p99,
+      errors: result.errors + bare.errors,
+      rssPeak: rssMiB,
+      rssEnd: rssNow(pid),
+      bareRps: bare.rps,
+    });
+    log(
+      `(7) minute ${minute}: ${result.rps.toFixed(0)} req/s, p99 ${result.p99} ms, RSS ${rssNow(pid).toFixed(0)} MiB (peak ${rssMiB.toFixed(0)}); ` +
+        `bare route ${bare.rps.toFixed(0)} req/s`,
+    );
     if (HEAP && minute === 1) await heapSnapshot(pid, 'after minute 1');
   }
   await sleep(10_000);
@@ -578,7 +672,12 @@ async function main() {
   MAIN = build();
   const backend = EMBEDDED ? sqliteBackend() : mariadbBackend();
   await backend.prepare();
-  const out = { backend: backend.name, cpus: cpus().length, cpu: cpus()[0]?.model ?? '?', memGiB: totalmem() / 2 ** 30 };
+  const out = {
+    backend: backend.name,
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model ?? '?',
+    memGiB: totalmem() / 2 ** 30,
+  };
   try {
     // (1) is measured twice, before and right after the login runs, so that other load on the
     // machine during the bench shows as a difference instead of skewing the ratio silently.
@@ -595,16 +694,34 @@ async function main() {
     // Users: created through the API (their hashes at BCRYPT_COST), with a changed password so
     // that a login is the plain success path (no first-login tip).
     const { publicKey } = await post(url, '/sys/publicKey');
-    const encrypt = (plain) => publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
-      Buffer.from(plain)).toString('base64');
-    const adminToken = (await post(url, '/sys/login', { account: 'admin', password: encrypt(ADMIN_PASSWORD) })).accessToken;
+    const encrypt = (plain) =>
+      publicEncrypt(
+        { key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+        Buffer.from(plain),
+      ).toString('base64');
+    const adminToken = (await post(url, '/sys/login', { account: 'admin', password: encrypt(ADMIN_PASSWORD) }))
+      .accessToken;
     const userPassword = encrypt(USER_PASSWORD);
     log(`creating ${USERS} users`);
     const accounts = Array.from({ length: USERS }, (_, i) => `bench${String(i).padStart(4, '0')}`);
     const ids = [];
     for (let i = 0; i < accounts.length; i += 4) {
-      ids.push(...(await Promise.all(accounts.slice(i, i + 4).map((username) =>
-        post(url, '/sys/user/create', { username, name: username, password: userPassword, roles: [] }, adminToken)))).map((r) => r.id));
+      ids.push(
+        ...(
+          await Promise.all(
+            accounts
+              .slice(i, i + 4)
+              .map((username) =>
+                post(
+                  url,
+                  '/sys/user/create',
+                  { username, name: username, password: userPassword, roles: [] },
+                  adminToken,
+                ),
+              ),
+          )
+        ).map((r) => r.id),
+      );
     }
     await backend.markPasswordsChanged();
 
@@ -612,8 +729,16 @@ async function main() {
     await loginLoad(url, accounts, userPassword, { duration: 3 });
     const token = (await post(url, '/sys/login', { account: accounts[0], password: userPassword })).accessToken;
     const apiOpts = (target, path, headers = {}) => ({
-      url: target, connections: API_CONNECTIONS,
-      requests: [{ method: 'POST', path, headers: { 'content-type': 'application/json', 'user-agent': UA, ...headers }, body: '{}' }],
+      url: target,
+      connections: API_CONNECTIONS,
+      requests: [
+        {
+          method: 'POST',
+          path,
+          headers: { 'content-type': 'application/json', 'user-agent': UA, ...headers },
+          body: '{}',
+        },
+      ],
     });
     const infoOpts = apiOpts(url, '/sys/me/info', { 'admin-token': token });
     await load('warm-up', { ...infoOpts, duration: 3 });
@@ -626,8 +751,9 @@ async function main() {
     out.rssLogin = measured.result.rssMiB;
     out.emptyRows = await backend.countLog();
     log(`(2b) logins on one account, ${SECONDS} s, ${ONE_ACCOUNT_CONNECTIONS} connections`);
-    const one = await cpuPerRequest(pid, () => peakRss(pid, () =>
-      loginLoad(url, [accounts[1]], userPassword, { connections: ONE_ACCOUNT_CONNECTIONS })));
+    const one = await cpuPerRequest(pid, () =>
+      peakRss(pid, () => loginLoad(url, [accounts[1]], userPassword, { connections: ONE_ACCOUNT_CONNECTIONS })),
+    );
     out.oneCpu = one.cpuMs;
     out.loginOne = one.result.result;
     out.rssLoginOne = one.result.rssMiB;
@@ -640,7 +766,10 @@ async function main() {
     if (pem) {
       const started = process.hrtime.bigint();
       for (let i = 0; i < 100; i += 1) {
-        privateDecrypt({ key: pem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(userPassword, 'base64'));
+        privateDecrypt(
+          { key: pem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+          Buffer.from(userPassword, 'base64'),
+        );
       }
       out.rsaMs = Number(process.hrtime.bigint() - started) / 1e6 / 100;
     }
@@ -655,24 +784,36 @@ async function main() {
     const read = await backend.sessionRead(url, token);
     out.headers = await responseHeaders(url, '/sys/me/info', token);
     const yardsticks = {};
-    for (const [key, script, path, extra] of [['bare', 'bare-route.mjs', '/bare', []], ['floor', 'nest-floor.mjs', '/floor', []],
-      ['bareHeaders', 'bare-route.mjs', '/bare', [JSON.stringify(out.headers)]]]) {
+    for (const [key, script, path, extra] of [
+      ['bare', 'bare-route.mjs', '/bare', []],
+      ['floor', 'nest-floor.mjs', '/floor', []],
+      ['bareHeaders', 'bare-route.mjs', '/bare', [JSON.stringify(out.headers)]],
+    ]) {
       const yardstick = await startYardstick(script, await freePort(), [...read, ...extra]);
       await load('warm-up', { ...apiOpts(yardstick.url, path), duration: 3 });
       yardsticks[key] = { key, pid: yardstick.child.pid, child: yardstick.child, opts: apiOpts(yardstick.url, path) };
     }
-    log(`(3) /sys/me/info, (3) bare route, (3b) Nest floor, (3c) bare route + the service's headers: ${ROUNDS} rounds of `
-      + `${(SECONDS / ROUNDS).toFixed(1)} s each, taking turns, ${API_CONNECTIONS} connections`);
-    const rounds = await interleaved([{ key: 'info', pid, opts: infoOpts }, yardsticks.bare, yardsticks.floor, yardsticks.bareHeaders], ROUNDS);
+    log(
+      `(3) /sys/me/info, (3) bare route, (3b) Nest floor, (3c) bare route + the service's headers: ${ROUNDS} rounds of ` +
+        `${(SECONDS / ROUNDS).toFixed(1)} s each, taking turns, ${API_CONNECTIONS} connections`,
+    );
+    const rounds = await interleaved(
+      [{ key: 'info', pid, opts: infoOpts }, yardsticks.bare, yardsticks.floor, yardsticks.bareHeaders],
+      ROUNDS,
+    );
     out.info = rounds.info.result;
     out.infoCpu = rounds.info.cpuMs;
     out.rssInfo = rounds.info.rssMiB;
     for (const key of ['bare', 'floor', 'bareHeaders']) out[key] = rounds[key].result;
-    out.mainCpu = Object.fromEntries(['info', 'bare', 'floor', 'bareHeaders'].map((key) => [key, rounds[key].cpuMs.main]));
+    out.mainCpu = Object.fromEntries(
+      ['info', 'bare', 'floor', 'bareHeaders'].map((key) => [key, rounds[key].cpuMs.main]),
+    );
     out.ratios = rounds.ratios;
 
     if (SOAK_MINUTES > 0) {
-      log(`(7) soak: /sys/me/info for ${SOAK_MINUTES} minutes, ${API_CONNECTIONS} connections; the bare route ${SOAK_YARDSTICK_SECONDS} s after each minute`);
+      log(
+        `(7) soak: /sys/me/info for ${SOAK_MINUTES} minutes, ${API_CONNECTIONS} connections; the bare route ${SOAK_YARDSTICK_SECONDS} s after each minute`,
+      );
       out.soak = await soak(pid, infoOpts, SOAK_MINUTES, yardsticks.bare.opts);
     }
     for (const { child } of Object.values(yardsticks)) await stopChild(child);
@@ -702,7 +843,15 @@ function report(o) {
   const ms = (x) => `${x.toFixed(0)} ms`;
   const verdict = (ok) => (ok ? 'met' : 'MISSED');
   const soakErrors = o.soak ? o.soak.rows.reduce((n, r) => n + r.errors, 0) : 0;
-  const errors = o.loginEmpty.errors + o.loginOne.errors + o.info.errors + o.loginFull.errors + o.bare.errors + o.floor.errors + o.bareHeaders.errors + soakErrors;
+  const errors =
+    o.loginEmpty.errors +
+    o.loginOne.errors +
+    o.info.errors +
+    o.loginFull.errors +
+    o.bare.errors +
+    o.floor.errors +
+    o.bareHeaders.errors +
+    soakErrors;
   const loginRatio = o.loginEmpty.rps / o.bcrypt;
   const oneRatio = o.loginOne.rps / o.bcrypt;
   // Ratios of runs made in the same round (medians over the rounds; see interleaved()).
@@ -712,27 +861,79 @@ function report(o) {
   const relative = (r) => r.rps / r.bareRps;
   const spread = (r) => `${pct(r.median)} (rounds ${(r.low * 100).toFixed(0)}–${(r.high * 100).toFixed(0)} %)`;
   const p99Ratio = o.loginFull.p99 / o.loginEmpty.p99;
-  const rssPeak = Math.max(o.rssLogin, o.rssLoginOne, o.rssInfo, o.rssLoginFull, ...(o.soak ? o.soak.rows.map((r) => r.rssPeak) : []));
+  const rssPeak = Math.max(
+    o.rssLogin,
+    o.rssLoginOne,
+    o.rssInfo,
+    o.rssLoginFull,
+    ...(o.soak ? o.soak.rows.map((r) => r.rssPeak) : []),
+  );
   const rows = [
-    ['(1) BCrypt limit, cost ' + COST + ', 2 in parallel', `${o.bcrypt.toFixed(1)} compares/s`, '', '',
-      `mean of ${o.bcryptBefore.rate.toFixed(1)} before and ${o.bcryptAfter.rate.toFixed(1)} after (2) and (2b)`],
-    [`(2) login, ${LOGIN_CONNECTIONS} conn., ${USERS} accounts`, `${o.loginEmpty.rps.toFixed(1)} req/s`, ms(o.loginEmpty.p50), ms(o.loginEmpty.p99),
-      `${pct(loginRatio)} of (1) — target ≥ 90 %: ${verdict(loginRatio >= 0.9)}`],
-    [`(2b) login, ${ONE_ACCOUNT_CONNECTIONS} conn., one account`, `${o.loginOne.rps.toFixed(1)} req/s`, ms(o.loginOne.p50), ms(o.loginOne.p99),
-      `${pct(oneRatio)} of (1) — target ≥ 80 %, p99 ≤ 2 s: ${verdict(oneRatio >= 0.8 && o.loginOne.p99 <= 2000)}`],
-    [`(3) /sys/me/info, ${API_CONNECTIONS} conn.`, `${o.info.rps.toFixed(0)} req/s`, ms(o.info.p50), ms(o.info.p99),
-      `${spread(o.ratios.infoBare)} of bare, ${spread(o.ratios.infoFloor)} of the Nest floor — target ≥ 60 %, ≥ 75 %, p99 ≤ 10 ms: `
-      + verdict(infoRatio >= 0.6 && floorRatio >= 0.75 && o.info.p99 <= 10)],
+    [
+      '(1) BCrypt limit, cost ' + COST + ', 2 in parallel',
+      `${o.bcrypt.toFixed(1)} compares/s`,
+      '',
+      '',
+      `mean of ${o.bcryptBefore.rate.toFixed(1)} before and ${o.bcryptAfter.rate.toFixed(1)} after (2) and (2b)`,
+    ],
+    [
+      `(2) login, ${LOGIN_CONNECTIONS} conn., ${USERS} accounts`,
+      `${o.loginEmpty.rps.toFixed(1)} req/s`,
+      ms(o.loginEmpty.p50),
+      ms(o.loginEmpty.p99),
+      `${pct(loginRatio)} of (1) — target ≥ 90 %: ${verdict(loginRatio >= 0.9)}`,
+    ],
+    [
+      `(2b) login, ${ONE_ACCOUNT_CONNECTIONS} conn., one account`,
+      `${o.loginOne.rps.toFixed(1)} req/s`,
+      ms(o.loginOne.p50),
+      ms(o.loginOne.p99),
+      `${pct(oneRatio)} of (1) — target ≥ 80 %, p99 ≤ 2 s: ${verdict(oneRatio >= 0.8 && o.loginOne.p99 <= 2000)}`,
+    ],
+    [
+      `(3) /sys/me/info, ${API_CONNECTIONS} conn.`,
+      `${o.info.rps.toFixed(0)} req/s`,
+      ms(o.info.p50),
+      ms(o.info.p99),
+      `${spread(o.ratios.infoBare)} of bare, ${spread(o.ratios.infoFloor)} of the Nest floor — target ≥ 60 %, ≥ 75 %, p99 ≤ 10 ms: ` +
+        verdict(infoRatio >= 0.6 && floorRatio >= 0.75 && o.info.p99 <= 10),
+    ],
     [`    bare Fastify + 1 store read`, `${o.bare.rps.toFixed(0)} req/s`, ms(o.bare.p50), ms(o.bare.p99), ''],
-    [`(3b) Nest floor: Nest + Fastify + 1 guard + 1 read`, `${o.floor.rps.toFixed(0)} req/s`, ms(o.floor.p50), ms(o.floor.p99),
-      `${spread(o.ratios.floorBare)} of bare`],
-    [`(3c) bare + the service's ${Object.keys(o.headers).length} response headers`, `${o.bareHeaders.rps.toFixed(0)} req/s`, ms(o.bareHeaders.p50),
-      ms(o.bareHeaders.p99), `${spread(o.ratios.headersBare)} of bare; (3) is ${spread(o.ratios.infoHeaders)} of it`],
-    [`(4) login, sys_login_log ${o.emptyRows} rows`, `${o.loginEmpty.rps.toFixed(1)} req/s`, ms(o.loginEmpty.p50), ms(o.loginEmpty.p99), ''],
-    [`    login, sys_login_log ${o.fullRows} rows`, `${o.loginFull.rps.toFixed(1)} req/s`, ms(o.loginFull.p50), ms(o.loginFull.p99),
-      `p99 ${p99Ratio.toFixed(2)}× — target ≤ 1.2×: ${verdict(p99Ratio <= 1.2)}`],
-    [`(5) service RSS (VmRSS), peak`, `idle ${o.rssIdle.toFixed(0)} MiB`, `login ${o.rssLogin.toFixed(0)} / ${o.rssLoginOne.toFixed(0)} MiB`,
-      `info ${o.rssInfo.toFixed(0)} MiB`, `peak of every phase ${rssPeak.toFixed(0)} MiB — target ≤ 250 MiB: ${verdict(rssPeak <= 250)}`],
+    [
+      `(3b) Nest floor: Nest + Fastify + 1 guard + 1 read`,
+      `${o.floor.rps.toFixed(0)} req/s`,
+      ms(o.floor.p50),
+      ms(o.floor.p99),
+      `${spread(o.ratios.floorBare)} of bare`,
+    ],
+    [
+      `(3c) bare + the service's ${Object.keys(o.headers).length} response headers`,
+      `${o.bareHeaders.rps.toFixed(0)} req/s`,
+      ms(o.bareHeaders.p50),
+      ms(o.bareHeaders.p99),
+      `${spread(o.ratios.headersBare)} of bare; (3) is ${spread(o.ratios.infoHeaders)} of it`,
+    ],
+    [
+      `(4) login, sys_login_log ${o.emptyRows} rows`,
+      `${o.loginEmpty.rps.toFixed(1)} req/s`,
+      ms(o.loginEmpty.p50),
+      ms(o.loginEmpty.p99),
+      '',
+    ],
+    [
+      `    login, sys_login_log ${o.fullRows} rows`,
+      `${o.loginFull.rps.toFixed(1)} req/s`,
+      ms(o.loginFull.p50),
+      ms(o.loginFull.p99),
+      `p99 ${p99Ratio.toFixed(2)}× — target ≤ 1.2×: ${verdict(p99Ratio <= 1.2)}`,
+    ],
+    [
+      `(5) service RSS (VmRSS), peak`,
+      `idle ${o.rssIdle.toFixed(0)} MiB`,
+      `login ${o.rssLogin.toFixed(0)} / ${o.rssLoginOne.toFixed(0)} MiB`,
+      `info ${o.rssInfo.toFixed(0)} MiB`,
+      `peak of every phase ${rssPeak.toFixed(0)} MiB — target ≤ 250 MiB: ${verdict(rssPeak <= 250)}`,
+    ],
   ];
   if (o.soak) {
     const first = o.soak.rows[0];
@@ -741,54 +942,82 @@ function report(o) {
     const slowest = Math.min(...o.soak.rows.map((r) => r.rps));
     const growth = (last.rssEnd - warm.rssEnd) / warm.rssEnd;
     const slowestRelative = Math.min(...o.soak.rows.map(relative));
-    rows.push([`(7) soak, ${o.soak.rows.length} min of /sys/me/info`, `${first.rps.toFixed(0)} → ${last.rps.toFixed(0)} req/s`,
-      `RSS ${warm.rssEnd.toFixed(0)} → ${last.rssEnd.toFixed(0)} MiB`, `idle ${o.soak.idle.toFixed(0)} MiB`,
-      `slowest minute ${pct(slowest / first.rps)} of the first — target ≥ 90 %: ${verdict(slowest >= 0.9 * first.rps)}; `
-      + `as a share of the bare route's that minute ${pct(slowestRelative)} to ${pct(Math.max(...o.soak.rows.map(relative)))}; `
-      + `RSS from minute ${warm.minute} to the last ${growth >= 0 ? '+' : ''}${pct(growth)} — target flat (≤ 5 %): ${verdict(growth <= 0.05)}`]);
+    rows.push([
+      `(7) soak, ${o.soak.rows.length} min of /sys/me/info`,
+      `${first.rps.toFixed(0)} → ${last.rps.toFixed(0)} req/s`,
+      `RSS ${warm.rssEnd.toFixed(0)} → ${last.rssEnd.toFixed(0)} MiB`,
+      `idle ${o.soak.idle.toFixed(0)} MiB`,
+      `slowest minute ${pct(slowest / first.rps)} of the first — target ≥ 90 %: ${verdict(slowest >= 0.9 * first.rps)}; ` +
+        `as a share of the bare route's that minute ${pct(slowestRelative)} to ${pct(Math.max(...o.soak.rows.map(relative)))}; ` +
+        `RSS from minute ${warm.minute} to the last ${growth >= 0 ? '+' : ''}${pct(growth)} — target flat (≤ 5 %): ${verdict(growth <= 0.05)}`,
+    ]);
   }
-  rows.push(['errors (non-2xx, socket errors, timeouts)', String(errors), '', '', `target 0: ${verdict(errors === 0)}`]);
+  rows.push([
+    'errors (non-2xx, socket errors, timeouts)',
+    String(errors),
+    '',
+    '',
+    `target 0: ${verdict(errors === 0)}`,
+  ]);
   const head = ['measure', 'throughput', 'p50', 'p99', 'against target'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
-  console.log(`\n${o.backend}. Machine: ${o.cpus} × ${o.cpu}, ${o.memGiB.toFixed(1)} GiB, Node ${process.version}; `
-    + `${SECONDS} s per phase; load generator (autocannon) on the same machine\n`);
+  console.log(
+    `\n${o.backend}. Machine: ${o.cpus} × ${o.cpu}, ${o.memGiB.toFixed(1)} GiB, Node ${process.version}; ` +
+      `${SECONDS} s per phase; load generator (autocannon) on the same machine\n`,
+  );
   console.log(line(head));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   rows.forEach((r) => console.log(line(r)));
   if (o.soak) {
     console.log('\n(7) soak, per minute:');
     for (const r of o.soak.rows) {
-      console.log(`  minute ${String(r.minute).padStart(2)}: ${r.rps.toFixed(0).padStart(6)} req/s, p99 ${String(r.p99).padStart(3)} ms, `
-        + `bare route ${r.bareRps.toFixed(0).padStart(6)} req/s (${pct(relative(r))}), RSS ${r.rssEnd.toFixed(0)} MiB at the end (peak ${r.rssPeak.toFixed(0)})${r.errors ? `, ${r.errors} errors` : ''}`);
+      console.log(
+        `  minute ${String(r.minute).padStart(2)}: ${r.rps.toFixed(0).padStart(6)} req/s, p99 ${String(r.p99).padStart(3)} ms, ` +
+          `bare route ${r.bareRps.toFixed(0).padStart(6)} req/s (${pct(relative(r))}), RSS ${r.rssEnd.toFixed(0)} MiB at the end (peak ${r.rssPeak.toFixed(0)})${r.errors ? `, ${r.errors} errors` : ''}`,
+      );
     }
     console.log(`  after 10 s idle: RSS ${o.soak.idle.toFixed(0)} MiB`);
   }
-  console.log(`\nFailure-count query straight on the database: ${o.failureCountEmptyMs.toFixed(2)} ms with ${o.emptyRows} rows, `
-    + `${o.failureCountFullMs.toFixed(2)} ms with ${o.fullRows} rows (filled in ${o.fillSeconds.toFixed(0)} s)`);
+  console.log(
+    `\nFailure-count query straight on the database: ${o.failureCountEmptyMs.toFixed(2)} ms with ${o.emptyRows} rows, ` +
+      `${o.failureCountFullMs.toFixed(2)} ms with ${o.fullRows} rows (filled in ${o.fillSeconds.toFixed(0)} s)`,
+  );
   console.log(`Query plans at ${o.fullRows} rows:\n${o.explain}`);
-  const cpu = (c) => `service main thread ${c.main.toFixed(2)}, service pool/helper threads ${c.pool.toFixed(2)}, `
-    + `mariadbd ${c.mariadb.toFixed(2)}, redis-server ${c.redis.toFixed(2)}, load generator ${c.bench.toFixed(2)}; `
-    + `other processes kept ${c.otherCores.toFixed(2)} of ${o.cpus} cores busy meanwhile`;
-  console.log(`Other processes kept ${o.bcryptBefore.otherCores.toFixed(2)} / ${o.bcryptAfter.otherCores.toFixed(2)} cores busy during (1) before / after`);
+  const cpu = (c) =>
+    `service main thread ${c.main.toFixed(2)}, service pool/helper threads ${c.pool.toFixed(2)}, ` +
+    `mariadbd ${c.mariadb.toFixed(2)}, redis-server ${c.redis.toFixed(2)}, load generator ${c.bench.toFixed(2)}; ` +
+    `other processes kept ${c.otherCores.toFixed(2)} of ${o.cpus} cores busy meanwhile`;
+  console.log(
+    `Other processes kept ${o.bcryptBefore.otherCores.toFixed(2)} / ${o.bcryptAfter.otherCores.toFixed(2)} cores busy during (1) before / after`,
+  );
   console.log(`CPU ms per login (2): ${cpu(o.loginCpu)}`);
   const c = o.loginCpu;
-  console.log(`  BCrypt's share of the CPU one login costs on this machine: ${pct(c.pool / (c.main + c.pool + c.mariadb + c.redis + c.bench))} `
-    + '(the ceiling of (2) ÷ (1) when both cores are busy)');
+  console.log(
+    `  BCrypt's share of the CPU one login costs on this machine: ${pct(c.pool / (c.main + c.pool + c.mariadb + c.redis + c.bench))} ` +
+      '(the ceiling of (2) ÷ (1) when both cores are busy)',
+  );
   if (o.rsaMs) console.log(`  of the main thread's: one RSA-OAEP private decrypt ${o.rsaMs.toFixed(2)} ms`);
   console.log(`CPU ms per login (2b): ${cpu(o.oneCpu)}`);
   console.log(`CPU ms per /sys/me/info (3): ${cpu(o.infoCpu)}`);
   // Throughput ratios also move with which side is the bottleneck (the service, or the load generator on the
   // other core); the CPU each answer costs its own process's main thread does not.
   const us = (key) => `${(o.mainCpu[key] * 1000).toFixed(1)} µs`;
-  console.log(`Main-thread CPU per request in (3)'s rounds: /sys/me/info ${us('info')}, bare ${us('bare')}, Nest floor ${us('floor')}, `
-    + `bare + headers ${us('bareHeaders')}; the floor's is ${pct(o.mainCpu.floor / o.mainCpu.info)} of the service's, the bare route's ${pct(o.mainCpu.bare / o.mainCpu.info)}`);
-  console.log(`(6) one captcha (120×40 PNG): ${o.captcha.renderMs.toFixed(2)} ms; one BCrypt compare at cost ${COST}: `
-    + `${o.captcha.compareMs.toFixed(1)} ms (a captcha costs ${pct(o.captcha.renderMs / o.captcha.compareMs)} of a compare)`);
+  console.log(
+    `Main-thread CPU per request in (3)'s rounds: /sys/me/info ${us('info')}, bare ${us('bare')}, Nest floor ${us('floor')}, ` +
+      `bare + headers ${us('bareHeaders')}; the floor's is ${pct(o.mainCpu.floor / o.mainCpu.info)} of the service's, the bare route's ${pct(o.mainCpu.bare / o.mainCpu.info)}`,
+  );
+  console.log(
+    `(6) one captcha (120×40 PNG): ${o.captcha.renderMs.toFixed(2)} ms; one BCrypt compare at cost ${COST}: ` +
+      `${o.captcha.compareMs.toFixed(1)} ms (a captcha costs ${pct(o.captcha.renderMs / o.captcha.compareMs)} of a compare)`,
+  );
   console.log('(mariadbd and redis-server figures include whatever else uses them on the machine)');
 }
 
-main().then(() => process.exit(0), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -5,26 +5,27 @@ import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule, Params } from 'nestjs-pino';
+
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
-import { SessionModule } from './session/session.module';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { Clock, SystemClock } from './common/clock';
 import { AppConfig } from './config/app-config';
 import { dataSourceOptions, initializeDataSource } from './database/data-source-options';
+import { DormantAccountModule } from './dormant-account/dormant-account.module';
 import { HealthController } from './health/health.controller';
 import { LoginLogModule } from './login-log/login-log.module';
 import { MetricsModule } from './metrics/metrics.module';
-import { NotificationModule } from './notification/notification.module';
-import { AdminBootstrapModule } from './user-account/admin-bootstrap.module';
-import { OnlineModule } from './online/online.module';
 import { MfaModule } from './mfa/mfa.module';
-import { DormantAccountModule } from './dormant-account/dormant-account.module';
+import { NotificationModule } from './notification/notification.module';
+import { OnlineModule } from './online/online.module';
 import { QrcodeModule } from './qrcode/qrcode.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { LogRetentionModule } from './retention/log-retention.module';
+import { SessionModule } from './session/session.module';
 import { StoreModule } from './store/store.module';
 import { StrategyModule } from './strategy/strategy.module';
+import { AdminBootstrapModule } from './user-account/admin-bootstrap.module';
 import { AccountRecoveryModule } from './user-account/recovery/account-recovery.module';
 import { UserAccountModule } from './user-account/user-account.module';
 
@@ -34,7 +35,10 @@ class CoreModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CoreModule,
-      providers: [{ provide: AppConfig, useValue: config }, { provide: Clock, useClass: SystemClock }],
+      providers: [
+        { provide: AppConfig, useValue: config },
+        { provide: Clock, useClass: SystemClock },
+      ],
       exports: [AppConfig, Clock],
     };
   }
@@ -50,7 +54,10 @@ export class AppModule {
    * `logging`: the service's pino logger (main.ts), also logging each request and binding its id
    * to the lines written while it runs; the tests' apps log through Nest's console logger instead.
    */
-  static forRoot(config: AppConfig, { command = false, logging }: { command?: boolean; logging?: Params } = {}): DynamicModule {
+  static forRoot(
+    config: AppConfig,
+    { command = false, logging }: { command?: boolean; logging?: Params } = {},
+  ): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -63,7 +70,13 @@ export class AppModule {
             toRetry: () => false,
           }),
           // Migrations outside the statement deadline (a schema change may take longer than a request may).
-          dataSourceFactory: (options) => initializeDataSource(options!, config.DB_STATEMENT_TIMEOUT_MS, config.START_TIMEOUT_MS, config.DATABASE_URL),
+          dataSourceFactory: (options) =>
+            initializeDataSource(
+              options!,
+              config.DB_STATEMENT_TIMEOUT_MS,
+              config.START_TIMEOUT_MS,
+              config.DATABASE_URL,
+            ),
         }),
         // Settings are read on every login, so they stay in process memory; other instances
         // learn of a change through SYS_PROPS_CHANGED (docs/architecture.md, "Per instance").
@@ -89,9 +102,7 @@ export class AppModule {
         ...(logging ? [LoggerModule.forRoot(logging)] : []),
       ],
       controllers: [HealthController],
-      providers: [
-        { provide: APP_FILTER, useClass: AllExceptionsFilter },
-      ],
+      providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
     };
   }
 }

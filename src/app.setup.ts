@@ -3,13 +3,14 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyInstance } from 'fastify';
-import { FieldErrorDto, ValidationFailedDto } from './common/api-envelope';
+
 import { describeOperations } from './common/api-docs';
-import { BodyValidationPipe } from './common/validation.pipe';
-import { AppConfig } from './config/app-config';
+import { FieldErrorDto, ValidationFailedDto } from './common/api-envelope';
 import { parseFormBody } from './common/form-body';
 import { docsPolicy, securityHeaders } from './common/security-headers';
 import { registerStaticConsole } from './common/static-console';
+import { BodyValidationPipe } from './common/validation.pipe';
+import { AppConfig } from './config/app-config';
 
 /**
  * Everything the HTTP layer needs besides the modules: body parsers (JSON with
@@ -68,13 +69,17 @@ export async function setupApp(app: NestFastifyApplication): Promise<void> {
  * the console's API types from it (tools/api-types.ts).
  */
 export function openApiDocument(app: INestApplication): OpenAPIObject {
-  const document = SwaggerModule.createDocument(app, new DocumentBuilder()
-    .setTitle('Login policy service')
-    .setDescription(API_DESCRIPTION)
-    // Relative: the operations are on the origin that serves this document, whatever its host name.
-    .addServer('/', 'this service')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'Admin-Token' }, 'Admin-Token')
-    .build(), { extraModels: [FieldErrorDto, ValidationFailedDto] });
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Login policy service')
+      .setDescription(API_DESCRIPTION)
+      // Relative: the operations are on the origin that serves this document, whatever its host name.
+      .addServer('/', 'this service')
+      .addApiKey({ type: 'apiKey', in: 'header', name: 'Admin-Token' }, 'Admin-Token')
+      .build(),
+    { extraModels: [FieldErrorDto, ValidationFailedDto] },
+  );
   describeOperations(app, document, app.get(AppConfig).TEMP_URIS);
   unwrapLoneAllOf(document);
   return document;

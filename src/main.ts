@@ -1,6 +1,8 @@
 import 'reflect-metadata';
+
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
+
 import { AppModule } from './app.module';
 import { setupApp } from './app.setup';
 import { createHttpAdapter } from './common/http-adapter';
@@ -30,7 +32,9 @@ async function bootstrap() {
   } catch (err) {
     logger.error(listenFailure(err, config.HOST, config.PORT) ?? err);
     // Closed, so that the database is left as a stop leaves it (SQLite checkpoints its WAL); bounded.
-    await Promise.race([app.close(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]).catch(() => undefined);
+    await Promise.race([app.close(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]).catch(
+      () => undefined,
+    );
     process.exit(1);
   }
   const shown = config.HOST === '0.0.0.0' ? 'localhost' : config.HOST;

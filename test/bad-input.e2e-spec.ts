@@ -1,9 +1,10 @@
 import { constants, createHash, generateKeyPairSync, publicEncrypt, randomBytes } from 'node:crypto';
+
 import { createUser, TestUser } from './factories';
-import { fieldErrorsOk } from './support/field-errors';
 import { BACKENDS } from './support/backends';
-import { ADMIN_PASSWORD, CallOptions, Reply, startApp, TestApp } from './support/test-app';
 import { BAD_CREDENTIALS } from './support/envelopes';
+import { fieldErrorsOk } from './support/field-errors';
+import { ADMIN_PASSWORD, CallOptions, Reply, startApp, TestApp } from './support/test-app';
 
 /**
  * Whatever a client sends, the answer is a 4xx in the envelope
@@ -12,7 +13,13 @@ import { BAD_CREDENTIALS } from './support/envelopes';
  */
 
 // The HTTP status of each code these cases can end in.
-const STATUS: Record<string, number> = { VALIDATION_FAILED: 400, QRCODE_INVALID: 400, NOT_FOUND: 404, BAD_CREDENTIALS: 401, FORBIDDEN: 403 };
+const STATUS: Record<string, number> = {
+  VALIDATION_FAILED: 400,
+  QRCODE_INVALID: 400,
+  NOT_FOUND: 404,
+  BAD_CREDENTIALS: 401,
+  FORBIDDEN: 403,
+};
 
 type FieldType = 'string' | 'password' | 'int' | 'bool' | 'array' | 'enum' | 'date';
 
@@ -79,18 +86,38 @@ const ENDPOINTS: Endpoint[] = [
   {
     path: '/sys/strategy/login/save',
     fields: {
-      sessionExpireMinutes: INT, tempSessionExpireMinutes: INT, lockMinutes: INT, maxFailureTimes: INT,
-      maxFailureInterval: INT, sendMsgWhenErrorLogin: CHANNELS, sendMsgWhenErrorIp: CHANNELS,
-      loginStrategyWhenExpire: INT, bindIp: BOOL, multiOnline: BOOL, mfaMode: INT,
+      sessionExpireMinutes: INT,
+      tempSessionExpireMinutes: INT,
+      lockMinutes: INT,
+      maxFailureTimes: INT,
+      maxFailureInterval: INT,
+      sendMsgWhenErrorLogin: CHANNELS,
+      sendMsgWhenErrorIp: CHANNELS,
+      loginStrategyWhenExpire: INT,
+      bindIp: BOOL,
+      multiOnline: BOOL,
+      mfaMode: INT,
     },
-    valid: () => ({ sessionExpireMinutes: 45, sendMsgWhenErrorLogin: 'email,site', sendMsgWhenErrorIp: 'sms', multiOnline: false }),
+    valid: () => ({
+      sessionExpireMinutes: 45,
+      sendMsgWhenErrorLogin: 'email,site',
+      sendMsgWhenErrorIp: 'sms',
+      multiOnline: false,
+    }),
   },
   { path: '/sys/strategy/user/info', ...NO_INPUT },
   {
     path: '/sys/strategy/user/save',
     fields: {
-      passwordExpireDays: INT, expireNotifyDays: INT, minPasswordLength: INT, maxPasswordLength: INT,
-      includeLowerCase: BOOL, includeUpperCase: BOOL, includeNumber: BOOL, includeSymbol: BOOL, forceUpdatePassword: BOOL,
+      passwordExpireDays: INT,
+      expireNotifyDays: INT,
+      minPasswordLength: INT,
+      maxPasswordLength: INT,
+      includeLowerCase: BOOL,
+      includeUpperCase: BOOL,
+      includeNumber: BOOL,
+      includeSymbol: BOOL,
+      forceUpdatePassword: BOOL,
     },
     valid: () => ({ minPasswordLength: 8, includeUpperCase: true }),
   },
@@ -106,12 +133,23 @@ const ENDPOINTS: Endpoint[] = [
       roles: { type: 'array', unicode: 'VALIDATION_FAILED' },
     },
     valid: (c) => ({
-      username: 'bad_input_never', name: 'Never', mobile: '13900000000', email: 'never@example.com', password: c.userPass, roles: [],
+      username: 'bad_input_never',
+      name: 'Never',
+      mobile: '13900000000',
+      email: 'never@example.com',
+      password: c.userPass,
+      roles: [],
     }),
   },
-  { path: '/sys/user/list', fields: { ...PAGING, keyword: { type: 'string' } }, valid: () => ({ pageNum: 1, pageSize: 10, keyword: 'a' }) },
+  {
+    path: '/sys/user/list',
+    fields: { ...PAGING, keyword: { type: 'string' } },
+    valid: () => ({ pageNum: 1, pageSize: 10, keyword: 'a' }),
+  },
   ...['lock', 'unlock', 'disable', 'enable', 'resetPass'].map((op) => ({
-    path: `/sys/user/${op}`, fields: BY_ID, valid: (c: Ctx) => ({ id: c.victim.id }),
+    path: `/sys/user/${op}`,
+    fields: BY_ID,
+    valid: (c: Ctx) => ({ id: c.victim.id }),
   })),
   {
     path: '/sys/role/save',
@@ -131,7 +169,9 @@ const ENDPOINTS: Endpoint[] = [
   },
   { path: '/sys/me/mfa/setup', ...NO_INPUT },
   ...['enable', 'disable', 'recoveryCodes'].map((op) => ({
-    path: `/sys/me/mfa/${op}`, fields: { code: MFA_CODE_FIELD }, valid: () => ({ code: '123456' }),
+    path: `/sys/me/mfa/${op}`,
+    fields: { code: MFA_CODE_FIELD },
+    valid: () => ({ code: '123456' }),
   })),
   { path: '/sys/user/mfa/reset', fields: BY_ID, valid: (c: Ctx) => ({ id: c.victim.id }) },
   { path: '/auth/qrcode/generate', ...NO_INPUT },
@@ -152,8 +192,16 @@ const ENDPOINTS: Endpoint[] = [
     fields: { tokenId: { type: 'string', required: true, unicode: 'VALIDATION_FAILED' } },
     valid: (c) => ({ tokenId: c.adminOtherTokenId }),
   },
-  { path: '/sys/message/list', fields: { ...PAGING, unreadOnly: BOOL }, valid: () => ({ pageNum: 1, pageSize: 10, unreadOnly: true }) },
-  { path: '/sys/message/read', fields: { ids: { type: 'array', required: true } }, valid: () => ({ ids: ['00000000-0000-0000-0000-000000000000'] }) },
+  {
+    path: '/sys/message/list',
+    fields: { ...PAGING, unreadOnly: BOOL },
+    valid: () => ({ pageNum: 1, pageSize: 10, unreadOnly: true }),
+  },
+  {
+    path: '/sys/message/read',
+    fields: { ids: { type: 'array', required: true } },
+    valid: () => ({ ids: ['00000000-0000-0000-0000-000000000000'] }),
+  },
   {
     path: '/sys/loginLog/list',
     fields: {
@@ -166,8 +214,14 @@ const ENDPOINTS: Endpoint[] = [
       endTime: { type: 'date', unicode: 'VALIDATION_FAILED' },
     },
     valid: () => ({
-      pageNum: 1, pageSize: 10, account: 'admin', status: 'success', loginType: 'account', ip: '10.9.9.9',
-      beginTime: '2020-01-01T00:00:00Z', endTime: '2030-01-01T00:00:00.000Z',
+      pageNum: 1,
+      pageSize: 10,
+      account: 'admin',
+      status: 'success',
+      loginType: 'account',
+      ip: '10.9.9.9',
+      beginTime: '2020-01-01T00:00:00Z',
+      endTime: '2030-01-01T00:00:00.000Z',
     }),
   },
 ];
@@ -185,8 +239,13 @@ const WRONG_TYPES: Record<FieldType, unknown[]> = {
 
 /** Stands in for the real context when only the number of cases matters. */
 const FAKE_CTX: Ctx = {
-  adminPass: 'x', newPass: 'x', userPass: 'x', victim: { id: 'x', username: 'x', password: 'x', mobile: 'x', email: 'x' },
-  victimTokenId: 'x', adminOtherTokenId: 'x', qrCode: 'x',
+  adminPass: 'x',
+  newPass: 'x',
+  userPass: 'x',
+  victim: { id: 'x', username: 'x', password: 'x', mobile: 'x', email: 'x' },
+  victimTokenId: 'x',
+  adminOtherTokenId: 'x',
+  qrCode: 'x',
 };
 
 const UNICODE = '张三😀\u202eabc\u0301';
@@ -203,8 +262,10 @@ interface Case {
   field?: string;
 }
 
-const omit = (o: Record<string, unknown>, key: string) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
-const show = (v: unknown) => (typeof v === 'string' && v.length > 40 ? `${v.slice(0, 20)}…(${v.length})` : JSON.stringify(v));
+const omit = (o: Record<string, unknown>, key: string) =>
+  Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
+const show = (v: unknown) =>
+  typeof v === 'string' && v.length > 40 ? `${v.slice(0, 20)}…(${v.length})` : JSON.stringify(v);
 /** The valid body as JSON with one more member spliced in raw (for nesting too deep to build as objects). */
 const withRawMember = (valid: Record<string, unknown>, name: string, rawValue: string) => {
   const json = JSON.stringify(valid);
@@ -218,14 +279,25 @@ function missingCases(e: Endpoint, valid: Record<string, unknown>): Case[] {
     ...required.map((f) => ({ label: `without ${f}`, body: omit(valid, f), code: 'VALIDATION_FAILED', field: f })),
     { label: '{}', body: {}, code: 'VALIDATION_FAILED', field: required[0] },
     { label: 'empty body', raw: '', code: 'VALIDATION_FAILED', field: required[0] },
-    { label: 'empty form body', raw: '', contentType: 'application/x-www-form-urlencoded', code: 'VALIDATION_FAILED', field: required[0] },
+    {
+      label: 'empty form body',
+      raw: '',
+      contentType: 'application/x-www-form-urlencoded',
+      code: 'VALIDATION_FAILED',
+      field: required[0],
+    },
   ];
 }
 
 function wrongTypeCases(e: Endpoint, valid: Record<string, unknown>): Case[] {
-  return Object.entries(e.fields).flatMap(([f, { type }]) => WRONG_TYPES[type].map((v) => ({
-    label: `${f}: ${show(v)}`, body: { ...valid, [f]: v }, code: 'VALIDATION_FAILED', field: f,
-  })));
+  return Object.entries(e.fields).flatMap(([f, { type }]) =>
+    WRONG_TYPES[type].map((v) => ({
+      label: `${f}: ${show(v)}`,
+      body: { ...valid, [f]: v },
+      code: 'VALIDATION_FAILED',
+      field: f,
+    })),
+  );
 }
 
 function unknownFieldCases(e: Endpoint, valid: Record<string, unknown>): Case[] {
@@ -234,14 +306,32 @@ function unknownFieldCases(e: Endpoint, valid: Record<string, unknown>): Case[] 
     { label: 'bogus: 1', body: { ...valid, bogus: 1 }, code: 'VALIDATION_FAILED', field: 'bogus' },
     { label: 'isAdmin: true', body: { ...valid, isAdmin: true }, code: 'VALIDATION_FAILED', field: 'isAdmin' },
     { label: 'bogus: null', body: { ...valid, bogus: null }, code: 'VALIDATION_FAILED', field: 'bogus' },
-    ...(first ? [{ label: `${first.toUpperCase()} (case differs)`, body: { ...omit(valid, first), [first.toUpperCase()]: valid[first] ?? 1 }, code: 'VALIDATION_FAILED' }] : []),
+    ...(first
+      ? [
+          {
+            label: `${first.toUpperCase()} (case differs)`,
+            body: { ...omit(valid, first), [first.toUpperCase()]: valid[first] ?? 1 },
+            code: 'VALIDATION_FAILED',
+          },
+        ]
+      : []),
     { label: 'constructor', raw: withRawMember(valid, 'constructor', '{"name":"x"}'), code: 'VALIDATION_FAILED' },
     { label: '__proto__', raw: withRawMember(valid, '__proto__', '{"isAdmin":true}'), code: 'VALIDATION_FAILED' },
     { label: 'valueOf: false', body: { ...valid, valueOf: false }, code: 'VALIDATION_FAILED', field: 'valueOf' },
     { label: 'toString: "x"', body: { ...valid, toString: 'x' }, code: 'VALIDATION_FAILED', field: 'toString' },
     { label: 'prototype: []', body: { ...valid, prototype: [] }, code: 'VALIDATION_FAILED', field: 'prototype' },
-    { label: 'constructor.prototype', raw: withRawMember(valid, 'constructor', '{"prototype":{"isAdmin":true}}'), code: 'VALIDATION_FAILED' },
-    { label: 'form bogus=1', raw: 'bogus=1', contentType: 'application/x-www-form-urlencoded', code: 'VALIDATION_FAILED', field: 'bogus' },
+    {
+      label: 'constructor.prototype',
+      raw: withRawMember(valid, 'constructor', '{"prototype":{"isAdmin":true}}'),
+      code: 'VALIDATION_FAILED',
+    },
+    {
+      label: 'form bogus=1',
+      raw: 'bogus=1',
+      contentType: 'application/x-www-form-urlencoded',
+      code: 'VALIDATION_FAILED',
+      field: 'bogus',
+    },
   ];
 }
 
@@ -256,7 +346,12 @@ function nonObjectCases(valid: Record<string, unknown>): Case[] {
     { label: '[valid body]', body: [valid], code: 'VALIDATION_FAILED', field: 'body' },
     { label: 'JSON string', raw: '"hello"', code: 'VALIDATION_FAILED', field: 'body' },
     { label: 'JSON string "x"', raw: '"x"', code: 'VALIDATION_FAILED', field: 'body' },
-    { label: 'JSON string of the valid body', raw: JSON.stringify(JSON.stringify(valid)), code: 'VALIDATION_FAILED', field: 'body' },
+    {
+      label: 'JSON string of the valid body',
+      raw: JSON.stringify(JSON.stringify(valid)),
+      code: 'VALIDATION_FAILED',
+      field: 'body',
+    },
     { label: 'JSON number', raw: '42', code: 'VALIDATION_FAILED', field: 'body' },
     { label: 'JSON true', raw: 'true', code: 'VALIDATION_FAILED', field: 'body' },
   ];
@@ -268,7 +363,11 @@ function invalidJsonCases(valid: Record<string, unknown>): Case[] {
     { label: 'truncated', raw: json.slice(0, -1), code: 'VALIDATION_FAILED' },
     { label: 'trailing garbage', raw: `${json}}`, code: 'VALIDATION_FAILED' },
     { label: 'single quotes', raw: "{'a':1}", code: 'VALIDATION_FAILED' },
-    { label: 'trailing comma', raw: `${json.slice(0, -1)}${json === '{}' ? '' : ','}"a":1,}`, code: 'VALIDATION_FAILED' },
+    {
+      label: 'trailing comma',
+      raw: `${json.slice(0, -1)}${json === '{}' ? '' : ','}"a":1,}`,
+      code: 'VALIDATION_FAILED',
+    },
     { label: 'NaN', raw: '{"a":NaN}', code: 'VALIDATION_FAILED' },
     { label: 'undefined', raw: 'undefined', code: 'VALIDATION_FAILED' },
     { label: 'bad escape', raw: '{"a":"\\u12"}', code: 'VALIDATION_FAILED' },
@@ -283,8 +382,21 @@ function oversizedCases(e: Endpoint, valid: Record<string, unknown>): Case[] {
   return [
     { label: 'bogus of 70 KiB', body: { ...valid, bogus: 'a'.repeat(OVERSIZED) }, code: 'VALIDATION_FAILED' },
     { label: '70 KiB of spaces', raw: `${' '.repeat(OVERSIZED)}${JSON.stringify(valid)}`, code: 'VALIDATION_FAILED' },
-    { label: 'form of 70 KiB', raw: `bogus=${'a'.repeat(OVERSIZED)}`, contentType: 'application/x-www-form-urlencoded', code: 'VALIDATION_FAILED' },
-    ...(stringField ? [{ label: `${stringField} of 70 KiB`, body: { ...valid, [stringField]: 'a'.repeat(OVERSIZED) }, code: 'VALIDATION_FAILED' }] : []),
+    {
+      label: 'form of 70 KiB',
+      raw: `bogus=${'a'.repeat(OVERSIZED)}`,
+      contentType: 'application/x-www-form-urlencoded',
+      code: 'VALIDATION_FAILED',
+    },
+    ...(stringField
+      ? [
+          {
+            label: `${stringField} of 70 KiB`,
+            body: { ...valid, [stringField]: 'a'.repeat(OVERSIZED) },
+            code: 'VALIDATION_FAILED',
+          },
+        ]
+      : []),
   ];
 }
 
@@ -293,13 +405,31 @@ function deepCases(e: Endpoint, valid: Record<string, unknown>): Case[] {
   const objects = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
   const first = Object.keys(e.fields)[0];
   return [
-    { label: 'bogus: 25000 nested arrays', raw: withRawMember(valid, 'bogus', arrays(25_000)), code: 'VALIDATION_FAILED' },
-    { label: 'bogus: 9000 nested objects', raw: withRawMember(valid, 'bogus', objects(9_000)), code: 'VALIDATION_FAILED' },
+    {
+      label: 'bogus: 25000 nested arrays',
+      raw: withRawMember(valid, 'bogus', arrays(25_000)),
+      code: 'VALIDATION_FAILED',
+    },
+    {
+      label: 'bogus: 9000 nested objects',
+      raw: withRawMember(valid, 'bogus', objects(9_000)),
+      code: 'VALIDATION_FAILED',
+    },
     { label: 'body of 30000 nested arrays', raw: arrays(30_000), code: 'VALIDATION_FAILED' },
-    ...(first ? [
-      { label: `${first}: 25000 nested arrays`, raw: withRawMember(omit(valid, first), first, arrays(25_000)), code: 'VALIDATION_FAILED' },
-      { label: `${first}: 9000 nested objects`, raw: withRawMember(omit(valid, first), first, objects(9_000)), code: 'VALIDATION_FAILED' },
-    ] : []),
+    ...(first
+      ? [
+          {
+            label: `${first}: 25000 nested arrays`,
+            raw: withRawMember(omit(valid, first), first, arrays(25_000)),
+            code: 'VALIDATION_FAILED',
+          },
+          {
+            label: `${first}: 9000 nested objects`,
+            raw: withRawMember(omit(valid, first), first, objects(9_000)),
+            code: 'VALIDATION_FAILED',
+          },
+        ]
+      : []),
   ];
 }
 
@@ -307,30 +437,55 @@ function hugeCases(e: Endpoint, valid: Record<string, unknown>): Case[] {
   const cases: Case[] = [{ label: 'bogus of 60000 chars', body: { ...valid, bogus: HUGE }, code: 'VALIDATION_FAILED' }];
   for (const [f, { type }] of Object.entries(e.fields)) {
     if (type === 'array') {
-      cases.push({ label: `${f}: [60000 chars]`, body: { ...valid, [f]: [HUGE] }, code: 'VALIDATION_FAILED', field: f });
-      cases.push({ label: `${f}: 12000 items`, body: { ...valid, [f]: Array(12_000).fill('ab') }, code: 'VALIDATION_FAILED', field: f });
+      cases.push({
+        label: `${f}: [60000 chars]`,
+        body: { ...valid, [f]: [HUGE] },
+        code: 'VALIDATION_FAILED',
+        field: f,
+      });
+      cases.push({
+        label: `${f}: 12000 items`,
+        body: { ...valid, [f]: Array(12_000).fill('ab') },
+        code: 'VALIDATION_FAILED',
+        field: f,
+      });
     } else if (type !== 'int' && type !== 'bool') {
       cases.push({ label: `${f} of 60000 chars`, body: { ...valid, [f]: HUGE }, code: 'VALIDATION_FAILED', field: f });
     } else {
-      cases.push({ label: `${f}: 60000 digits`, raw: withRawMember(omit(valid, f), f, '9'.repeat(60_000)), code: 'VALIDATION_FAILED', field: f });
+      cases.push({
+        label: `${f}: 60000 digits`,
+        raw: withRawMember(omit(valid, f), f, '9'.repeat(60_000)),
+        code: 'VALIDATION_FAILED',
+        field: f,
+      });
     }
   }
   return cases;
 }
 
 function unicodeCases(e: Endpoint, valid: Record<string, unknown>): Case[] {
-  return Object.entries(e.fields).filter(([, f]) => f.unicode).map(([f, { type, unicode }]) => ({
-    label: `${f}: unicode`, body: { ...valid, [f]: type === 'array' ? [UNICODE] : UNICODE }, code: unicode!,
-    field: unicode === 'VALIDATION_FAILED' ? f : undefined,
-  }));
+  return Object.entries(e.fields)
+    .filter(([, f]) => f.unicode)
+    .map(([f, { type, unicode }]) => ({
+      label: `${f}: unicode`,
+      body: { ...valid, [f]: type === 'array' ? [UNICODE] : UNICODE },
+      code: unicode!,
+      field: unicode === 'VALIDATION_FAILED' ? f : undefined,
+    }));
 }
 
 /** Half a surrogate pair is not Unicode text: refused in every text field, never stored mangled. */
 function illFormedCases(e: Endpoint, valid: Record<string, unknown>): Case[] {
-  return Object.entries(e.fields).filter(([, f]) => f.type !== 'int' && f.type !== 'bool').flatMap(([f, { type }]) =>
-    ['ab\ud800cd', '\udc00'].map((text) => ({
-      label: `${f}: ${JSON.stringify(text)}`, body: { ...valid, [f]: type === 'array' ? [text] : text }, code: 'VALIDATION_FAILED', field: f,
-    })));
+  return Object.entries(e.fields)
+    .filter(([, f]) => f.type !== 'int' && f.type !== 'bool')
+    .flatMap(([f, { type }]) =>
+      ['ab\ud800cd', '\udc00'].map((text) => ({
+        label: `${f}: ${JSON.stringify(text)}`,
+        body: { ...valid, [f]: type === 'array' ? [text] : text },
+        code: 'VALIDATION_FAILED',
+        field: f,
+      })),
+    );
 }
 
 describe.each(BACKENDS)('bad input on $name', (backend) => {
@@ -368,9 +523,22 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
       ['random 256 bytes', randomBytes(256).toString('base64')],
       ['truncated ciphertext', right.slice(0, 200)],
       ['ciphertext with a flipped byte', flipByte(right)],
-      ['ciphertext under another key', publicEncrypt({ key: otherKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, plain).toString('base64')],
-      ['RSA-OAEP with SHA-1', publicEncrypt({ key: servicePem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha1' }, plain).toString('base64')],
-      ['PKCS#1 v1.5 padding', publicEncrypt({ key: servicePem, padding: constants.RSA_PKCS1_PADDING }, plain).toString('base64')],
+      [
+        'ciphertext under another key',
+        publicEncrypt({ key: otherKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, plain).toString(
+          'base64',
+        ),
+      ],
+      [
+        'RSA-OAEP with SHA-1',
+        publicEncrypt({ key: servicePem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha1' }, plain).toString(
+          'base64',
+        ),
+      ],
+      [
+        'PKCS#1 v1.5 padding',
+        publicEncrypt({ key: servicePem, padding: constants.RSA_PKCS1_PADDING }, plain).toString('base64'),
+      ],
       ['two ciphertexts', right + right],
       ['base64 of 1100 chars', 'A'.repeat(1100)],
     ];
@@ -378,7 +546,13 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
   afterAll(() => app.close());
 
   const send = (path: string, c: Pick<Case, 'body' | 'raw' | 'contentType'>, opts: CallOptions = {}) =>
-    app.post(path, c.raw === undefined ? c.body : undefined, { token, ip: '10.9.9.9', raw: c.raw, contentType: c.contentType, ...opts });
+    app.post(path, c.raw === undefined ? c.body : undefined, {
+      token,
+      ip: '10.9.9.9',
+      raw: c.raw,
+      contentType: c.contentType,
+      ...opts,
+    });
 
   /** Everything a refused request must leave as it was. */
   async function snapshot() {
@@ -408,15 +582,21 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
         problems.push(`${c.label}: answer is not JSON (${(err as Error).message})`);
         continue;
       }
-      const shapeOk = res.body && Object.keys(res.body).sort().join() === 'code,data,message,success'
-        && res.body.success === false && typeof res.body.message === 'string' && res.body.message !== ''
+      const shapeOk =
+        res.body &&
+        Object.keys(res.body).sort().join() === 'code,data,message,success' &&
+        res.body.success === false &&
+        typeof res.body.message === 'string' &&
+        res.body.message !== '' &&
         // VALIDATION_FAILED names the refused fields in data.errors; other failures keep data: null.
-        && (c.code === 'VALIDATION_FAILED' ? fieldErrorsOk(res.body.data) : res.body.data === null);
+        (c.code === 'VALIDATION_FAILED' ? fieldErrorsOk(res.body.data) : res.body.data === null);
       // A refusal of the whole body says so in words ("请求体…") rather than by the name `body`.
       const named = c.field === 'body' || res.body?.message?.includes(c.field ?? '');
       const fieldOk = !c.field || (named && fieldErrorsOk(res.body.data, c.field));
       if (res.status !== STATUS[c.code] || res.body?.code !== c.code || !shapeOk || !fieldOk) {
-        problems.push(`${c.label}: expected ${STATUS[c.code]} ${c.code}${c.field ? ` naming ${c.field}` : ''}, got ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
+        problems.push(
+          `${c.label}: expected ${STATUS[c.code]} ${c.code}${c.field ? ` naming ${c.field}` : ''}, got ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`,
+        );
       }
     }
     return problems;
@@ -448,7 +628,12 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
     if (passwordFields.length) {
       it.each(passwordFields)('refuses a %s that does not decrypt with VALIDATION_FAILED naming it', async (field) => {
         const valid = endpoint.valid(ctx);
-        const cases = undecryptable.map(([label, value]) => ({ label, body: { ...valid, [field]: value }, code: 'VALIDATION_FAILED', field }));
+        const cases = undecryptable.map(([label, value]) => ({
+          label,
+          body: { ...valid, [field]: value },
+          code: 'VALIDATION_FAILED',
+          field,
+        }));
         const before = await snapshot();
         expect(await problemsOf(endpoint.path, cases)).toEqual([]);
         expect(await snapshot()).toEqual(before);
@@ -461,11 +646,16 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
 
     it.each(noInput)('%s accepts {}, an empty body and no body at all', async (path) => {
       // Logout ends the token it is given, so it gets a fresh one for every call.
-      const tokenFor = async () => (path === '/sys/logout' ? app.token('admin', ADMIN_PASSWORD, { ip: '10.9.9.9' }) : token);
+      const tokenFor = async () =>
+        path === '/sys/logout' ? app.token('admin', ADMIN_PASSWORD, { ip: '10.9.9.9' }) : token;
       const answers: Reply[] = [];
       answers.push(await app.post(path, {}, { token: await tokenFor(), ip: '10.9.9.9' }));
       answers.push(await app.post(path, undefined, { token: await tokenFor(), ip: '10.9.9.9', raw: '' }));
-      const bare = await app.app.inject({ method: 'POST', url: path, headers: { 'admin-token': await tokenFor(), 'x-forwarded-for': '10.9.9.9' } });
+      const bare = await app.app.inject({
+        method: 'POST',
+        url: path,
+        headers: { 'admin-token': await tokenFor(), 'x-forwarded-for': '10.9.9.9' },
+      });
       answers.push({ status: bare.statusCode, body: bare.json(), headers: bare.headers });
       for (const res of answers) {
         expect(res.status).toBe(200);
@@ -488,9 +678,17 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
       ['2020-01-01', '2030-01-01'],
       ['2024-06-01T12:00:00+08:00', '2024-06-01T12:00:00.123456789Z'],
     ]) {
-      const res = await app.post('/sys/loginLog/list', { pageNum: 1, pageSize: 10, beginTime, endTime }, { token, ip: '10.9.9.9' });
+      const res = await app.post(
+        '/sys/loginLog/list',
+        { pageNum: 1, pageSize: 10, beginTime, endTime },
+        { token, ip: '10.9.9.9' },
+      );
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ success: true, code: 'OK', data: { total: expect.any(Number), rows: expect.any(Array) } });
+      expect(res.body).toMatchObject({
+        success: true,
+        code: 'OK',
+        data: { total: expect.any(Number), rows: expect.any(Array) },
+      });
     }
   });
 
@@ -505,7 +703,12 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
       ['DELETE', '/sys/user/list'],
     ] as const)('%s %s is NOT_FOUND 404 in the envelope, with or without a token', async (method, url) => {
       for (const headers of [{}, { 'admin-token': token }]) {
-        const res = await app.app.inject({ method, url, headers: { 'content-type': 'application/json', ...headers }, payload: method === 'GET' ? undefined : '{}' });
+        const res = await app.app.inject({
+          method,
+          url,
+          headers: { 'content-type': 'application/json', ...headers },
+          payload: method === 'GET' ? undefined : '{}',
+        });
         expect(res.statusCode).toBe(404);
         expect(res.json()).toEqual({ success: false, code: 'NOT_FOUND', message: expect.any(String), data: null });
       }
@@ -529,11 +732,17 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
       for (const name of NAMES) created.push(await createUser(app, { name }));
       const countBefore = Number((await app.db.query('SELECT COUNT(*) AS n FROM sys_user'))[0].n);
       for (const [i, user] of created.entries()) {
-        const res = await app.post('/sys/user/list', { pageNum: 1, pageSize: 10, keyword: user.username }, { token, ip: '10.9.9.9' });
+        const res = await app.post(
+          '/sys/user/list',
+          { pageNum: 1, pageSize: 10, keyword: user.username },
+          { token, ip: '10.9.9.9' },
+        );
         expect(res.status).toBe(200);
         expect(res.headers['content-type']).toMatch(/^application\/json/);
         expect(res.headers['x-content-type-options']).toBe('nosniff');
-        expect(res.body.data.rows).toEqual([expect.objectContaining({ id: user.id, username: user.username, name: NAMES[i] })]);
+        expect(res.body.data.rows).toEqual([
+          expect.objectContaining({ id: user.id, username: user.username, name: NAMES[i] }),
+        ]);
         const [row] = await app.db.query('SELECT name FROM sys_user WHERE id = ?', [user.id]);
         expect(row.name).toBe(NAMES[i]);
       }
@@ -543,25 +752,42 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
 
     it('refuses names with a control or format character (a bidi override, NUL, zero width), naming the field', async () => {
       for (const name of HIDDEN) {
-        const res = await app.post('/sys/user/create', { username: `h${Date.now()}`, name, password: await app.encrypt('Passw0rd!x') }, { token, ip: '10.9.9.9' });
-        expect({ name, status: res.status, code: res.body.code, fields: res.body.data?.errors?.map((e: any) => e.field) })
-          .toEqual({ name, status: 400, code: 'VALIDATION_FAILED', fields: ['name'] });
+        const res = await app.post(
+          '/sys/user/create',
+          { username: `h${Date.now()}`, name, password: await app.encrypt('Passw0rd!x') },
+          { token, ip: '10.9.9.9' },
+        );
+        expect({
+          name,
+          status: res.status,
+          code: res.body.code,
+          fields: res.body.data?.errors?.map((e: any) => e.field),
+        }).toEqual({ name, status: 400, code: 'VALIDATION_FAILED', fields: ['name'] });
       }
     });
 
     it('treats SQL and LIKE syntax in the keyword as plain text', async () => {
       const percent = await createUser(app, { name: 'Only 100% here' });
       const quote = await createUser(app, { name: "O'Brien" });
-      const total = (await app.post('/sys/user/list', { pageNum: 1, pageSize: 1 }, { token, ip: '10.9.9.9' })).body.data.total;
+      const total = (await app.post('/sys/user/list', { pageNum: 1, pageSize: 1 }, { token, ip: '10.9.9.9' })).body.data
+        .total;
       const search = async (keyword: string) =>
         (await app.post('/sys/user/list', { pageNum: 1, pageSize: 200, keyword }, { token, ip: '10.9.9.9' })).body.data;
 
       expect((await search('%')).rows.map((r: any) => r.id)).toContain(percent.id);
-      expect((await search('%')).rows.every((r: any) => [r.username, r.name, r.mobile ?? '', r.email ?? ''].join().includes('%'))).toBe(true);
+      expect(
+        (await search('%')).rows.every((r: any) =>
+          [r.username, r.name, r.mobile ?? '', r.email ?? ''].join().includes('%'),
+        ),
+      ).toBe(true);
       expect((await search("' OR '1'='1")).total).toBeLessThan(total);
       expect((await search("O'Brien")).rows.map((r: any) => r.id)).toEqual([quote.id]);
       expect((await search("') OR 1=1 --")).total).toBe(0);
-      expect((await search('\\')).rows.every((r: any) => [r.username, r.name, r.mobile ?? '', r.email ?? ''].join().includes('\\'))).toBe(true);
+      expect(
+        (await search('\\')).rows.every((r: any) =>
+          [r.username, r.name, r.mobile ?? '', r.email ?? ''].join().includes('\\'),
+        ),
+      ).toBe(true);
     });
 
     it('an unknown account in unicode or SQL is just an unknown account, logged as given', async () => {
@@ -576,33 +802,59 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
   });
 
   describe('VALIDATION_FAILED names every refused field in data.errors', () => {
-    it('one entry per refused field, in the caller\'s language; the message names the first', async () => {
+    it("one entry per refused field, in the caller's language; the message names the first", async () => {
       const res = await app.admin('/sys/loginLog/list', { pageNum: 0, pageSize: 'ten', status: 'foo' });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('VALIDATION_FAILED');
       expect(res.body.data.errors.map((e: any) => e.field).sort()).toEqual(['pageNum', 'pageSize', 'status']);
       for (const e of res.body.data.errors) expect(e.message).toMatch(new RegExp(`^参数${e.field}不合法`));
       expect(res.body.data.errors.map((e: any) => e.message)).toContain(res.body.message);
-      const en = await app.post('/sys/loginLog/list', { pageNum: 1, pageSize: 10, bogus: 1 },
-        { token: await app.adminToken(), ip: '10.9.9.9', headers: { 'accept-language': 'en' } });
+      const en = await app.post(
+        '/sys/loginLog/list',
+        { pageNum: 1, pageSize: 10, bogus: 1 },
+        { token: await app.adminToken(), ip: '10.9.9.9', headers: { 'accept-language': 'en' } },
+      );
       expect(en.body.data).toEqual({ errors: [{ field: 'bogus', message: en.body.message }] });
       expect(en.body.message).toMatch(/^Invalid bogus/);
     });
 
     it('refusals decided past the body check name their field too: a password that does not decrypt, an unknown role', async () => {
-      const plain = await app.admin('/sys/user/create', { username: `v_${randomBytes(3).toString('hex')}`, name: 'V', password: 'Passw0rd!x' });
-      expect(plain.body).toMatchObject({ code: 'VALIDATION_FAILED', data: { errors: [{ field: 'password', message: plain.body.message }] } });
-      const role = await app.admin('/sys/user/create', { username: `v_${randomBytes(3).toString('hex')}`, name: 'V', roles: ['no_such_role'] });
-      expect(role.body).toMatchObject({ code: 'VALIDATION_FAILED', data: { errors: [{ field: 'roles', message: role.body.message }] } });
+      const plain = await app.admin('/sys/user/create', {
+        username: `v_${randomBytes(3).toString('hex')}`,
+        name: 'V',
+        password: 'Passw0rd!x',
+      });
+      expect(plain.body).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        data: { errors: [{ field: 'password', message: plain.body.message }] },
+      });
+      const role = await app.admin('/sys/user/create', {
+        username: `v_${randomBytes(3).toString('hex')}`,
+        name: 'V',
+        roles: ['no_such_role'],
+      });
+      expect(role.body).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        data: { errors: [{ field: 'roles', message: role.body.message }] },
+      });
     });
 
     it('every POST operation of the OpenAPI document refuses null, [], "x", 42 and true, naming the body', async () => {
       const doc = (await app.app.inject({ method: 'GET', url: '/docs-json' })).json();
       // GET /health is a probe for load balancers and reads no body; its POST twin is left alone.
-      const posts = Object.keys(doc.paths).filter((path) => doc.paths[path].post && path !== '/health').sort();
+      const posts = Object.keys(doc.paths)
+        .filter((path) => doc.paths[path].post && path !== '/health')
+        .sort();
       // The document lists every operation this suite knows, and those it does not (audit log, stream ticket).
-      expect(posts).toEqual(expect.arrayContaining([...ENDPOINTS.map((e) => e.path), '/sys/auditLog/list', '/sys/message/streamTicket']));
-      const cases: Case[] = ['null', '[]', '"x"', '42', 'true'].map((raw) => ({ label: raw, raw, code: 'VALIDATION_FAILED', field: 'body' }));
+      expect(posts).toEqual(
+        expect.arrayContaining([...ENDPOINTS.map((e) => e.path), '/sys/auditLog/list', '/sys/message/streamTicket']),
+      );
+      const cases: Case[] = ['null', '[]', '"x"', '42', 'true'].map((raw) => ({
+        label: raw,
+        raw,
+        code: 'VALIDATION_FAILED',
+        field: 'body',
+      }));
       // A session of its own: were logout to take one of these bodies for {}, it would end only this one.
       const own = await app.token('admin', ADMIN_PASSWORD, { ip: '10.9.9.9' });
       const before = await snapshot();
@@ -616,7 +868,12 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
       const before = (await app.admin('/sys/strategy/login/info')).body.data;
       const res = await send('/sys/strategy/login/save', { raw: 'null' });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ success: false, code: 'VALIDATION_FAILED', message: res.body.message, data: { errors: [{ field: 'body', message: res.body.message }] } });
+      expect(res.body).toEqual({
+        success: false,
+        code: 'VALIDATION_FAILED',
+        message: res.body.message,
+        data: { errors: [{ field: 'body', message: res.body.message }] },
+      });
       expect((await app.admin('/sys/strategy/login/info')).body.data).toEqual(before);
     });
 
@@ -624,7 +881,12 @@ describe.each(BACKENDS)('bad input on $name', (backend) => {
       for (const raw of ['[1,2]', '"text"', '{"account":', 'null x']) {
         const res = await app.post('/sys/login', undefined, { raw });
         expect(res.status).toBe(400);
-        expect(res.body).toEqual({ success: false, code: 'VALIDATION_FAILED', message: res.body.message, data: { errors: [{ field: 'body', message: res.body.message }] } });
+        expect(res.body).toEqual({
+          success: false,
+          code: 'VALIDATION_FAILED',
+          message: res.body.message,
+          data: { errors: [{ field: 'body', message: res.body.message }] },
+        });
       }
     });
   });

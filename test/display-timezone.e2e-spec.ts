@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+
 import { NotificationService } from '../src/notification/notification.service';
 import { createActiveUser } from './factories';
 import { BACKENDS } from './support/backends';
@@ -53,9 +54,16 @@ describe.each(BACKENDS)('DISPLAY_TIMEZONE on $name', (backend) => {
 describe('DISPLAY_TIMEZONE that is not a zone', () => {
   it('stops the start with a message naming the variable', async () => {
     const dist = await buildCommands();
-    const result = await runCommand(join(dist, 'src', 'main.js'), [], {
-      DISPLAY_TIMEZONE: 'Mars/Olympus_Mons', DATABASE_URL: 'sqlite::memory:', PORT: '0',
-    }, 120_000);
+    const result = await runCommand(
+      join(dist, 'src', 'main.js'),
+      [],
+      {
+        DISPLAY_TIMEZONE: 'Mars/Olympus_Mons',
+        DATABASE_URL: 'sqlite::memory:',
+        PORT: '0',
+      },
+      120_000,
+    );
     expect(result.code).toBe(1);
     expect(`${result.stdout}${result.stderr}`).toMatch(/DISPLAY_TIMEZONE.*IANA time zone name/);
   }, 240_000);

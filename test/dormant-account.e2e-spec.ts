@@ -23,10 +23,10 @@ describe.each(BACKENDS)('dormant accounts on $name', (backend) => {
 
   const sweep = () => app.app.get(DormantAccountJob).run();
   const disabled = async (user: { id: string }) => !!Number((await app.userRow(user.id)).disabled);
-  const systemDisables = async (): Promise<any[]> => app.db.query(
-    "SELECT * FROM sys_audit_log WHERE action = 'user.disable' AND user_id = 'system' ORDER BY target");
-  const dormantNotices = async (): Promise<any[]> => app.db.query(
-    "SELECT * FROM sys_notification WHERE kind = 'account-dormant' ORDER BY user_id, channel");
+  const systemDisables = async (): Promise<any[]> =>
+    app.db.query("SELECT * FROM sys_audit_log WHERE action = 'user.disable' AND user_id = 'system' ORDER BY target");
+  const dormantNotices = async (): Promise<any[]> =>
+    app.db.query("SELECT * FROM sys_notification WHERE kind = 'account-dormant' ORDER BY user_id, channel");
   const ids = (...users: { id: string }[]) => users.map((u) => u.id).sort();
 
   it('disables exactly the accounts without a login for dormantDays days, audits and notifies them, once', async () => {
@@ -58,13 +58,19 @@ describe.each(BACKENDS)('dormant accounts on $name', (backend) => {
     const byTarget = new Map(audits.map((r) => [r.target, r]));
     expect(byTarget.get(neverLoggedIn.id)).toMatchObject({ username: 'system', target_name: neverLoggedIn.username });
     expect(JSON.parse(byTarget.get(neverLoggedIn.id).detail)).toEqual({
-      username: neverLoggedIn.username, reason: 'dormant', dormantDays: 90, lastLoginTime: null,
+      username: neverLoggedIn.username,
+      reason: 'dormant',
+      dormantDays: 90,
+      lastLoginTime: null,
     });
     expect(JSON.parse(byTarget.get(loggedInLongAgo.id).detail).lastLoginTime).toEqual(expect.any(String));
     // Site message and e-mail (the users have a mailbox) to each.
     const notices = await dormantNotices();
     expect(notices.map((n) => `${n.user_id}:${n.channel}`).sort()).toEqual(
-      ids(loggedInLongAgo, neverLoggedIn).flatMap((id) => [`${id}:email`, `${id}:site`]).sort());
+      ids(loggedInLongAgo, neverLoggedIn)
+        .flatMap((id) => [`${id}:email`, `${id}:site`])
+        .sort(),
+    );
 
     expect((await app.login(loggedInLongAgo.username, loggedInLongAgo.password)).body).toEqual(ACCOUNT_DISABLED);
 

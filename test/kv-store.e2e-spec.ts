@@ -1,15 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+
 import { createClient } from 'redis';
-import { FakeClock } from './support/fake-clock';
+
+import { SystemClock } from '../src/common/clock';
 import { KeyedMutex } from '../src/store/keyed-mutex';
 import { Keys } from '../src/store/keys';
-import { SystemClock } from '../src/common/clock';
-import { CompareSlots } from '../src/user-account/compare-slots';
 import { KvStore } from '../src/store/kv.store';
 import { MemoryKvStore } from '../src/store/memory-kv.store';
 import { RedisKvStore } from '../src/store/redis-kv.store';
+import { CompareSlots } from '../src/user-account/compare-slots';
+import { FakeClock } from './support/fake-clock';
 import { sleep } from './support/wait';
 
 /** A full garbage collection, as node --expose-gc would offer it. */
@@ -272,7 +274,9 @@ describe.each(SUBJECTS)('KvStore contract on $name', (subject) => {
     it('of 30 concurrent writers holding the same read exactly one wins', async () => {
       const k = key('cas-race');
       await store.set(k, 'base', 60_000);
-      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => store.replaceIfEquals(k, 'base', `w${i}`)));
+      const results = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => store.replaceIfEquals(k, 'base', `w${i}`)),
+      );
       expect(results.filter(Boolean)).toHaveLength(1);
       await expect(store.get(k)).resolves.toBe(`w${results.indexOf(true)}`);
     });
@@ -445,14 +449,18 @@ describe.each(SUBJECTS)('KvStore contract on $name', (subject) => {
       let holders = 0;
       let maxHolders = 0;
       let runs = 0;
-      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => mutex.run(k, async () => {
-        holders += 1;
-        maxHolders = Math.max(maxHolders, holders);
-        await sleep(1 + (i % 3));
-        runs += 1;
-        holders -= 1;
-        return i;
-      })));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          mutex.run(k, async () => {
+            holders += 1;
+            maxHolders = Math.max(maxHolders, holders);
+            await sleep(1 + (i % 3));
+            runs += 1;
+            holders -= 1;
+            return i;
+          }),
+        ),
+      );
       expect(maxHolders).toBe(1);
       expect(runs).toBe(20);
       expect(results).toEqual(Array.from({ length: 20 }, (_, i) => i));
@@ -462,18 +470,26 @@ describe.each(SUBJECTS)('KvStore contract on $name', (subject) => {
     it('runs on different keys do not wait for each other', async () => {
       let holders = 0;
       let maxHolders = 0;
-      await Promise.all([key('mutex-x'), key('mutex-y'), key('mutex-z')].map((k) => mutex.run(k, async () => {
-        holders += 1;
-        maxHolders = Math.max(maxHolders, holders);
-        await sleep(30);
-        holders -= 1;
-      })));
+      await Promise.all(
+        [key('mutex-x'), key('mutex-y'), key('mutex-z')].map((k) =>
+          mutex.run(k, async () => {
+            holders += 1;
+            maxHolders = Math.max(maxHolders, holders);
+            await sleep(30);
+            holders -= 1;
+          }),
+        ),
+      );
       expect(maxHolders).toBe(3);
     });
 
     it('releases the key when the section throws, and passes the error on', async () => {
       const k = key('mutex-throw');
-      await expect(mutex.run(k, async () => { throw new Error('boom'); })).rejects.toThrow('boom');
+      await expect(
+        mutex.run(k, async () => {
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
       await expect(store.get(k)).resolves.toBeNull();
       await expect(mutex.run(k, async () => 'next')).resolves.toBe('next');
     });
@@ -482,7 +498,10 @@ describe.each(SUBJECTS)('KvStore contract on $name', (subject) => {
       const k = key('mutex-lease');
       await expect(store.setIfAbsent(k, 'crashed-holder', short)).resolves.toBe(true);
       let ran = false;
-      const waiting = mutex.run(k, async () => { ran = true; return 'after-lease'; });
+      const waiting = mutex.run(k, async () => {
+        ran = true;
+        return 'after-lease';
+      });
       await sleep(20);
       expect(ran).toBe(false);
       await opened.elapse(short + 30);
@@ -492,13 +511,25 @@ describe.each(SUBJECTS)('KvStore contract on $name', (subject) => {
     it('a holder running past its lease keeps the key: the lease is renewed while it runs', async () => {
       const k = key('mutex-renew');
       const order: string[] = [];
-      const first = mutex.run(k, async () => {
-        order.push('first in');
-        await sleep(400);
-        order.push('first out');
-      }, 100, 5_000);
+      const first = mutex.run(
+        k,
+        async () => {
+          order.push('first in');
+          await sleep(400);
+          order.push('first out');
+        },
+        100,
+        5_000,
+      );
       await sleep(20);
-      const second = mutex.run(k, async () => { order.push('second in'); }, 100, 5_000);
+      const second = mutex.run(
+        k,
+        async () => {
+          order.push('second in');
+        },
+        100,
+        5_000,
+      );
       await Promise.all([first, second]);
       expect(order).toEqual(['first in', 'first out', 'second in']);
       await expect(store.get(k)).resolves.toBeNull();
@@ -507,7 +538,9 @@ describe.each(SUBJECTS)('KvStore contract on $name', (subject) => {
     it('gives up with SERVICE_UNAVAILABLE when the key stays taken past the wait', async () => {
       const k = key('mutex-wait');
       await store.set(k, 'someone-else', 60_000);
-      await expect(mutex.run(k, async () => 'never', 15_000, 50)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+      await expect(mutex.run(k, async () => 'never', 15_000, 50)).rejects.toMatchObject({
+        code: 'SERVICE_UNAVAILABLE',
+      });
       // Giving up never deletes the other holder's lock.
       await expect(store.get(k)).resolves.toBe('someone-else');
     });

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
+
+import { PasswordHasher } from '../src/user-account/password-hasher';
 import { createActiveUser, TestUser } from './factories';
 import { BACKENDS, mariadbRedis } from './support/backends';
+import { ACCOUNT_LOCKED, BAD_CREDENTIALS } from './support/envelopes';
 import { startApp, TestApp } from './support/test-app';
 import { sleep, waitFor } from './support/wait';
-import { ACCOUNT_LOCKED, BAD_CREDENTIALS } from './support/envelopes';
-import { PasswordHasher } from '../src/user-account/password-hasher';
 
 /**
  * The compares of one account run at once, in slots — never more at a time than
@@ -58,7 +59,9 @@ class CompareProbe {
 
   hold(...plains: string[]): void {
     let release!: () => void;
-    const open = new Promise<void>((r) => { release = r; });
+    const open = new Promise<void>((r) => {
+      release = r;
+    });
     this.gate = { held: new Set(plains), open, release };
   }
 
@@ -102,8 +105,9 @@ describe.each(BACKENDS)('compare slots of one account on $name', (backend) => {
     const user = await createActiveUser(app);
     probe.watch(user.password);
 
-    const replies = await Promise.all(Array.from({ length: 12 }, (_, i) =>
-      app.login(user.username, user.password, { ip: `10.30.0.${i + 1}` })));
+    const replies = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => app.login(user.username, user.password, { ip: `10.30.0.${i + 1}` })),
+    );
 
     expect(replies.map((r) => r.body.code)).toEqual(Array(12).fill('OK'));
     expect(probe.evaluated).toHaveLength(12);
@@ -130,7 +134,11 @@ describe.each(BACKENDS)('compare slots of one account on $name', (backend) => {
     probe.watch(user.password);
     probe.hold(user.password);
     const answered: string[] = [];
-    const login = (name: string) => app.login(user.username, user.password).then((r) => { answered.push(name); return r; });
+    const login = (name: string) =>
+      app.login(user.username, user.password).then((r) => {
+        answered.push(name);
+        return r;
+      });
 
     const first = login('first');
     await waitFor(() => probe.running === 1, 'the first compare in flight', 3000);
@@ -140,7 +148,7 @@ describe.each(BACKENDS)('compare slots of one account on $name', (backend) => {
       await sleep(25);
     }
     probe.open();
-    const replies = await Promise.all([first, ...waiting]) as { body: { code: string } }[];
+    const replies = (await Promise.all([first, ...waiting])) as { body: { code: string } }[];
 
     expect(replies.map((r) => r.body.code)).toEqual(Array(6).fill('OK'));
     expect(answered).toEqual(['first', 'w1', 'w2', 'w3', 'w4', 'w5']);
@@ -210,7 +218,9 @@ describe.each(BACKENDS)('compare slots of one account on $name', (backend) => {
       // The right one at a different place each round.
       order.splice(round % (N + 1), 0, order.pop()!);
 
-      const replies = await Promise.all(order.map((p, i) => app.login(user.username, p, { ip: `10.33.${round}.${i + 1}` })));
+      const replies = await Promise.all(
+        order.map((p, i) => app.login(user.username, p, { ip: `10.33.${round}.${i + 1}` })),
+      );
       const rightReply = replies[order.indexOf(user.password)];
       const wrongCodes = replies.filter((_, i) => order[i] !== user.password).map((r) => r.body.code);
 
@@ -232,7 +242,7 @@ describe.each(BACKENDS)('compare slots of one account on $name', (backend) => {
     probe.delayMs = 30;
   });
 
-  it('an administrator\'s lock during a right password\'s compare wins: ACCOUNT_LOCKED, logged locked, no token', async () => {
+  it("an administrator's lock during a right password's compare wins: ACCOUNT_LOCKED, logged locked, no token", async () => {
     const user = await createActiveUser(app);
     const since = await logCount(user);
     await app.adminToken();
@@ -243,7 +253,7 @@ describe.each(BACKENDS)('compare slots of one account on $name', (backend) => {
     await waitFor(() => probe.running === 1, 'the compare in flight', 3000);
     // The lock takes the account's mutex, which the compare no longer holds.
     const lock = app.admin('/sys/user/lock', { id: user.id });
-    await waitFor(() => locked(user), 'the administrator\'s lock', 3000);
+    await waitFor(() => locked(user), "the administrator's lock", 3000);
     probe.open();
     const [reply] = await Promise.all([login, lock]);
 
@@ -264,7 +274,9 @@ describe.each(BACKENDS)('compare slots of one account on $name', (backend) => {
     }
 
     let answered = false;
-    const login = app.login(user.username, user.password).finally(() => { answered = true; });
+    const login = app.login(user.username, user.password).finally(() => {
+      answered = true;
+    });
     await sleep(150);
     expect(answered).toBe(false);
     // The store's clock: the injected one for process memory, Redis's own for Redis.
@@ -293,15 +305,22 @@ describe('compare slots shared by two instances on one MariaDB + Redis', () => {
 
   it('20 parallel attempts, right and wrong, split across both: compares overlap, never more than maxFailureTimes wrong ones evaluated, exactly that many logged', async () => {
     await a.saveLoginStrategy({ maxFailureTimes: 5, maxFailureInterval: 24, lockMinutes: 10 });
-    await waitFor(async () => (await b.admin('/sys/strategy/login/info')).body.data.maxFailureTimes === 5, 'B to see the strategy', 2000);
+    await waitFor(
+      async () => (await b.admin('/sys/strategy/login/info')).body.data.maxFailureTimes === 5,
+      'B to see the strategy',
+      2000,
+    );
     const user = await createActiveUser(a);
     const since = (await a.db.query('SELECT id FROM sys_login_log WHERE user_id = ?', [user.id])).length;
     const bad = wrongs(10, randomBytes(2).toString('hex'));
     probe.watch(user.password, ...bad);
 
     // Wrong and right in turn; A, A, B, B, A, A, ...
-    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-      (i % 4 < 2 ? a : b).login(user.username, i % 2 === 0 ? bad[i >> 1] : user.password, { ip: `10.34.0.${i + 1}` })));
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 4 < 2 ? a : b).login(user.username, i % 2 === 0 ? bad[i >> 1] : user.password, { ip: `10.34.0.${i + 1}` }),
+      ),
+    );
 
     expect(replies.filter((r) => r.status >= 500)).toEqual([]);
     const count = (code: string) => replies.filter((r) => r.body.code === code).length;

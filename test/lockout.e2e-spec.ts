@@ -1,9 +1,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+
 import { createActiveUser, createRole, createUser, TestUser } from './factories';
 import { BACKENDS } from './support/backends';
-import { epochMs, Reply, startApp, TestApp } from './support/test-app';
+import {
+  ACCOUNT_DISABLED,
+  ACCOUNT_LOCKED,
+  BAD_CREDENTIALS,
+  FORBIDDEN,
+  NOT_LOGGED_IN,
+  OK_NO_DATA,
+} from './support/envelopes';
 import { namesFields } from './support/field-errors';
-import { ACCOUNT_DISABLED, ACCOUNT_LOCKED, BAD_CREDENTIALS, FORBIDDEN, NOT_LOGGED_IN, OK_NO_DATA } from './support/envelopes';
+import { epochMs, Reply, startApp, TestApp } from './support/test-app';
 
 const LOCK_MINUTES = 10;
 const MINUTE = 60_000;
@@ -84,7 +92,11 @@ describe.each(BACKENDS)('account lock and disable (3.2, 4.5) on $name', (backend
       const [third] = await failTimes(user, 1);
       expect(third.status).toBe(401);
       expect(third.body).toEqual(BAD_CREDENTIALS);
-      expect(await state(user)).toEqual({ locked: true, unlockTime: app.clock.nowMs() + LOCK_MINUTES * MINUTE, disabled: false });
+      expect(await state(user)).toEqual({
+        locked: true,
+        unlockTime: app.clock.nowMs() + LOCK_MINUTES * MINUTE,
+        disabled: false,
+      });
       expect(await logStatuses(user)).toEqual(['passwrong', 'passwrong', 'passwrong']);
     });
 
@@ -182,11 +194,15 @@ describe.each(BACKENDS)('account lock and disable (3.2, 4.5) on $name', (backend
       expect(await state(user)).toEqual(unlocked);
       // The three failures before the unlock are still inside the 24 h window, yet do not count.
       await failTimes(user, 1);
-      expect(await state(user)).toEqual({ locked: true, unlockTime: app.clock.nowMs() + LOCK_MINUTES * MINUTE, disabled: false });
+      expect(await state(user)).toEqual({
+        locked: true,
+        unlockTime: app.clock.nowMs() + LOCK_MINUTES * MINUTE,
+        disabled: false,
+      });
       expect(await countStatus(user, 'passwrong')).toBe(6);
     });
 
-    it('admin /sys/user/lock locks with unlock_time = now + lockMinutes and ends the user\'s sessions', async () => {
+    it("admin /sys/user/lock locks with unlock_time = now + lockMinutes and ends the user's sessions", async () => {
       await app.saveLoginStrategy({ lockMinutes: 45 });
       const user = await activeUser();
       const token = await app.token(user.username, user.password);
@@ -266,7 +282,11 @@ describe.each(BACKENDS)('account lock and disable (3.2, 4.5) on $name', (backend
       const [first] = await failTimes(user, 1);
       expect(first.status).toBe(401);
       expect(first.body).toEqual(BAD_CREDENTIALS);
-      expect(await state(user)).toEqual({ locked: true, unlockTime: app.clock.nowMs() + LOCK_MINUTES * MINUTE, disabled: false });
+      expect(await state(user)).toEqual({
+        locked: true,
+        unlockTime: app.clock.nowMs() + LOCK_MINUTES * MINUTE,
+        disabled: false,
+      });
       expect((await app.login(user.username, user.password)).body).toEqual(ACCOUNT_LOCKED);
     });
 
@@ -280,7 +300,11 @@ describe.each(BACKENDS)('account lock and disable (3.2, 4.5) on $name', (backend
       // The two failures sit exactly on the window start: 2 + the current failure reach 3.
       const [third] = await failTimes(user, 1);
       expect(third.body).toEqual(BAD_CREDENTIALS);
-      expect(await state(user)).toEqual({ locked: true, unlockTime: app.clock.nowMs() + LOCK_MINUTES * MINUTE, disabled: false });
+      expect(await state(user)).toEqual({
+        locked: true,
+        unlockTime: app.clock.nowMs() + LOCK_MINUTES * MINUTE,
+        disabled: false,
+      });
     });
 
     it('window edge: a failure 1 ms older than maxFailureInterval hours is not counted', async () => {
@@ -305,10 +329,14 @@ describe.each(BACKENDS)('account lock and disable (3.2, 4.5) on $name', (backend
       app.clock.advanceMinutes(59);
 
       await failTimes(user, 1);
-      expect(await state(user)).toEqual({ locked: true, unlockTime: app.clock.nowMs() + LOCK_MINUTES * MINUTE, disabled: false });
+      expect(await state(user)).toEqual({
+        locked: true,
+        unlockTime: app.clock.nowMs() + LOCK_MINUTES * MINUTE,
+        disabled: false,
+      });
     });
 
-    it('counts only this user\'s failures: other accounts\' failures and unknown accounts do not lock it', async () => {
+    it("counts only this user's failures: other accounts' failures and unknown accounts do not lock it", async () => {
       const user = await activeUser();
       const neighbour = await activeUser();
       await failTimes(neighbour, 3);
@@ -398,8 +426,9 @@ describe.each(BACKENDS)('account lock and disable (3.2, 4.5) on $name', (backend
       await app.saveLoginStrategy({ maxFailureTimes: 5 });
       const user = await activeUser();
 
-      const replies = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-        app.login(user.username, `${WRONG}${i}`, { ip: `10.20.0.${i + 1}` })));
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => app.login(user.username, `${WRONG}${i}`, { ip: `10.20.0.${i + 1}` })),
+      );
 
       expect(replies.filter((r) => r.status >= 500)).toEqual([]);
       const codes = replies.map((r) => r.body.code);
@@ -412,15 +441,22 @@ describe.each(BACKENDS)('account lock and disable (3.2, 4.5) on $name', (backend
       expect(await countStatus(user, 'passwrong')).toBe(5);
       expect(await countStatus(user, 'locked')).toBe(15);
       expect(await logStatuses(user)).toHaveLength(20);
-      expect(await state(user)).toEqual({ locked: true, unlockTime: app.clock.nowMs() + LOCK_MINUTES * MINUTE, disabled: false });
+      expect(await state(user)).toEqual({
+        locked: true,
+        unlockTime: app.clock.nowMs() + LOCK_MINUTES * MINUTE,
+        disabled: false,
+      });
     });
 
     it('20 parallel attempts mixing right and wrong passwords: no 5xx, every attempt logged as answered, and the sessions won before the lock live on', async () => {
       await app.saveLoginStrategy({ maxFailureTimes: 5 });
       const user = await activeUser();
 
-      const replies = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-        app.login(user.username, i % 2 === 0 ? user.password : `${WRONG}${i}`, { ip: `10.21.0.${i + 1}` })));
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          app.login(user.username, i % 2 === 0 ? user.password : `${WRONG}${i}`, { ip: `10.21.0.${i + 1}` }),
+        ),
+      );
 
       expect(replies.filter((r) => r.status >= 500)).toEqual([]);
       for (const r of replies) expect([200, 401, 423]).toContain(r.status);
@@ -450,14 +486,17 @@ describe.each(BACKENDS)('account lock and disable (3.2, 4.5) on $name', (backend
       }
     });
 
-    it.each(ADMIN_OPERATIONS)('/sys/user/%s without a valid id answers VALIDATION_FAILED 400 naming the field', async (op) => {
-      for (const body of [{}, { id: '' }, { id: 42 }]) {
-        const res = await app.admin(`/sys/user/${op}`, body);
-        expect(res.status).toBe(400);
-        expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', data: namesFields('id') });
-        expect(res.body.message).toContain('id');
-      }
-    });
+    it.each(ADMIN_OPERATIONS)(
+      '/sys/user/%s without a valid id answers VALIDATION_FAILED 400 naming the field',
+      async (op) => {
+        for (const body of [{}, { id: '' }, { id: 42 }]) {
+          const res = await app.admin(`/sys/user/${op}`, body);
+          expect(res.status).toBe(400);
+          expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', data: namesFields('id') });
+          expect(res.body.message).toContain('id');
+        }
+      },
+    );
 
     it('a user holding only sys:user:lock may lock, and gets FORBIDDEN 403 on unlock, disable and enable', async () => {
       const role = `locker_${randomBytes(3).toString('hex')}`;
@@ -478,25 +517,28 @@ describe.each(BACKENDS)('account lock and disable (3.2, 4.5) on $name', (backend
       expect((await state(target)).locked).toBe(true);
     });
 
-    it.each(ADMIN_OPERATIONS)('/sys/user/%s needs its permission: FORBIDDEN 403 for a user without it, NOT_LOGGED_IN 401 without a token', async (op) => {
-      const role = `viewer_${randomBytes(3).toString('hex')}`;
-      await createRole(app, role, ['sys:user:list']);
-      const operator = await createUser(app, { roles: [role] });
-      const token = await app.token(operator.username, operator.password);
-      const target = await activeUser();
-      if (op === 'unlock' || op === 'enable') {
-        await app.admin('/sys/user/lock', { id: target.id });
-        await app.admin('/sys/user/disable', { id: target.id });
-      }
-      const before = await state(target);
+    it.each(ADMIN_OPERATIONS)(
+      '/sys/user/%s needs its permission: FORBIDDEN 403 for a user without it, NOT_LOGGED_IN 401 without a token',
+      async (op) => {
+        const role = `viewer_${randomBytes(3).toString('hex')}`;
+        await createRole(app, role, ['sys:user:list']);
+        const operator = await createUser(app, { roles: [role] });
+        const token = await app.token(operator.username, operator.password);
+        const target = await activeUser();
+        if (op === 'unlock' || op === 'enable') {
+          await app.admin('/sys/user/lock', { id: target.id });
+          await app.admin('/sys/user/disable', { id: target.id });
+        }
+        const before = await state(target);
 
-      const res = await app.post(`/sys/user/${op}`, { id: target.id }, { token });
-      expect(res.status).toBe(403);
-      expect(res.body).toEqual(FORBIDDEN);
-      const anonymous = await app.post(`/sys/user/${op}`, { id: target.id });
-      expect(anonymous.status).toBe(401);
-      expect(anonymous.body).toEqual(NOT_LOGGED_IN);
-      expect(await state(target)).toEqual(before);
-    });
+        const res = await app.post(`/sys/user/${op}`, { id: target.id }, { token });
+        expect(res.status).toBe(403);
+        expect(res.body).toEqual(FORBIDDEN);
+        const anonymous = await app.post(`/sys/user/${op}`, { id: target.id });
+        expect(anonymous.status).toBe(401);
+        expect(anonymous.body).toEqual(NOT_LOGGED_IN);
+        expect(await state(target)).toEqual(before);
+      },
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+
 import { createUser } from './factories';
 import { BACKENDS } from './support/backends';
 import { epochMs, startApp, TestApp } from './support/test-app';
@@ -90,7 +91,9 @@ describe.each(BACKENDS)('log search, failure codes and lock events on $name', (b
       if (sqlite) {
         const plan = await app.db.query(`EXPLAIN QUERY PLAN ${sql}`, ['bulk12%']);
         // SEARCH ... USING [COVERING] INDEX idx (col>? AND col<?): a range, not a SCAN of the table.
-        expect(plan.map((p: any) => p.detail).join('\n')).toMatch(new RegExp(`SEARCH .*INDEX ${index} \\(${column}>\\? AND ${column}<\\?\\)`));
+        expect(plan.map((p: any) => p.detail).join('\n')).toMatch(
+          new RegExp(`SEARCH .*INDEX ${index} \\(${column}>\\? AND ${column}<\\?\\)`),
+        );
       } else {
         const [plan] = await app.db.query(`EXPLAIN ${sql}`, ['bulk12%']);
         expect(plan).toMatchObject({ key: index, type: 'range' });
@@ -125,17 +128,24 @@ describe.each(BACKENDS)('log search, failure codes and lock events on $name', (b
     const { unlock_time: unlockTime } = await app.userRow(user.id);
     const [lock] = await auditRows({ action: 'user.lock', target: user.username });
     expect(lock).toMatchObject({
-      userId: 'system', username: 'system', target: user.id, targetName: user.username, ip: '',
+      userId: 'system',
+      username: 'system',
+      target: user.id,
+      targetName: user.username,
+      ip: '',
       detail: {
-        username: user.username, reason: 'failures', failures: 3,
-        old: { locked: false, unlockTime: null }, new: { locked: true, unlockTime: expect.any(String) },
+        username: user.username,
+        reason: 'failures',
+        failures: 3,
+        old: { locked: false, unlockTime: null },
+        new: { locked: true, unlockTime: expect.any(String) },
       },
     });
     expect(Date.parse(lock.detail.new.unlockTime)).toBe(epochMs(unlockTime));
     await app.admin('/sys/user/unlock', { id: user.id });
   });
 
-  it('records administrators\' lock, unlock, disable and enable as old → new', async () => {
+  it("records administrators' lock, unlock, disable and enable as old → new", async () => {
     const user = await createUser(app);
     for (const op of ['lock', 'unlock', 'disable', 'enable']) {
       app.clock.advance(1_000);
@@ -156,7 +166,13 @@ describe.each(BACKENDS)('log search, failure codes and lock events on $name', (b
     await app.admin('/sys/user/lock', { id: user.id });
     const byName = await auditRows({ target: user.username.slice(0, 8) });
     expect(byName.map((r) => r.action)).toEqual(expect.arrayContaining(['user.lock', 'user.create']));
-    expect(byName.every((r) => r.targetName?.toLowerCase().startsWith(user.username.slice(0, 8)) || r.target?.startsWith(user.username.slice(0, 8)))).toBe(true);
+    expect(
+      byName.every(
+        (r) =>
+          r.targetName?.toLowerCase().startsWith(user.username.slice(0, 8)) ||
+          r.target?.startsWith(user.username.slice(0, 8)),
+      ),
+    ).toBe(true);
     expect((await auditRows({ target: user.id.slice(0, 8) })).map((r) => r.target)).toContain(user.id);
     expect((await auditRows({ target: user.id })).every((r) => r.target === user.id)).toBe(true);
     const admins = await auditRows({ username: 'adm' });
@@ -165,11 +181,13 @@ describe.each(BACKENDS)('log search, failure codes and lock events on $name', (b
     expect(await auditRows({ username: '%' })).toEqual([]);
     expect(await auditRows({ target: 'pfx!' })).toEqual([]);
     expect(await auditRows({ target: 'pfx%' })).toEqual([]);
-    expect(await auditRows({ target: 'pfx_' })).toEqual(expect.arrayContaining([expect.objectContaining({ target: user.id })]));
+    expect(await auditRows({ target: 'pfx_' })).toEqual(
+      expect.arrayContaining([expect.objectContaining({ target: user.id })]),
+    );
     await app.admin('/sys/user/unlock', { id: user.id });
   });
 
-  it('audit rows filter by beginTime and endTime, both inclusive (the console\'s date shortcuts)', async () => {
+  it("audit rows filter by beginTime and endTime, both inclusive (the console's date shortcuts)", async () => {
     const user = await createUser(app);
     const times: Date[] = [];
     for (const op of ['lock', 'unlock', 'disable']) {
@@ -181,7 +199,9 @@ describe.each(BACKENDS)('log search, failure codes and lock events on $name', (b
       (await auditRows({ target: user.id, ...range })).map((r) => r.action);
     expect(await actions({ beginTime: times[1].toISOString() })).toEqual(['user.disable', 'user.unlock']);
     expect(await actions({ endTime: times[1].toISOString() })).toEqual(['user.unlock', 'user.lock', 'user.create']);
-    expect(await actions({ beginTime: times[1].toISOString(), endTime: times[1].toISOString() })).toEqual(['user.unlock']);
+    expect(await actions({ beginTime: times[1].toISOString(), endTime: times[1].toISOString() })).toEqual([
+      'user.unlock',
+    ]);
     const bad = await app.admin('/sys/auditLog/list', { beginTime: '2024-02-30' });
     expect(bad.body).toMatchObject({ code: 'VALIDATION_FAILED', data: { errors: [{ field: 'beginTime' }] } });
     await app.admin('/sys/user/enable', { id: user.id });

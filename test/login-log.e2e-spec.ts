@@ -1,15 +1,29 @@
 import { randomBytes, randomInt } from 'node:crypto';
+
 import { createRole, createUser, TestUser } from './factories';
 import { BACKENDS } from './support/backends';
-import { epochMs, startApp, TestApp } from './support/test-app';
-import { namesFields } from './support/field-errors';
 import { FORBIDDEN, NOT_LOGGED_IN } from './support/envelopes';
+import { namesFields } from './support/field-errors';
+import { epochMs, startApp, TestApp } from './support/test-app';
 
 const FIREFOX_LINUX = 'Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0';
-const SAFARI_IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1';
+const SAFARI_IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1';
 
 /** The fields of a login-log row (plus its id and the failure's code). */
-const ROW_FIELDS = ['id', 'account', 'userName', 'loginType', 'status', 'ip', 'browser', 'os', 'loginTime', 'failureReason', 'failureCode'].sort();
+const ROW_FIELDS = [
+  'id',
+  'account',
+  'userName',
+  'loginType',
+  'status',
+  'ip',
+  'browser',
+  'os',
+  'loginTime',
+  'failureReason',
+  'failureCode',
+].sort();
 
 const tag = () => randomBytes(3).toString('hex');
 /**
@@ -82,10 +96,38 @@ describe.each(BACKENDS)('login log on $name', (backend) => {
     const base = { id: expect.any(String), account: user.username, userName: '王五', loginType: 'account', ip };
     // Newest first.
     expect(res.body.data.rows).toEqual([
-      { ...base, ...safari, status: 'expired', loginTime: iso(times[4]), failureReason: '您的账户已过期,请联系管理员', failureCode: 'ACCOUNT_EXPIRED' },
-      { ...base, ...firefox, status: 'disabled', loginTime: iso(times[3]), failureReason: '用户已被禁用', failureCode: 'ACCOUNT_DISABLED' },
-      { ...base, ...firefox, status: 'locked', loginTime: iso(times[2]), failureReason: '用户已被锁定', failureCode: 'ACCOUNT_LOCKED' },
-      { ...base, ...safari, status: 'passwrong', loginTime: iso(times[1]), failureReason: '用户名或密码错误', failureCode: 'BAD_CREDENTIALS' },
+      {
+        ...base,
+        ...safari,
+        status: 'expired',
+        loginTime: iso(times[4]),
+        failureReason: '您的账户已过期,请联系管理员',
+        failureCode: 'ACCOUNT_EXPIRED',
+      },
+      {
+        ...base,
+        ...firefox,
+        status: 'disabled',
+        loginTime: iso(times[3]),
+        failureReason: '用户已被禁用',
+        failureCode: 'ACCOUNT_DISABLED',
+      },
+      {
+        ...base,
+        ...firefox,
+        status: 'locked',
+        loginTime: iso(times[2]),
+        failureReason: '用户已被锁定',
+        failureCode: 'ACCOUNT_LOCKED',
+      },
+      {
+        ...base,
+        ...safari,
+        status: 'passwrong',
+        loginTime: iso(times[1]),
+        failureReason: '用户名或密码错误',
+        failureCode: 'BAD_CREDENTIALS',
+      },
       { ...base, ...firefox, status: 'success', loginTime: iso(times[0]), failureReason: null, failureCode: null },
     ]);
     expect(new Set(res.body.data.rows.map((r: any) => r.id)).size).toBe(5);
@@ -109,11 +151,21 @@ describe.each(BACKENDS)('login log on $name', (backend) => {
     app.clock.advance(1_000);
     const at = app.clock.now();
     await app.login(ghost, 'Whatever#1', { headers: { 'user-agent': FIREFOX_LINUX } });
-    expect(await rowsOf({ account: ghost })).toEqual([{
-      id: expect.any(String), account: ghost, userName: null, loginType: 'account', status: 'passwrong',
-      ip: '10.0.0.1', browser: expect.stringMatching(/^Firefox/), os: expect.stringMatching(/^Linux/),
-      loginTime: iso(at), failureReason: '用户名或密码错误', failureCode: 'BAD_CREDENTIALS',
-    }]);
+    expect(await rowsOf({ account: ghost })).toEqual([
+      {
+        id: expect.any(String),
+        account: ghost,
+        userName: null,
+        loginType: 'account',
+        status: 'passwrong',
+        ip: '10.0.0.1',
+        browser: expect.stringMatching(/^Firefox/),
+        os: expect.stringMatching(/^Linux/),
+        loginTime: iso(at),
+        failureReason: '用户名或密码错误',
+        failureCode: 'BAD_CREDENTIALS',
+      },
+    ]);
   });
 
   it('rows carry only the documented fields: never the user id', async () => {
@@ -136,23 +188,31 @@ describe.each(BACKENDS)('login log on $name', (backend) => {
 
     const pick = (rows: any[]) => rows.map((r) => `${r.account}|${r.loginType}|${r.status}|${r.ip}`).sort();
     // A prefix, so the user name also finds the e-mail address that starts with it.
-    expect(pick(await rowsOf({ account: user.username }))).toEqual([
-      `${user.username}|account|passwrong|${ip2}`, `${user.username}|account|success|${ip1}`, `${user.email}|email|passwrong|${ip3}`,
-    ].sort());
+    expect(pick(await rowsOf({ account: user.username }))).toEqual(
+      [
+        `${user.username}|account|passwrong|${ip2}`,
+        `${user.username}|account|success|${ip1}`,
+        `${user.email}|email|passwrong|${ip3}`,
+      ].sort(),
+    );
     expect(pick(await rowsOf({ account: user.mobile }))).toEqual([`${user.mobile}|mobile|success|${ip1}`]);
     expect(pick(await rowsOf({ account: user.email }))).toEqual([`${user.email}|email|passwrong|${ip3}`]);
-    expect(pick(await rowsOf({ ip: ip1 }))).toEqual([
-      `${user.mobile}|mobile|success|${ip1}`, `${user.username}|account|success|${ip1}`,
-    ].sort());
+    expect(pick(await rowsOf({ ip: ip1 }))).toEqual(
+      [`${user.mobile}|mobile|success|${ip1}`, `${user.username}|account|success|${ip1}`].sort(),
+    );
     expect(pick(await rowsOf({ ip: ip1, loginType: 'mobile' }))).toEqual([`${user.mobile}|mobile|success|${ip1}`]);
     expect(pick(await rowsOf({ ip: ip1, loginType: 'email' }))).toEqual([]);
-    expect(pick(await rowsOf({ account: user.username, status: 'passwrong', loginType: 'account' }))).toEqual([`${user.username}|account|passwrong|${ip2}`]);
+    expect(pick(await rowsOf({ account: user.username, status: 'passwrong', loginType: 'account' }))).toEqual([
+      `${user.username}|account|passwrong|${ip2}`,
+    ]);
     expect(pick(await rowsOf({ account: user.username, status: 'success', ip: ip2 }))).toEqual([]);
 
     // A single filter alone: every row matches it, and this test's rows are among them.
     const passwrong = await rowsOf({ status: 'passwrong', pageSize: 200 });
     expect(passwrong.every((r) => r.status === 'passwrong')).toBe(true);
-    expect(pick(passwrong)).toEqual(expect.arrayContaining([`${user.email}|email|passwrong|${ip3}`, `${user.username}|account|passwrong|${ip2}`]));
+    expect(pick(passwrong)).toEqual(
+      expect.arrayContaining([`${user.email}|email|passwrong|${ip3}`, `${user.username}|account|passwrong|${ip2}`]),
+    );
     const email = await rowsOf({ loginType: 'email', pageSize: 200 });
     expect(email.every((r) => r.loginType === 'email')).toBe(true);
     expect(pick(email)).toContain(`${user.email}|email|passwrong|${ip3}`);
@@ -214,7 +274,9 @@ describe.each(BACKENDS)('login log on $name', (backend) => {
     app.clock.advance(1_234);
     const at = app.clock.now();
     await app.token(user.username, user.password);
-    const [row] = await app.db.query('SELECT CAST(login_time AS CHAR) AS t FROM sys_login_log WHERE account = ?', [user.username]);
+    const [row] = await app.db.query('SELECT CAST(login_time AS CHAR) AS t FROM sys_login_log WHERE account = ?', [
+      user.username,
+    ]);
     // DATETIME(3) holds no zone: the stored wall-clock text must be the UTC one.
     expect(String(row.t).slice(0, 23)).toBe(iso(at).replace('T', ' ').slice(0, 23));
     const [listed] = await rowsOf({ account: user.username });
@@ -232,7 +294,11 @@ describe.each(BACKENDS)('login log on $name', (backend) => {
     const readerToken = await app.token(reader.username, reader.password);
     const otherToken = await app.token(other.username, other.password);
 
-    const ok = await app.post('/sys/loginLog/list', { pageNum: 1, pageSize: 10, account: reader.username }, { token: readerToken });
+    const ok = await app.post(
+      '/sys/loginLog/list',
+      { pageNum: 1, pageSize: 10, account: reader.username },
+      { token: readerToken },
+    );
     expect(ok.body).toMatchObject({ success: true, data: { total: 1 } });
     const refused = await app.post('/sys/loginLog/list', { pageNum: 1, pageSize: 10 }, { token: otherToken });
     expect(refused.status).toBe(403);
@@ -263,6 +329,10 @@ describe.each(BACKENDS)('login log on $name', (backend) => {
   ])('refuses %s with VALIDATION_FAILED', async (_name, filters) => {
     const res = await app.admin('/sys/loginLog/list', { pageNum: 1, pageSize: 10, ...filters });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', data: namesFields(Object.keys(filters)[0]) });
+    expect(res.body).toMatchObject({
+      success: false,
+      code: 'VALIDATION_FAILED',
+      data: namesFields(Object.keys(filters)[0]),
+    });
   });
 });

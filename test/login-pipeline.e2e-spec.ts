@@ -1,11 +1,12 @@
+import { loadImage } from '@napi-rs/canvas';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+
 import { UnusualIpEvent } from '../src/auth/login/login.events';
 import { LoginFailedEvent } from '../src/user-account/account.events';
-import { EventEmitter2 } from '@nestjs/event-emitter';
-import { loadImage } from '@napi-rs/canvas';
 import { createActiveUser, createUser } from './factories';
 import { BACKENDS } from './support/backends';
-import { startApp, TestApp } from './support/test-app';
 import { BAD_CREDENTIALS, CAPTCHA_INVALID } from './support/envelopes';
+import { startApp, TestApp } from './support/test-app';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -28,21 +29,38 @@ describe.each(BACKENDS)('login pipeline on $name', (backend) => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ success: true, code: 'OK', message: '操作成功' });
     expect(res.body.data).toEqual({
-      accessToken: expect.any(String), tempUser: false, forceUpdatePassword: false, tip: expect.any(String),
-      mfaRequired: false, mfaToken: null, mfaSetupRequired: false,
+      accessToken: expect.any(String),
+      tempUser: false,
+      forceUpdatePassword: false,
+      tip: expect.any(String),
+      mfaRequired: false,
+      mfaToken: null,
+      mfaSetupRequired: false,
     });
     expect(res.body.data!.accessToken.length).toBeGreaterThanOrEqual(43);
     const me = await app.post('/sys/me/info', {}, { token: res.body.data!.accessToken });
     expect(me.body.data).toMatchObject({ id: user.id, username: user.username, tempUser: false });
     const logs = await app.logRows(user.username);
-    expect(logs.at(-1)).toMatchObject({ status: 'success', login_type: 'account', ip: '10.1.1.1', user_id: user.id, browser: expect.stringContaining('Chrome'), os: expect.stringContaining('Windows') });
+    expect(logs.at(-1)).toMatchObject({
+      status: 'success',
+      login_type: 'account',
+      ip: '10.1.1.1',
+      user_id: user.id,
+      browser: expect.stringContaining('Chrome'),
+      os: expect.stringContaining('Windows'),
+    });
   });
 
   it('finds the account by mobile number and by e-mail, logging the field that matched', async () => {
     const user = await createActiveUser(app);
     expect((await app.login(user.mobile, user.password)).body.success).toBe(true);
     expect((await app.login(user.email, user.password)).body.success).toBe(true);
-    const types = (await app.db.query('SELECT login_type FROM sys_login_log WHERE user_id = ? AND status = ? ORDER BY id', [user.id, 'success'])).map((r: any) => r.login_type);
+    const types = (
+      await app.db.query('SELECT login_type FROM sys_login_log WHERE user_id = ? AND status = ? ORDER BY id', [
+        user.id,
+        'success',
+      ])
+    ).map((r: any) => r.login_type);
     expect(types.slice(-2)).toEqual(['mobile', 'email']);
   });
 
@@ -87,7 +105,11 @@ describe.each(BACKENDS)('login pipeline on $name', (backend) => {
   it('step 7: an initial password gives a normal login with a tip when forceUpdatePassword is off', async () => {
     const user = await createUser(app);
     const res = await app.login(user.username, user.password);
-    expect(res.body.data).toMatchObject({ tempUser: false, forceUpdatePassword: false, tip: '您的密码为初始密码,请尽快修改密码' });
+    expect(res.body.data).toMatchObject({
+      tempUser: false,
+      forceUpdatePassword: false,
+      tip: '您的密码为初始密码,请尽快修改密码',
+    });
   });
 
   it('step 10: a login from none of the latest 3 successful IPs emits the unusual-IP event; a known IP does not', async () => {
@@ -107,7 +129,8 @@ describe.each(BACKENDS)('login pipeline on $name', (backend) => {
 
   it('step 10: only the latest 3 successful logins count — an IP 4 logins back is unusual, and a failed login from an IP does not make it known', async () => {
     const user = await createActiveUser(app);
-    for (const ip of ['10.5.1.1', '10.5.1.2', '10.5.1.3', '10.5.1.4']) await app.token(user.username, user.password, { ip });
+    for (const ip of ['10.5.1.1', '10.5.1.2', '10.5.1.3', '10.5.1.4'])
+      await app.token(user.username, user.password, { ip });
     // A wrong password from 10.5.1.9 is not a successful login.
     expect((await app.login(user.username, 'Wrong#pass1', { ip: '10.5.1.9' })).body.code).toBe('BAD_CREDENTIALS');
     unusual.length = 0;
@@ -138,25 +161,49 @@ describe.each(BACKENDS)('login pipeline on $name', (backend) => {
       expect(missing.status).toBe(400);
       expect(missing.body).toMatchObject({ code: 'CAPTCHA_INVALID', message: '验证码错误或已失效' });
       const captcha = (await captchaApp.post('/sys/captcha')).body.data;
-      expect(captcha).toMatchObject({ enabled: true, imgId: expect.any(String), img: expect.stringMatching(/^data:image\/png;base64,/) });
+      expect(captcha).toMatchObject({
+        enabled: true,
+        imgId: expect.any(String),
+        img: expect.stringMatching(/^data:image\/png;base64,/),
+      });
       const text = await captchaApp.store.get(`CAPTCHA:${captcha.imgId}`);
       expect(await captchaApp.store.ttl(`CAPTCHA:${captcha.imgId}`)).toBeGreaterThan(170_000);
       // Cached for 3 minutes.
       expect(await captchaApp.store.ttl(`CAPTCHA:${captcha.imgId}`)).toBeLessThanOrEqual(180_000);
-      const wrong = await captchaApp.post('/sys/login', { account: 'admin', password, imgId: captcha.imgId, imgCode: 'zzzz' });
+      const wrong = await captchaApp.post('/sys/login', {
+        account: 'admin',
+        password,
+        imgId: captcha.imgId,
+        imgCode: 'zzzz',
+      });
       expect(wrong.body.code).toBe('CAPTCHA_INVALID');
       expect(wrong.status).toBe(400);
       expect(wrong.body).toEqual(CAPTCHA_INVALID);
       // The wrong guess consumed it: the right text no longer works either.
-      const reused = await captchaApp.post('/sys/login', { account: 'admin', password, imgId: captcha.imgId, imgCode: text });
+      const reused = await captchaApp.post('/sys/login', {
+        account: 'admin',
+        password,
+        imgId: captcha.imgId,
+        imgCode: text,
+      });
       expect(reused.body.code).toBe('CAPTCHA_INVALID');
       expect(reused.body).toEqual(CAPTCHA_INVALID);
       const fresh = (await captchaApp.post('/sys/captcha')).body.data;
       const freshText = await captchaApp.store.get(`CAPTCHA:${fresh.imgId}`);
-      const ok = await captchaApp.post('/sys/login', { account: 'admin', password, imgId: fresh.imgId, imgCode: freshText!.toUpperCase() });
+      const ok = await captchaApp.post('/sys/login', {
+        account: 'admin',
+        password,
+        imgId: fresh.imgId,
+        imgCode: freshText!.toUpperCase(),
+      });
       expect(ok.body.success).toBe(true);
       // Used once: the same captcha does not open a second login.
-      const again = await captchaApp.post('/sys/login', { account: 'admin', password, imgId: fresh.imgId, imgCode: freshText });
+      const again = await captchaApp.post('/sys/login', {
+        account: 'admin',
+        password,
+        imgId: fresh.imgId,
+        imgCode: freshText,
+      });
       expect(again.body).toEqual(CAPTCHA_INVALID);
     } finally {
       await captchaApp.close();

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+
 import { ConfigError, loadConfig } from '../src/config/app-config';
 import { decryptSecret } from '../src/mfa/mfa-crypto';
 import { stepAt, totpCode } from '../src/mfa/totp';
@@ -42,12 +43,20 @@ describe.each(BACKENDS)('second factor on $name', (backend) => {
   async function firstStep(user: TestUser) {
     const res = await app.login(user.username, user.password);
     expect(res.body).toMatchObject({
-      code: 'OK', data: { accessToken: null, mfaRequired: true, mfaToken: expect.any(String), mfaSetupRequired: false, tempUser: false },
+      code: 'OK',
+      data: {
+        accessToken: null,
+        mfaRequired: true,
+        mfaToken: expect.any(String),
+        mfaSetupRequired: false,
+        tempUser: false,
+      },
     });
     return (res.body.data as any).mfaToken as string;
   }
 
-  const second = (mfaToken: string, code: string, ip = '10.0.0.1') => app.post('/sys/login/mfa', { mfaToken, code }, { ip });
+  const second = (mfaToken: string, code: string, ip = '10.0.0.1') =>
+    app.post('/sys/login/mfa', { mfaToken, code }, { ip });
 
   it('mode 1: enrol, then a login needs a code; the session works and the log keeps the first login type', async () => {
     const user = await createActiveUser(app);
@@ -87,7 +96,8 @@ describe.each(BACKENDS)('second factor on $name', (backend) => {
     expect(replay.body.code).toBe('MFA_CODE_INVALID');
     expect(replay.status).toBe(401);
 
-    nextStep(); nextStep();
+    nextStep();
+    nextStep();
     expect((await second(await firstStep(user), codeAt(secret, -2))).body.code).toBe('MFA_CODE_INVALID');
     expect((await second(await firstStep(user), codeAt(secret, +2))).body.code).toBe('MFA_CODE_INVALID');
     expect((await second(await firstStep(user), codeAt(secret, -1))).body.code).toBe('OK');
@@ -97,7 +107,8 @@ describe.each(BACKENDS)('second factor on $name', (backend) => {
   });
 
   describe('a replayed right code is not a guess', () => {
-    const mfawrongRows = async (user: TestUser) => (await app.logRows(user.username)).filter((r) => r.status === 'mfawrong').length;
+    const mfawrongRows = async (user: TestUser) =>
+      (await app.logRows(user.username)).filter((r) => r.status === 'mfawrong').length;
 
     it('at /sys/login/mfa: the same right code from a second tab answers MFA_CODE_INVALID, is not logged mfawrong and never locks', async () => {
       await app.saveLoginStrategy({ mfaMode: 1, maxFailureTimes: 2 });
@@ -110,7 +121,12 @@ describe.each(BACKENDS)('second factor on $name', (backend) => {
       for (let i = 0; i < 3; i++) {
         const replay = await second(otherTab, code);
         expect(replay.status).toBe(401);
-        expect(replay.body).toEqual({ success: false, code: 'MFA_CODE_INVALID', message: '动态验证码错误', data: null });
+        expect(replay.body).toEqual({
+          success: false,
+          code: 'MFA_CODE_INVALID',
+          message: '动态验证码错误',
+          data: null,
+        });
       }
       // A code of the step before, still inside its validity, was overtaken by the accepted one: a replay too.
       expect((await second(otherTab, codeAt(secret, -1))).body.code).toBe('MFA_CODE_INVALID');
@@ -127,7 +143,8 @@ describe.each(BACKENDS)('second factor on $name', (backend) => {
       const { secret } = await enrol(user);
       const code = codeAt(secret);
       expect((await second(await firstStep(user), code)).body.code).toBe('OK');
-      nextStep(); nextStep();
+      nextStep();
+      nextStep();
       expect((await second(await firstStep(user), code)).body.code).toBe('MFA_CODE_INVALID');
       expect(await mfawrongRows(user)).toBe(1);
     });
@@ -159,7 +176,10 @@ describe.each(BACKENDS)('second factor on $name', (backend) => {
     const done = await second(await firstStep(user), recoveryCodes[0].toUpperCase());
     expect(done.body.code).toBe('OK');
     expect((await second(await firstStep(user), recoveryCodes[0])).body.code).toBe('MFA_CODE_INVALID');
-    const [row] = await app.db.query('SELECT COUNT(*) AS n FROM sys_notification WHERE user_id = ? AND kind = ?', [user.id, 'recovery-code-used']);
+    const [row] = await app.db.query('SELECT COUNT(*) AS n FROM sys_notification WHERE user_id = ? AND kind = ?', [
+      user.id,
+      'recovery-code-used',
+    ]);
     expect(Number(row.n)).toBe(1);
   });
 
@@ -183,9 +203,14 @@ describe.each(BACKENDS)('second factor on $name', (backend) => {
     const user = await createActiveUser(app);
     await enrol(user);
     const mfaToken = await firstStep(user);
-    const codes = (await Promise.all(Array.from({ length: 20 }, (_, i) => second(mfaToken, String(100000 + i))))).map((r) => r.body.code);
+    const codes = (await Promise.all(Array.from({ length: 20 }, (_, i) => second(mfaToken, String(100000 + i))))).map(
+      (r) => r.body.code,
+    );
     expect(codes.filter((c) => c === 'MFA_CODE_INVALID')).toHaveLength(5);
-    expect(codes.filter((c) => c === 'MFA_CODE_INVALID').length + codes.filter((c) => c === 'MFA_TOKEN_INVALID' || c === 'ACCOUNT_LOCKED').length).toBe(20);
+    expect(
+      codes.filter((c) => c === 'MFA_CODE_INVALID').length +
+        codes.filter((c) => c === 'MFA_TOKEN_INVALID' || c === 'ACCOUNT_LOCKED').length,
+    ).toBe(20);
     const statuses = (await app.logRows(user.username)).map((r) => r.status);
     expect(statuses.filter((s) => s === 'mfawrong')).toHaveLength(5);
     expect(Number((await app.userRow(user.id)).locked)).toBe(1);
@@ -206,10 +231,18 @@ describe.each(BACKENDS)('second factor on $name', (backend) => {
     await app.saveLoginStrategy({ mfaMode: 2 });
     const user = await createActiveUser(app);
     const res = await app.login(user.username, user.password);
-    expect(res.body.data).toMatchObject({ tempUser: true, forceUpdatePassword: false, mfaSetupRequired: true, mfaRequired: false, tip: '请先绑定双因素认证' });
+    expect(res.body.data).toMatchObject({
+      tempUser: true,
+      forceUpdatePassword: false,
+      mfaSetupRequired: true,
+      mfaRequired: false,
+      tip: '请先绑定双因素认证',
+    });
     const token = res.body.data!.accessToken!;
     expect((await app.post('/sys/online/list', {}, { token })).body.code).toBe('TEMP_TOKEN_FORBIDDEN');
-    expect((await app.post('/sys/me/mfa/disable', { code: '123456' }, { token })).body.code).toBe('TEMP_TOKEN_FORBIDDEN');
+    expect((await app.post('/sys/me/mfa/disable', { code: '123456' }, { token })).body.code).toBe(
+      'TEMP_TOKEN_FORBIDDEN',
+    );
     const setup = await app.post('/sys/me/mfa/setup', {}, { token });
     expect(setup.body.code).toBe('OK');
     const enabled = await app.post('/sys/me/mfa/enable', { code: codeAt(setup.body.data.secret) }, { token });
@@ -220,7 +253,11 @@ describe.each(BACKENDS)('second factor on $name', (backend) => {
     const done = await second(await firstStep(user), codeAt(setup.body.data.secret));
     expect(done.body.data).toMatchObject({ tempUser: false, mfaSetupRequired: false });
     nextStep();
-    const disable = await app.post('/sys/me/mfa/disable', { code: codeAt(setup.body.data.secret) }, { token: done.body.data.accessToken });
+    const disable = await app.post(
+      '/sys/me/mfa/disable',
+      { code: codeAt(setup.body.data.secret) },
+      { token: done.body.data.accessToken },
+    );
     expect(disable.body.code).toBe('FORBIDDEN');
   });
 
@@ -230,7 +267,12 @@ describe.each(BACKENDS)('second factor on $name', (backend) => {
     try {
       const user = await createUser(app);
       const res = await app.login(user.username, user.password);
-      expect(res.body.data).toMatchObject({ tempUser: true, forceUpdatePassword: true, mfaSetupRequired: true, tip: '您的密码为初始密码,请修改密码后再登录' });
+      expect(res.body.data).toMatchObject({
+        tempUser: true,
+        forceUpdatePassword: true,
+        mfaSetupRequired: true,
+        tip: '您的密码为初始密码,请修改密码后再登录',
+      });
     } finally {
       await app.saveUserStrategy({ forceUpdatePassword: false });
     }
@@ -242,12 +284,18 @@ describe.each(BACKENDS)('second factor on $name', (backend) => {
     const token = await app.token(user.username, user.password);
     const list = await app.admin('/sys/user/list', { keyword: user.username });
     expect(list.body.data.rows[0]).toMatchObject({ username: user.username, mfaEnabled: true });
-    expect((await app.post('/sys/me/mfa/recoveryCodes', { code: '000000' }, { token })).body.code).toBe('MFA_CODE_INVALID');
+    expect((await app.post('/sys/me/mfa/recoveryCodes', { code: '000000' }, { token })).body.code).toBe(
+      'MFA_CODE_INVALID',
+    );
     const fresh = await app.post('/sys/me/mfa/recoveryCodes', { code: codeAt(secret) }, { token });
     expect(fresh.body.data.recoveryCodes).toHaveLength(10);
     // The old set is void.
-    expect((await app.post('/sys/me/mfa/disable', { code: recoveryCodes[1] }, { token })).body.code).toBe('MFA_CODE_INVALID');
-    expect((await app.post('/sys/me/mfa/disable', { code: fresh.body.data.recoveryCodes[0] }, { token })).body.code).toBe('OK');
+    expect((await app.post('/sys/me/mfa/disable', { code: recoveryCodes[1] }, { token })).body.code).toBe(
+      'MFA_CODE_INVALID',
+    );
+    expect(
+      (await app.post('/sys/me/mfa/disable', { code: fresh.body.data.recoveryCodes[0] }, { token })).body.code,
+    ).toBe('OK');
     expect((await app.post('/sys/me/info', {}, { token })).body.data.mfaEnabled).toBe(false);
     // Not enrolled: refused, and not counted toward the lock.
     expect((await app.post('/sys/me/mfa/disable', { code: '123456' }, { token })).body.code).toBe('MFA_CODE_INVALID');
@@ -266,7 +314,9 @@ describe.each(BACKENDS)('second factor on $name', (backend) => {
     await createRole(app, 'mfa_viewer', ['sys:user:list']);
     const helper = await createActiveUser(app, { roles: ['mfa_viewer'] });
     const helperToken = await app.token(helper.username, helper.password);
-    expect((await app.post('/sys/user/mfa/reset', { id: user.id }, { token: helperToken })).body.code).toBe('FORBIDDEN');
+    expect((await app.post('/sys/user/mfa/reset', { id: user.id }, { token: helperToken })).body.code).toBe(
+      'FORBIDDEN',
+    );
     const pending = await firstStep(user);
     expect((await app.admin('/sys/user/mfa/reset', { id: user.id })).body.code).toBe('OK');
     // A login that waited for its code starts again, and nothing is counted as a wrong code.
@@ -275,7 +325,10 @@ describe.each(BACKENDS)('second factor on $name', (backend) => {
     expect((await app.post('/sys/me/info', {}, { token })).body.code).toBe('NOT_LOGGED_IN');
     const after = await app.login(user.username, user.password);
     expect(after.body.data).toMatchObject({ mfaRequired: false, accessToken: expect.any(String) });
-    const [audit] = await app.db.query('SELECT * FROM sys_audit_log WHERE action = ? AND target = ?', ['user.mfaReset', user.id]);
+    const [audit] = await app.db.query('SELECT * FROM sys_audit_log WHERE action = ? AND target = ?', [
+      'user.mfaReset',
+      user.id,
+    ]);
     expect(audit).toBeDefined();
   });
 
@@ -337,7 +390,12 @@ describe.each(BACKENDS)('second factor on $name', (backend) => {
     const gen = await app.post('/auth/qrcode/generate', {}, { token });
     await app.saveLoginStrategy({ mfaMode: 2 });
     const verified = await app.post('/auth/qrcode/verify', { code: gen.body.data.code });
-    expect(verified.body.data).toMatchObject({ tempUser: true, mfaSetupRequired: true, mfaRequired: false, forceUpdatePassword: false });
+    expect(verified.body.data).toMatchObject({
+      tempUser: true,
+      mfaSetupRequired: true,
+      mfaRequired: false,
+      forceUpdatePassword: false,
+    });
   });
 
   it('bad input answers the documented codes, never 5xx', async () => {
@@ -363,7 +421,10 @@ describe.each(BACKENDS)('second factor on $name', (backend) => {
   });
 
   it('MFA_ENCRYPTION_KEY unset: a generated key is kept in the settings store; set: the secrets are under it', async () => {
-    const [row] = await app.db.query('SELECT prop_value AS v FROM sys_props WHERE prop_group = ? AND prop_key = ?', ['sys_security', 'mfa_encryption_key']);
+    const [row] = await app.db.query('SELECT prop_value AS v FROM sys_props WHERE prop_group = ? AND prop_key = ?', [
+      'sys_security',
+      'mfa_encryption_key',
+    ]);
     expect(Buffer.from(row.v, 'base64')).toHaveLength(32);
     const key = randomBytes(32);
     const other = await startApp(backend, { env: { MFA_ENCRYPTION_KEY: key.toString('base64') } });
@@ -419,8 +480,11 @@ describe('the issuer of a TOTP enrolment (MFA_ISSUER)', () => {
     }
   });
 
-  it.each([' ', 'ACME:prod', 'tab\there', 'x'.repeat(65)])('refuses MFA_ISSUER %p at start, naming the variable', (value) => {
-    expect(() => loadConfig({ MFA_ISSUER: value })).toThrow(ConfigError);
-    expect(() => loadConfig({ MFA_ISSUER: value })).toThrow(/MFA_ISSUER/);
-  });
+  it.each([' ', 'ACME:prod', 'tab\there', 'x'.repeat(65)])(
+    'refuses MFA_ISSUER %p at start, naming the variable',
+    (value) => {
+      expect(() => loadConfig({ MFA_ISSUER: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ MFA_ISSUER: value })).toThrow(/MFA_ISSUER/);
+    },
+  );
 });

@@ -1,28 +1,33 @@
 import { getRepositoryToken } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { FakeClock } from './support/fake-clock';
-import { formatNotificationTime } from '../src/notification/notification-content';
+
 import { MessagePushService } from '../src/notification/message/message-push.service';
 import { NotificationService } from '../src/notification/notification.service';
+import { formatNotificationTime } from '../src/notification/notification-content';
 import { NotificationOutbox } from '../src/notification/outbox/notification-outbox';
 import { PasswordExpiryReminderService } from '../src/notification/reminder/password-expiry-reminder.service';
 import { PasswordReminderEntity } from '../src/notification/reminder/password-reminder.entity';
 import { createActiveUser, createUser, TestUser } from './factories';
 import { Backend, BACKENDS, mariadbRedis, Provisioned } from './support/backends';
-import { SseClient, streamTicket } from './support/sse-client';
+import { NOT_LOGGED_IN } from './support/envelopes';
+import { FakeClock } from './support/fake-clock';
+import { LOGIN_DEFAULTS } from './support/settings';
 import { deadSmtp, SmtpSink } from './support/smtp-sink';
-import { WebhookSink } from './support/webhook-sink';
+import { SseClient, streamTicket } from './support/sse-client';
 import { listenOnLocalPort, startApp, TestApp } from './support/test-app';
 import { sleep, waitFor } from './support/wait';
-import { NOT_LOGGED_IN } from './support/envelopes';
-import { LOGIN_DEFAULTS } from './support/settings';
+import { WebhookSink } from './support/webhook-sink';
 
 // ---------------------------------------------------------------- sinks and clients
 
 /** A user without e-mail (and without mobile), with a changed password. */
 async function createUserWithoutContacts(app: TestApp): Promise<TestUser> {
   const username = `nomail_${Math.random().toString(36).slice(2, 8)}`;
-  const res = await app.admin('/sys/user/create', { username, name: username, password: await app.encrypt('Initial#1a') });
+  const res = await app.admin('/sys/user/create', {
+    username,
+    name: username,
+    password: await app.encrypt('Initial#1a'),
+  });
   if (!res.body.success) throw new Error(res.body.message);
   return { id: res.body.data.id, username, password: 'Initial#1a', mobile: '', email: '' };
 }
@@ -56,10 +61,14 @@ function waitForMail(sink: SmtpSink, address: string, what = 'the e-mail') {
 
 /** The user's outbox rows once `done` holds for them. */
 function waitForRows(app: TestApp, userId: string, done: (rows: any[]) => boolean, what: string, timeoutMs?: number) {
-  return waitFor(async () => {
-    const rows = await outboxRows(app, userId);
-    return rows.length > 0 && done(rows) && rows;
-  }, what, timeoutMs);
+  return waitFor(
+    async () => {
+      const rows = await outboxRows(app, userId);
+      return rows.length > 0 && done(rows) && rows;
+    },
+    what,
+    timeoutMs,
+  );
 }
 
 /** A DATETIME as the driver returns it (mysql2: Date; SQLite: UTC text) → epoch ms. */
@@ -102,7 +111,11 @@ describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
     const queued = await outboxRows(app, user.id);
     expect(queued.map((r) => r.channel)).toEqual(['email', 'site', 'sms']);
     expect(queued.every((r) => r.kind === 'login-failed')).toBe(true);
-    expect(JSON.parse(queued[0].payload)).toMatchObject({ account: user.username, ip: '10.20.30.40', time: at.toISOString() });
+    expect(JSON.parse(queued[0].payload)).toMatchObject({
+      account: user.username,
+      ip: '10.20.30.40',
+      time: at.toISOString(),
+    });
 
     const [mail] = await waitForMail(smtp, user.email, 'the e-mail');
     expect(mail.raw).toMatch(/^From: Security <security@example\.com>/m);
@@ -121,9 +134,15 @@ describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
     const token = await app.token(user.username, user.password);
     const list = await waitForMessages(app, token, 1);
     expect(list.rows[0]).toEqual({
-      id: expect.any(String), kind: 'login-failed', title: '异常登录提醒', content: expect.any(String), read: false, createTime: expect.any(String),
+      id: expect.any(String),
+      kind: 'login-failed',
+      title: '异常登录提醒',
+      content: expect.any(String),
+      read: false,
+      createTime: expect.any(String),
     });
-    for (const fact of [user.username, '10.20.30.40', time, '异常登录:密码错误']) expect(list.rows[0].content).toContain(fact);
+    for (const fact of [user.username, '10.20.30.40', time, '异常登录:密码错误'])
+      expect(list.rows[0].content).toContain(fact);
     // Gives the two alerts different contents: this one is not the unusual-IP text.
     expect(list.rows[0].content).not.toContain('不常用的IP');
 
@@ -138,18 +157,25 @@ describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
     try {
       const channelsOf = async () => (await outboxRows(app, user.id)).map((r) => `${r.channel}:${r.kind}`);
       // Three wrong passwords in one window: one notice, on each channel.
-      for (const attempt of [1, 2, 3]) expect((await app.login(user.username, `Wrong#pass${attempt}`)).body.code).toBe('BAD_CREDENTIALS');
+      for (const attempt of [1, 2, 3])
+        expect((await app.login(user.username, `Wrong#pass${attempt}`)).body.code).toBe('BAD_CREDENTIALS');
       expect(await channelsOf()).toEqual(['email:login-failed', 'site:login-failed']);
 
       // The fourth locks the account: told at once, though the window's notice went out already.
       const at = app.clock.now();
       expect((await app.login(user.username, 'Wrong#pass4')).body.code).toBe('BAD_CREDENTIALS');
       const rows = await outboxRows(app, user.id);
-      expect(rows.map((r) => `${r.channel}:${r.kind}`)).toEqual(['email:login-failed', 'email:login-failed', 'site:login-failed', 'site:login-failed']);
+      expect(rows.map((r) => `${r.channel}:${r.kind}`)).toEqual([
+        'email:login-failed',
+        'email:login-failed',
+        'site:login-failed',
+        'site:login-failed',
+      ]);
       const until = formatNotificationTime(new Date(at.getTime() + 30 * 60_000));
       const mails = await waitFor(() => smtp.to(user.email).length === 2 && smtp.to(user.email), 'both e-mails');
       const locking = mails.find((m) => m.text.includes('已被锁定'))!;
-      for (const fact of ['异常登录:密码错误', '账号状态', `因密码错误次数过多已被锁定,${until}自动解锁`]) expect(locking.text).toContain(fact);
+      for (const fact of ['异常登录:密码错误', '账号状态', `因密码错误次数过多已被锁定,${until}自动解锁`])
+        expect(locking.text).toContain(fact);
       expect(mails.filter((m) => m.text.includes('已被锁定'))).toHaveLength(1);
       // Every notice is marked as sent by a machine, so that no out-of-office reply answers it.
       for (const mail of mails) expect(mail.raw).toMatch(/^Auto-Submitted: auto-generated\r?$/m);
@@ -160,7 +186,10 @@ describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
       await app.login(user.username, 'Wrong#pass5');
       expect(await channelsOf()).toHaveLength(6);
     } finally {
-      await app.saveLoginStrategy({ maxFailureTimes: LOGIN_DEFAULTS.maxFailureTimes, lockMinutes: LOGIN_DEFAULTS.lockMinutes });
+      await app.saveLoginStrategy({
+        maxFailureTimes: LOGIN_DEFAULTS.maxFailureTimes,
+        lockMinutes: LOGIN_DEFAULTS.lockMinutes,
+      });
     }
   });
 
@@ -184,7 +213,10 @@ describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
     expect(await outboxRows(app, user.id)).toEqual([]);
     const at = app.clock.now();
     const token = await app.token(user.username, user.password, { ip: '172.16.8.8' });
-    expect((await outboxRows(app, user.id)).map((r) => `${r.channel}:${r.kind}`)).toEqual(['site:unusual-ip', 'sms:unusual-ip']);
+    expect((await outboxRows(app, user.id)).map((r) => `${r.channel}:${r.kind}`)).toEqual([
+      'site:unusual-ip',
+      'sms:unusual-ip',
+    ]);
 
     const list = await waitForMessages(app, token, 1);
     expect(list.rows[0]).toMatchObject({ kind: 'unusual-ip', title: '非常用IP登录提醒' });
@@ -210,7 +242,7 @@ describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
     expect((await outboxRows(app, user.id)).map((r) => r.channel)).toEqual(['site']);
   });
 
-  it('a site message reaches the user\'s open SSE streams within a second, and only that user\'s', async () => {
+  it("a site message reaches the user's open SSE streams within a second, and only that user's", async () => {
     const user = await createActiveUser(app);
     const other = await createActiveUser(app);
     const token = await app.token(user.username, user.password);
@@ -224,7 +256,10 @@ describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
       expect(byTicket.status).toBe(200);
       expect(byTicket.headers['content-type']).toBe('text/event-stream; charset=utf-8');
       expect(byHeader.status).toBe(200);
-      await waitFor(() => byTicket.raw.includes(': connected') && byHeader.raw.includes(': connected'), 'the stream preamble');
+      await waitFor(
+        () => byTicket.raw.includes(': connected') && byHeader.raw.includes(': connected'),
+        'the stream preamble',
+      );
 
       const started = Date.now();
       await app.login(user.username, 'Wrong#pass1', { ip: '10.44.0.1' });
@@ -243,7 +278,10 @@ describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
       await app.post('/sys/logout', {}, { token });
       await app.app.get(MessagePushService).heartbeat();
       await waitFor(() => byTicket.ended && byHeader.ended, 'the streams of the logged-out session to end');
-      expect(byTicket.events.at(-1)).toMatchObject({ event: 'end', data: { code: 'NOT_LOGGED_IN', message: '未登录或登录已过期' } });
+      expect(byTicket.events.at(-1)).toMatchObject({
+        event: 'end',
+        data: { code: 'NOT_LOGGED_IN', message: '未登录或登录已过期' },
+      });
       await waitFor(() => stranger.raw.includes(': ping'), 'the heartbeat on the live stream');
       expect(stranger.ended).toBe(false);
     } finally {
@@ -251,19 +289,22 @@ describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
     }
   });
 
-  it('a kicked-out session\'s stream ends with KICKED_OUT and leaves the one KICKED_OUT answer to the next call', async () => {
+  it("a kicked-out session's stream ends with KICKED_OUT and leaves the one KICKED_OUT answer to the next call", async () => {
     const user = await createActiveUser(app);
     const token = await app.token(user.username, user.password);
     await app.saveLoginStrategy({ multiOnline: false });
     try {
-      const client = await SseClient.open(`${baseUrl}/sys/message/stream?ticket=${await streamTicket(app, token)}`, { 'accept-language': 'en' });
+      const client = await SseClient.open(`${baseUrl}/sys/message/stream?ticket=${await streamTicket(app, token)}`, {
+        'accept-language': 'en',
+      });
       try {
         await waitFor(() => client.raw.includes(': connected'), 'the stream preamble');
         await app.token(user.username, user.password, { ip: '10.44.0.9' });
         await app.app.get(MessagePushService).heartbeat();
         await waitFor(() => client.ended, 'the stream of the kicked-out session to end');
         expect(client.events.at(-1)).toMatchObject({
-          event: 'end', data: { code: 'KICKED_OUT', message: 'The account has logged in elsewhere' },
+          event: 'end',
+          data: { code: 'KICKED_OUT', message: 'The account has logged in elsewhere' },
         });
       } finally {
         client.disconnect();
@@ -287,7 +328,9 @@ describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
       const fresh = await createUser(app);
       const login = await app.login(fresh.username, fresh.password);
       expect(login.body.data!.tempUser).toBe(true);
-      const temp = await SseClient.open(`${baseUrl}/sys/message/stream`, { 'admin-token': login.body.data!.accessToken });
+      const temp = await SseClient.open(`${baseUrl}/sys/message/stream`, {
+        'admin-token': login.body.data!.accessToken,
+      });
       expect(temp.status).toBe(403);
       for (const c of [none, garbage, temp]) c.disconnect();
     } finally {
@@ -295,7 +338,7 @@ describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
     }
   });
 
-  it('/sys/message/list filters unread and pages; /sys/message/read marks only the caller\'s own messages', async () => {
+  it("/sys/message/list filters unread and pages; /sys/message/read marks only the caller's own messages", async () => {
     const user = await createActiveUser(app);
     const other = await createActiveUser(app);
     await app.saveLoginStrategy({ sendMsgWhenErrorLogin: 'site' });
@@ -315,7 +358,11 @@ describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
     expect(page2).toMatchObject({ total: 3, rows: [{ id: all.rows[2].id }] });
 
     const theirs = (await messagesOf(app, otherToken)).rows[0];
-    const read = await app.post('/sys/message/read', { ids: [all.rows[0].id, all.rows[1].id, theirs.id, 'no-such-id'] }, { token });
+    const read = await app.post(
+      '/sys/message/read',
+      { ids: [all.rows[0].id, all.rows[1].id, theirs.id, 'no-such-id'] },
+      { token },
+    );
     expect(read.body).toMatchObject({ success: true, data: null });
     const unread = await messagesOf(app, token, { pageNum: 1, pageSize: 10, unreadOnly: true });
     expect(unread).toMatchObject({ total: 1, rows: [{ id: all.rows[2].id, read: false }] });
@@ -323,7 +370,9 @@ describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
     // Someone else's id in the list changed nothing for its owner.
     expect((await messagesOf(app, otherToken)).rows[0].read).toBe(false);
 
-    expect((await app.post('/sys/message/list', { pageNum: 1, pageSize: 10, unreadOnly: 'yes' }, { token })).body.code).toBe('VALIDATION_FAILED');
+    expect(
+      (await app.post('/sys/message/list', { pageNum: 1, pageSize: 10, unreadOnly: 'yes' }, { token })).body.code,
+    ).toBe('VALIDATION_FAILED');
     expect((await app.post('/sys/message/read', { ids: 'x' }, { token })).body.code).toBe('VALIDATION_FAILED');
     expect((await app.post('/sys/message/list', { pageNum: 1, pageSize: 10 })).body.code).toBe('NOT_LOGGED_IN');
   });
@@ -336,7 +385,12 @@ describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
     try {
       const res = await app.login(user.username, user.password, { ip: '192.168.66.6' });
       expect(res.body.success).toBe(true);
-      const [failed] = await waitForRows(app, user.id, ([row]) => Number(row.attempts) === 1 && row.claimed_by === null, 'the failed first attempt');
+      const [failed] = await waitForRows(
+        app,
+        user.id,
+        ([row]) => Number(row.attempts) === 1 && row.claimed_by === null,
+        'the failed first attempt',
+      );
       expect(failed).toMatchObject({ status: 'pending', channel: 'email', kind: 'unusual-ip' });
       expect(failed.last_error).toMatch(/ECONNREFUSED|connect/i);
       // Exponential backoff: the first retry is due 5 s after the failure.
@@ -361,7 +415,12 @@ describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
       const user = await createActiveUser(bare);
       await bare.saveLoginStrategy({ sendMsgWhenErrorLogin: 'email,sms,site' });
       expect((await bare.login(user.username, 'Wrong#pass1')).body.code).toBe('BAD_CREDENTIALS');
-      const rows = await waitForRows(bare, user.id, (found) => found.length === 3 && found.every((r) => r.status !== 'pending'), 'final statuses');
+      const rows = await waitForRows(
+        bare,
+        user.id,
+        (found) => found.length === 3 && found.every((r) => r.status !== 'pending'),
+        'final statuses',
+      );
       expect(rows.map((r) => [r.channel, r.status, r.last_error])).toEqual([
         ['email', 'not_configured', 'ChannelNotConfiguredError: SMTP_URL is not set'],
         ['site', 'sent', null],
@@ -378,7 +437,12 @@ describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
     const user = await createUserWithoutContacts(app);
     await app.saveLoginStrategy({ sendMsgWhenErrorLogin: 'email,sms' });
     await app.login(user.username, 'Wrong#pass1');
-    const rows = await waitForRows(app, user.id, (found) => found.length === 2 && found.every((r) => r.status !== 'pending'), 'final statuses');
+    const rows = await waitForRows(
+      app,
+      user.id,
+      (found) => found.length === 2 && found.every((r) => r.status !== 'pending'),
+      'final statuses',
+    );
     expect(rows.map((r) => [r.channel, r.status, Number(r.attempts), r.last_error])).toEqual([
       ['email', 'failed', 1, 'PermanentDeliveryError: the user has no e-mail address'],
       ['sms', 'failed', 1, 'PermanentDeliveryError: the user has no mobile number'],
@@ -396,7 +460,12 @@ describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
       const user = await createActiveUser(first);
       await first.saveLoginStrategy({ sendMsgWhenErrorLogin: 'email' });
       await first.login(user.username, 'Wrong#pass1', { ip: '10.77.0.7' });
-      await waitForRows(first, user.id, ([row]) => Number(row.attempts) === 1 && row.claimed_by === null, 'the failed first attempt');
+      await waitForRows(
+        first,
+        user.id,
+        ([row]) => Number(row.attempts) === 1 && row.claimed_by === null,
+        'the failed first attempt',
+      );
       const restartAt = first.clock.nowMs() + 60_000;
       await first.close();
       first = undefined;
@@ -425,7 +494,10 @@ describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
       const reminders = async (userId: string) =>
         (await r.db.query('SELECT COUNT(*) AS n FROM sys_password_reminder WHERE user_id = ?', [userId]))[0].n;
       const siteRows = async (userId: string) =>
-        r.db.query('SELECT * FROM sys_notification WHERE user_id = ? AND channel = ? ORDER BY create_time', [userId, 'site']);
+        r.db.query('SELECT * FROM sys_notification WHERE user_id = ? AND channel = ? ORDER BY create_time', [
+          userId,
+          'site',
+        ]);
 
       // Never expires: nothing, however late it is.
       await r.saveUserStrategy({ passwordExpireDays: 0, expireNotifyDays: 10 });
@@ -444,9 +516,18 @@ describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
       r.clock.advanceDays(1);
       await reminder.run();
       expect(Number(await reminders(user.id))).toBe(1);
-      const rows = await r.db.query('SELECT channel, kind FROM sys_notification WHERE user_id = ? ORDER BY channel', [user.id]);
-      expect(rows).toEqual([{ channel: 'email', kind: 'password-expiry' }, { channel: 'site', kind: 'password-expiry' }]);
-      expect((await r.db.query('SELECT channel FROM sys_notification WHERE user_id = ?', [noMail.id])).map((x: any) => x.channel)).toEqual(['site']);
+      const rows = await r.db.query('SELECT channel, kind FROM sys_notification WHERE user_id = ? ORDER BY channel', [
+        user.id,
+      ]);
+      expect(rows).toEqual([
+        { channel: 'email', kind: 'password-expiry' },
+        { channel: 'site', kind: 'password-expiry' },
+      ]);
+      expect(
+        (await r.db.query('SELECT channel FROM sys_notification WHERE user_id = ?', [noMail.id])).map(
+          (x: any) => x.channel,
+        ),
+      ).toEqual(['site']);
 
       const token = await r.token(user.username, user.password);
       const list = await waitForMessages(r, token, 1);
@@ -457,9 +538,14 @@ describe.each(BACKENDS)('notifications on $name', (backend: Backend) => {
       expect(mail.text).toContain(user.username);
 
       // A new period starts with a password change; its reminder comes 80 days later, once.
-      const changed = await r.post('/sys/me/pass/update', {
-        oldPass: await r.encrypt(user.password), newPass: await r.encrypt('Again#3cc'),
-      }, { token });
+      const changed = await r.post(
+        '/sys/me/pass/update',
+        {
+          oldPass: await r.encrypt(user.password),
+          newPass: await r.encrypt('Again#3cc'),
+        },
+        { token },
+      );
       expect(changed.body.success).toBe(true);
       r.clock.advanceDays(79);
       await reminder.run();
@@ -529,11 +615,18 @@ describe('two instances on one MariaDB + Redis', () => {
       }
     }
     const all = async () => (await a.db.query('SELECT * FROM sys_notification')) as any[];
-    await waitFor(async () => {
-      const rows = await all();
-      return rows.length === attempts * 2 && rows.filter((r) => r.channel === 'site').every((r) => r.status === 'sent')
-        && rows.filter((r) => r.channel === 'sms').every((r) => Number(r.attempts) === 1 && r.claimed_by === null);
-    }, 'site rows sent and SMS rows failed once', 10_000);
+    await waitFor(
+      async () => {
+        const rows = await all();
+        return (
+          rows.length === attempts * 2 &&
+          rows.filter((r) => r.channel === 'site').every((r) => r.status === 'sent') &&
+          rows.filter((r) => r.channel === 'sms').every((r) => Number(r.attempts) === 1 && r.claimed_by === null)
+        );
+      },
+      'site rows sent and SMS rows failed once',
+      10_000,
+    );
 
     // The provider recovers; both instances find the same due rows at the same moment.
     sms.status = 200;
@@ -548,9 +641,15 @@ describe('two instances on one MariaDB + Redis', () => {
     expect(outcomes.filter((o) => o === null).length).toBeGreaterThan(0);
     claims.forEach((spy) => spy.mockRestore());
 
-    const smsIds = (await all()).filter((r) => r.channel === 'sms').map((r) => r.id).sort();
+    const smsIds = (await all())
+      .filter((r) => r.channel === 'sms')
+      .map((r) => r.id)
+      .sort();
     expect(sms.accepted.map((m) => m.id).sort()).toEqual(smsIds);
-    const siteIds = (await all()).filter((r) => r.channel === 'site').map((r) => r.id).sort();
+    const siteIds = (await all())
+      .filter((r) => r.channel === 'site')
+      .map((r) => r.id)
+      .sort();
     const messageIds = (await a.db.query('SELECT id FROM sys_message')).map((r: any) => r.id).sort();
     expect(messageIds).toEqual(siteIds);
   });
@@ -580,12 +679,16 @@ describe('two instances on one MariaDB + Redis', () => {
     // The worst interleaving: both instances look before either has written, so neither sees the
     // other's key and both try to insert it. Only the key itself can keep it to one reminder.
     const lookAheads = [a, b].map((app) =>
-      jest.spyOn(app.app.get<Repository<PasswordReminderEntity>>(getRepositoryToken(PasswordReminderEntity)), 'existsBy').mockResolvedValue(false));
+      jest
+        .spyOn(app.app.get<Repository<PasswordReminderEntity>>(getRepositoryToken(PasswordReminderEntity)), 'existsBy')
+        .mockResolvedValue(false),
+    );
     let ra: number;
     let rb: number;
     try {
       [ra, rb] = await Promise.all([
-        a.app.get(PasswordExpiryReminderService).run(), b.app.get(PasswordExpiryReminderService).run(),
+        a.app.get(PasswordExpiryReminderService).run(),
+        b.app.get(PasswordExpiryReminderService).run(),
       ]);
       expect(lookAheads.every((spy) => spy.mock.calls.length > 0)).toBe(true);
     } finally {
@@ -597,7 +700,10 @@ describe('two instances on one MariaDB + Redis', () => {
     expect(ra + rb).toBe(Number(allKeys));
     const keys = await a.db.query('SELECT * FROM sys_password_reminder WHERE user_id = ?', [user.id]);
     expect(keys).toHaveLength(1);
-    const rows = await a.db.query('SELECT channel FROM sys_notification WHERE user_id = ? AND kind = ? ORDER BY channel', [user.id, 'password-expiry']);
+    const rows = await a.db.query(
+      'SELECT channel FROM sys_notification WHERE user_id = ? AND kind = ? ORDER BY channel',
+      [user.id, 'password-expiry'],
+    );
     expect(rows.map((r: any) => r.channel)).toEqual(['email', 'site']);
   });
 });

@@ -1,10 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
+
 import { createClient } from 'redis';
-import { FakeClock } from './support/fake-clock';
+
 import { KvStore } from '../src/store/kv.store';
 import { MemoryKvStore } from '../src/store/memory-kv.store';
 import { json, OneTimeKind, OneTimeStore, TEXT } from '../src/store/one-time-store';
 import { RedisKvStore } from '../src/store/redis-kv.store';
+import { FakeClock } from './support/fake-clock';
 
 const REDIS = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
 const sha256hex = (value: string) => createHash('sha256').update(value).digest('hex');
@@ -49,9 +51,14 @@ const SUBJECTS: Subject[] = [
     name: 'redis',
     async open() {
       const prefix = `ottest${randomBytes(4).toString('hex')}:`;
-      const [store, other] = await Promise.all([RedisKvStore.connect(REDIS, prefix), RedisKvStore.connect(REDIS, prefix)]);
+      const [store, other] = await Promise.all([
+        RedisKvStore.connect(REDIS, prefix),
+        RedisKvStore.connect(REDIS, prefix),
+      ]);
       return {
-        store, other, clock: new FakeClock(),
+        store,
+        other,
+        clock: new FakeClock(),
         async dispose() {
           await Promise.all([store.close(), other.close()]);
           await purge(prefix);
@@ -67,9 +74,18 @@ interface Ticket {
 }
 
 const MINUTE = 60_000;
-const TICKETS: OneTimeKind<Ticket> = { key: (id) => `OT_TICKET:${id}`, ttlMs: MINUTE, hashed: true, format: json<Ticket>() };
+const TICKETS: OneTimeKind<Ticket> = {
+  key: (id) => `OT_TICKET:${id}`,
+  ttlMs: MINUTE,
+  hashed: true,
+  format: json<Ticket>(),
+};
 const CODES: OneTimeKind<string> = {
-  key: (id) => `OT_CODE:${id}`, ttlMs: MINUTE, hashed: false, format: TEXT, generate: () => `code-${randomBytes(6).toString('hex')}`,
+  key: (id) => `OT_CODE:${id}`,
+  ttlMs: MINUTE,
+  hashed: false,
+  format: TEXT,
+  generate: () => `code-${randomBytes(6).toString('hex')}`,
 };
 const SHAPED: OneTimeKind<Ticket> = { ...TICKETS, key: (id) => `OT_SHAPED:${id}`, shape: /^[A-Za-z0-9_-]{43}$/ };
 
@@ -175,7 +191,11 @@ describe.each(SUBJECTS)('OneTimeStore on $name', (subject) => {
       const shaped = new OneTimeStore(opened.store, opened.clock, SHAPED);
       const good = await shaped.issue({ owner: 'u1' });
       await shaped.issue({ owner: 'u2' }, 'short');
-      const reads = [jest.spyOn(opened.store, 'get'), jest.spyOn(opened.store, 'getDel'), jest.spyOn(opened.store, 'del')];
+      const reads = [
+        jest.spyOn(opened.store, 'get'),
+        jest.spyOn(opened.store, 'getDel'),
+        jest.spyOn(opened.store, 'del'),
+      ];
       try {
         await expect(shaped.peek('short')).resolves.toBeNull();
         await expect(shaped.consume('short')).resolves.toBeNull();
@@ -193,7 +213,9 @@ describe.each(SUBJECTS)('OneTimeStore on $name', (subject) => {
       const elsewhere = new OneTimeStore(opened.other, opened.clock, TICKETS);
       for (let round = 0; round < 5; round++) {
         const credential = await tickets.issue({ owner: 'u1', n: round });
-        const results = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? elsewhere : tickets).consume(credential)));
+        const results = await Promise.all(
+          Array.from({ length: 40 }, (_, i) => (i % 2 ? elsewhere : tickets).consume(credential)),
+        );
         expect(results.filter((r) => r !== null)).toEqual([{ owner: 'u1', n: round }]);
       }
     });
@@ -201,7 +223,9 @@ describe.each(SUBJECTS)('OneTimeStore on $name', (subject) => {
     it('a text credential too: of 40 parallel consumes one wins', async () => {
       const elsewhere = new OneTimeStore(opened.other, opened.clock, CODES);
       const code = await codes.issue('u9');
-      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? elsewhere : codes).consume(code)));
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => (i % 2 ? elsewhere : codes).consume(code)),
+      );
       expect(results.filter((r) => r !== null)).toEqual(['u9']);
     });
   });

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+
 import { createUser, TestUser } from './factories';
 import { BACKENDS } from './support/backends';
 import { failure, OK_NO_DATA } from './support/envelopes';
@@ -21,7 +22,8 @@ const LENIENT = { minPasswordLength: 2, includeSymbol: false, includeLowerCase: 
 
 /** A random name of `length` letters and digits starting with a letter (a user name or e-mail local part). */
 const randomName = (length: number) =>
-  'abcdefghjkmnpqrstuvwxyz'[randomInt(23)] + Array.from({ length: length - 1 }, () => 'abcdefghjkmnpqrstuvwxyz23456789'[randomInt(31)]).join('');
+  'abcdefghjkmnpqrstuvwxyz'[randomInt(23)] +
+  Array.from({ length: length - 1 }, () => 'abcdefghjkmnpqrstuvwxyz23456789'[randomInt(31)]).join('');
 
 describe.each(BACKENDS)('Password policy on $name', (backend) => {
   let app: TestApp;
@@ -38,11 +40,18 @@ describe.each(BACKENDS)('Password policy on $name', (backend) => {
     let current = user.password;
     return {
       token,
-      get current() { return current; },
+      get current() {
+        return current;
+      },
       async change(next: string) {
-        const res = await app.post('/sys/me/pass/update', {
-          oldPass: await app.encrypt(current), newPass: await app.encrypt(next),
-        }, { token });
+        const res = await app.post(
+          '/sys/me/pass/update',
+          {
+            oldPass: await app.encrypt(current),
+            newPass: await app.encrypt(next),
+          },
+          { token },
+        );
         if (res.body.success) current = next;
         return res;
       },
@@ -57,7 +66,8 @@ describe.each(BACKENDS)('Password policy on $name', (backend) => {
       await app.saveUserStrategy({ passwordHistoryCount: 3 });
       const user = await createUser(app, { password: 'Zeroth#0a' });
       const me = await loggedIn(user);
-      for (const next of ['First#1a', 'Second#2a', 'Third#3a']) expect((await me.change(next)).body).toEqual(OK_NO_DATA);
+      for (const next of ['First#1a', 'Second#2a', 'Third#3a'])
+        expect((await me.change(next)).body).toEqual(OK_NO_DATA);
       // Now: Third (current), Second, First are the last 3; Zeroth is 4 back.
       for (const reused of ['Third#3a', 'Second#2a', 'First#1a']) {
         const res = await me.change(reused);
@@ -102,14 +112,20 @@ describe.each(BACKENDS)('Password policy on $name', (backend) => {
       expect(await historyRows(user.id)).toEqual([]);
     });
 
-    it('an administrator\'s reset joins the history, and the forced first-login change is checked against it', async () => {
+    it("an administrator's reset joins the history, and the forced first-login change is checked against it", async () => {
       await app.saveUserStrategy({ passwordHistoryCount: 3, forceUpdatePassword: true });
       const user = await createUser(app, { password: 'Initial#1a' });
       const first = await app.login(user.username, 'Initial#1a');
       expect(first.body.data).toMatchObject({ tempUser: true, forceUpdatePassword: true });
-      const change = async (token: string, oldPass: string, newPass: string) => app.post('/sys/me/pass/update', {
-        oldPass: await app.encrypt(oldPass), newPass: await app.encrypt(newPass),
-      }, { token });
+      const change = async (token: string, oldPass: string, newPass: string) =>
+        app.post(
+          '/sys/me/pass/update',
+          {
+            oldPass: await app.encrypt(oldPass),
+            newPass: await app.encrypt(newPass),
+          },
+          { token },
+        );
       // The forced change of an initial password goes the same way: it may not keep the initial one.
       expect((await change(first.body.data!.accessToken, 'Initial#1a', 'Initial#1a')).body).toEqual(REUSED(3));
       expect((await change(first.body.data!.accessToken, 'Initial#1a', 'Mine#0001a')).body).toEqual(OK_NO_DATA);
@@ -129,7 +145,15 @@ describe.each(BACKENDS)('Password policy on $name', (backend) => {
     it('refuses a password on the bundled list whatever its case, Chinese patterns included', async () => {
       await app.saveUserStrategy({ ...LENIENT, rejectCommonPasswords: true });
       const me = await loggedIn(await createUser(app, { password: 'Start#000a' }));
-      for (const common of ['WoAiNi1314', 'woaini1314', 'QQ123456', 'Password1', '1QAZ2WSX', '19880808', 'Woaini@123']) {
+      for (const common of [
+        'WoAiNi1314',
+        'woaini1314',
+        'QQ123456',
+        'Password1',
+        '1QAZ2WSX',
+        '19880808',
+        'Woaini@123',
+      ]) {
         const res = await me.change(common);
         expect({ common, status: res.status, body: res.body }).toEqual({ common, status: 400, body: TOO_COMMON });
       }
@@ -148,7 +172,11 @@ describe.each(BACKENDS)('Password policy on $name', (backend) => {
     async function userWith(username: string, emailLocal: string, mobile: string): Promise<TestUser> {
       const email = `${emailLocal}@example.com`;
       const res = await app.admin('/sys/user/create', {
-        username, name: 'Account parts', mobile, email, password: await app.encrypt('Start#000a'),
+        username,
+        name: 'Account parts',
+        mobile,
+        email,
+        password: await app.encrypt('Start#000a'),
       });
       expect(res.body.success).toBe(true);
       return { id: res.body.data.id, username, password: 'Start#000a', mobile, email };
@@ -163,7 +191,11 @@ describe.each(BACKENDS)('Password policy on $name', (backend) => {
       const me = await loggedIn(user);
       for (const refused of [`Pw#1${name.toUpperCase()}`, `${local.toUpperCase()}#pw1`, `x#${user.mobile}`]) {
         const res = await me.change(refused);
-        expect({ refused, status: res.status, body: res.body }).toEqual({ refused, status: 400, body: CONTAINS_ACCOUNT });
+        expect({ refused, status: res.status, body: res.body }).toEqual({
+          refused,
+          status: 400,
+          body: CONTAINS_ACCOUNT,
+        });
       }
       // Parts of the values are not the values.
       expect((await me.change(`P#1${name.slice(0, 2)}${user.mobile.slice(0, 6)}`)).body).toEqual(OK_NO_DATA);
@@ -190,18 +222,33 @@ describe.each(BACKENDS)('Password policy on $name', (backend) => {
     await app.saveUserStrategy({ ...LENIENT, includeNumber: true });
     const username = randomName(8);
     const res = await app.admin('/sys/user/create', {
-      username, name: 'Order', email: `woaini1314@${randomName(8).toLowerCase()}.example.com`,
+      username,
+      name: 'Order',
+      email: `woaini1314@${randomName(8).toLowerCase()}.example.com`,
       password: await app.encrypt('woaini1314'),
     });
     // An administrator's create does not apply the own-change checks (docs/policies.md); the six rules it does.
     expect(res.body.success).toBe(true);
     const userId: string = res.body.data.id;
     const token = await app.token(username, 'woaini1314');
-    const change = async () => (await app.post('/sys/me/pass/update', {
-      oldPass: await app.encrypt('woaini1314'), newPass: await app.encrypt('woaini1314'),
-    }, { token })).body;
+    const change = async () =>
+      (
+        await app.post(
+          '/sys/me/pass/update',
+          {
+            oldPass: await app.encrypt('woaini1314'),
+            newPass: await app.encrypt('woaini1314'),
+          },
+          { token },
+        )
+      ).body;
 
-    await app.saveUserStrategy({ includeSymbol: true, rejectAccountInPassword: true, rejectCommonPasswords: true, passwordHistoryCount: 1 });
+    await app.saveUserStrategy({
+      includeSymbol: true,
+      rejectAccountInPassword: true,
+      rejectCommonPasswords: true,
+      passwordHistoryCount: 1,
+    });
     expect(await change()).toEqual(failure('PASSWORD_NEEDS_SYMBOL', '密码应包含特殊字符'));
     await app.saveUserStrategy({ includeSymbol: false });
     expect(await change()).toEqual(CONTAINS_ACCOUNT);
@@ -215,14 +262,26 @@ describe.each(BACKENDS)('Password policy on $name', (backend) => {
   });
 
   it('the rules endpoint reports the three checks to any logged-in user, temporary tokens too', async () => {
-    await app.saveUserStrategy({ passwordHistoryCount: 5, rejectCommonPasswords: true, rejectAccountInPassword: true, forceUpdatePassword: true });
+    await app.saveUserStrategy({
+      passwordHistoryCount: 5,
+      rejectCommonPasswords: true,
+      rejectAccountInPassword: true,
+      forceUpdatePassword: true,
+    });
     const user = await createUser(app);
     const temp = (await app.login(user.username, user.password)).body.data!;
     expect(temp.tempUser).toBe(true);
     const rules = await app.post('/sys/strategy/user/rules', {}, { token: temp.accessToken });
     expect(rules.body.data).toEqual({
-      minPasswordLength: 6, maxPasswordLength: 20, includeLowerCase: true, includeUpperCase: false, includeNumber: true, includeSymbol: true,
-      passwordHistoryCount: 5, rejectCommonPasswords: true, rejectAccountInPassword: true,
+      minPasswordLength: 6,
+      maxPasswordLength: 20,
+      includeLowerCase: true,
+      includeUpperCase: false,
+      includeNumber: true,
+      includeSymbol: true,
+      passwordHistoryCount: 5,
+      rejectCommonPasswords: true,
+      rejectAccountInPassword: true,
     });
   });
 });

@@ -1,11 +1,19 @@
 import { generateKeyPairSync } from 'node:crypto';
+
 import { createActiveUser, createRole, createUser } from './factories';
 import { BACKENDS } from './support/backends';
-import { encryptPassword } from './support/password-transport';
-import { epochMs, startApp, TestApp } from './support/test-app';
+import {
+  ACCOUNT_EXPIRED,
+  BAD_CREDENTIALS,
+  failure,
+  NOT_LOGGED_IN,
+  OK_NO_DATA,
+  OLD_PASSWORD_WRONG,
+} from './support/envelopes';
 import { namesFields } from './support/field-errors';
+import { encryptPassword } from './support/password-transport';
 import { PASSWORD_RULE_DEFAULTS } from './support/settings';
-import { ACCOUNT_EXPIRED, BAD_CREDENTIALS, NOT_LOGGED_IN, OK_NO_DATA, OLD_PASSWORD_WRONG, failure } from './support/envelopes';
+import { epochMs, startApp, TestApp } from './support/test-app';
 
 const MINUTE = 60_000;
 
@@ -13,8 +21,9 @@ const INITIAL_TIP = '您的密码为初始密码,请尽快修改密码';
 const INITIAL_FORCE_TIP = '您的密码为初始密码,请修改密码后再登录';
 
 function changePassword(app: TestApp, token: string, oldPass: string, newPass: string) {
-  return Promise.all([app.encrypt(oldPass), app.encrypt(newPass)])
-    .then(([o, n]) => app.post('/sys/me/pass/update', { oldPass: o, newPass: n }, { token }));
+  return Promise.all([app.encrypt(oldPass), app.encrypt(newPass)]).then(([o, n]) =>
+    app.post('/sys/me/pass/update', { oldPass: o, newPass: n }, { token }),
+  );
 }
 
 /** The session lives under AUTH_TOKEN:{sha256hex(token)} (the Redis store adds the prefix). */
@@ -23,11 +32,14 @@ const sessionOf = (app: TestApp, token: string): Promise<any> => app.sessionOf(t
 /** Character classes. */
 function meetsRules(password: string, rules: typeof PASSWORD_RULE_DEFAULTS): boolean {
   const length = [...password].length;
-  return length >= rules.minPasswordLength && length <= rules.maxPasswordLength
-    && (!rules.includeNumber || /[0-9]/.test(password))
-    && (!rules.includeUpperCase || /[A-Z]/.test(password))
-    && (!rules.includeLowerCase || /[a-z]/.test(password))
-    && (!rules.includeSymbol || /[^\p{L}0-9\s]/u.test(password));
+  return (
+    length >= rules.minPasswordLength &&
+    length <= rules.maxPasswordLength &&
+    (!rules.includeNumber || /[0-9]/.test(password)) &&
+    (!rules.includeUpperCase || /[A-Z]/.test(password)) &&
+    (!rules.includeLowerCase || /[a-z]/.test(password)) &&
+    (!rules.includeSymbol || /[^\p{L}0-9\s]/u.test(password))
+  );
 }
 
 describe.each(BACKENDS)('password rules on $name', (backend) => {
@@ -75,7 +87,11 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       ];
       for (const [candidate, code, message] of cases) {
         const res = await changePassword(app, token, user.password, candidate);
-        expect({ candidate, status: res.status, body: res.body }).toEqual({ candidate, status: 400, body: failure(code, message) });
+        expect({ candidate, status: res.status, body: res.body }).toEqual({
+          candidate,
+          status: 400,
+          body: failure(code, message),
+        });
       }
       expect((await app.userRow(user.id)).password_update_time).toBeNull();
       const refusedCandidate = await app.login(user.username, 'ABCDefg1');
@@ -129,7 +145,11 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       const user = await createUser(app);
       const token = await app.token(user.username, user.password);
       await app.saveUserStrategy({
-        minPasswordLength: 0, maxPasswordLength: 0, includeNumber: false, includeLowerCase: false, includeSymbol: false,
+        minPasswordLength: 0,
+        maxPasswordLength: 0,
+        includeNumber: false,
+        includeLowerCase: false,
+        includeSymbol: false,
       });
       expect((await changePassword(app, token, user.password, 'Q')).body).toEqual(OK_NO_DATA);
       expect((await changePassword(app, token, 'Q', 'Q'.repeat(40))).body).toEqual(OK_NO_DATA);
@@ -173,12 +193,18 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       const good = await app.encrypt('Brand#New1');
       const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
       // Well-formed RSA-OAEP-256, but under a key that is not the service's.
-      const underOtherKey = encryptPassword(publicKey.export({ type: 'spki', format: 'pem' }).toString(), user.password);
+      const underOtherKey = encryptPassword(
+        publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+        user.password,
+      );
 
       const attempts: [Record<string, string>, string][] = [
         [{ oldPass: user.password, newPass: good }, 'oldPass'], // plain text is never accepted
         [{ oldPass: underOtherKey, newPass: good }, 'oldPass'],
-        [{ oldPass: await app.encrypt(user.password), newPass: Buffer.from('not a ciphertext').toString('base64') }, 'newPass'],
+        [
+          { oldPass: await app.encrypt(user.password), newPass: Buffer.from('not a ciphertext').toString('base64') },
+          'newPass',
+        ],
         [{ oldPass: await app.encrypt(user.password), newPass: 'Brand#New1' }, 'newPass'],
       ];
       for (const [body, field] of attempts) {
@@ -194,7 +220,10 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
     });
 
     it('changing a password needs a login', async () => {
-      const res = await app.post('/sys/me/pass/update', { oldPass: await app.encrypt('a'), newPass: await app.encrypt('b') });
+      const res = await app.post('/sys/me/pass/update', {
+        oldPass: await app.encrypt('a'),
+        newPass: await app.encrypt('b'),
+      });
       expect(res.status).toBe(401);
       expect(res.body).toEqual(NOT_LOGGED_IN);
     });
@@ -203,7 +232,12 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       const user = await createActiveUser(app);
       const first = await app.token(user.username, user.password, { ip: '10.3.0.1' });
       const second = await app.token(user.username, user.password, { ip: '10.3.0.2' });
-      const strict = { ...PASSWORD_RULE_DEFAULTS, minPasswordLength: 16, maxPasswordLength: 24, includeUpperCase: true };
+      const strict = {
+        ...PASSWORD_RULE_DEFAULTS,
+        minPasswordLength: 16,
+        maxPasswordLength: 24,
+        includeUpperCase: true,
+      };
       await app.saveUserStrategy(strict);
 
       const res = await app.admin('/sys/user/resetPass', { id: user.id });
@@ -249,8 +283,15 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       expect((await app.post('/sys/strategy/user/info', {}, { token })).body.code).toBe('FORBIDDEN');
 
       const saved = {
-        minPasswordLength: 8, maxPasswordLength: 32, includeLowerCase: false, includeUpperCase: true, includeNumber: false, includeSymbol: false,
-        passwordHistoryCount: 4, rejectCommonPasswords: true, rejectAccountInPassword: false,
+        minPasswordLength: 8,
+        maxPasswordLength: 32,
+        includeLowerCase: false,
+        includeUpperCase: true,
+        includeNumber: false,
+        includeSymbol: false,
+        passwordHistoryCount: 4,
+        rejectCommonPasswords: true,
+        rejectAccountInPassword: false,
       };
       await app.saveUserStrategy({ ...saved, passwordExpireDays: 30 });
       expect((await app.post('/sys/strategy/user/rules', {}, { token })).body.data).toEqual(saved);
@@ -309,7 +350,9 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       expect(res.status).toBe(403);
       expect(res.body).toEqual(failure('ACCOUNT_EXPIRED', '您的账户已过期,请联系管理员'));
       expect((await app.logRows(user.username)).at(-1)).toMatchObject({
-        status: 'expired', user_id: user.id, failure_reason: '您的账户已过期,请联系管理员',
+        status: 'expired',
+        user_id: user.id,
+        failure_reason: '您的账户已过期,请联系管理员',
       });
       // A wrong password still answers BAD_CREDENTIALS: expiry is only told to the right password (step 3 before 6).
       const wrong = await app.login(user.username, 'Wrong#pass1');
@@ -339,7 +382,10 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       app.clock.advanceDays(80);
       const token = await app.token(changer.username, changer.password);
       expect((await changePassword(app, token, changer.password, 'Later#Pass1')).body.success).toBe(true);
-      expect((await app.login(untouched.username, untouched.password)).body.data).toMatchObject({ tempUser: false, tip: INITIAL_TIP });
+      expect((await app.login(untouched.username, untouched.password)).body.data).toMatchObject({
+        tempUser: false,
+        tip: INITIAL_TIP,
+      });
 
       app.clock.advanceDays(11); // day 91 after creation, day 11 after the change
       const expired = await app.login(untouched.username, untouched.password);
@@ -360,8 +406,13 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       const res = await app.login(user.username, user.password);
       expect(res.status).toBe(200);
       expect(res.body.data).toEqual({
-        accessToken: expect.any(String), tempUser: true, forceUpdatePassword: true, tip: expect.stringMatching(/过期.*修改密码/),
-        mfaRequired: false, mfaToken: null, mfaSetupRequired: false,
+        accessToken: expect.any(String),
+        tempUser: true,
+        forceUpdatePassword: true,
+        tip: expect.stringMatching(/过期.*修改密码/),
+        mfaRequired: false,
+        mfaToken: null,
+        mfaSetupRequired: false,
       });
       const temp = res.body.data!.accessToken;
       const session = await sessionOf(app, temp);
@@ -371,7 +422,9 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
 
       const me = await app.post('/sys/me/info', {}, { token: temp });
       expect(me.body).toMatchObject({ success: true, data: { id: user.id, tempUser: true } });
-      expect((await app.post('/sys/strategy/user/rules', {}, { token: temp })).body.data).toEqual(PASSWORD_RULE_DEFAULTS);
+      expect((await app.post('/sys/strategy/user/rules', {}, { token: temp })).body.data).toEqual(
+        PASSWORD_RULE_DEFAULTS,
+      );
       const list = await app.post('/sys/user/list', { pageNum: 1, pageSize: 10 }, { token: temp });
       expect(list.status).toBe(403);
       expect(list.body).toEqual(failure('TEMP_TOKEN_FORBIDDEN', '请先修改密码'));
@@ -382,7 +435,11 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       expect(normal.body.data).toMatchObject({ tempUser: false, forceUpdatePassword: false });
       expect(normal.body.data!.tip).not.toContain('过期');
       expect(await sessionOf(app, normal.body.data!.accessToken)).toMatchObject({ temp: 0 });
-      const listed = await app.post('/sys/user/list', { pageNum: 1, pageSize: 10 }, { token: normal.body.data!.accessToken });
+      const listed = await app.post(
+        '/sys/user/list',
+        { pageNum: 1, pageSize: 10 },
+        { token: normal.body.data!.accessToken },
+      );
       expect(listed.body.success).toBe(true);
     });
 
@@ -414,13 +471,20 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       const user = await createUser(app, { roles: ['user_lister'] });
       const res = await app.login(user.username, user.password);
       expect(res.body.data).toEqual({
-        accessToken: expect.any(String), tempUser: true, forceUpdatePassword: true, tip: INITIAL_FORCE_TIP,
-        mfaRequired: false, mfaToken: null, mfaSetupRequired: false,
+        accessToken: expect.any(String),
+        tempUser: true,
+        forceUpdatePassword: true,
+        tip: INITIAL_FORCE_TIP,
+        mfaRequired: false,
+        mfaToken: null,
+        mfaSetupRequired: false,
       });
       const temp = res.body.data!.accessToken;
       expect(await sessionOf(app, temp)).toMatchObject({ userId: user.id, temp: 1 });
       expect((await app.post('/sys/me/info', {}, { token: temp })).body.data).toMatchObject({ tempUser: true });
-      expect((await app.post('/sys/user/list', {}, { token: temp })).body).toEqual(failure('TEMP_TOKEN_FORBIDDEN', '请先修改密码'));
+      expect((await app.post('/sys/user/list', {}, { token: temp })).body).toEqual(
+        failure('TEMP_TOKEN_FORBIDDEN', '请先修改密码'),
+      );
 
       expect((await changePassword(app, temp, user.password, 'First#Change1')).body).toEqual(OK_NO_DATA);
       const normal = await app.login(user.username, 'First#Change1');
@@ -435,8 +499,13 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
       const user = await createUser(app, { roles: ['user_lister'] });
       const res = await app.login(user.username, user.password);
       expect(res.body.data).toEqual({
-        accessToken: expect.any(String), tempUser: false, forceUpdatePassword: false, tip: INITIAL_TIP,
-        mfaRequired: false, mfaToken: null, mfaSetupRequired: false,
+        accessToken: expect.any(String),
+        tempUser: false,
+        forceUpdatePassword: false,
+        tip: INITIAL_TIP,
+        mfaRequired: false,
+        mfaToken: null,
+        mfaSetupRequired: false,
       });
       expect(await sessionOf(app, res.body.data!.accessToken)).toMatchObject({ temp: 0 });
       expect((await app.post('/sys/user/list', {}, { token: res.body.data!.accessToken })).body.success).toBe(true);

@@ -15,14 +15,20 @@ describe.each(BACKENDS)('QR-code login and online sessions on $name', (backend) 
     const user = await createActiveUser(app);
     const token = await app.token(user.username, user.password);
     const gen = await generate(token);
-    expect(gen).toMatchObject({ success: true, data: { code: expect.stringMatching(/^[0-9a-f-]{36}$/), expiresIn: 300 } });
+    expect(gen).toMatchObject({
+      success: true,
+      data: { code: expect.stringMatching(/^[0-9a-f-]{36}$/), expiresIn: 300 },
+    });
     expect(await app.store.get(`AUTH_QRCODE:${gen.data.code}`)).toBe(user.id);
     const ttl = await app.store.ttl(`AUTH_QRCODE:${gen.data.code}`);
     expect(ttl).toBeGreaterThan(290_000);
     expect(ttl).toBeLessThanOrEqual(300_000);
 
     const verified = await app.post('/auth/qrcode/verify', { code: gen.data.code }, { ip: '10.77.0.1' });
-    expect(verified.body).toMatchObject({ success: true, data: { accessToken: expect.any(String), tempUser: false, forceUpdatePassword: false } });
+    expect(verified.body).toMatchObject({
+      success: true,
+      data: { accessToken: expect.any(String), tempUser: false, forceUpdatePassword: false },
+    });
     const me = await app.post('/sys/me/info', {}, { token: verified.body.data.accessToken, ip: '10.77.0.1' });
     expect(me.body.data).toMatchObject({ id: user.id, tempUser: false });
     const [log] = (await app.logRows(user.username)).slice(-1);
@@ -36,7 +42,9 @@ describe.each(BACKENDS)('QR-code login and online sessions on $name', (backend) 
   it('20 concurrent verifies of one code yield exactly one token', async () => {
     const user = await createActiveUser(app);
     const { data } = await generate(await app.token(user.username, user.password));
-    const results = await Promise.all(Array.from({ length: 20 }, () => app.post('/auth/qrcode/verify', { code: data.code })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => app.post('/auth/qrcode/verify', { code: data.code })),
+    );
     expect(results.filter((r) => r.body.success)).toHaveLength(1);
     expect(results.filter((r) => r.body.code === 'QRCODE_INVALID')).toHaveLength(19);
     expect(results.every((r) => r.status < 500)).toBe(true);
@@ -94,7 +102,9 @@ describe.each(BACKENDS)('QR-code login and online sessions on $name', (backend) 
       const locked = await app.post('/auth/qrcode/verify', { code });
       expect(locked.status).toBe(423);
       expect(locked.body).toMatchObject({ code: 'ACCOUNT_LOCKED', message: '用户已被锁定' });
-      expect((await app.logRows(user.username)).slice(-1).map((r) => [r.login_type, r.status])).toEqual([['qrcode', 'locked']]);
+      expect((await app.logRows(user.username)).slice(-1).map((r) => [r.login_type, r.status])).toEqual([
+        ['qrcode', 'locked'],
+      ]);
     } finally {
       await app.saveLoginStrategy({ maxFailureTimes: 5 });
     }
@@ -131,7 +141,7 @@ describe.each(BACKENDS)('QR-code login and online sessions on $name', (backend) 
     }
   });
 
-  it('with multiOnline = false the QR login kicks out the user\'s other sessions', async () => {
+  it("with multiOnline = false the QR login kicks out the user's other sessions", async () => {
     const user = await createActiveUser(app);
     const first = await app.token(user.username, user.password);
     await app.saveLoginStrategy({ multiOnline: false });
@@ -152,7 +162,13 @@ describe.each(BACKENDS)('QR-code login and online sessions on $name', (backend) 
     const list = await app.admin('/sys/online/list', { pageNum: 1, pageSize: 200 });
     expect(list.body.success).toBe(true);
     const row = list.body.data.rows.find((r: any) => r.userId === user.id);
-    expect(row).toMatchObject({ username: user.username, ip: '10.88.0.1', temp: false, browser: expect.stringContaining('Chrome'), tokenId: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(row).toMatchObject({
+      username: user.username,
+      ip: '10.88.0.1',
+      temp: false,
+      browser: expect.stringContaining('Chrome'),
+      tokenId: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(JSON.stringify(list.body)).not.toContain(token);
 
     const kicked = await app.admin('/sys/online/kickout', { tokenId: row.tokenId });
@@ -176,7 +192,7 @@ describe.each(BACKENDS)('QR-code login and online sessions on $name', (backend) 
     expect(list.body.data.rows.some((r: any) => r.userId === viewer.id)).toBe(false);
   });
 
-  it('a user lists and ends their own other sessions, and cannot end someone else\'s', async () => {
+  it("a user lists and ends their own other sessions, and cannot end someone else's", async () => {
     const user = await createActiveUser(app);
     const other = await createActiveUser(app);
     const phone = await app.token(user.username, user.password, { ip: '10.90.0.1' });
@@ -187,8 +203,14 @@ describe.each(BACKENDS)('QR-code login and online sessions on $name', (backend) 
     const phoneRow = mine.body.data.rows.find((r: any) => !r.current);
     expect(phoneRow.ip).toBe('10.90.0.1');
     const otherRow = (await app.post('/sys/me/sessions', {}, { token: otherToken })).body.data.rows[0];
-    expect((await app.post('/sys/me/sessions/kickout', { tokenId: otherRow.tokenId }, { token: laptop, ip: '10.90.0.2' })).body.code).toBe('NOT_FOUND');
-    expect((await app.post('/sys/me/sessions/kickout', { tokenId: phoneRow.tokenId }, { token: laptop, ip: '10.90.0.2' })).body.success).toBe(true);
+    expect(
+      (await app.post('/sys/me/sessions/kickout', { tokenId: otherRow.tokenId }, { token: laptop, ip: '10.90.0.2' }))
+        .body.code,
+    ).toBe('NOT_FOUND');
+    expect(
+      (await app.post('/sys/me/sessions/kickout', { tokenId: phoneRow.tokenId }, { token: laptop, ip: '10.90.0.2' }))
+        .body.success,
+    ).toBe(true);
     expect((await app.post('/sys/me/info', {}, { token: phone, ip: '10.90.0.1' })).body.code).toBe('NOT_LOGGED_IN');
     expect((await app.post('/sys/me/info', {}, { token: otherToken })).body.success).toBe(true);
   });
@@ -201,7 +223,9 @@ describe('QR code across two instances on one MariaDB + Redis', () => {
     const b = await startApp(mariadbRedis, { provisioned: shared });
     try {
       const user = await createActiveUser(a);
-      const { data } = (await a.post('/auth/qrcode/generate', {}, { token: await a.token(user.username, user.password) })).body;
+      const { data } = (
+        await a.post('/auth/qrcode/generate', {}, { token: await a.token(user.username, user.password) })
+      ).body;
       const onB = await b.post('/auth/qrcode/verify', { code: data.code });
       expect(onB.body.success).toBe(true);
       expect((await a.post('/sys/me/info', {}, { token: onB.body.data.accessToken })).body.data.id).toBe(user.id);

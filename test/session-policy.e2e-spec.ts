@@ -26,7 +26,8 @@ describe.each(BACKENDS)('session limits on $name', (backend) => {
   const live = async (token: string) => (await me(token)).body.success === true;
   let ipSeq = 0;
   /** Each login from its own address: the per-IP login throttle must not be what refuses one. */
-  const login = (user: TestUser) => app.token(user.username, user.password, { ip: `10.42.${Math.floor(ipSeq / 200)}.${(ipSeq++ % 200) + 1}` });
+  const login = (user: TestUser) =>
+    app.token(user.username, user.password, { ip: `10.42.${Math.floor(ipSeq / 200)}.${(ipSeq++ % 200) + 1}` });
 
   describe('the new fields on the strategy endpoints', () => {
     const info = async (group: 'login' | 'user') => (await app.admin(`/sys/strategy/${group}/info`)).body.data;
@@ -46,19 +47,31 @@ describe.each(BACKENDS)('session limits on $name', (backend) => {
     });
 
     it.each([
-      ['login', 'sessionMaxHours', -1], ['login', 'sessionMaxHours', 721], ['login', 'sessionMaxHours', 1.5],
-      ['login', 'sessionMaxHours', 'abc'], ['login', 'sessionMaxHours', true], ['login', 'sessionMaxHours', null],
-      ['login', 'maxSessionsPerUser', -1], ['login', 'maxSessionsPerUser', 101], ['login', 'maxSessionsPerUser', '3x'],
-      ['user', 'dormantDays', -1], ['user', 'dormantDays', 3651], ['user', 'dormantDays', 2.5], ['user', 'dormantDays', [90]],
-    ] as const)('%s: %s = %j is VALIDATION_FAILED naming the field, and nothing is saved', async (group, field, value) => {
-      const before = await info(group);
-      // A valid field beside the bad one is not saved either.
-      const valid = group === 'login' ? { lockMinutes: 99 } : { minPasswordLength: 9 };
-      const res = await app.admin(`/sys/strategy/${group}/save`, { ...valid, [field]: value });
-      expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', data: namesFields(field) });
-      expect(await info(group)).toEqual(before);
-    });
+      ['login', 'sessionMaxHours', -1],
+      ['login', 'sessionMaxHours', 721],
+      ['login', 'sessionMaxHours', 1.5],
+      ['login', 'sessionMaxHours', 'abc'],
+      ['login', 'sessionMaxHours', true],
+      ['login', 'sessionMaxHours', null],
+      ['login', 'maxSessionsPerUser', -1],
+      ['login', 'maxSessionsPerUser', 101],
+      ['login', 'maxSessionsPerUser', '3x'],
+      ['user', 'dormantDays', -1],
+      ['user', 'dormantDays', 3651],
+      ['user', 'dormantDays', 2.5],
+      ['user', 'dormantDays', [90]],
+    ] as const)(
+      '%s: %s = %j is VALIDATION_FAILED naming the field, and nothing is saved',
+      async (group, field, value) => {
+        const before = await info(group);
+        // A valid field beside the bad one is not saved either.
+        const valid = group === 'login' ? { lockMinutes: 99 } : { minPasswordLength: 9 };
+        const res = await app.admin(`/sys/strategy/${group}/save`, { ...valid, [field]: value });
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', data: namesFields(field) });
+        expect(await info(group)).toEqual(before);
+      },
+    );
   });
 
   describe('sessionMaxHours', () => {
@@ -210,8 +223,9 @@ describe.each(BACKENDS)('session limits on $name', (backend) => {
       const listed = async () => {
         const res = await app.admin('/sys/online/list', { pageNum: 1, pageSize: 100 });
         expect(res.body.success).toBe(true);
-        return (res.body.data.rows as { username?: string; account?: string }[])
-          .some((r) => Object.values(r).includes(user.username));
+        return (res.body.data.rows as { username?: string; account?: string }[]).some((r) =>
+          Object.values(r).includes(user.username),
+        );
       };
       expect(await listed()).toBe(true);
       await app.saveLoginStrategy({ sessionMaxHours: 0 });
@@ -305,7 +319,10 @@ describe.each(BACKENDS)('session limits on $name', (backend) => {
     });
 
     it('N = 1: a QR login kicks out the session that authorised it, as multiOnline = false does', async () => {
-      for (const settings of [{ multiOnline: true, maxSessionsPerUser: 1 }, { multiOnline: false, maxSessionsPerUser: 0 }]) {
+      for (const settings of [
+        { multiOnline: true, maxSessionsPerUser: 1 },
+        { multiOnline: false, maxSessionsPerUser: 0 },
+      ]) {
         await app.saveLoginStrategy(settings);
         const user = await createActiveUser(app);
         const phone = await login(user);

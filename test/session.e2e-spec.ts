@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
+
+import { UserRepository } from '../src/user-account/user.repository';
 import { createActiveUser, createRole, createUser } from './factories';
 import { BACKENDS } from './support/backends';
-import { permsKey, sha256hex, startApp, TestApp, tokenKey } from './support/test-app';
 import { FORBIDDEN, IP_MISMATCH, KICKED_OUT, NOT_LOGGED_IN, OK_NO_DATA, QRCODE_INVALID } from './support/envelopes';
 import { saveSettings } from './support/settings';
-import { UserRepository } from '../src/user-account/user.repository';
+import { permsKey, sha256hex, startApp, TestApp, tokenKey } from './support/test-app';
 
 const MIN = 60_000;
 const userTokensKey = (userId: string) => `AUTH_USER_TOKENS:${userId}`;
@@ -373,7 +374,9 @@ describe.each(BACKENDS)('sessions and tokens on $name', (backend) => {
       expect((await app.post('/sys/strategy/login/save', { lockMinutes: 5 }, { token })).body).toEqual(FORBIDDEN);
       expect((await app.post('/sys/strategy/user/save', { minPasswordLength: 1 }, { token })).body).toEqual(FORBIDDEN);
       expect((await app.post('/sys/user/resetPass', { id: user.id }, { token })).body).toEqual(FORBIDDEN);
-      expect((await app.post('/sys/role/save', { code: 'x', name: 'x', permissions: ['*'] }, { token })).body).toEqual(FORBIDDEN);
+      expect((await app.post('/sys/role/save', { code: 'x', name: 'x', permissions: ['*'] }, { token })).body).toEqual(
+        FORBIDDEN,
+      );
       expect((await me(token)).body.success).toBe(true);
       // Nothing was changed by the refused saves.
       expect((await app.admin('/sys/strategy/login/info')).body.data.lockMinutes).not.toBe(5);
@@ -429,9 +432,17 @@ describe.each(BACKENDS)('sessions and tokens on $name', (backend) => {
       const user = await createActiveUser(app);
       const token = await app.token(user.username, user.password);
       const expected = {
-        id: user.id, username: user.username, name: expect.any(String), mobile: user.mobile, email: user.email,
-        permissions: [], tempUser: false, mfaEnabled: false,
-        expireAt: expect.any(Number), serverTime: expect.any(Number), displayTimeZone: expect.any(String),
+        id: user.id,
+        username: user.username,
+        name: expect.any(String),
+        mobile: user.mobile,
+        email: user.email,
+        permissions: [],
+        tempUser: false,
+        mfaEnabled: false,
+        expireAt: expect.any(Number),
+        serverTime: expect.any(Number),
+        displayTimeZone: expect.any(String),
       };
       const accountReads = jest.spyOn(app.app.get(UserRepository), 'byId');
       try {
@@ -451,7 +462,12 @@ describe.each(BACKENDS)('sessions and tokens on $name', (backend) => {
       expect(raw).not.toBeNull();
       const session = JSON.parse(raw!);
       expect(session).toMatchObject({
-        userId: user.id, temp: 0, kickout: 0, ip: '10.8.0.1', loginTime: loginAt, expireAt: loginAt + 30 * MIN,
+        userId: user.id,
+        temp: 0,
+        kickout: 0,
+        ip: '10.8.0.1',
+        loginTime: loginAt,
+        expireAt: loginAt + 30 * MIN,
       });
       expect(typeof session.userId).toBe('string');
       expect(Number.isInteger(session.loginTime)).toBe(true);

@@ -1,14 +1,19 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
+
 import { SysPropsChangedEvent } from '../src/strategy/strategy.types';
 import { createRole, createUser } from './factories';
 import { BACKENDS, mariadbRedis } from './support/backends';
-import { startApp, TestApp, tokenKey } from './support/test-app';
-import { namesFields } from './support/field-errors';
-import { sleep } from './support/wait';
-import { LOGIN_DEFAULTS, saveSettings, USER_DEFAULTS } from './support/settings';
 import { FORBIDDEN, KICKED_OUT, NOT_LOGGED_IN, OK_NO_DATA, PASSWORD_NEEDS_UPPER } from './support/envelopes';
+import { namesFields } from './support/field-errors';
+import { LOGIN_DEFAULTS, saveSettings, USER_DEFAULTS } from './support/settings';
+import { startApp, TestApp, tokenKey } from './support/test-app';
+import { sleep } from './support/wait';
 
-const LOGIN = { info: '/sys/strategy/login/info', save: '/sys/strategy/login/save', group: 'user_login_strategy' } as const;
+const LOGIN = {
+  info: '/sys/strategy/login/info',
+  save: '/sys/strategy/login/save',
+  group: 'user_login_strategy',
+} as const;
 const USER = { info: '/sys/strategy/user/info', save: '/sys/strategy/user/save', group: 'user_strategy' } as const;
 
 describe.each(BACKENDS)('strategy settings on $name', (backend) => {
@@ -28,7 +33,10 @@ describe.each(BACKENDS)('strategy settings on $name', (backend) => {
   };
   /** The stored rows of a group, as stored. */
   const rowsOf = async (group: string): Promise<Record<string, string>> => {
-    const rows = await app.db.query('SELECT prop_key, prop_value FROM sys_props WHERE prop_group = ? ORDER BY prop_key', [group]);
+    const rows = await app.db.query(
+      'SELECT prop_key, prop_value FROM sys_props WHERE prop_group = ? ORDER BY prop_key',
+      [group],
+    );
     return Object.fromEntries(rows.map((r: any) => [r.prop_key, r.prop_value]));
   };
   /** Settings back to the defaults, so that every test starts from them. */
@@ -51,8 +59,15 @@ describe.each(BACKENDS)('strategy settings on $name', (backend) => {
       const token = await app.token(user.username, user.password);
       const res = await app.post('/sys/strategy/user/rules', {}, { token });
       expect(res.body.data).toEqual({
-        minPasswordLength: 6, maxPasswordLength: 20, includeLowerCase: true, includeUpperCase: false, includeNumber: true, includeSymbol: true,
-        passwordHistoryCount: 0, rejectCommonPasswords: false, rejectAccountInPassword: false,
+        minPasswordLength: 6,
+        maxPasswordLength: 20,
+        includeLowerCase: true,
+        includeUpperCase: false,
+        includeNumber: true,
+        includeSymbol: true,
+        passwordHistoryCount: 0,
+        rejectCommonPasswords: false,
+        rejectAccountInPassword: false,
       });
     });
   });
@@ -92,7 +107,10 @@ describe.each(BACKENDS)('strategy settings on $name', (backend) => {
       await createRole(app, 'login_saver', ['sys:strategy:login:save']);
       const saver = await createUser(app, { roles: ['login_saver'] });
       const token = await app.token(saver.username, saver.password);
-      expect((await app.post(LOGIN.save, { lockMinutes: 60 }, { token })).body).toMatchObject({ success: true, code: 'OK' });
+      expect((await app.post(LOGIN.save, { lockMinutes: 60 }, { token })).body).toMatchObject({
+        success: true,
+        code: 'OK',
+      });
       const otherGroup = await app.post(USER.save, { minPasswordLength: 7 }, { token });
       expect(otherGroup.body.code).toBe('FORBIDDEN');
       expect(otherGroup.status).toBe(403);
@@ -122,14 +140,29 @@ describe.each(BACKENDS)('strategy settings on $name', (backend) => {
       const res = await app.admin(LOGIN.save, { sessionExpireMinutes: 45, sendMsgWhenErrorLogin: 'email,sms' });
       expect(res.status).toBe(200);
       expect(res.body).toEqual(OK_NO_DATA);
-      expect(await info(LOGIN)).toEqual({ ...LOGIN_DEFAULTS, sessionExpireMinutes: 45, sendMsgWhenErrorLogin: 'email,sms' });
-      expect(await rowsOf(LOGIN.group)).toMatchObject({ sessionExpireMinutes: '45', sendMsgWhenErrorLogin: 'email,sms' });
+      expect(await info(LOGIN)).toEqual({
+        ...LOGIN_DEFAULTS,
+        sessionExpireMinutes: 45,
+        sendMsgWhenErrorLogin: 'email,sms',
+      });
+      expect(await rowsOf(LOGIN.group)).toMatchObject({
+        sessionExpireMinutes: '45',
+        sendMsgWhenErrorLogin: 'email,sms',
+      });
 
       await app.saveLoginStrategy({ multiOnline: false, loginStrategyWhenExpire: 1 });
       expect(await info(LOGIN)).toEqual({
-        ...LOGIN_DEFAULTS, sessionExpireMinutes: 45, sendMsgWhenErrorLogin: 'email,sms', multiOnline: false, loginStrategyWhenExpire: 1,
+        ...LOGIN_DEFAULTS,
+        sessionExpireMinutes: 45,
+        sendMsgWhenErrorLogin: 'email,sms',
+        multiOnline: false,
+        loginStrategyWhenExpire: 1,
       });
-      expect(await rowsOf(LOGIN.group)).toMatchObject({ multiOnline: 'false', loginStrategyWhenExpire: '1', sessionExpireMinutes: '45' });
+      expect(await rowsOf(LOGIN.group)).toMatchObject({
+        multiOnline: 'false',
+        loginStrategyWhenExpire: '1',
+        sessionExpireMinutes: '45',
+      });
       // The other group is untouched.
       expect(await info(USER)).toEqual(USER_DEFAULTS);
     });
@@ -139,7 +172,12 @@ describe.each(BACKENDS)('strategy settings on $name', (backend) => {
       expect(await info(USER)).toEqual({ ...USER_DEFAULTS, minPasswordLength: 8, includeUpperCase: true });
       expect(await rowsOf(USER.group)).toMatchObject({ minPasswordLength: '8', includeUpperCase: 'true' });
       await app.saveUserStrategy({ passwordExpireDays: 0 });
-      expect(await info(USER)).toEqual({ ...USER_DEFAULTS, minPasswordLength: 8, includeUpperCase: true, passwordExpireDays: 0 });
+      expect(await info(USER)).toEqual({
+        ...USER_DEFAULTS,
+        minPasswordLength: 8,
+        includeUpperCase: true,
+        passwordExpireDays: 0,
+      });
       expect(await info(LOGIN)).toEqual(LOGIN_DEFAULTS);
     });
 
@@ -170,12 +208,24 @@ describe.each(BACKENDS)('strategy settings on $name', (backend) => {
 
     it('Takes the account fields at their bounds, reports them in info, and announces the change', async () => {
       changed.length = 0;
-      await app.saveUserStrategy({ passwordHistoryCount: 24, rejectCommonPasswords: true, rejectAccountInPassword: true, dormantDays: 3650 });
+      await app.saveUserStrategy({
+        passwordHistoryCount: 24,
+        rejectCommonPasswords: true,
+        rejectAccountInPassword: true,
+        dormantDays: 3650,
+      });
       expect(await info(USER)).toEqual({
-        ...USER_DEFAULTS, passwordHistoryCount: 24, rejectCommonPasswords: true, rejectAccountInPassword: true, dormantDays: 3650,
+        ...USER_DEFAULTS,
+        passwordHistoryCount: 24,
+        rejectCommonPasswords: true,
+        rejectAccountInPassword: true,
+        dormantDays: 3650,
       });
       expect(await rowsOf(USER.group)).toMatchObject({
-        passwordHistoryCount: '24', rejectCommonPasswords: 'true', rejectAccountInPassword: 'true', dormantDays: '3650',
+        passwordHistoryCount: '24',
+        rejectCommonPasswords: 'true',
+        rejectAccountInPassword: 'true',
+        dormantDays: '3650',
       });
       expect(changed.filter((e) => !e.remote).map((e) => e.group)).toEqual([USER.group]);
       await app.saveUserStrategy({ passwordHistoryCount: 0, rejectCommonPasswords: false, dormantDays: 0 });
@@ -205,17 +255,25 @@ describe.each(BACKENDS)('strategy settings on $name', (backend) => {
       ['a number for channels', { sendMsgWhenErrorIp: 1 }, 'sendMsgWhenErrorIp'],
     ];
 
-    it.each(BAD_LOGIN_SAVES)('refuses %s in the login strategy, and keeps every other field of that save out too', async (_label, bad, field) => {
-      const before = await rowsOf(LOGIN.group);
-      changed.length = 0;
-      // A good field next to the bad one: it must not be saved either.
-      const res = await app.admin(LOGIN.save, { maxFailureTimes: 9, ...bad });
-      expect(res.status).toBe(400);
-      expect(res.body).toEqual({ success: false, code: 'VALIDATION_FAILED', message: expect.stringContaining(field), data: namesFields(field) });
-      expect(await info(LOGIN)).toEqual(LOGIN_DEFAULTS);
-      expect(await rowsOf(LOGIN.group)).toEqual(before);
-      expect(changed.filter((e) => !e.remote)).toEqual([]);
-    });
+    it.each(BAD_LOGIN_SAVES)(
+      'refuses %s in the login strategy, and keeps every other field of that save out too',
+      async (_label, bad, field) => {
+        const before = await rowsOf(LOGIN.group);
+        changed.length = 0;
+        // A good field next to the bad one: it must not be saved either.
+        const res = await app.admin(LOGIN.save, { maxFailureTimes: 9, ...bad });
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({
+          success: false,
+          code: 'VALIDATION_FAILED',
+          message: expect.stringContaining(field),
+          data: namesFields(field),
+        });
+        expect(await info(LOGIN)).toEqual(LOGIN_DEFAULTS);
+        expect(await rowsOf(LOGIN.group)).toEqual(before);
+        expect(changed.filter((e) => !e.remote)).toEqual([]);
+      },
+    );
 
     const BAD_USER_SAVES: [string, Record<string, unknown>, string][] = [
       ['an integer sent as a string', { minPasswordLength: '8' }, 'minPasswordLength'],
@@ -226,7 +284,11 @@ describe.each(BACKENDS)('strategy settings on $name', (backend) => {
       ['maxPasswordLength 73 (BCrypt reads 72 bytes)', { maxPasswordLength: 73 }, 'maxPasswordLength'],
       ['minPasswordLength 73', { minPasswordLength: 73, maxPasswordLength: 0 }, 'minPasswordLength'],
       ['maxPasswordLength below the saved minPasswordLength', { maxPasswordLength: 5 }, 'maxPasswordLength'],
-      ['maxPasswordLength below the minPasswordLength of the same save', { minPasswordLength: 10, maxPasswordLength: 8 }, 'maxPasswordLength'],
+      [
+        'maxPasswordLength below the minPasswordLength of the same save',
+        { minPasswordLength: 10, maxPasswordLength: 8 },
+        'maxPasswordLength',
+      ],
       ['minPasswordLength above the saved maxPasswordLength', { minPasswordLength: 21 }, 'minPasswordLength'],
       ['an unknown field', { minLength: 8 }, 'minLength'],
       ['null', { includeNumber: null }, 'includeNumber'],
@@ -243,21 +305,35 @@ describe.each(BACKENDS)('strategy settings on $name', (backend) => {
       ['dormantDays as a string', { dormantDays: '90' }, 'dormantDays'],
     ];
 
-    it.each(BAD_USER_SAVES)('refuses %s in the user strategy, and keeps every other field of that save out too', async (_label, bad, field) => {
-      const before = await rowsOf(USER.group);
-      changed.length = 0;
-      const res = await app.admin(USER.save, { expireNotifyDays: 3, ...bad });
-      expect(res.status).toBe(400);
-      expect(res.body).toEqual({ success: false, code: 'VALIDATION_FAILED', message: expect.stringContaining(field), data: namesFields(field) });
-      expect(await info(USER)).toEqual(USER_DEFAULTS);
-      expect(await rowsOf(USER.group)).toEqual(before);
-      expect(changed.filter((e) => !e.remote)).toEqual([]);
-    });
+    it.each(BAD_USER_SAVES)(
+      'refuses %s in the user strategy, and keeps every other field of that save out too',
+      async (_label, bad, field) => {
+        const before = await rowsOf(USER.group);
+        changed.length = 0;
+        const res = await app.admin(USER.save, { expireNotifyDays: 3, ...bad });
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({
+          success: false,
+          code: 'VALIDATION_FAILED',
+          message: expect.stringContaining(field),
+          data: namesFields(field),
+        });
+        expect(await info(USER)).toEqual(USER_DEFAULTS);
+        expect(await rowsOf(USER.group)).toEqual(before);
+        expect(changed.filter((e) => !e.remote)).toEqual([]);
+      },
+    );
 
     it('names the field in English too', async () => {
-      const res = await app.post(LOGIN.save, { loginStrategyWhenExpire: 4 }, {
-        token: await app.adminToken(), ip: '10.9.9.9', headers: { 'accept-language': 'en' },
-      });
+      const res = await app.post(
+        LOGIN.save,
+        { loginStrategyWhenExpire: 4 },
+        {
+          token: await app.adminToken(),
+          ip: '10.9.9.9',
+          headers: { 'accept-language': 'en' },
+        },
+      );
       expect(res.body.code).toBe('VALIDATION_FAILED');
       expect(res.body.message).toMatch(/^Invalid loginStrategyWhenExpire/);
     });
@@ -267,14 +343,24 @@ describe.each(BACKENDS)('strategy settings on $name', (backend) => {
     beforeEach(reset);
 
     const form = async (path: string, raw: string) =>
-      app.post(path, undefined, { raw, contentType: 'application/x-www-form-urlencoded', token: await app.adminToken(), ip: '10.9.9.9' });
+      app.post(path, undefined, {
+        raw,
+        contentType: 'application/x-www-form-urlencoded',
+        token: await app.adminToken(),
+        ip: '10.9.9.9',
+      });
 
     it('a form-encoded login-strategy save is typed like JSON', async () => {
       const res = await form(LOGIN.save, 'sessionExpireMinutes=45&multiOnline=false&sendMsgWhenErrorIp=email%2Csite');
       expect(res.status).toBe(200);
       expect(res.body).toEqual(OK_NO_DATA);
       const data = await info(LOGIN);
-      expect(data).toEqual({ ...LOGIN_DEFAULTS, sessionExpireMinutes: 45, multiOnline: false, sendMsgWhenErrorIp: 'email,site' });
+      expect(data).toEqual({
+        ...LOGIN_DEFAULTS,
+        sessionExpireMinutes: 45,
+        multiOnline: false,
+        sendMsgWhenErrorIp: 'email,site',
+      });
       expect(typeof data.sessionExpireMinutes).toBe('number');
       expect(typeof data.multiOnline).toBe('boolean');
       expect(await rowsOf(LOGIN.group)).toMatchObject({ sessionExpireMinutes: '45', multiOnline: 'false' });
@@ -283,7 +369,12 @@ describe.each(BACKENDS)('strategy settings on $name', (backend) => {
     it('a form-encoded user-strategy save is typed like JSON', async () => {
       const res = await form(USER.save, 'minPasswordLength=8&includeUpperCase=true&passwordExpireDays=0');
       expect(res.body).toMatchObject({ success: true, code: 'OK' });
-      expect(await info(USER)).toEqual({ ...USER_DEFAULTS, minPasswordLength: 8, includeUpperCase: true, passwordExpireDays: 0 });
+      expect(await info(USER)).toEqual({
+        ...USER_DEFAULTS,
+        minPasswordLength: 8,
+        includeUpperCase: true,
+        passwordExpireDays: 0,
+      });
     });
 
     it.each([
@@ -297,7 +388,12 @@ describe.each(BACKENDS)('strategy settings on $name', (backend) => {
     ])('a form-encoded save with %s is refused and changes nothing', async (_label, raw, field) => {
       const res = await form(LOGIN.save, raw);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ success: false, code: 'VALIDATION_FAILED', message: expect.stringContaining(field), data: namesFields(field) });
+      expect(res.body).toEqual({
+        success: false,
+        code: 'VALIDATION_FAILED',
+        message: expect.stringContaining(field),
+        data: namesFields(field),
+      });
       expect(await info(LOGIN)).toEqual(LOGIN_DEFAULTS);
     });
   });
@@ -308,7 +404,7 @@ describe.each(BACKENDS)('strategy settings on $name', (backend) => {
 
     const sessionOf = (token: string): Promise<any> => app.sessionOf(token);
 
-    it('sessionExpireMinutes sets the expireAt of the next login\'s session', async () => {
+    it("sessionExpireMinutes sets the expireAt of the next login's session", async () => {
       const user = await createUser(app);
       const before = await sessionOf(await app.token(user.username, user.password));
       expect(before.expireAt - before.loginTime).toBe(30 * 60_000);
@@ -346,10 +442,19 @@ describe.each(BACKENDS)('strategy settings on $name', (backend) => {
       await app.saveUserStrategy({ minPasswordLength: 12, includeUpperCase: true });
       const rules = await app.post('/sys/strategy/user/rules', {}, { token });
       expect(rules.body.data).toMatchObject({ minPasswordLength: 12, includeUpperCase: true });
-      const change = async (newPass: string) => app.post('/sys/me/pass/update', {
-        oldPass: await app.encrypt(user.password), newPass: await app.encrypt(newPass),
-      }, { token });
-      expect((await change('Short#1a')).body).toMatchObject({ code: 'PASSWORD_TOO_SHORT', message: '密码长度应大于12' });
+      const change = async (newPass: string) =>
+        app.post(
+          '/sys/me/pass/update',
+          {
+            oldPass: await app.encrypt(user.password),
+            newPass: await app.encrypt(newPass),
+          },
+          { token },
+        );
+      expect((await change('Short#1a')).body).toMatchObject({
+        code: 'PASSWORD_TOO_SHORT',
+        message: '密码长度应大于12',
+      });
       const noUpper = await change('lowercase#only1');
       expect(noUpper.body.code).toBe('PASSWORD_NEEDS_UPPER');
       expect(noUpper.body).toEqual(PASSWORD_NEEDS_UPPER);
@@ -394,7 +499,10 @@ describe('strategy cache across two instances on mariadb+redis', () => {
       expect((await b.admin(LOGIN.info)).body.data.sessionExpireMinutes).toBe(30);
       expect((await b.admin(USER.info)).body.data.minPasswordLength).toBe(6);
 
-      for (const [which, field, value] of [[LOGIN, 'sessionExpireMinutes', 77], [USER, 'minPasswordLength', 9]] as const) {
+      for (const [which, field, value] of [
+        [LOGIN, 'sessionExpireMinutes', 77],
+        [USER, 'minPasswordLength', 9],
+      ] as const) {
         await (which === LOGIN ? a.saveLoginStrategy({ [field]: value }) : a.saveUserStrategy({ [field]: value }));
         const started = Date.now();
         let seen: unknown;
@@ -450,7 +558,8 @@ describe('parallel account-strategy saves on two instances (MariaDB + Redis)', (
       expect(refused.status).toBe(400);
       expect(refused.body.code).toBe('VALIDATION_FAILED');
       const rows: { prop_key: string; prop_value: string }[] = await a.db.query(
-        "SELECT prop_key, prop_value FROM sys_props WHERE prop_group = 'user_strategy'");
+        "SELECT prop_key, prop_value FROM sys_props WHERE prop_group = 'user_strategy'",
+      );
       const stored = Object.fromEntries(rows.map((r) => [r.prop_key, Number(r.prop_value)]));
       expect(stored.maxPasswordLength).toBeGreaterThanOrEqual(stored.minPasswordLength);
     }

@@ -22,7 +22,15 @@ describe.each(BACKENDS)('user and role administration on $name', (backend) => {
     adminId = (await app.admin('/sys/me/info')).body.data.id;
     await createRole(app, 'viewer', ['sys:user:list']);
     await createRole(app, 'logreader', ['sys:loginLog:list']);
-    await createRole(app, 'editor', ['sys:user:list', 'sys:user:update', 'sys:user:delete', 'sys:user:lock', 'sys:user:unlock', 'sys:role:delete', 'sys:role:list']);
+    await createRole(app, 'editor', [
+      'sys:user:list',
+      'sys:user:update',
+      'sys:user:delete',
+      'sys:user:lock',
+      'sys:user:unlock',
+      'sys:role:delete',
+      'sys:role:list',
+    ]);
   });
   afterAll(() => app.close());
 
@@ -36,13 +44,22 @@ describe.each(BACKENDS)('user and role administration on $name', (backend) => {
       const user = await createUser(app);
       const token = await app.token(user.username, user.password);
       const mobile = freshMobile();
-      const res = await app.admin('/sys/user/update', { id: user.id, name: '李四', mobile, email: `new_${user.email}` });
+      const res = await app.admin('/sys/user/update', {
+        id: user.id,
+        name: '李四',
+        mobile,
+        email: `new_${user.email}`,
+      });
       expect(res.body).toEqual(OK_NO_DATA);
 
       const row = await app.userRow(user.id);
       expect(row).toMatchObject({ name: '李四', mobile, email: `new_${user.email}` });
       // The live session answers the new profile at once (no SQL behind /sys/me/info).
-      expect((await app.post('/sys/me/info', {}, { token })).body.data).toMatchObject({ name: '李四', mobile, email: `new_${user.email}` });
+      expect((await app.post('/sys/me/info', {}, { token })).body.data).toMatchObject({
+        name: '李四',
+        mobile,
+        email: `new_${user.email}`,
+      });
       // The new mobile logs in; the old one is nobody's any more.
       expect((await app.login(mobile, user.password)).body.success).toBe(true);
       expect((await app.login(user.mobile, user.password)).body).toEqual(BAD_CREDENTIALS);
@@ -73,24 +90,35 @@ describe.each(BACKENDS)('user and role administration on $name', (backend) => {
       ['name', { name: '' }, '参数name不合法'],
       ['roles', { roles: 'admin' }, '参数roles不合法'],
       ['nickname', { nickname: 'x' }, '参数nickname不合法'],
-    ])('refuses a bad %s with VALIDATION_FAILED naming it (in Chinese), and changes nothing', async (field, body, zh) => {
-      const user = await createUser(app);
-      const before = await app.userRow(user.id);
-      const res = await app.admin('/sys/user/update', { id: user.id, ...body });
-      expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', data: namesFields(field) });
-      expect(res.body.message.startsWith(zh)).toBe(true);
-      expect(res.body.data.errors[0].message.startsWith(zh)).toBe(true);
-      expect(await app.userRow(user.id)).toEqual(before);
-      expect(await audits('user.update', user.id)).toHaveLength(0);
-    });
+    ])(
+      'refuses a bad %s with VALIDATION_FAILED naming it (in Chinese), and changes nothing',
+      async (field, body, zh) => {
+        const user = await createUser(app);
+        const before = await app.userRow(user.id);
+        const res = await app.admin('/sys/user/update', { id: user.id, ...body });
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', data: namesFields(field) });
+        expect(res.body.message.startsWith(zh)).toBe(true);
+        expect(res.body.data.errors[0].message.startsWith(zh)).toBe(true);
+        expect(await app.userRow(user.id)).toEqual(before);
+        expect(await audits('user.update', user.id)).toHaveLength(0);
+      },
+    );
 
     it('words the mobile and e-mail rules in English for Accept-Language: en, also on create', async () => {
       const user = await createUser(app);
-      const res = await app.post('/sys/user/update', { id: user.id, mobile: '12345' },
-        { token: await app.adminToken(), headers: { 'accept-language': 'en' } });
+      const res = await app.post(
+        '/sys/user/update',
+        { id: user.id, mobile: '12345' },
+        { token: await app.adminToken(), headers: { 'accept-language': 'en' } },
+      );
       expect(res.body.message).toMatch(/^Invalid mobile: not a mobile number/);
-      const created = await app.admin('/sys/user/create', { username: `m_${Date.now()}`, name: 'x', mobile: '12345', email: 'nope' });
+      const created = await app.admin('/sys/user/create', {
+        username: `m_${Date.now()}`,
+        name: 'x',
+        mobile: '12345',
+        email: 'nope',
+      });
       expect(created.body).toMatchObject({ code: 'VALIDATION_FAILED', data: namesFields('mobile', 'email') });
       expect(created.body.data.errors[0].message).toMatch(/^参数mobile不合法: 不是手机号/);
     });
@@ -99,8 +127,10 @@ describe.each(BACKENDS)('user and role administration on $name', (backend) => {
       const [a, b, c] = [await createUser(app), await createUser(app), await createUser(app)];
       const taken = await app.admin('/sys/user/update', { id: a.id, email: b.email.toUpperCase() });
       expect(taken.body).toMatchObject({ code: 'VALIDATION_FAILED', data: namesFields('email') });
-      expect((await app.admin('/sys/user/update', { id: a.id, mobile: b.mobile })).body)
-        .toMatchObject({ code: 'VALIDATION_FAILED', data: namesFields('mobile') });
+      expect((await app.admin('/sys/user/update', { id: a.id, mobile: b.mobile })).body).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        data: namesFields('mobile'),
+      });
       expect((await app.userRow(a.id)).email).toBe(a.email);
 
       const mobile = freshMobile();
@@ -121,7 +151,11 @@ describe.each(BACKENDS)('user and role administration on $name', (backend) => {
       expect((await app.post('/sys/loginLog/list', { pageNum: 1, pageSize: 1 }, { token })).body.success).toBe(true);
       expect((await app.post('/sys/user/list', { pageNum: 1, pageSize: 1 }, { token })).body).toEqual(FORBIDDEN);
       const [audit] = await audits('user.update', user.id);
-      expect(JSON.parse(audit.detail)).toEqual({ username: user.username, old: { roles: ['viewer'] }, new: { roles: ['logreader'] } });
+      expect(JSON.parse(audit.detail)).toEqual({
+        username: user.username,
+        old: { roles: ['viewer'] },
+        new: { roles: ['logreader'] },
+      });
 
       const unknown = await app.admin('/sys/user/update', { id: user.id, roles: ['nope'] });
       expect(unknown.body).toMatchObject({ code: 'VALIDATION_FAILED', data: namesFields('roles') });
@@ -131,17 +165,27 @@ describe.each(BACKENDS)('user and role administration on $name', (backend) => {
       const plain = await createUser(app, { roles: ['viewer'] });
       const plainToken = await app.token(plain.username, plain.password);
       const target = await createUser(app);
-      expect((await app.post('/sys/user/update', { id: target.id, name: 'x' }, { token: plainToken })).body).toEqual(FORBIDDEN);
+      expect((await app.post('/sys/user/update', { id: target.id, name: 'x' }, { token: plainToken })).body).toEqual(
+        FORBIDDEN,
+      );
 
       const editor = await createUser(app, { roles: ['editor'] });
       const token = await app.token(editor.username, editor.password);
-      expect((await app.post('/sys/user/update', { id: target.id, name: 'Edited' }, { token })).body).toEqual(OK_NO_DATA);
+      expect((await app.post('/sys/user/update', { id: target.id, name: 'Edited' }, { token })).body).toEqual(
+        OK_NO_DATA,
+      );
       // logreader gives sys:loginLog:list, which the editor does not hold.
-      expect((await app.post('/sys/user/update', { id: target.id, roles: ['logreader'] }, { token })).body).toEqual(FORBIDDEN);
-      expect((await app.post('/sys/user/update', { id: adminId, email: 'evil@example.com' }, { token })).body).toEqual(FORBIDDEN);
+      expect((await app.post('/sys/user/update', { id: target.id, roles: ['logreader'] }, { token })).body).toEqual(
+        FORBIDDEN,
+      );
+      expect((await app.post('/sys/user/update', { id: adminId, email: 'evil@example.com' }, { token })).body).toEqual(
+        FORBIDDEN,
+      );
       expect((await app.userRow(target.id)).name).toBe('Edited');
       expect((await app.userRow(adminId)).email).toBeNull();
-      expect((await app.post('/sys/user/update', { id: 'no-such-user', name: 'x' }, { token })).body).toEqual(NOT_FOUND);
+      expect((await app.post('/sys/user/update', { id: 'no-such-user', name: 'x' }, { token })).body).toEqual(
+        NOT_FOUND,
+      );
     });
 
     it('refuses taking the role admin from the last usable holder of *', async () => {
@@ -196,7 +240,10 @@ describe.each(BACKENDS)('user and role administration on $name', (backend) => {
       expect((await app.post('/sys/user/delete', { id: editor.id }, { token: viewerToken })).body).toEqual(FORBIDDEN);
       expect((await app.userRow(adminId)).delete_time).toBeNull();
       expect((await app.userRow(editor.id)).delete_time).toBeNull();
-      expect((await app.admin('/sys/user/delete', {})).body).toMatchObject({ code: 'VALIDATION_FAILED', data: namesFields('id') });
+      expect((await app.admin('/sys/user/delete', {})).body).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        data: namesFields('id'),
+      });
     });
 
     it('a deleted holder of * no longer counts as one: the last usable one stays protected', async () => {
@@ -209,7 +256,12 @@ describe.each(BACKENDS)('user and role administration on $name', (backend) => {
   describe('/sys/user/list', () => {
     it('filters by state, counts the failures the lock check counts now, shows the last login', async () => {
       // Expired passwords only tipped: the admin logs in again after the clock moves past expiry.
-      await app.saveLoginStrategy({ maxFailureTimes: 5, maxFailureInterval: 24, lockMinutes: 60, loginStrategyWhenExpire: 1 });
+      await app.saveLoginStrategy({
+        maxFailureTimes: 5,
+        maxFailureInterval: 24,
+        lockMinutes: 60,
+        loginStrategyWhenExpire: 1,
+      });
       await app.saveUserStrategy({ passwordExpireDays: 90 });
       const initial = await createUser(app);
       const active = await createActiveUser(app);
@@ -233,7 +285,10 @@ describe.each(BACKENDS)('user and role administration on $name', (backend) => {
 
       const row = (await listed({ keyword: active.username })).rows[0];
       expect(row).toMatchObject({ failureCount: 2 });
-      expect((await listed({ keyword: initial.username })).rows[0]).toMatchObject({ failureCount: 0, lastLoginTime: null });
+      expect((await listed({ keyword: initial.username })).rows[0]).toMatchObject({
+        failureCount: 0,
+        lastLoginTime: null,
+      });
       // createActiveUser logged in (to change the password): the last successful login, at the service clock.
       expect(Math.abs(new Date(row.lastLoginTime).getTime() - app.clock.now().getTime())).toBeLessThan(60_000);
 
@@ -273,7 +328,13 @@ describe.each(BACKENDS)('user and role administration on $name', (backend) => {
         const rows: any[] = (await listed({})).rows;
         for (const state of STATES) {
           const found = (await listed({ state })).rows.map((r: any) => r.id).sort();
-          expect({ state, found }).toEqual({ state, found: rows.filter((r) => r.states.includes(state)).map((r) => r.id).sort() });
+          expect({ state, found }).toEqual({
+            state,
+            found: rows
+              .filter((r) => r.states.includes(state))
+              .map((r) => r.id)
+              .sort(),
+          });
         }
         for (const r of rows) expect(r.state).toBe(r.states[0]);
         return (u: TestUser) => rows.find((r) => r.id === u.id).states;
@@ -339,9 +400,12 @@ describe.each(BACKENDS)('user and role administration on $name', (backend) => {
       expect((await app.admin('/sys/user/lock', { ids: [user.id, adminId] })).body).toEqual(FORBIDDEN);
       expect((await app.admin('/sys/user/disable', { ids: [user.id, 'no-such-user'] })).body).toEqual(NOT_FOUND);
       const bad: [unknown, string][] = [
-        [{ ids: [] }, 'ids'], [{ ids: [user.id, user.id] }, 'ids'],
-        [{ ids: Array.from({ length: 101 }, (_, i) => `id${i}`) }, 'ids'], [{ ids: [1] }, 'ids'],
-        [{ id: user.id, ids: [user.id] }, 'ids'], [{}, 'id'],
+        [{ ids: [] }, 'ids'],
+        [{ ids: [user.id, user.id] }, 'ids'],
+        [{ ids: Array.from({ length: 101 }, (_, i) => `id${i}`) }, 'ids'],
+        [{ ids: [1] }, 'ids'],
+        [{ id: user.id, ids: [user.id] }, 'ids'],
+        [{}, 'id'],
       ];
       for (const [body, field] of bad) {
         const res = await app.admin('/sys/user/lock', body);
@@ -368,9 +432,15 @@ describe.each(BACKENDS)('user and role administration on $name', (backend) => {
       expect((await app.admin('/sys/role/list')).body.data.map((r: any) => r.code)).not.toContain('temp_role');
       expect(await audits('role.delete', 'temp_role')).toHaveLength(1);
 
-      expect((await app.admin('/sys/role/delete', { code: 'admin' })).body).toMatchObject({ code: 'VALIDATION_FAILED', data: namesFields('code') });
+      expect((await app.admin('/sys/role/delete', { code: 'admin' })).body).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        data: namesFields('code'),
+      });
       expect((await app.admin('/sys/role/delete', { code: 'temp_role' })).body).toEqual(NOT_FOUND);
-      expect((await app.admin('/sys/role/delete', { code: 5 })).body).toMatchObject({ code: 'VALIDATION_FAILED', data: namesFields('code') });
+      expect((await app.admin('/sys/role/delete', { code: 5 })).body).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        data: namesFields('code'),
+      });
     });
 
     it('a deleted user does not keep a role in use', async () => {
@@ -380,27 +450,42 @@ describe.each(BACKENDS)('user and role administration on $name', (backend) => {
       expect((await app.admin('/sys/role/delete', { code: 'gone_role' })).body).toEqual(OK_NO_DATA);
     });
 
-    it('needs sys:role:delete, and the role\'s codes', async () => {
+    it("needs sys:role:delete, and the role's codes", async () => {
       await createRole(app, 'wide_role', ['sys:strategy:login:save']);
       const editor = await createUser(app, { roles: ['editor'] });
       const token = await app.token(editor.username, editor.password);
       expect((await app.post('/sys/role/delete', { code: 'wide_role' }, { token })).body).toEqual(FORBIDDEN);
       const viewer = await createUser(app, { roles: ['viewer'] });
-      expect((await app.post('/sys/role/delete', { code: 'wide_role' }, { token: await app.token(viewer.username, viewer.password) })).body)
-        .toEqual(FORBIDDEN);
+      expect(
+        (
+          await app.post(
+            '/sys/role/delete',
+            { code: 'wide_role' },
+            { token: await app.token(viewer.username, viewer.password) },
+          )
+        ).body,
+      ).toEqual(FORBIDDEN);
       expect((await app.admin('/sys/role/list')).body.data.map((r: any) => r.code)).toContain('wide_role');
     });
 
-    it('lists every permission code with module and name, in the caller\'s language; needs sys:role:list', async () => {
+    it("lists every permission code with module and name, in the caller's language; needs sys:role:list", async () => {
       const zh = (await app.admin('/sys/permission/list')).body.data;
-      expect(zh).toEqual(expect.arrayContaining([
-        { code: 'sys:user:update', module: 'user', name: '编辑用户' },
-        { code: 'sys:role:delete', module: 'role', name: '删除角色' },
-      ]));
-      const en = await app.post('/sys/permission/list', {}, { token: await app.adminToken(), headers: { 'accept-language': 'en' } });
+      expect(zh).toEqual(
+        expect.arrayContaining([
+          { code: 'sys:user:update', module: 'user', name: '编辑用户' },
+          { code: 'sys:role:delete', module: 'role', name: '删除角色' },
+        ]),
+      );
+      const en = await app.post(
+        '/sys/permission/list',
+        {},
+        { token: await app.adminToken(), headers: { 'accept-language': 'en' } },
+      );
       expect(en.body.data.find((p: any) => p.code === 'sys:user:delete').name).toBe('Delete users');
       const viewer = await createUser(app, { roles: ['viewer'] });
-      expect((await app.post('/sys/permission/list', {}, { token: await app.token(viewer.username, viewer.password) })).body).toEqual(FORBIDDEN);
+      expect(
+        (await app.post('/sys/permission/list', {}, { token: await app.token(viewer.username, viewer.password) })).body,
+      ).toEqual(FORBIDDEN);
       expect((await app.admin('/sys/permission/list', { x: 1 })).body).toMatchObject({ code: 'VALIDATION_FAILED' });
     });
   });

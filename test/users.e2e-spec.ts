@@ -1,12 +1,14 @@
-import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+
+import { Logger } from '@nestjs/common';
+
+import { Keys } from '../src/store/keys';
 import { createRole, createUser } from './factories';
 import { BACKENDS } from './support/backends';
-import { ADMIN_PASSWORD, startApp, TestApp, tokenKey } from './support/test-app';
-import { Keys } from '../src/store/keys';
-import { namesFields } from './support/field-errors';
-import { sleep } from './support/wait';
 import { FORBIDDEN, NOT_LOGGED_IN, OK_NO_DATA, PASSWORD_NEEDS_UPPER } from './support/envelopes';
+import { namesFields } from './support/field-errors';
+import { ADMIN_PASSWORD, startApp, TestApp, tokenKey } from './support/test-app';
+import { sleep } from './support/wait';
 
 const tag = () => randomBytes(4).toString('hex');
 const mobileOf = () => `137${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
@@ -22,7 +24,9 @@ function keysDeep(value: unknown): string[] {
 
 /** Every line written through Nest's Logger, at any level, while the spies are on. */
 function spyOnLogger() {
-  const spies = (['log', 'warn', 'error', 'debug', 'verbose'] as const).map((level) => jest.spyOn(Logger.prototype, level));
+  const spies = (['log', 'warn', 'error', 'debug', 'verbose'] as const).map((level) =>
+    jest.spyOn(Logger.prototype, level),
+  );
   return {
     lines: (): string[] => spies.flatMap((spy) => spy.mock.calls.map((args) => args.map(String).join(' '))),
     clear: () => spies.forEach((spy) => spy.mockClear()),
@@ -54,9 +58,9 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
       expect(list.body.data.rows[0]).toMatchObject({ id: users[0].id, username: 'admin', roles: ['admin'] });
 
       const roles = await app.admin('/sys/role/list');
-      expect(roles.body.data).toEqual(expect.arrayContaining([
-        expect.objectContaining({ code: 'admin', permissions: ['*'] }),
-      ]));
+      expect(roles.body.data).toEqual(
+        expect.arrayContaining([expect.objectContaining({ code: 'admin', permissions: ['*'] })]),
+      );
       const me = await app.admin('/sys/me/info');
       expect(me.body.data.permissions).toEqual(['*']);
     });
@@ -89,14 +93,22 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
         expect(logger.lines().filter((line) => line.includes(password))).toHaveLength(1);
 
         const login = await fresh.login('admin', password);
-        expect(login.body).toMatchObject({ success: true, data: { tempUser: false, tip: '您的密码为初始密码,请尽快修改密码' } });
-        const [row] = await fresh.db.query('SELECT password, password_update_time FROM sys_user WHERE username = ?', ['admin']);
+        expect(login.body).toMatchObject({
+          success: true,
+          data: { tempUser: false, tip: '您的密码为初始密码,请尽快修改密码' },
+        });
+        const [row] = await fresh.db.query('SELECT password, password_update_time FROM sys_user WHERE username = ?', [
+          'admin',
+        ]);
         expect(row.password_update_time).toBeNull();
         expect(row.password).toMatch(/^\$2[aby]\$/);
 
         // A restart on the same database neither creates nor prints a password again.
         logger.clear();
-        again = await startApp(backend, { provisioned: fresh.provisioned, env: { ADMIN_INITIAL_PASSWORD: undefined as unknown as string } });
+        again = await startApp(backend, {
+          provisioned: fresh.provisioned,
+          env: { ADMIN_INITIAL_PASSWORD: undefined as unknown as string },
+        });
         expect(logger.lines().filter((line) => line.includes(password))).toHaveLength(0);
         expect(await again.db.query('SELECT id FROM sys_user')).toHaveLength(1);
         expect((await again.login('admin', password)).body.success).toBe(true);
@@ -112,7 +124,11 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
     it('with a password answers { id } only, stores a BCrypt hash and keeps the password initial', async () => {
       const username = `u_${tag()}`;
       const res = await app.admin('/sys/user/create', {
-        username, name: '张三', mobile: mobileOf(), email: `${username}@example.com`, password: await app.encrypt('Given#pw1'),
+        username,
+        name: '张三',
+        mobile: mobileOf(),
+        email: `${username}@example.com`,
+        password: await app.encrypt('Given#pw1'),
       });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ success: true, code: 'OK' });
@@ -165,24 +181,36 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
       const existing = await createUser(app);
       const fresh = `d_${tag()}`;
       const body = {
-        username: fresh, name: 'Dup', mobile: mobileOf(), email: `${fresh}@example.com`,
+        username: fresh,
+        name: 'Dup',
+        mobile: mobileOf(),
+        email: `${fresh}@example.com`,
         password: await app.encrypt('Passw0rd!x'),
         ...clash(existing),
       };
       const res = await app.admin('/sys/user/create', body);
       expect(res.status).toBe(400);
       // The answer names the refused field in data.errors (it was data: null before).
-      expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', data: { errors: [{ field, message: expect.stringContaining(field) }] } });
+      expect(res.body).toMatchObject({
+        success: false,
+        code: 'VALIDATION_FAILED',
+        data: { errors: [{ field, message: expect.stringContaining(field) }] },
+      });
       expect(res.body.data.errors).toHaveLength(1);
       const rows = await app.db.query(`SELECT id FROM sys_user WHERE ${field} = ?`, [(existing as any)[field]]);
       expect(rows).toEqual([{ id: existing.id }]);
-      expect(await app.db.query('SELECT id FROM sys_user WHERE username = ?', [body.username])).toHaveLength(field === 'username' ? 1 : 0);
+      expect(await app.db.query('SELECT id FROM sys_user WHERE username = ?', [body.username])).toHaveLength(
+        field === 'username' ? 1 : 0,
+      );
     });
 
     it('refuses an unknown role with VALIDATION_FAILED and creates nothing', async () => {
       const username = `r_${tag()}`;
       const res = await app.admin('/sys/user/create', {
-        username, name: 'Role', password: await app.encrypt('Passw0rd!x'), roles: ['no_such_role'],
+        username,
+        name: 'Role',
+        password: await app.encrypt('Passw0rd!x'),
+        roles: ['no_such_role'],
       });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('VALIDATION_FAILED');
@@ -200,7 +228,11 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
       ['abcdef12', 'PASSWORD_NEEDS_SYMBOL', '密码应包含特殊字符'],
     ])('refuses the password %p with %s and creates nothing', async (password, code, message) => {
       const username = `p_${tag()}`;
-      const res = await app.admin('/sys/user/create', { username, name: 'Weak', password: await app.encrypt(password) });
+      const res = await app.admin('/sys/user/create', {
+        username,
+        name: 'Weak',
+        password: await app.encrypt(password),
+      });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ success: false, code, message, data: null });
       expect(await app.db.query('SELECT id FROM sys_user WHERE username = ?', [username])).toHaveLength(0);
@@ -209,7 +241,11 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
     it('applies the upper-case rule when the account strategy asks for it', async () => {
       await app.saveUserStrategy({ includeUpperCase: true });
       try {
-        const res = await app.admin('/sys/user/create', { username: `up_${tag()}`, name: 'Upper', password: await app.encrypt('abcdef1#') });
+        const res = await app.admin('/sys/user/create', {
+          username: `up_${tag()}`,
+          name: 'Upper',
+          password: await app.encrypt('abcdef1#'),
+        });
         expect(res.body).toMatchObject({ code: 'PASSWORD_NEEDS_UPPER', message: '密码应包含大写字符' });
         expect(res.status).toBe(400);
         expect(res.body).toEqual(PASSWORD_NEEDS_UPPER);
@@ -266,7 +302,11 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
       const k = tag();
       const mobileTail = String(Math.floor(Math.random() * 1e6)).padStart(6, '0');
       const make = async (fields: Record<string, string>) => {
-        const res = await app.admin('/sys/user/create', { name: 'Someone', password: await app.encrypt('Passw0rd!x'), ...fields });
+        const res = await app.admin('/sys/user/create', {
+          name: 'Someone',
+          password: await app.encrypt('Passw0rd!x'),
+          ...fields,
+        });
         expect(res.body.success).toBe(true);
         return res.body.data.id as string;
       };
@@ -287,8 +327,13 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
 
     it('treats %, _ and the escape characters in the keyword as plain characters', async () => {
       const k = tag();
-      const res = await app.admin('/sys/user/create', { username: `pct${k}`, name: `100%_! ${k}`, password: await app.encrypt('Passw0rd!x') });
-      const list = async (keyword: string) => (await app.admin('/sys/user/list', { pageNum: 1, pageSize: 50, keyword })).body;
+      const res = await app.admin('/sys/user/create', {
+        username: `pct${k}`,
+        name: `100%_! ${k}`,
+        password: await app.encrypt('Passw0rd!x'),
+      });
+      const list = async (keyword: string) =>
+        (await app.admin('/sys/user/list', { pageNum: 1, pageSize: 50, keyword })).body;
       expect((await list(`%_! ${k}`)).data.rows.map((r: any) => r.id)).toEqual([res.body.data.id]);
       expect((await list(`0_! ${k}`)).data.total).toBe(0);
       expect((await list(`%%! ${k}`)).data.total).toBe(0);
@@ -306,10 +351,25 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
       const rows: any[] = res.body.data.rows;
       const locked = rows.find((r) => r.id === user.id);
       const disabled = rows.find((r) => r.id === other.id);
-      expect(locked).toMatchObject({ id: user.id, username: user.username, mobile: user.mobile, email: user.email, roles: ['list_viewer'], locked: true, disabled: false });
+      expect(locked).toMatchObject({
+        id: user.id,
+        username: user.username,
+        mobile: user.mobile,
+        email: user.email,
+        roles: ['list_viewer'],
+        locked: true,
+        disabled: false,
+      });
       expect(disabled).toMatchObject({ id: other.id, roles: [], locked: false, disabled: true });
       for (const row of rows) {
-        expect(row).toEqual(expect.objectContaining({ id: expect.any(String), roles: expect.any(Array), locked: expect.any(Boolean), disabled: expect.any(Boolean) }));
+        expect(row).toEqual(
+          expect.objectContaining({
+            id: expect.any(String),
+            roles: expect.any(Array),
+            locked: expect.any(Boolean),
+            disabled: expect.any(Boolean),
+          }),
+        );
       }
       const json = JSON.stringify(res.body);
       expect(keysDeep(res.body).map((k) => k.toLowerCase())).not.toContain('password');
@@ -328,7 +388,11 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
         expect.objectContaining({ code, name: '审计员', permissions: ['sys:loginLog:list'] }),
       ]);
 
-      const updated = await app.admin('/sys/role/save', { code, name: 'Auditor', permissions: ['sys:loginLog:list', 'sys:user:list'] });
+      const updated = await app.admin('/sys/role/save', {
+        code,
+        name: 'Auditor',
+        permissions: ['sys:loginLog:list', 'sys:user:list'],
+      });
       expect(updated.body.success).toBe(true);
       list = (await app.admin('/sys/role/list')).body.data as any[];
       const mine = list.filter((r) => r.code === code);
@@ -362,15 +426,31 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
       expect(list.body.data.total).toBeGreaterThan(0);
 
       const username = `f_${tag()}`;
-      const create = await app.post('/sys/user/create', { username, name: 'Nope', password: await app.encrypt('Passw0rd!x') }, { token });
+      const create = await app.post(
+        '/sys/user/create',
+        { username, name: 'Nope', password: await app.encrypt('Passw0rd!x') },
+        { token },
+      );
       expect(create.status).toBe(403);
       expect(create.body).toEqual(FORBIDDEN);
       expect(await app.db.query('SELECT id FROM sys_user WHERE username = ?', [username])).toHaveLength(0);
 
       for (const path of ['/sys/role/save', '/sys/role/list', '/sys/user/lock', '/sys/loginLog/list']) {
-        const res = await app.post(path, path === '/sys/role/save' ? { code: 'x', name: 'x', permissions: ['*'] } : path === '/sys/user/lock' ? { id: user.id } : {}, { token });
+        const res = await app.post(
+          path,
+          path === '/sys/role/save'
+            ? { code: 'x', name: 'x', permissions: ['*'] }
+            : path === '/sys/user/lock'
+              ? { id: user.id }
+              : {},
+          { token },
+        );
         expect({ path, code: res.body.code }).toEqual({ path, code: 'FORBIDDEN' });
-        expect({ path, status: res.status, message: res.body.message }).toEqual({ path, status: 403, message: '没有权限' });
+        expect({ path, status: res.status, message: res.body.message }).toEqual({
+          path,
+          status: 403,
+          message: '没有权限',
+        });
       }
     });
 
@@ -384,15 +464,25 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
     });
 
     it('the built-in role admin cannot lose *', async () => {
-      const res = await app.admin('/sys/role/save', { code: 'admin', name: '超级管理员', permissions: ['sys:user:list'] });
+      const res = await app.admin('/sys/role/save', {
+        code: 'admin',
+        name: '超级管理员',
+        permissions: ['sys:user:list'],
+      });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('VALIDATION_FAILED');
       const admin = ((await app.admin('/sys/role/list')).body.data as any[]).find((r) => r.code === 'admin');
       expect(admin.permissions).toContain('*');
       // The admin still has every permission.
-      expect((await app.admin('/sys/user/create', { username: `a_${tag()}`, name: 'Still allowed' })).body.success).toBe(true);
+      expect(
+        (await app.admin('/sys/user/create', { username: `a_${tag()}`, name: 'Still allowed' })).body.success,
+      ).toBe(true);
       // Keeping * while renaming or adding codes is fine.
-      const keep = await app.admin('/sys/role/save', { code: 'admin', name: '超级管理员', permissions: ['*', 'sys:user:list'] });
+      const keep = await app.admin('/sys/role/save', {
+        code: 'admin',
+        name: '超级管理员',
+        permissions: ['*', 'sys:user:list'],
+      });
       expect(keep.body.success).toBe(true);
     });
   });
@@ -407,9 +497,17 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
       expect(res.status).toBe(200);
       expect(res.body.success).toBe(true);
       expect(res.body.data).toEqual({
-        id: user.id, username: user.username, name: '李四', mobile: user.mobile, email: user.email,
-        permissions: expect.any(Array), tempUser: false, mfaEnabled: false,
-        expireAt: expect.any(Number), serverTime: expect.any(Number), displayTimeZone: expect.any(String),
+        id: user.id,
+        username: user.username,
+        name: '李四',
+        mobile: user.mobile,
+        email: user.email,
+        permissions: expect.any(Array),
+        tempUser: false,
+        mfaEnabled: false,
+        expireAt: expect.any(Number),
+        serverTime: expect.any(Number),
+        displayTimeZone: expect.any(String),
       });
       expect([...res.body.data.permissions].sort()).toEqual(['sys:loginLog:list', 'sys:user:list']);
       // What the console's expiry warning measures, on the service's clock.
@@ -431,12 +529,25 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
 
     it('answers null mobile and e-mail for a user created without them', async () => {
       const username = `nm_${tag()}`;
-      const created = await app.admin('/sys/user/create', { username, name: 'Bare', password: await app.encrypt('Passw0rd!x') });
+      const created = await app.admin('/sys/user/create', {
+        username,
+        name: 'Bare',
+        password: await app.encrypt('Passw0rd!x'),
+      });
       const token = await app.token(username, 'Passw0rd!x');
       const res = await app.post('/sys/me/info', {}, { token });
       expect(res.body.data).toEqual({
-        id: created.body.data.id, username, name: 'Bare', mobile: null, email: null, permissions: [], tempUser: false, mfaEnabled: false,
-        expireAt: expect.any(Number), serverTime: expect.any(Number), displayTimeZone: expect.any(String),
+        id: created.body.data.id,
+        username,
+        name: 'Bare',
+        mobile: null,
+        email: null,
+        permissions: [],
+        tempUser: false,
+        mfaEnabled: false,
+        expireAt: expect.any(Number),
+        serverTime: expect.any(Number),
+        displayTimeZone: expect.any(String),
       });
     });
 
@@ -461,7 +572,7 @@ describe.each(BACKENDS)('unlock and enable wait for a login of the same account 
   });
   afterAll(() => app.close());
 
-  it.each(['unlock', 'enable'])('/sys/user/%s waits while the account\'s login mutex is held', async (op) => {
+  it.each(['unlock', 'enable'])("/sys/user/%s waits while the account's login mutex is held", async (op) => {
     const user = await createUser(app);
     await app.admin(op === 'unlock' ? '/sys/user/lock' : '/sys/user/disable', { id: user.id });
     const mutexKey = Keys.loginMutex(user.id);

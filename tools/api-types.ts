@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { OpenAPIObject } from '@nestjs/swagger';
+
 import { AppModule } from '../src/app.module';
 import { openApiDocument } from '../src/app.setup';
 import { loadConfig } from '../src/config/app-config';
@@ -37,8 +39,11 @@ export async function buildOpenApiDocument(): Promise<OpenAPIObject> {
   const dir = mkdtempSync(join(tmpdir(), 'lps-openapi-'));
   try {
     const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'openapi.sqlite')}` });
-    const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(),
-      { logger: ['error'], bodyParser: false, abortOnError: false });
+    const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(), {
+      logger: ['error'],
+      bodyParser: false,
+      abortOnError: false,
+    });
     try {
       return openApiDocument(app);
     } finally {
@@ -50,14 +55,26 @@ export async function buildOpenApiDocument(): Promise<OpenAPIObject> {
 }
 
 /** Each strategy field's minimum, maximum and default as the document states them (those it states). */
-export function strategyLimits(document: OpenAPIObject): Record<string, Record<string, { minimum?: number; maximum?: number; default?: unknown }>> {
+export function strategyLimits(
+  document: OpenAPIObject,
+): Record<string, Record<string, { minimum?: number; maximum?: number; default?: unknown }>> {
   const schemas = document.components?.schemas ?? {};
-  return Object.fromEntries(Object.entries(STRATEGY_SCHEMAS).map(([group, name]) => {
-    const properties = (schemas[name] as { properties?: Record<string, Record<string, unknown>> }).properties ?? {};
-    return [group, Object.fromEntries(Object.entries(properties).map(([key, p]) => [key, Object.fromEntries(
-      (['minimum', 'maximum', 'default'] as const).filter((a) => p[a] !== undefined).map((a) => [a, p[a]]),
-    )]))];
-  }));
+  return Object.fromEntries(
+    Object.entries(STRATEGY_SCHEMAS).map(([group, name]) => {
+      const properties = (schemas[name] as { properties?: Record<string, Record<string, unknown>> }).properties ?? {};
+      return [
+        group,
+        Object.fromEntries(
+          Object.entries(properties).map(([key, p]) => [
+            key,
+            Object.fromEntries(
+              (['minimum', 'maximum', 'default'] as const).filter((a) => p[a] !== undefined).map((a) => [a, p[a]]),
+            ),
+          ]),
+        ),
+      ];
+    }),
+  );
 }
 
 /** The generated files, as text: the document (JSON), its TypeScript types and the strategy limits (JSON). */
@@ -77,13 +94,16 @@ export async function generateApiTypes(): Promise<{ json: string; types: string;
 }
 
 if (require.main === module) {
-  generateApiTypes().then(({ json, types, limits }) => {
-    writeFileSync(OPENAPI_JSON, json);
-    writeFileSync(SCHEMA_TS, types);
-    writeFileSync(STRATEGY_LIMITS_JSON, limits);
-    console.log(`wrote ${OPENAPI_JSON}, ${SCHEMA_TS} and ${STRATEGY_LIMITS_JSON}`);
-  }, (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
+  generateApiTypes().then(
+    ({ json, types, limits }) => {
+      writeFileSync(OPENAPI_JSON, json);
+      writeFileSync(SCHEMA_TS, types);
+      writeFileSync(STRATEGY_LIMITS_JSON, limits);
+      console.log(`wrote ${OPENAPI_JSON}, ${SCHEMA_TS} and ${STRATEGY_LIMITS_JSON}`);
+    },
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

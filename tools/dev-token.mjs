@@ -15,7 +15,9 @@ if (!account || !password) {
 
 async function call(path, body) {
   const res = await fetch(`${base}${path}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'accept-language': 'en' }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'accept-language': 'en' },
+    body: JSON.stringify(body),
   });
   const envelope = await res.json();
   if (!envelope.success) {
@@ -26,10 +28,15 @@ async function call(path, body) {
 }
 
 const { publicKey } = await call('/sys/publicKey', {});
-const encrypted = publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(password, 'utf8'));
+const encrypted = publicEncrypt(
+  { key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+  Buffer.from(password, 'utf8'),
+);
 const result = await call('/sys/login', { account, password: encrypted.toString('base64') });
 if (!result.accessToken) {
-  console.error(result.mfaRequired ? 'this account needs a second factor: use the console' : `no token: ${result.tip ?? ''}`);
+  console.error(
+    result.mfaRequired ? 'this account needs a second factor: use the console' : `no token: ${result.tip ?? ''}`,
+  );
   process.exit(1);
 }
 if (result.tempUser) console.error('note: a temporary token (change the password first); it reaches TEMP_URIS only');

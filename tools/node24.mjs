@@ -21,7 +21,16 @@
 // This file runs on the machine's Node before anything is installed: Node's own modules only.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -50,7 +59,8 @@ function packageName() {
 
 const nodeDirOf = (version) => join(cacheDir(), `node-v${version}`);
 const binDirOf = (dir) => (process.platform === 'win32' ? dir : join(dir, 'bin'));
-const isUnpacked = (dir) => existsSync(join(dir, 'include', 'node', 'node.h')) &&
+const isUnpacked = (dir) =>
+  existsSync(join(dir, 'include', 'node', 'node.h')) &&
   existsSync(join(binDirOf(dir), process.platform === 'win32' ? 'node.exe' : 'node'));
 
 function cachedVersions() {
@@ -78,9 +88,15 @@ function newest24(ask) {
     }
   }
   try {
-    const out = execFileSync(npm, ['view', `${packageName()}@24`, 'version', '--json'],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
-    const versions = [JSON.parse(out)].flat().filter((v) => /^24\.\d+\.\d+$/.test(v)).sort(compare);
+    const out = execFileSync(npm, ['view', `${packageName()}@24`, 'version', '--json'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 60_000,
+    });
+    const versions = [JSON.parse(out)]
+      .flat()
+      .filter((v) => /^24\.\d+\.\d+$/.test(v))
+      .sort(compare);
     if (versions.length) {
       mkdirSync(cacheDir(), { recursive: true });
       writeFileSync(answerFile(), JSON.stringify({ version: versions.at(-1), checked: Date.now() }));
@@ -101,12 +117,16 @@ function fetchNode(version) {
   mkdirSync(cacheDir(), { recursive: true });
   const tmp = mkdtempSync(join(cacheDir(), 'fetch-'));
   try {
-    execFileSync(npm, ['pack', '--silent', `${packageName()}@${version}`], { cwd: tmp, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(npm, ['pack', '--silent', `${packageName()}@${version}`], {
+      cwd: tmp,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     const tarball = readdirSync(tmp).find((name) => name.endsWith('.tgz'));
     const unpacked = join(tmp, 'node');
     mkdirSync(unpacked);
     execFileSync('tar', ['xzf', join(tmp, tarball), '-C', unpacked, '--strip-components=1']);
-    if (!isUnpacked(unpacked)) throw new Error(`${packageName()}@${version} holds no node binary or no include/node headers`);
+    if (!isUnpacked(unpacked))
+      throw new Error(`${packageName()}@${version} holds no node binary or no include/node headers`);
     rmSync(dir, { recursive: true, force: true });
     try {
       renameSync(unpacked, dir);
@@ -181,7 +201,8 @@ function run(command, args, env) {
 function main([command, ...args]) {
   if (!command) fail('usage: node tools/node24.mjs <command> [args…]');
   const wanted = process.env.LPS_NODE24 ?? '';
-  if (!/^(|newest|24\.\d+\.\d+)$/.test(wanted)) fail(`LPS_NODE24 is \`newest\` or a version such as 24.21.0, not \`${wanted}\``);
+  if (!/^(|newest|24\.\d+\.\d+)$/.test(wanted))
+    fail(`LPS_NODE24 is \`newest\` or a version such as 24.21.0, not \`${wanted}\``);
   const current = process.versions.node;
   const passThrough = process.env[ACTIVE] === current || (wanted === '' && canRun(current)) || wanted === current;
   if (passThrough) {
@@ -195,7 +216,9 @@ function main([command, ...args]) {
   const version = /^24\.\d+\.\d+$/.test(wanted) ? wanted : newest24(wanted === 'newest');
   const dir = nodeDirOf(version);
   const reason = wanted ? `LPS_NODE24=${wanted}` : `Node ${current} is older than ${MINIMUM.join('.')}`;
-  console.error(`${reason}: running on Node ${version} from the npm registry (${isUnpacked(dir) ? `cached in` : `fetching it into`} ${dir})`);
+  console.error(
+    `${reason}: running on Node ${version} from the npm registry (${isUnpacked(dir) ? `cached in` : `fetching it into`} ${dir})`,
+  );
   try {
     fetchNode(version);
   } catch (error) {

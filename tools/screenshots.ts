@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+
 import type { Page } from 'playwright-core';
+
 import { sqliteMemory } from '../test/support/backends';
 import { browserSuiteMissing, isCall, launchChromium, sel, textBox, until } from '../test/support/console-browser';
 import { ADMIN_PASSWORD, listenOnLocalPort, startApp, TestApp } from '../test/support/test-app';
@@ -30,7 +32,11 @@ async function seed(app: TestApp): Promise<void> {
     if (!res.body.success) throw new Error(`${path}: ${res.body.code} ${res.body.message}`);
     return res.body.data;
   };
-  await call('/sys/role/save', { code: 'auditor', name: '审计员', permissions: ['sys:loginLog:list', 'sys:auditLog:list'] });
+  await call('/sys/role/save', {
+    code: 'auditor',
+    name: '审计员',
+    permissions: ['sys:loginLog:list', 'sys:auditLog:list'],
+  });
   const people = [
     ['zhangwei', '张伟', '13800138001', ['auditor']],
     ['lina', '李娜', '13800138002', []],
@@ -39,12 +45,21 @@ async function seed(app: TestApp): Promise<void> {
   ] as const;
   for (const [username, name, mobile, roles] of people) {
     await call('/sys/user/create', {
-      username, name, mobile, email: `${username}@example.com`, password: await app.encrypt('Initial#1a'), roles: [...roles],
+      username,
+      name,
+      mobile,
+      email: `${username}@example.com`,
+      password: await app.encrypt('Initial#1a'),
+      roles: [...roles],
     });
   }
   // A first login with its forced change, a few wrong passwords, and an account locked by them.
   const first = await apiToken(app, 'lina', 'Initial#1a', '10.20.3.14');
-  await app.post('/sys/me/pass/update', { oldPass: await app.encrypt('Initial#1a'), newPass: await app.encrypt('Changed#2b') }, { token: first!, ip: '10.20.3.14' });
+  await app.post(
+    '/sys/me/pass/update',
+    { oldPass: await app.encrypt('Initial#1a'), newPass: await app.encrypt('Changed#2b') },
+    { token: first!, ip: '10.20.3.14' },
+  );
   await apiToken(app, 'lina', 'Changed#2b', '10.20.3.14');
   for (let i = 0; i < 5; i += 1) await apiToken(app, 'liuyang', 'Wrong#pass1', '203.0.113.7');
   await apiToken(app, 'wangfang', 'Wrong#pass1', '10.20.7.31');
@@ -52,8 +67,11 @@ async function seed(app: TestApp): Promise<void> {
 }
 
 async function settle(page: Page, name: string): Promise<void> {
-  await until(async () => (await page.locator('.el-button.is-loading, .el-loading-mask').filter({ visible: true }).count()) === 0,
-    `${name}: loading to finish`, 10_000);
+  await until(
+    async () => (await page.locator('.el-button.is-loading, .el-loading-mask').filter({ visible: true }).count()) === 0,
+    `${name}: loading to finish`,
+    10_000,
+  );
   await page.screenshot({ path: join(OUT, `${name}.png`), animations: 'disabled' });
   console.log(`docs/images/${name}.png`);
 }
@@ -103,7 +121,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(() => process.exit(0), (err) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);

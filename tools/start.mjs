@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+
 import { recordNativeBuild } from './node24.mjs';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -26,12 +27,15 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 function files(path) {
   if (!existsSync(path)) return [];
   if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path).sort().flatMap((name) => files(join(path, name)));
+  return readdirSync(path)
+    .sort()
+    .flatMap((name) => files(join(path, name)));
 }
 
 function hashOf(paths) {
   const hash = createHash('sha256');
-  for (const file of paths.flatMap(files)) hash.update(relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
+  for (const file of paths.flatMap(files))
+    hash.update(relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
   return hash.digest('hex');
 }
 
@@ -52,30 +56,47 @@ function step(label, stampFile, inputs, output, work, afterInputs = inputs) {
 
 const run = (command, args, cwd) => execFileSync(command, args, { cwd, stdio: 'inherit' });
 
-for (const [label, dir] of [['install', ROOT], ['install console', WEB]]) {
+for (const [label, dir] of [
+  ['install', ROOT],
+  ['install console', WEB],
+]) {
   const manifests = [join(dir, 'package.json'), join(dir, 'package-lock.json')];
   const installed = [...manifests, join(dir, 'node_modules', '.package-lock.json')];
   // The stamp lives outside node_modules: `npm prune --omit=dev` rewrites npm's record, which then
   // differs from the stamp, and the next start installs the build tools again.
-  step(label, join(dir, '.lps-build', 'install'), installed, join(dir, 'node_modules'),
+  step(
+    label,
+    join(dir, '.lps-build', 'install'),
+    installed,
+    join(dir, 'node_modules'),
     () => {
       run(npm, ['install', '--no-audit', '--no-fund', '--include=dev'], dir);
       // Installed by the Node running this: no rebuild for it on the next start.
       if (dir === ROOT) recordNativeBuild();
-    }, installed);
+    },
+    installed,
+  );
 }
 
-step('console build', join(WEB, '.lps-build', 'web-dist'),
+step(
+  'console build',
+  join(WEB, '.lps-build', 'web-dist'),
   ['src', 'public', 'index.html', 'vite.config.ts', 'tsconfig.json', 'package-lock.json'].map((p) => join(WEB, p)),
-  join(WEB, 'dist', 'index.html'), () => run(npm, ['run', 'build'], WEB));
+  join(WEB, 'dist', 'index.html'),
+  () => run(npm, ['run', 'build'], WEB),
+);
 
 const main = join(ROOT, 'dist', 'src', 'main.js');
-step('service build', join(ROOT, '.lps-build', 'dist'),
+step(
+  'service build',
+  join(ROOT, '.lps-build', 'dist'),
   ['src', 'ormconfig.ts', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].map((p) => join(ROOT, p)),
-  main, () => {
+  main,
+  () => {
     // tsc trusts its build info: with the output deleted it would emit nothing.
     if (!existsSync(main)) rmSync(join(ROOT, 'dist', '.tsbuildinfo'), { force: true });
     run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], ROOT);
-  });
+  },
+);
 
 await import(pathToFileURL(main).href);

@@ -1,6 +1,7 @@
+import { constants } from 'node:zlib';
+
 import vue from '@vitejs/plugin-vue';
 import { defineConfig, loadEnv } from 'vite';
-import { constants } from 'node:zlib';
 import { compression, defineAlgorithm } from 'vite-plugin-compression2';
 
 // The service serves dist/ at / (src/common/static-console.ts); in development Vite
@@ -13,12 +14,15 @@ export default defineConfig(({ mode }) => {
     // sends them to browsers that accept them (static-console.ts) instead of compressing on every
     // request. A copy no smaller than its file is not written. Brotli at quality 9, not 11: 11 takes
     // about ten times as long for a few per cent less (docs/benchmarks.md).
-    plugins: [vue(), compression({
-      algorithms: [
-        defineAlgorithm('brotliCompress', { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } }),
-        defineAlgorithm('gzip', { level: 9 }),
-      ],
-    })],
+    plugins: [
+      vue(),
+      compression({
+        algorithms: [
+          defineAlgorithm('brotliCompress', { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } }),
+          defineAlgorithm('gzip', { level: 9 }),
+        ],
+      }),
+    ],
     resolve: { alias: { '@': new URL('./src', import.meta.url).pathname } },
     server: {
       proxy: {

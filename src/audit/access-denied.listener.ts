@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
+
 import { AccessDeniedEvent } from '../common/access-denied.event';
 import { Clock } from '../common/clock';
 import { Keys } from '../store/keys';
@@ -26,7 +27,11 @@ export class AccessDeniedListener {
   async onDenied(event: AccessDeniedEvent): Promise<void> {
     try {
       const minute = Math.floor(this.clock.nowMs() / MINUTE_MS);
-      const first = await this.store.setIfAbsent(Keys.accessDeniedAudited(event.tokenHash, event.path, minute), '1', 2 * MINUTE_MS);
+      const first = await this.store.setIfAbsent(
+        Keys.accessDeniedAudited(event.tokenHash, event.path, minute),
+        '1',
+        2 * MINUTE_MS,
+      );
       if (!first) return;
     } catch {
       // The store out of reach: the row is written all the same (rather one too many than none).
@@ -35,7 +40,11 @@ export class AccessDeniedListener {
       ...actedBy(event.actor),
       targetId: event.target?.id ?? null,
       targetName: event.target?.name ?? null,
-      detail: { path: event.path, missing: [...event.missing], ...(event.target ? { username: event.target.name } : {}) },
+      detail: {
+        path: event.path,
+        missing: [...event.missing],
+        ...(event.target ? { username: event.target.name } : {}),
+      },
     });
   }
 }

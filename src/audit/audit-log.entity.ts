@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+
 import { DATETIME } from '../common/datetime';
 
 /** One administrative action: who, when, from where, what, on whom, and the values it changed. */

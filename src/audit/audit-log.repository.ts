@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository, SelectQueryBuilder } from 'typeorm';
+
 import { LIKE_ESCAPE_CLAUSE, likePrefix } from '../common/like-prefix';
 import { AuditLogEntity } from './audit-log.entity';
 
@@ -35,8 +36,12 @@ export class AuditLogRepository {
 
   /** One page of the rows matching `filter`, newest first, and how many match in all. */
   page(filter: AuditLogFilter, pageNum: number, pageSize: number): Promise<[AuditLogEntity[], number]> {
-    return this.matching(filter).orderBy('a.create_time', 'DESC').addOrderBy('a.id', 'DESC')
-      .skip((pageNum - 1) * pageSize).take(pageSize).getManyAndCount();
+    return this.matching(filter)
+      .orderBy('a.create_time', 'DESC')
+      .addOrderBy('a.id', 'DESC')
+      .skip((pageNum - 1) * pageSize)
+      .take(pageSize)
+      .getManyAndCount();
   }
 
   /** Export: as LoginLogRepository.slice, keyset paging on (create_time, id), newest first. */
@@ -44,7 +49,8 @@ export class AuditLogRepository {
     const qb = this.matching(filter);
     if (cursor) {
       qb.andWhere('a.create_time <= :cursorTime AND (a.create_time < :cursorTime OR a.id < :cursorId)', {
-        cursorTime: cursor.createTime, cursorId: cursor.id,
+        cursorTime: cursor.createTime,
+        cursorId: cursor.id,
       });
     }
     return qb.orderBy('a.create_time', 'DESC').addOrderBy('a.id', 'DESC').limit(size).getMany();
@@ -52,8 +58,13 @@ export class AuditLogRepository {
 
   /** Retention: ids of up to `limit` rows written before `before`, oldest first (idx_audit_log_time). */
   async idsBefore(before: Date, limit: number): Promise<string[]> {
-    const rows = await this.rows.createQueryBuilder('a').select('a.id', 'id').where('a.create_time < :before', { before })
-      .orderBy('a.create_time', 'ASC').limit(limit).getRawMany<{ id: string | number }>();
+    const rows = await this.rows
+      .createQueryBuilder('a')
+      .select('a.id', 'id')
+      .where('a.create_time < :before', { before })
+      .orderBy('a.create_time', 'ASC')
+      .limit(limit)
+      .getRawMany<{ id: string | number }>();
     return rows.map((r) => String(r.id));
   }
 
@@ -70,9 +81,12 @@ export class AuditLogRepository {
     if (filter.action) qb.andWhere('a.action = :action', { action: filter.action });
     // Index-friendly prefixes (like-prefix.ts); the OR of two indexed prefixes is a union of two
     // index ranges on both databases (MariaDB index_merge, SQLite's multi-index OR).
-    if (filter.username) qb.andWhere(`a.username LIKE :username ${LIKE_ESCAPE_CLAUSE}`, { username: likePrefix(filter.username) });
+    if (filter.username)
+      qb.andWhere(`a.username LIKE :username ${LIKE_ESCAPE_CLAUSE}`, { username: likePrefix(filter.username) });
     if (filter.target) {
-      qb.andWhere(`(a.target LIKE :target ${LIKE_ESCAPE_CLAUSE} OR a.target_name LIKE :target ${LIKE_ESCAPE_CLAUSE})`, { target: likePrefix(filter.target) });
+      qb.andWhere(`(a.target LIKE :target ${LIKE_ESCAPE_CLAUSE} OR a.target_name LIKE :target ${LIKE_ESCAPE_CLAUSE})`, {
+        target: likePrefix(filter.target),
+      });
     }
     if (filter.from) qb.andWhere('a.create_time >= :begin', { begin: filter.from });
     if (filter.to) qb.andWhere('a.create_time <= :end', { end: filter.to });

@@ -1,5 +1,7 @@
-import { Injectable, Logger } from '@nestjs/common';
 import type { Readable } from 'node:stream';
+
+import { Injectable, Logger } from '@nestjs/common';
+
 import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
 import { csvStream } from '../common/csv';
@@ -13,10 +15,18 @@ import { ExportAuditLogDto, ListAuditLogDto } from './dto/list-audit-log.dto';
  * and one record() or recordDone() call where the action happens.
  */
 export type AuditAction =
-  | 'strategy.login.save' | 'strategy.user.save'
-  | 'user.create' | 'user.lock' | 'user.unlock' | 'user.disable' | 'user.enable' | 'user.resetPass'
-  | 'user.update' | 'user.delete'
-  | 'role.save' | 'role.delete'
+  | 'strategy.login.save'
+  | 'strategy.user.save'
+  | 'user.create'
+  | 'user.lock'
+  | 'user.unlock'
+  | 'user.disable'
+  | 'user.enable'
+  | 'user.resetPass'
+  | 'user.update'
+  | 'user.delete'
+  | 'role.save'
+  | 'role.delete'
   | 'online.kickout'
   | 'qrcode.authorize'
   | 'user.recover'
@@ -24,7 +34,9 @@ export type AuditAction =
   // A FORBIDDEN answer to a logged-in caller.
   | 'access.denied'
   // The retention job's deletions (by system) and each CSV export of a log.
-  | 'log.retention' | 'loginLog.export' | 'auditLog.export';
+  | 'log.retention'
+  | 'loginLog.export'
+  | 'auditLog.export';
 
 /**
  * One audited action, recorded by the service (or, where there is none, the controller) that
@@ -109,7 +121,9 @@ export class AuditLogService {
     try {
       await this.record({ action, ...(typeof entry === 'function' ? await entry() : entry) });
     } catch (err) {
-      this.logger.error(`could not write the audit record of ${action}: ${(err as Error)?.constructor?.name ?? typeof err}`);
+      this.logger.error(
+        `could not write the audit record of ${action}: ${(err as Error)?.constructor?.name ?? typeof err}`,
+      );
     }
   }
 
@@ -139,7 +153,9 @@ export class AuditLogService {
       }
     }
     // The stored JSON text as it is: parsing it only to write it out again would cost every row.
-    return csvStream(AUDIT_LOG_FIELDS, slices(), (row) => AUDIT_LOG_FIELDS.map((field) => (field === 'id' ? String(row.id) : row[field])));
+    return csvStream(AUDIT_LOG_FIELDS, slices(), (row) =>
+      AUDIT_LOG_FIELDS.map((field) => (field === 'id' ? String(row.id) : row[field])),
+    );
   }
 
   /** Retention: deletes up to `limit` rows written before `before`; resolves to how many. */
@@ -153,7 +169,15 @@ const EXPORT_SLICE = 1_000;
 
 /** The list's row fields, in the order of the CSV header. */
 export const AUDIT_LOG_FIELDS = [
-  'id', 'userId', 'username', 'action', 'target', 'targetName', 'detail', 'ip', 'createTime',
+  'id',
+  'userId',
+  'username',
+  'action',
+  'target',
+  'targetName',
+  'detail',
+  'ip',
+  'createTime',
 ] as const satisfies readonly (keyof AuditLogRow)[];
 
 function rowOf(row: AuditLogEntity): AuditLogRow {

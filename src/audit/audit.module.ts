@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { AccessDeniedListener } from './access-denied.listener';
 import { AuditLogController } from './audit-log.controller';
 import { AuditLogEntity } from './audit-log.entity';

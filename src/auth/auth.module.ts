@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { CryptoModule } from '../crypto/crypto.module';
 import { LoginLogModule } from '../login-log/login-log.module';
 import { SessionModule } from '../session/session.module';

@@ -1,19 +1,20 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { clientIp, userAgent } from '../common/client-info';
-import { NoInputDto } from '../common/validation.pipe';
-import { localeOf } from '../common/error-code';
-import { RateLimit } from '../rate-limit/rate-limit.decorator';
+
+import { ApiDoc } from '../common/api-docs';
+import type { AuthContext } from '../common/auth-context';
 import { CurrentAuth, Public } from '../common/auth-context';
-import { CaptchaService } from './captcha/captcha.service';
+import { clientIp, userAgent } from '../common/client-info';
+import { localeOf } from '../common/error-code';
+import { ErrorCode } from '../common/error-code';
+import { NoInputDto } from '../common/validation.pipe';
 import { RsaKeyService } from '../crypto/rsa-key.service';
+import { RateLimit } from '../rate-limit/rate-limit.decorator';
+import { SessionService } from '../session/session.service';
+import { CaptchaService } from './captcha/captcha.service';
 import { CaptchaResultDto, LoginDto, LoginResultDto, PublicKeyDto } from './dto/login.dto';
 import { LoginService } from './login/login.service';
-import { SessionService } from '../session/session.service';
-import type { AuthContext } from '../common/auth-context';
-import { ApiDoc } from '../common/api-docs';
-import { ErrorCode } from '../common/error-code';
 
 @ApiTags('auth')
 @Controller('sys')
@@ -25,9 +26,20 @@ export class LoginController {
     private readonly captcha: CaptchaService,
   ) {}
 
-  @Post('login') @HttpCode(200) @Public()
+  @Post('login')
+  @HttpCode(200)
+  @Public()
   @RateLimit('login')
-  @ApiDoc('Log in with account and password', { data: LoginResultDto, errors: [ErrorCode.CAPTCHA_INVALID, ErrorCode.BAD_CREDENTIALS, ErrorCode.ACCOUNT_LOCKED, ErrorCode.ACCOUNT_DISABLED, ErrorCode.ACCOUNT_EXPIRED] })
+  @ApiDoc('Log in with account and password', {
+    data: LoginResultDto,
+    errors: [
+      ErrorCode.CAPTCHA_INVALID,
+      ErrorCode.BAD_CREDENTIALS,
+      ErrorCode.ACCOUNT_LOCKED,
+      ErrorCode.ACCOUNT_DISABLED,
+      ErrorCode.ACCOUNT_EXPIRED,
+    ],
+  })
   login(@Body() dto: LoginDto, @Req() request: FastifyRequest) {
     return this.logins.login({
       account: dto.account,
@@ -40,19 +52,25 @@ export class LoginController {
     });
   }
 
-  @Post('logout') @HttpCode(200) @ApiSecurity('Admin-Token')
+  @Post('logout')
+  @HttpCode(200)
+  @ApiSecurity('Admin-Token')
   @ApiDoc('Log out: end the calling session', { data: null })
   async logout(@CurrentAuth() auth: AuthContext, @Body() _body: NoInputDto) {
     await this.sessions.end(auth.tokenHash, auth.session.userId);
   }
 
-  @Post('publicKey') @HttpCode(200) @Public()
+  @Post('publicKey')
+  @HttpCode(200)
+  @Public()
   @ApiDoc('RSA public key for the password fields', { data: PublicKeyDto })
   publicKey(@Body() _body: NoInputDto) {
     return this.rsa.publicKey();
   }
 
-  @Post('captcha') @HttpCode(200) @Public()
+  @Post('captcha')
+  @HttpCode(200)
+  @Public()
   @RateLimit('captcha')
   @ApiDoc('A new captcha image (imgId and img null while the captcha is off)', { data: CaptchaResultDto })
   createCaptcha(@Body() _body: NoInputDto) {

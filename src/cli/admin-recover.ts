@@ -1,11 +1,14 @@
 import 'reflect-metadata';
+
+import { existsSync } from 'node:fs';
+
 import { ConsoleLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { SchedulerRegistry } from '@nestjs/schedule';
+
 import { AppModule } from '../app.module';
 import { StartFailure } from '../common/start-failure';
 import { loadConfigOrExplain } from '../config/app-config';
-import { existsSync } from 'node:fs';
 import { AccountRecoveryService } from '../user-account/recovery/account-recovery.service';
 
 /**
@@ -34,7 +37,10 @@ export async function main(args: string[]): Promise<number> {
   }
   // Warnings only (a first start's generated admin password is one); errors are reported once below.
   const logger = new ConsoleLogger({ logLevels: ['fatal', 'warn'] });
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, { command: true }), { logger, abortOnError: false });
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, { command: true }), {
+    logger,
+    abortOnError: false,
+  });
   try {
     stopScheduledJobs(app.get(SchedulerRegistry));
     const recovered = await app.get(AccountRecoveryService).recover(username);
@@ -42,11 +48,15 @@ export async function main(args: string[]): Promise<number> {
       console.error(`No user with the user name "${username}".`);
       return 1;
     }
-    const changes = [recovered.wasLocked && 'unlocked', recovered.wasDisabled && 'enabled', 'password reset'].filter(Boolean);
+    const changes = [recovered.wasLocked && 'unlocked', recovered.wasDisabled && 'enabled', 'password reset'].filter(
+      Boolean,
+    );
     console.log(`Recovered account "${recovered.username}" (${recovered.id}): ${changes.join(', ')}.`);
-    console.log(recovered.sessionsEnded
-      ? 'Its sessions have ended.'
-      : 'REDIS_URL is not set: its sessions live in the running service\'s memory; restart the service to end them.');
+    console.log(
+      recovered.sessionsEnded
+        ? 'Its sessions have ended.'
+        : "REDIS_URL is not set: its sessions live in the running service's memory; restart the service to end them.",
+    );
     console.log('The password is an initial password: the first-login rules of the account strategy apply.');
     console.log(`One-time password (shown only now): ${recovered.password}`);
     return 0;
@@ -65,7 +75,11 @@ function stopScheduledJobs(registry: SchedulerRegistry): void {
 /** One line: the error's class and driver code, never a stack trace or SQL. */
 function describe(err: unknown): string {
   // A start that gave up (StartFailure) names the driver's error it gave up on.
-  const e = (err instanceof StartFailure && err.origin ? err.origin : err) as { name?: string; code?: string; message?: string } | null;
+  const e = (err instanceof StartFailure && err.origin ? err.origin : err) as {
+    name?: string;
+    code?: string;
+    message?: string;
+  } | null;
   const what = [e?.name ?? typeof err, e?.code].filter(Boolean).join(' ');
   return `Recovery failed (${what}). Check DATABASE_URL and REDIS_URL, and that the database is reachable.`;
 }
@@ -78,14 +92,20 @@ const DEADLINE_MS = 45_000;
 
 if (require.main === module) {
   const deadline = setTimeout(() => {
-    console.error(`Recovery did not finish within ${DEADLINE_MS / 1000} s. Check DATABASE_URL and REDIS_URL, and that the database and Redis are reachable.`);
+    console.error(
+      `Recovery did not finish within ${DEADLINE_MS / 1000} s. Check DATABASE_URL and REDIS_URL, and that the database and Redis are reachable.`,
+    );
     process.exit(1);
   }, DEADLINE_MS);
-  main(process.argv.slice(2)).then(
-    (code) => { process.exitCode = code; },
-    (err) => {
-      console.error(describe(err));
-      process.exitCode = 1;
-    },
-  ).finally(() => clearTimeout(deadline));
+  main(process.argv.slice(2))
+    .then(
+      (code) => {
+        process.exitCode = code;
+      },
+      (err) => {
+        console.error(describe(err));
+        process.exitCode = 1;
+      },
+    )
+    .finally(() => clearTimeout(deadline));
 }

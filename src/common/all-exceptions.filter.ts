@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+
 import { AccessDeniedEvent } from './access-denied.event';
 import { AccessDenied, AppException } from './app.exception';
 import { clientIp } from './client-info';
@@ -26,12 +27,16 @@ export class AllExceptionsFilter implements ExceptionFilter {
       // Name and driver code only: messages of driver errors can quote SQL and values. The path
       // without its query: the message stream takes its one-time ticket as ?ticket=.
       const e = exception as { name?: string; code?: unknown } | null | undefined;
-      this.logger.error(`${request.method} ${request.url.split('?')[0]} -> ${body.code} (${e?.name ?? typeof e}${e?.code ? ` ${e.code}` : ''})`);
+      this.logger.error(
+        `${request.method} ${request.url.split('?')[0]} -> ${body.code} (${e?.name ?? typeof e}${e?.code ? ` ${e.code}` : ''})`,
+      );
     }
     const send = () => void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
     if (body.code === ErrorCode.FORBIDDEN && request.auth && exception instanceof AppException) {
       // The answer waits for the audit row: a client that has its refusal can read it in the log.
-      void this.announceDenied(request, exception).catch(() => undefined).finally(send);
+      void this.announceDenied(request, exception)
+        .catch(() => undefined)
+        .finally(send);
     } else {
       send();
     }
@@ -40,12 +45,15 @@ export class AllExceptionsFilter implements ExceptionFilter {
   private announceDenied(request: FastifyRequest, exception: AppException): Promise<unknown> {
     const { session, tokenHash, permissions } = request.auth!;
     const denied = exception instanceof AccessDenied ? exception : undefined;
-    return this.events.emitAsync(AccessDeniedEvent.NAME, new AccessDeniedEvent(
-      { id: session.userId, name: session.username, ip: clientIp(request), codes: permissions },
-      tokenHash,
-      request.url.split('?')[0].slice(0, 128),
-      denied?.missing ?? [],
-      denied?.target,
-    ));
+    return this.events.emitAsync(
+      AccessDeniedEvent.NAME,
+      new AccessDeniedEvent(
+        { id: session.userId, name: session.username, ip: clientIp(request), codes: permissions },
+        tokenHash,
+        request.url.split('?')[0].slice(0, 128),
+        denied?.missing ?? [],
+        denied?.target,
+      ),
+    );
   }
 }

@@ -2,9 +2,16 @@ import { applyDecorators, INestApplication, RequestMethod, SetMetadata, Type } f
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, getSchemaPath, OpenAPIObject } from '@nestjs/swagger';
+
 import { ApiEnvelope, ValidationFailedDto } from './api-envelope';
 import {
-  ACCEPTS_STREAM_TICKET, ALLOWS_TEMP_TOKEN, changesWithCodes, IS_PUBLIC, PERMISSIONS, RATE_LIMITED_ROUTE, REQUIRES_FRESH_PROOF,
+  ACCEPTS_STREAM_TICKET,
+  ALLOWS_TEMP_TOKEN,
+  changesWithCodes,
+  IS_PUBLIC,
+  PERMISSIONS,
+  RATE_LIMITED_ROUTE,
+  REQUIRES_FRESH_PROOF,
 } from './auth-context';
 import { ErrorCode, HTTP_STATUS } from './error-code';
 
@@ -41,7 +48,11 @@ export interface ApiDocOptions {
   bearerToken?: string;
 }
 
-interface ApiDocMetadata { summary: string; errors: ErrorCode[]; bearerToken?: string }
+interface ApiDocMetadata {
+  summary: string;
+  errors: ErrorCode[];
+  bearerToken?: string;
+}
 
 /**
  * One decorator per route: `@ApiDoc('Lock an account', { data: null, errors: [ErrorCode.NOT_FOUND] })`.
@@ -52,13 +63,19 @@ interface ApiDocMetadata { summary: string; errors: ErrorCode[]; bearerToken?: s
 export function ApiDoc(summary: string, options: ApiDocOptions = {}) {
   const decorators: (MethodDecorator | ClassDecorator)[] = [
     ApiOperation({ summary, ...(options.description ? { description: options.description } : {}) }),
-    SetMetadata(API_DOC, { summary, errors: options.errors ?? [], bearerToken: options.bearerToken } satisfies ApiDocMetadata),
+    SetMetadata(API_DOC, {
+      summary,
+      errors: options.errors ?? [],
+      bearerToken: options.bearerToken,
+    } satisfies ApiDocMetadata),
   ];
   if (options.produces) {
-    decorators.push(ApiOkResponse({
-      description: options.produces.description,
-      content: { [options.produces.contentType]: { schema: { type: 'string' } } },
-    }));
+    decorators.push(
+      ApiOkResponse({
+        description: options.produces.description,
+        content: { [options.produces.contentType]: { schema: { type: 'string' } } },
+      }),
+    );
   } else if (options.data === null) {
     decorators.push(ApiNullEnvelope());
   } else if (options.data) {
@@ -69,10 +86,13 @@ export function ApiDoc(summary: string, options: ApiDocOptions = {}) {
 
 /** The 200 answer of an operation whose `data` is always null. */
 function ApiNullEnvelope() {
-  return applyDecorators(ApiExtraModels(ValidationFailedDto), ApiOkResponse({
-    description: 'data is null',
-    schema: envelopeSchema({ success: true, data: { type: 'object', nullable: true, enum: [null] } }),
-  }));
+  return applyDecorators(
+    ApiExtraModels(ValidationFailedDto),
+    ApiOkResponse({
+      description: 'data is null',
+      schema: envelopeSchema({ success: true, data: { type: 'object', nullable: true, enum: [null] } }),
+    }),
+  );
 }
 
 function envelopeSchema(options: { success: boolean; codes?: string[]; data: Record<string, unknown> }) {
@@ -102,12 +122,21 @@ export interface RouteInfo {
 type Operation = Record<string, any>;
 
 const METHOD_NAMES: Record<number, string> = {
-  [RequestMethod.GET]: 'get', [RequestMethod.POST]: 'post', [RequestMethod.PUT]: 'put',
-  [RequestMethod.DELETE]: 'delete', [RequestMethod.PATCH]: 'patch', [RequestMethod.OPTIONS]: 'options',
-  [RequestMethod.HEAD]: 'head', [RequestMethod.ALL]: 'all',
+  [RequestMethod.GET]: 'get',
+  [RequestMethod.POST]: 'post',
+  [RequestMethod.PUT]: 'put',
+  [RequestMethod.DELETE]: 'delete',
+  [RequestMethod.PATCH]: 'patch',
+  [RequestMethod.OPTIONS]: 'options',
+  [RequestMethod.HEAD]: 'head',
+  [RequestMethod.ALL]: 'all',
 };
 
-const joinPath = (...parts: string[]) => `/${parts.map((p) => p.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
+const joinPath = (...parts: string[]) =>
+  `/${parts
+    .map((p) => p.replace(/^\/+|\/+$/g, ''))
+    .filter(Boolean)
+    .join('/')}`;
 const asList = (value: string | string[] | undefined) => (Array.isArray(value) ? value : [value ?? '']);
 
 /** Every controller route of the app (Nest's module graph, as the router registers them). */
@@ -127,7 +156,8 @@ export function controllerRoutes(app: INestApplication): RouteInfo[] {
         if (paths === undefined) continue;
         const method = METHOD_NAMES[Reflect.getMetadata(METHOD_METADATA, handler) ?? RequestMethod.GET];
         for (const prefix of prefixes) {
-          for (const path of asList(paths)) routes.push({ method, path: joinPath(prefix, path), controller, handlerName: name, handler });
+          for (const path of asList(paths))
+            routes.push({ method, path: joinPath(prefix, path), controller, handlerName: name, handler });
         }
       }
     }
@@ -155,14 +185,24 @@ export function describeOperations(app: INestApplication, document: OpenAPIObjec
     const isPublic = meta<boolean>(IS_PUBLIC, route) === true && !bearer;
     const permissions = meta<string[]>(PERMISSIONS, route) ?? [];
     const tempAllowed = isPublic || meta<boolean>(ALLOWS_TEMP_TOKEN, route) === true || temp.has(route.path);
-    const freshProof = meta<boolean>(REQUIRES_FRESH_PROOF, route) === true ? 'always' : changesWithCodes(permissions) ? 'reauthForAdmin' : 'never';
+    const freshProof =
+      meta<boolean>(REQUIRES_FRESH_PROOF, route) === true
+        ? 'always'
+        : changesWithCodes(permissions)
+          ? 'reauthForAdmin'
+          : 'never';
     const codes = new Set<ErrorCode>([ErrorCode.INTERNAL, ErrorCode.SERVICE_UNAVAILABLE, ...(doc?.errors ?? [])]);
     // Every POST operation refuses a body that is not an object, whatever it takes.
     if (route.method === 'post') codes.add(ErrorCode.VALIDATION_FAILED);
     if (meta<string>(RATE_LIMITED_ROUTE, route)) codes.add(ErrorCode.RATE_LIMITED);
     if (bearer) {
       codes.add(ErrorCode.NOT_LOGGED_IN);
-      describeBearerRoute(document, operation, bearer, ORDER.filter((c) => codes.has(c)));
+      describeBearerRoute(
+        document,
+        operation,
+        bearer,
+        ORDER.filter((c) => codes.has(c)),
+      );
       continue;
     }
     if (!isPublic) {
@@ -179,18 +219,25 @@ export function describeOperations(app: INestApplication, document: OpenAPIObjec
     operation['x-temp-token'] = tempAllowed;
     operation['x-error-codes'] = errorCodes;
     operation.security = isPublic ? [] : [{ 'Admin-Token': [] }];
-    const access = isPublic ? 'no token needed (public)'
-      : permissions.length ? `permission ${permissions.map((p) => `\`${p}\``).join(' + ')} (a role holding \`*\` has every one)`
+    const access = isPublic
+      ? 'no token needed (public)'
+      : permissions.length
+        ? `permission ${permissions.map((p) => `\`${p}\``).join(' + ')} (a role holding \`*\` has every one)`
         : 'any logged-in caller, no permission code';
-    const ticket = meta<boolean>(ACCEPTS_STREAM_TICKET, route) ? ' Also takes `?ticket=` from POST /sys/message/streamTicket.' : '';
+    const ticket = meta<boolean>(ACCEPTS_STREAM_TICKET, route)
+      ? ' Also takes `?ticket=` from POST /sys/message/streamTicket.'
+      : '';
     operation.description = [
       operation.description,
       `**Access:** ${access}.${ticket}`,
       `**Temporary token:** ${isPublic ? 'not needed' : tempAllowed ? 'may call it' : 'refused (TEMP_TOKEN_FORBIDDEN)'}.`,
-      isPublic || freshProof === 'never' ? ''
-        : `**Fresh proof:** ${freshProof === 'always' ? 'needed' : 'needed while the login strategy\'s reauthForAdmin is on'} (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).`,
+      isPublic || freshProof === 'never'
+        ? ''
+        : `**Fresh proof:** ${freshProof === 'always' ? 'needed' : "needed while the login strategy's reauthForAdmin is on"} (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).`,
       `**Error codes:** ${errorCodes.map((c) => `\`${c}\``).join(', ')}.`,
-    ].filter(Boolean).join('\n\n');
+    ]
+      .filter(Boolean)
+      .join('\n\n');
 
     addErrorResponses(operation, errorCodes);
   }
@@ -204,7 +251,9 @@ function describeBearerRoute(document: OpenAPIObject, operation: Operation, bear
   document.components ??= {};
   document.components.securitySchemes ??= {};
   document.components.securitySchemes[bearer] = {
-    type: 'http', scheme: 'bearer', description: `the value of ${bearer} in the service's configuration (not a login token)`,
+    type: 'http',
+    scheme: 'bearer',
+    description: `the value of ${bearer} in the service's configuration (not a login token)`,
   };
   operation['x-public'] = false;
   operation['x-permission'] = null;
@@ -217,7 +266,9 @@ function describeBearerRoute(document: OpenAPIObject, operation: Operation, bear
     `**Access:** \`Authorization: Bearer <${bearer}>\`: the token configured in ${bearer}, not a session (no login, no permission code).`,
     '**Temporary token:** not applicable (no session token is taken).',
     `**Error codes:** ${errorCodes.map((c) => `\`${c}\``).join(', ')}.`,
-  ].filter(Boolean).join('\n\n');
+  ]
+    .filter(Boolean)
+    .join('\n\n');
   addErrorResponses(operation, errorCodes);
 }
 
@@ -228,14 +279,17 @@ function addErrorResponses(operation: Operation, errorCodes: ErrorCode[]) {
   for (const [status, list] of byStatus) {
     const validation = list.includes(ErrorCode.VALIDATION_FAILED);
     operation.responses[String(status)] = {
-      description: list.join(', ') + (validation ? ' (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null)' : ''),
+      description:
+        list.join(', ') +
+        (validation ? ' (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null)' : ''),
       content: {
         'application/json': {
           schema: envelopeSchema({
             success: false,
             codes: list,
             // OpenAPI 3.0's `nullable` only counts beside a `type` in the same schema (a `$ref` under allOf has none).
-            data: validation ? { type: 'object', nullable: true, allOf: [{ $ref: getSchemaPath(ValidationFailedDto) }] }
+            data: validation
+              ? { type: 'object', nullable: true, allOf: [{ $ref: getSchemaPath(ValidationFailedDto) }] }
               : { type: 'object', nullable: true, enum: [null] },
           }),
         },

@@ -8,13 +8,16 @@ import { ApiExtraModels, ApiOkResponse, ApiProperty, getSchemaPath, OpenAPIObjec
  */
 export function ApiEnvelope(model: Type<unknown>, shape: 'object' | 'array' | 'page' = 'object', description = '') {
   const ref = { $ref: getSchemaPath(model) };
-  const data = shape === 'array' ? { type: 'array', items: ref }
-    : shape === 'page' ? {
-      type: 'object',
-      required: ['total', 'rows'],
-      properties: { total: { type: 'integer' }, rows: { type: 'array', items: ref } },
-    }
-    : ref;
+  const data =
+    shape === 'array'
+      ? { type: 'array', items: ref }
+      : shape === 'page'
+        ? {
+            type: 'object',
+            required: ['total', 'rows'],
+            properties: { total: { type: 'integer' }, rows: { type: 'array', items: ref } },
+          }
+        : ref;
   return applyDecorators(
     ApiExtraModels(model),
     ApiOkResponse({
@@ -35,8 +38,8 @@ export function ApiEnvelope(model: Type<unknown>, shape: 'object' | 'array' | 'p
 
 /** OpenAPI only: one refused input field of a VALIDATION_FAILED answer. */
 export class FieldErrorDto {
-  @ApiProperty({ description: 'the input\'s name as sent (`body` when the body as a whole is refused)' }) field: string;
-  @ApiProperty({ description: 'names the field and the rule, in the caller\'s language' }) message: string;
+  @ApiProperty({ description: "the input's name as sent (`body` when the body as a whole is refused)" }) field: string;
+  @ApiProperty({ description: "names the field and the rule, in the caller's language" }) message: string;
 }
 
 /** OpenAPI only: `data` of a VALIDATION_FAILED answer. */
@@ -47,8 +50,9 @@ export class ValidationFailedDto {
 /** The 400 answer every POST operation may give: VALIDATION_FAILED naming the refused fields. */
 export function addValidationFailedResponses(document: OpenAPIObject): void {
   const response = {
-    description: 'VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes '
-      + '(CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null',
+    description:
+      'VALIDATION_FAILED with data.errors naming the refused fields; the other 400 codes ' +
+      '(CAPTCHA_INVALID, OLD_PASSWORD_WRONG, PASSWORD_*, QRCODE_INVALID) carry data: null',
     content: {
       'application/json': {
         schema: {

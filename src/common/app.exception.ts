@@ -56,12 +56,19 @@ export const validationFailed = (key: TextKey, field = 'body', params: TextParam
 };
 
 /** One refused field, its texts from the catalogue (texts.ts); `{field}` names it unless `params` say otherwise. */
-export const fieldProblem = (key: TextKey, field: string, params: TextParams = { field }): FieldProblem =>
-  ({ field, ...bilingual(key, params) });
+export const fieldProblem = (key: TextKey, field: string, params: TextParams = { field }): FieldProblem => ({
+  field,
+  ...bilingual(key, params),
+});
 
 /** VALIDATION_FAILED naming each refused field; the message joins theirs. */
 export const fieldsFailed = (problems: FieldProblem[]) =>
-  new AppException(ErrorCode.VALIDATION_FAILED, undefined, {
-    zh: problems.map((p) => p.zh).join('; '),
-    en: problems.map((p) => p.en).join('; '),
-  }, problems);
+  new AppException(
+    ErrorCode.VALIDATION_FAILED,
+    undefined,
+    {
+      zh: problems.map((p) => p.zh).join('; '),
+      en: problems.map((p) => p.en).join('; '),
+    },
+    problems,
+  );

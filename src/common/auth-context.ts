@@ -1,5 +1,6 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+
 import { clientIp } from './client-info';
 import type { PermissionCode } from './permissions';
 
@@ -101,7 +102,8 @@ export const RequiresFreshProof = () => SetMetadata(REQUIRES_FRESH_PROOF, true);
  * reauthForAdmin: a route whose permission codes include one that is not a `list` /
  * `info` one changes something, and then needs a fresh proof too while the login strategy says so.
  */
-export const changesWithCodes = (codes: readonly string[]): boolean => codes.some((code) => !/:(list|info)$/.test(code));
+export const changesWithCodes = (codes: readonly string[]): boolean =>
+  codes.some((code) => !/:(list|info)$/.test(code));
 
 /**
  * Besides Admin-Token, the route takes `?ticket=` from POST /sys/message/streamTicket
@@ -113,8 +115,8 @@ export const AcceptsStreamTicket = () => SetMetadata(ACCEPTS_STREAM_TICKET, true
 export const authOf = (request: FastifyRequest): AuthContext => request.auth!;
 
 /** The authenticated caller's session, as authentication attached it. */
-export const CurrentAuth = createParamDecorator(
-  (_data: unknown, ctx: ExecutionContext): AuthContext => authOf(ctx.switchToHttp().getRequest<FastifyRequest>()),
+export const CurrentAuth = createParamDecorator((_data: unknown, ctx: ExecutionContext): AuthContext =>
+  authOf(ctx.switchToHttp().getRequest<FastifyRequest>()),
 );
 
 /** Who performs an administrative action, as its audit row records it (AuditLogService). */

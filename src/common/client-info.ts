@@ -1,5 +1,6 @@
-import type { FastifyRequest } from 'fastify';
 import { isIP } from 'node:net';
+
+import type { FastifyRequest } from 'fastify';
 
 const unmapped = (address: string | undefined): string => (address ?? '').trim().replace(/^::ffff:(?=\d+\.)/i, '');
 

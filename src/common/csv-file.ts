@@ -1,5 +1,6 @@
-import { Logger, StreamableFile } from '@nestjs/common';
 import type { Readable } from 'node:stream';
+
+import { Logger, StreamableFile } from '@nestjs/common';
 
 const logger = new Logger('Export');
 
@@ -10,6 +11,10 @@ const logger = new Logger('Export');
  * and only the error's class is logged (no SQL, no filter values).
  */
 export function csvFile(stream: Readable, name: string): StreamableFile {
-  return new StreamableFile(stream, { type: 'text/csv; charset=utf-8', disposition: `attachment; filename="${name}.csv"` })
-    .setErrorLogger((err: unknown) => logger.error(`${name} export broke off: ${(err as Error)?.constructor?.name ?? typeof err}`));
+  return new StreamableFile(stream, {
+    type: 'text/csv; charset=utf-8',
+    disposition: `attachment; filename="${name}.csv"`,
+  }).setErrorLogger((err: unknown) =>
+    logger.error(`${name} export broke off: ${(err as Error)?.constructor?.name ?? typeof err}`),
+  );
 }

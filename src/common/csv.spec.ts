@@ -17,11 +17,14 @@ describe('CSV of the log exports', () => {
     expect(csvCell(42)).toBe('42');
   });
 
-  it.each(['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\r=x'])('neutralises the formula start of %p with an apostrophe', (value) => {
-    const cell = csvCell(value);
-    expect(cell.replace(/^"/, '').startsWith("'")).toBe(true);
-    expect(cell).toContain(value.replace(/"/g, '""'));
-  });
+  it.each(['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\r=x'])(
+    'neutralises the formula start of %p with an apostrophe',
+    (value) => {
+      const cell = csvCell(value);
+      expect(cell.replace(/^"/, '').startsWith("'")).toBe(true);
+      expect(cell).toContain(value.replace(/"/g, '""'));
+    },
+  );
 
   it.each([' =1+1', '  +1', '\u3000-1', '\u00a0@SUM(A1)', '\u2002\u200a=x', ' \t=x', '\n=x'])(
     'neutralises a formula start behind leading white space in %p',
@@ -30,9 +33,12 @@ describe('CSV of the log exports', () => {
     },
   );
 
-  it.each(['a=1', ' plain', '\u3000王五', 'x-1'])('leaves %p as it is: no formula start after the white space', (value) => {
-    expect(csvCell(value).replace(/^"/, '')).not.toMatch(/^'/);
-  });
+  it.each(['a=1', ' plain', '\u3000王五', 'x-1'])(
+    'leaves %p as it is: no formula start after the white space',
+    (value) => {
+      expect(csvCell(value).replace(/^"/, '')).not.toMatch(/^'/);
+    },
+  );
 
   it('quotes a neutralised cell that also holds a comma', () => {
     expect(csvCell('=HYPERLINK("http://x","y")')).toBe('"\'=HYPERLINK(""http://x"",""y"")"');

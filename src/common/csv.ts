@@ -32,7 +32,11 @@ export function csvLine(cells: readonly unknown[]): string {
  * yields. A slice is read only when the consumer has taken the previous one (back-pressure of a
  * byte stream with a small buffer), so memory stays flat however many rows follow.
  */
-export function csvStream<T>(header: readonly string[], slices: AsyncIterable<T[]>, cells: (row: T) => unknown[]): Readable {
+export function csvStream<T>(
+  header: readonly string[],
+  slices: AsyncIterable<T[]>,
+  cells: (row: T) => unknown[],
+): Readable {
   async function* lines(): AsyncGenerator<string> {
     yield UTF8_BOM + csvLine(header);
     for await (const slice of slices) {

@@ -14,8 +14,15 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   let f = formatters.get(timeZone);
   if (!f) {
     f = new Intl.DateTimeFormat('en-US', {
-      timeZone, year: 'numeric', month: '2-digit', day: '2-digit',
-      hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'longOffset',
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+      timeZoneName: 'longOffset',
     });
     formatters.set(timeZone, f);
   }
@@ -25,7 +32,11 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
 /** `YYYY-MM-DD HH:mm:ss (UTC±hh:mm)` of the instant in `timeZone`. */
 export function formatDisplayTime(value: string | Date, timeZone: string = serverTimeZone()): string {
   const d = typeof value === 'string' ? new Date(value) : value;
-  const parts = Object.fromEntries(formatterFor(timeZone).formatToParts(d).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    formatterFor(timeZone)
+      .formatToParts(d)
+      .map((p) => [p.type, p.value]),
+  );
   // longOffset is "GMT+08:00", or "GMT" for a zero offset.
   const offset = parts.timeZoneName === 'GMT' ? '+00:00' : parts.timeZoneName.replace('GMT', '');
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} (UTC${offset})`;

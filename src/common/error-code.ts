@@ -1,7 +1,7 @@
-import { type Locale, TEXTS, text, type TextParams } from './texts';
+import { type Locale, text, type TextParams, TEXTS } from './texts';
 
-export { localeOf } from './texts';
 export type { Locale } from './texts';
+export { localeOf } from './texts';
 
 /** Machine-readable codes and their HTTP status; their messages are in texts.ts. */
 export enum ErrorCode {

@@ -1,6 +1,7 @@
 import { Injectable, Module, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
+
 import { ExtensionPoint } from './extension-point';
 
 interface Greeter {
@@ -12,17 +13,23 @@ const ONE_GREETER = new ExtensionPoint<Greeter>('ONE_GREETER');
 
 @Injectable()
 class Hello implements Greeter {
-  greet() { return 'hello'; }
+  greet() {
+    return 'hello';
+  }
 }
 
 @Injectable()
 class Hi implements Greeter {
-  greet() { return 'hi'; }
+  greet() {
+    return 'hi';
+  }
 }
 
 @Injectable()
 class Salut implements Greeter {
-  greet() { return 'salut'; }
+  greet() {
+    return 'salut';
+  }
 }
 
 /** The owner: declares the point with its built-in and collects at start. */
@@ -75,6 +82,8 @@ describe('ExtensionPoint', () => {
     const app = await start(OwnerModule, OneModule);
     expect(app.get(Greetings).one?.greet()).toBe('salut');
     await app.close();
-    await expect(start(OwnerModule, OneModule, AnotherOneModule)).rejects.toThrow('ONE_GREETER takes one extension, got 2');
+    await expect(start(OwnerModule, OneModule, AnotherOneModule)).rejects.toThrow(
+      'ONE_GREETER takes one extension, got 2',
+    );
   });
 });

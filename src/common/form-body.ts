@@ -1,5 +1,6 @@
-import { Transform } from 'class-transformer';
 import { parse } from 'node:querystring';
+
+import { Transform } from 'class-transformer';
 
 /**
  * Form-encoded bodies (older admin front ends) carry every value as text. The parser
@@ -16,11 +17,13 @@ export function parseFormBody(text: string): Record<string, unknown> {
   return body;
 }
 
-const fromForm = (obj: unknown) => !!obj && typeof obj === 'object' && (obj as Record<symbol, unknown>)[FORM_BODY] === true;
+const fromForm = (obj: unknown) =>
+  !!obj && typeof obj === 'object' && (obj as Record<symbol, unknown>)[FORM_BODY] === true;
 
 export const FormInt = () =>
   Transform(({ value, obj }) =>
-    fromForm(obj) && typeof value === 'string' && /^-?\d{1,15}$/.test(value.trim()) ? Number(value.trim()) : value);
+    fromForm(obj) && typeof value === 'string' && /^-?\d{1,15}$/.test(value.trim()) ? Number(value.trim()) : value,
+  );
 
 export const FormBool = () =>
   Transform(({ value, obj }) => {

@@ -1,7 +1,9 @@
+import { type AddressInfo, connect } from 'node:net';
+
 import { Controller, Injectable, Module, OnApplicationShutdown, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { connect, type AddressInfo } from 'node:net';
+
 import { createHttpAdapter, EnvelopeFastifyAdapter } from './http-adapter';
 
 /** What happened, in order: the handler's steps and the shutdown hook (standing for the database's close). */
@@ -86,7 +88,12 @@ describe('EnvelopeFastifyAdapter: a stop waits for handlers whose client has gon
 
   it('stops at once when nothing is running, and a sync handler answers as before', async () => {
     const answer = await fetch(`http://127.0.0.1:${port}/fast`, { method: 'POST' });
-    expect(await answer.json()).toEqual({ success: true, code: 'OK', message: expect.any(String), data: { fast: true } });
+    expect(await answer.json()).toEqual({
+      success: true,
+      code: 'OK',
+      message: expect.any(String),
+      data: { fast: true },
+    });
     const startedAt = Date.now();
     await app.close();
     expect(Date.now() - startedAt).toBeLessThan(1_000);

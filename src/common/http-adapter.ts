@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+
 import { StreamableFile } from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyServerOptions } from 'fastify';
-import { randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
+
 import type { AppConfig } from '../config/app-config';
 import { fastifyTrustProxy } from '../config/trust-proxy';
 import type { Envelope } from './envelope';
@@ -86,7 +88,9 @@ export function createHttpAdapter(config: Pick<AppConfig, 'BODY_LIMIT_BYTES' | '
   // Request ids (in the request logs) random rather than a counter from 1, which repeats after each
   // restart and on every instance; never taken from a client's header.
   return new EnvelopeFastifyAdapter({
-    bodyLimit: config.BODY_LIMIT_BYTES, trustProxy: fastifyTrustProxy(config.TRUST_PROXY), genReqId: () => randomUUID(),
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    trustProxy: fastifyTrustProxy(config.TRUST_PROXY),
+    genReqId: () => randomUUID(),
   });
 }
 
@@ -94,7 +98,12 @@ export function createHttpAdapter(config: Pick<AppConfig, 'BODY_LIMIT_BYTES' | '
 const OK_MESSAGE = { zh: messageOf(ErrorCode.OK, 'zh'), en: messageOf(ErrorCode.OK, 'en') } as const;
 
 function successEnvelope(data: unknown, reply: FastifyReply): Envelope {
-  return { success: true, code: ErrorCode.OK, message: OK_MESSAGE[localeOf(reply.request?.headers['accept-language'])], data: data ?? null };
+  return {
+    success: true,
+    code: ErrorCode.OK,
+    message: OK_MESSAGE[localeOf(reply.request?.headers['accept-language'])],
+    data: data ?? null,
+  };
 }
 
 function isRaw(body: unknown): boolean {

@@ -1,8 +1,9 @@
 import { QueryFailedError } from 'typeorm';
+
+import { SERVICE_UNAVAILABLE } from '../../test/support/envelopes';
 import { loadConfig } from '../config/app-config';
 import { sessionLimitsSql } from '../database/data-source-options';
 import { toEnvelope } from './http-errors';
-import { SERVICE_UNAVAILABLE } from '../../test/support/envelopes';
 
 /** A driver error as mysql2 raises it: MariaDB's 1969 comes without a code name. */
 const driverError = (errno: number, code: string | undefined, sqlState: string) =>
@@ -26,7 +27,9 @@ describe('a database statement past its deadline', () => {
   });
 
   it('another driver error stays INTERNAL 500', () => {
-    expect(toEnvelope(new QueryFailedError('SELECT', [], driverError(1064, 'ER_PARSE_ERROR', '42000')), 'en').status).toBe(500);
+    expect(
+      toEnvelope(new QueryFailedError('SELECT', [], driverError(1064, 'ER_PARSE_ERROR', '42000')), 'en').status,
+    ).toBe(500);
   });
 });
 
@@ -40,8 +43,10 @@ describe('DB_STATEMENT_TIMEOUT_MS', () => {
     expect(() => loadConfig({ DB_STATEMENT_TIMEOUT_MS: value })).toThrow(/DB_STATEMENT_TIMEOUT_MS/);
   });
 
-  it('becomes whole-second lock waits on both servers and each server\'s own run-time limit', () => {
-    expect(sessionLimitsSql(1_500)).toBe('SET SESSION lock_wait_timeout = 2, innodb_lock_wait_timeout = 2'
-      + ' /*M!100101 , max_statement_time = 1.500 */ /*!50708 , max_execution_time = 1500 */');
+  it("becomes whole-second lock waits on both servers and each server's own run-time limit", () => {
+    expect(sessionLimitsSql(1_500)).toBe(
+      'SET SESSION lock_wait_timeout = 2, innodb_lock_wait_timeout = 2' +
+        ' /*M!100101 , max_statement_time = 1.500 */ /*!50708 , max_execution_time = 1500 */',
+    );
   });
 });

@@ -1,15 +1,26 @@
 import { HttpException } from '@nestjs/common';
+
 import { AppException } from './app.exception';
-import { ErrorCode, HTTP_STATUS, Locale, messageOf } from './error-code';
 import { Envelope } from './envelope';
+import { ErrorCode, HTTP_STATUS, Locale, messageOf } from './error-code';
 import { text } from './texts';
 
 const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND',
-  'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', 'SQLITE_BUSY', 'SQLITE_CANTOPEN',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'PROTOCOL_CONNECTION_LOST',
+  'ER_CON_COUNT_ERROR',
+  'SQLITE_BUSY',
+  'SQLITE_CANTOPEN',
   // A statement that hit the deadline: a lock wait (1205), MariaDB's
   // max_statement_time (1969, which mysql2 has no name for) or MySQL's max_execution_time (3024).
-  'ER_LOCK_WAIT_TIMEOUT', 'ER_STATEMENT_TIMEOUT', 'ER_QUERY_TIMEOUT',
+  'ER_LOCK_WAIT_TIMEOUT',
+  'ER_STATEMENT_TIMEOUT',
+  'ER_QUERY_TIMEOUT',
   // A deadlock victim: a transient conflict the client may retry, not a bug (user creation retries
   // it itself a few times; after that, parallel creates of one value answer 503, never 500).
   'ER_LOCK_DEADLOCK',
@@ -18,8 +29,13 @@ const UNAVAILABLE_ERRNOS = new Set([1205, 1213, 1969, 3024]);
 
 /** Database or Redis out of reach: the client may retry, so 503 rather than 500. */
 type ErrorChain = {
-  code?: unknown; errno?: unknown; sqlState?: unknown; name?: unknown;
-  cause?: ErrorChain; driverError?: ErrorChain; constructor?: { name?: unknown };
+  code?: unknown;
+  errno?: unknown;
+  sqlState?: unknown;
+  name?: unknown;
+  cause?: ErrorChain;
+  driverError?: ErrorChain;
+  constructor?: { name?: unknown };
 };
 
 export function isUnavailable(err: unknown): boolean {
@@ -28,8 +44,14 @@ export function isUnavailable(err: unknown): boolean {
     if (typeof e.errno === 'number' && UNAVAILABLE_ERRNOS.has(e.errno) && typeof e.sqlState === 'string') return true;
     // node-redis's error classes leave `name` as 'Error': their class name tells them apart.
     for (const name of [String(e.name ?? ''), String(e.constructor?.name ?? '')]) {
-      if (name === 'ClientClosedError' || name === 'ConnectionTimeoutError' || name === 'SocketClosedUnexpectedlyError'
-        || name === 'StoreUnavailableError' || name === 'ClientOfflineError') return true;
+      if (
+        name === 'ClientClosedError' ||
+        name === 'ConnectionTimeoutError' ||
+        name === 'SocketClosedUnexpectedlyError' ||
+        name === 'StoreUnavailableError' ||
+        name === 'ClientOfflineError'
+      )
+        return true;
     }
   }
   return false;
@@ -45,9 +67,11 @@ export function toEnvelope(err: unknown, locale: Locale): { status: number; body
     code = err.code;
     message = err.detail ? err.detail[locale] : messageOf(code, locale, err.params);
   } else {
-    const status = err instanceof HttpException ? err.getStatus() : (err as { statusCode?: unknown } | null | undefined)?.statusCode;
+    const status =
+      err instanceof HttpException ? err.getStatus() : (err as { statusCode?: unknown } | null | undefined)?.statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {
-      code = status === 404 ? ErrorCode.NOT_FOUND : status === 429 ? ErrorCode.RATE_LIMITED : ErrorCode.VALIDATION_FAILED;
+      code =
+        status === 404 ? ErrorCode.NOT_FOUND : status === 429 ? ErrorCode.RATE_LIMITED : ErrorCode.VALIDATION_FAILED;
       if (code === ErrorCode.VALIDATION_FAILED) message = describeClientError(err, status, locale);
     } else if (isUnavailable(err)) {
       code = ErrorCode.SERVICE_UNAVAILABLE;

@@ -15,8 +15,8 @@ function isInstant(value: unknown): boolean {
 }
 
 /** An ISO 8601 date or date-time (the log lists' beginTime / endTime). */
-export const IsInstant = () => ValidateBy({
-  name: 'isDateString',
-  validator: { validate: isInstant, defaultMessage: () => '$property must be an ISO 8601 date or date-time' },
-});
-
+export const IsInstant = () =>
+  ValidateBy({
+    name: 'isDateString',
+    validator: { validate: isInstant, defaultMessage: () => '$property must be an ISO 8601 date or date-time' },
+  });

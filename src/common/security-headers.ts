@@ -1,6 +1,8 @@
-import helmet from 'helmet';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import helmet from 'helmet';
+
 import { CONSOLE_CSP } from './static-console';
 
 /** Strict-Transport-Security as configured: off (not sent) unless HSTS_MAX_AGE is above 0. */
@@ -20,14 +22,19 @@ export interface HstsOptions {
 export function securityHeaders(hsts: HstsOptions): Readonly<Record<string, string>> {
   const headers: Record<string, string> = {};
   const recorder = {
-    setHeader: (name: string, value: string | number | string[]) => { headers[name.toLowerCase()] = String(value); },
-    removeHeader: (name: string) => { delete headers[name.toLowerCase()]; },
+    setHeader: (name: string, value: string | number | string[]) => {
+      headers[name.toLowerCase()] = String(value);
+    },
+    removeHeader: (name: string) => {
+      delete headers[name.toLowerCase()];
+    },
     getHeader: (name: string) => headers[name.toLowerCase()],
   };
   let done = false;
   helmet({
     contentSecurityPolicy: false,
-    strictTransportSecurity: hsts.maxAge > 0 ? { maxAge: hsts.maxAge, includeSubDomains: hsts.includeSubDomains } : false,
+    strictTransportSecurity:
+      hsts.maxAge > 0 ? { maxAge: hsts.maxAge, includeSubDomains: hsts.includeSubDomains } : false,
   })({} as IncomingMessage, recorder as unknown as ServerResponse, (err?: unknown) => {
     if (err) throw err;
     done = true;

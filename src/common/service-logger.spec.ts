@@ -1,9 +1,11 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+
 import { pinoHttp } from 'pino-http';
+
 import { loadConfig } from '../config/app-config';
-import { loggableUrl, logFormatOf, loggerParams, pinoLevelOf } from './service-logger';
+import { logFormatOf, loggableUrl, loggerParams, pinoLevelOf } from './service-logger';
 
 describe('log format', () => {
   it('is pretty only in a terminal outside production; JSON for a pipe whatever NODE_ENV says', () => {
@@ -30,9 +32,12 @@ describe('log format', () => {
 describe('the logged URL', () => {
   it('keeps the path and plain parameters, and hides the value of every credential', () => {
     expect(loggableUrl('/sys/login')).toBe('/sys/login');
-    expect(loggableUrl('/sys/message/stream?ticket=abc.def&lang=zh')).toBe('/sys/message/stream?ticket=[Redacted]&lang=zh');
-    expect(loggableUrl('/x?token=t1&Admin-Token=t2&code=123456&password=p&page=2'))
-      .toBe('/x?token=[Redacted]&Admin-Token=[Redacted]&code=[Redacted]&password=[Redacted]&page=2');
+    expect(loggableUrl('/sys/message/stream?ticket=abc.def&lang=zh')).toBe(
+      '/sys/message/stream?ticket=[Redacted]&lang=zh',
+    );
+    expect(loggableUrl('/x?token=t1&Admin-Token=t2&code=123456&password=p&page=2')).toBe(
+      '/x?token=[Redacted]&Admin-Token=[Redacted]&code=[Redacted]&password=[Redacted]&page=2',
+    );
     expect(loggableUrl('/x?')).toBe('/x');
   });
 });
@@ -44,7 +49,13 @@ describe('request lines', () => {
   beforeAll(async () => {
     const stream = new Writable({
       write(chunk, _encoding, done) {
-        lines.push(...chunk.toString().split('\n').filter(Boolean).map((l: string) => JSON.parse(l)));
+        lines.push(
+          ...chunk
+            .toString()
+            .split('\n')
+            .filter(Boolean)
+            .map((l: string) => JSON.parse(l)),
+        );
         done();
       },
     });
@@ -62,11 +73,18 @@ describe('request lines', () => {
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
   const request = (path: string, headers: Record<string, string> = {}) =>
-    fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, { method: 'POST', headers, body: '{"password":"body-secret"}' });
+    fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, {
+      method: 'POST',
+      headers,
+      body: '{"password":"body-secret"}',
+    });
 
   it('one line per request: method, redacted URL and status as its message; credential headers and cookies redacted', async () => {
     await request('/sys/message/stream?ticket=ticket-secret', {
-      'admin-token': 'token-secret', authorization: 'Bearer bearer-secret', cookie: 'sid=cookie-secret', 'user-agent': 'jest',
+      'admin-token': 'token-secret',
+      authorization: 'Bearer bearer-secret',
+      cookie: 'sid=cookie-secret',
+      'user-agent': 'jest',
     });
     await new Promise((resolve) => setImmediate(resolve));
     expect(lines).toHaveLength(1);
@@ -75,8 +93,14 @@ describe('request lines', () => {
       level: 'info',
       msg: 'POST /sys/message/stream?ticket=[Redacted] 200',
       req: {
-        method: 'POST', url: '/sys/message/stream?ticket=[Redacted]',
-        headers: { 'admin-token': '[Redacted]', authorization: '[Redacted]', cookie: '[Redacted]', 'user-agent': 'jest' },
+        method: 'POST',
+        url: '/sys/message/stream?ticket=[Redacted]',
+        headers: {
+          'admin-token': '[Redacted]',
+          authorization: '[Redacted]',
+          cookie: '[Redacted]',
+          'user-agent': 'jest',
+        },
       },
       res: { statusCode: 200, headers: { 'set-cookie': '[Redacted]' } },
     });

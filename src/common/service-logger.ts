@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import { RequestMethod } from '@nestjs/common';
 import { Logger, Params, PinoLogger } from 'nestjs-pino';
 import pino, { DestinationStream, LevelWithSilent } from 'pino';
+
 import type { AppConfig } from '../config/app-config';
 import { StartFailure } from './start-failure';
 
@@ -40,8 +42,22 @@ const SECRET_HEADERS = ['authorization', 'admin-token', 'cookie', 'proxy-authori
  * logged; these guard the day someone logs one, or an object holding one, anyway.
  */
 const SECRET_FIELDS = [
-  'password', 'oldPass', 'newPass', 'code', 'imgCode', 'captcha', 'recoveryCode', 'recoveryCodes',
-  'token', 'accessToken', 'mfaToken', 'ticket', 'secret', 'otpauthUrl', 'qrcode', 'qrCode',
+  'password',
+  'oldPass',
+  'newPass',
+  'code',
+  'imgCode',
+  'captcha',
+  'recoveryCode',
+  'recoveryCodes',
+  'token',
+  'accessToken',
+  'mfaToken',
+  'ticket',
+  'secret',
+  'otpauthUrl',
+  'qrcode',
+  'qrCode',
 ];
 
 export const REDACTED_PATHS: string[] = [
@@ -60,7 +76,8 @@ export function loggableUrl(url: string | undefined): string {
   if (at < 0) return url;
   const params = new URLSearchParams(url.slice(at + 1));
   const shown: string[] = [];
-  for (const [name, value] of params) shown.push(`${encodeURIComponent(name)}=${SECRET_QUERY.test(name) ? '[Redacted]' : encodeURIComponent(value)}`);
+  for (const [name, value] of params)
+    shown.push(`${encodeURIComponent(name)}=${SECRET_QUERY.test(name) ? '[Redacted]' : encodeURIComponent(value)}`);
   return shown.length ? `${url.slice(0, at)}?${shown.join('&')}` : url.slice(0, at);
 }
 
@@ -88,15 +105,21 @@ export function loggerParams(
     quietReqLogger: true,
     serializers: {
       // Without `query` and `params` (pino's default has them): they would repeat the URL's credentials.
-      req: (req: { method: string; url: string; headers: unknown; remoteAddress: string }) =>
-        ({ method: req.method, url: loggableUrl(req.url), headers: req.headers, remoteAddress: req.remoteAddress }),
+      req: (req: { method: string; url: string; headers: unknown; remoteAddress: string }) => ({
+        method: req.method,
+        url: loggableUrl(req.url),
+        headers: req.headers,
+        remoteAddress: req.remoteAddress,
+      }),
     },
     customLogLevel: (req: IncomingMessage, res: ServerResponse, err?: Error): LevelWithSilent => {
       if (err || res.statusCode >= 500) return 'error';
       return PROBES.test(req.url ?? '') ? 'debug' : 'info';
     },
-    customSuccessMessage: (req: IncomingMessage, res: ServerResponse) => `${req.method} ${loggableUrl(req.url)} ${res.statusCode}`,
-    customErrorMessage: (req: IncomingMessage, res: ServerResponse) => `${req.method} ${loggableUrl(req.url)} ${res.statusCode}`,
+    customSuccessMessage: (req: IncomingMessage, res: ServerResponse) =>
+      `${req.method} ${loggableUrl(req.url)} ${res.statusCode}`,
+    customErrorMessage: (req: IncomingMessage, res: ServerResponse) =>
+      `${req.method} ${loggableUrl(req.url)} ${res.statusCode}`,
     // pino-http makes up an Error for a 5xx answer: its stack would only show pino-http. What went
     // wrong is on the Errors line the exception filter writes, with the same reqId.
     customErrorObject: (_req: IncomingMessage, _res: ServerResponse, _err: Error, value: Record<string, unknown>) => {
@@ -120,7 +143,9 @@ function prettyStream(): DestinationStream | undefined {
     const pretty = require('pino-pretty') as (options: object) => DestinationStream;
     // One line per entry: the context before the message, a request's time after it.
     return pretty({
-      sync: true, translateTime: 'SYS:HH:MM:ss.l', singleLine: true,
+      sync: true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      singleLine: true,
       ignore: 'pid,hostname,context,req,res,reqId,responseTime',
       messageFormat: '{if context}[{context}] {end}{msg}{if responseTime} ({responseTime} ms){end}',
     });
@@ -139,11 +164,16 @@ export class ServiceLogger extends Logger {
     return new ServiceLogger(new PinoLogger(params), params);
   }
 
-  override error(message: any, ...optionalParams: any[]) {
+  override error(message: unknown, ...optionalParams: unknown[]) {
     if (message instanceof StartFailure) return super.error(`Cannot start: ${message.message}`, 'Start');
     // app.listen() logs its error ("Error: listen EADDRINUSE: …") before it rejects; main.ts turns
     // the rejection into the StartFailure line, so this would be a second line about one failure.
-    if (optionalParams.at(-1) === 'NestApplication' && typeof message === 'string' && message.startsWith('Error: listen ')) return;
+    if (
+      optionalParams.at(-1) === 'NestApplication' &&
+      typeof message === 'string' &&
+      message.startsWith('Error: listen ')
+    )
+      return;
     return super.error(message, ...optionalParams);
   }
 }

@@ -7,7 +7,11 @@ export class StartFailure extends Error {
   override name = 'StartFailure';
 
   /** origin: the driver's own error, for a caller that reports it its own way (admin:recover). */
-  constructor(readonly variable: string, detail: string, readonly origin?: unknown) {
+  constructor(
+    readonly variable: string,
+    detail: string,
+    readonly origin?: unknown,
+  ) {
     super(`${variable}: ${detail}`);
   }
 }
@@ -35,13 +39,22 @@ export function reasonOf(err: unknown): string {
 export function listenFailure(err: unknown, host: string, port: number): StartFailure | null {
   switch ((err as { code?: string })?.code) {
     case 'EADDRINUSE':
-      return new StartFailure('PORT', `${host}:${port} is already in use: stop the process that holds it, or set PORT to a free port`);
+      return new StartFailure(
+        'PORT',
+        `${host}:${port} is already in use: stop the process that holds it, or set PORT to a free port`,
+      );
     case 'EACCES':
-      return new StartFailure('PORT', `no permission to listen on ${host}:${port}: ports below 1024 need privileges, set PORT to 1024 or above`);
+      return new StartFailure(
+        'PORT',
+        `no permission to listen on ${host}:${port}: ports below 1024 need privileges, set PORT to 1024 or above`,
+      );
     case 'EADDRNOTAVAIL':
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return new StartFailure('HOST', `cannot listen on ${host}:${port} (${(err as { code: string }).code}): set HOST to an address of this machine, or 0.0.0.0`);
+      return new StartFailure(
+        'HOST',
+        `cannot listen on ${host}:${port} (${(err as { code: string }).code}): set HOST to an address of this machine, or 0.0.0.0`,
+      );
     default:
       return null;
   }

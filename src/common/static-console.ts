@@ -1,9 +1,10 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
 import fastifyStatic from '@fastify/static';
 import { Logger } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 
 /**
  * The console's pages allow scripts from the service's own origin only, so that text
@@ -61,15 +62,21 @@ export async function registerStaticConsole(app: NestFastifyApplication, root = 
         // `sent` is the compressed copy when one is sent: the policies follow the file it stands for.
         const path = PRECOMPRESSED.reduce((p, ext) => (p.endsWith(ext) ? p.slice(0, -ext.length) : p), sent);
         // Vite puts a content hash in every name under assets/: those never change.
-        reply.header('cache-control', /[\\/]assets[\\/]/.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache');
+        reply.header(
+          'cache-control',
+          /[\\/]assets[\\/]/.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache',
+        );
         if (/\.html?$/i.test(path)) reply.header('content-security-policy', CONSOLE_CSP);
       },
     });
 
     const sendIndex = (request: FastifyRequest, reply: FastifyReply) => {
       if (!isConsoleRoute(request.url)) return reply.callNotFound();
-      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache')
-        .header('content-security-policy', CONSOLE_CSP).send(indexHtml);
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-cache')
+        .header('content-security-policy', CONSOLE_CSP)
+        .send(indexHtml);
     };
     instance.get('/', sendIndex);
     instance.get('/*', sendIndex);

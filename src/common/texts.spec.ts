@@ -1,8 +1,9 @@
 import { ErrorCode, messageOf, tipText } from './error-code';
-import { bilingual, Bilingual, TEXTS, text, TextKey } from './texts';
+import { Bilingual, bilingual, text, TextKey, TEXTS } from './texts';
 
 const entries = Object.entries(TEXTS).flatMap(([group, texts]) =>
-  Object.entries(texts as Record<string, Bilingual>).map(([name, t]) => [`${group}.${name}`, t] as const));
+  Object.entries(texts as Record<string, Bilingual>).map(([name, t]) => [`${group}.${name}`, t] as const),
+);
 const placeholders = (s: string) => [...new Set([...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))].sort();
 
 describe('text catalogue', () => {
@@ -40,7 +41,9 @@ describe('text catalogue', () => {
 
   it('fills the minimum into 密码长度应大于{min}', () => {
     expect(messageOf(ErrorCode.PASSWORD_TOO_SHORT, 'zh', { min: 8 })).toBe('密码长度应大于8');
-    expect(messageOf(ErrorCode.PASSWORD_TOO_LONG, 'en', { max: 20 })).toBe('The password must be at most 20 characters long');
+    expect(messageOf(ErrorCode.PASSWORD_TOO_LONG, 'en', { max: 20 })).toBe(
+      'The password must be at most 20 characters long',
+    );
   });
 
   it('fills the count into 新密码不能与最近{n}次使用的密码相同', () => {
@@ -50,23 +53,38 @@ describe('text catalogue', () => {
   it('answers English for en and keeps the old helpers on the catalogue', () => {
     expect(messageOf(ErrorCode.BAD_CREDENTIALS, 'en')).toBe('Wrong user name or password');
     expect(tipText('PASSWORD_EXPIRES_SOON', 'zh', { days: 3 })).toBe('您的密码将在3天后过期,请尽快修改密码');
-    expect(bilingual('notification.wrongPasswordHint')).toEqual({ zh: '异常登录:密码错误', en: 'Abnormal login: wrong password' });
+    expect(bilingual('notification.wrongPasswordHint')).toEqual({
+      zh: '异常登录:密码错误',
+      en: 'Abnormal login: wrong password',
+    });
   });
 
   // The texts as the services wrote them inline before the catalogue (a1939ff), parameters filled.
   it.each([
-    ['validation.undecryptable', { field: 'password' },
+    [
+      'validation.undecryptable',
+      { field: 'password' },
       '参数password不合法: 无法解密,请使用/sys/publicKey的公钥以RSA-OAEP-256加密',
-      'Invalid password: it does not decrypt; encrypt it with RSA-OAEP-256 under /sys/publicKey'],
-    ['validation.maxBelowMin', { min: 30 },
+      'Invalid password: it does not decrypt; encrypt it with RSA-OAEP-256 under /sys/publicKey',
+    ],
+    [
+      'validation.maxBelowMin',
+      { min: 30 },
       '参数maxPasswordLength不合法: 不能小于minPasswordLength(30)',
-      'Invalid maxPasswordLength: must not be below minPasswordLength (30)'],
-    ['validation.identifierTaken', { field: 'email' },
+      'Invalid maxPasswordLength: must not be below minPasswordLength (30)',
+    ],
+    [
+      'validation.identifierTaken',
+      { field: 'email' },
       '参数email不合法: 已被其他用户的用户名、手机号或邮箱使用(用户名和邮箱不区分大小写)',
-      'Invalid email: another user already has it as user name, mobile or e-mail (user names and e-mails ignore case)'],
-    ['validation.duplicateRole', { code: 'Auditor' },
+      'Invalid email: another user already has it as user name, mobile or e-mail (user names and e-mails ignore case)',
+    ],
+    [
+      'validation.duplicateRole',
+      { code: 'Auditor' },
       '参数code不合法: 角色Auditor已存在(角色编码不区分大小写)',
-      'Invalid code: the role Auditor already exists (role codes ignore case)'],
+      'Invalid code: the role Auditor already exists (role codes ignore case)',
+    ],
     ['validation.unknownRoles', { roles: 'a,b' }, '参数roles不合法: 角色不存在 a,b', 'Invalid roles: unknown a,b'],
     ['validation.adminKeepsAll', {}, '内置角色admin必须保留权限*', 'The built-in role admin must keep permission *'],
     ['validation.nestedTooDeep', {}, '请求体嵌套过深', 'The request body is nested too deeply'],
@@ -76,8 +94,9 @@ describe('text catalogue', () => {
   });
 
   it('inserts a value as sent, without reading placeholders in it (a field named "{rule}")', () => {
-    expect(text('validation.fieldRule', 'zh', { field: '{rule}', rule: 'must be a string' }))
-      .toBe('参数{rule}不合法: must be a string');
+    expect(text('validation.fieldRule', 'zh', { field: '{rule}', rule: 'must be a string' })).toBe(
+      '参数{rule}不合法: must be a string',
+    );
   });
 });
 

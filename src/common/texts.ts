@@ -18,7 +18,10 @@ const errors = {
   BAD_CREDENTIALS: { zh: '用户名或密码错误', en: 'Wrong user name or password' },
   ACCOUNT_LOCKED: { zh: '用户已被锁定', en: 'The account is locked' },
   ACCOUNT_DISABLED: { zh: '用户已被禁用', en: 'The account is disabled' },
-  ACCOUNT_EXPIRED: { zh: '您的账户已过期,请联系管理员', en: 'Your account has expired, please contact the administrator' },
+  ACCOUNT_EXPIRED: {
+    zh: '您的账户已过期,请联系管理员',
+    en: 'Your account has expired, please contact the administrator',
+  },
   OLD_PASSWORD_WRONG: { zh: '旧密码不正确', en: 'The old password is not correct' },
   PASSWORD_TOO_SHORT: { zh: '密码长度应大于{min}', en: 'The password must be at least {min} characters long' },
   PASSWORD_TOO_LONG: { zh: '密码长度应小于{max}', en: 'The password must be at most {max} characters long' },
@@ -27,9 +30,15 @@ const errors = {
   PASSWORD_NEEDS_LOWER: { zh: '密码应包含小写字符', en: 'The password must contain a lower-case letter' },
   PASSWORD_NEEDS_SYMBOL: { zh: '密码应包含特殊字符', en: 'The password must contain a special character' },
   // A user's own change, after the six rules above.
-  PASSWORD_CONTAINS_ACCOUNT: { zh: '密码不能包含账号、手机号或邮箱', en: 'The password must not contain your account name, mobile number or e-mail' },
+  PASSWORD_CONTAINS_ACCOUNT: {
+    zh: '密码不能包含账号、手机号或邮箱',
+    en: 'The password must not contain your account name, mobile number or e-mail',
+  },
   PASSWORD_TOO_COMMON: { zh: '密码过于常见,请更换', en: 'The password is too common, please choose another' },
-  PASSWORD_REUSED: { zh: '新密码不能与最近{n}次使用的密码相同', en: 'The new password must differ from your last {n} passwords' },
+  PASSWORD_REUSED: {
+    zh: '新密码不能与最近{n}次使用的密码相同',
+    en: 'The new password must differ from your last {n} passwords',
+  },
   NOT_LOGGED_IN: { zh: '未登录或登录已过期', en: 'Not logged in, or the session has expired' },
   KICKED_OUT: { zh: '账号已在其他地方登录', en: 'The account has logged in elsewhere' },
   IP_MISMATCH: { zh: '登录IP已变化,请重新登录', en: 'Your IP address has changed, please log in again' },
@@ -50,12 +59,24 @@ const errors = {
 /** The `tip` of a successful login. */
 const tips = {
   PASSWORD_EXPIRED_TIP: { zh: '您的密码已过期,请尽快修改密码', en: 'Your password has expired, please change it soon' },
-  PASSWORD_EXPIRED_FORCE: { zh: '您的密码已过期,请修改密码后再登录', en: 'Your password has expired, change it before logging in' },
-  INITIAL_PASSWORD_FORCE: { zh: '您的密码为初始密码,请修改密码后再登录', en: 'You are using an initial password, change it before logging in' },
-  INITIAL_PASSWORD_TIP: { zh: '您的密码为初始密码,请尽快修改密码', en: 'You are using an initial password, please change it soon' },
+  PASSWORD_EXPIRED_FORCE: {
+    zh: '您的密码已过期,请修改密码后再登录',
+    en: 'Your password has expired, change it before logging in',
+  },
+  INITIAL_PASSWORD_FORCE: {
+    zh: '您的密码为初始密码,请修改密码后再登录',
+    en: 'You are using an initial password, change it before logging in',
+  },
+  INITIAL_PASSWORD_TIP: {
+    zh: '您的密码为初始密码,请尽快修改密码',
+    en: 'You are using an initial password, please change it soon',
+  },
   /** mfaMode 2, a user who has not enrolled yet. */
   MFA_SETUP_REQUIRED: { zh: '请先绑定双因素认证', en: 'Set up two-factor authentication first' },
-  PASSWORD_EXPIRES_SOON: { zh: '您的密码将在{days}天后过期,请尽快修改密码', en: 'Your password expires in {days} days, please change it soon' },
+  PASSWORD_EXPIRES_SOON: {
+    zh: '您的密码将在{days}天后过期,请尽快修改密码',
+    en: 'Your password expires in {days} days, please change it soon',
+  },
 } satisfies Record<string, Bilingual>;
 
 /**
@@ -67,7 +88,10 @@ const validation = {
   unknownFieldRule: { zh: '{field} is not an accepted field', en: '{field} is not an accepted field' },
   notJsonObjectRule: { zh: 'the request body must be a JSON object', en: 'the request body must be a JSON object' },
   notJsonObject: { zh: '请求体必须是JSON对象', en: 'The request body must be a JSON object' },
-  notUnicode: { zh: '参数{field}不合法: 不是合法的Unicode文本', en: 'Invalid {field}: it is not well-formed Unicode text' },
+  notUnicode: {
+    zh: '参数{field}不合法: 不是合法的Unicode文本',
+    en: 'Invalid {field}: it is not well-formed Unicode text',
+  },
   nestedTooDeep: { zh: '请求体嵌套过深', en: 'The request body is nested too deeply' },
   bodyTooLarge: { zh: '请求体过大', en: 'The request body is too large' },
   unsupportedMediaType: { zh: '不支持的请求类型,请使用JSON', en: 'Unsupported content type; send JSON' },
@@ -104,7 +128,10 @@ const validation = {
     en: 'Invalid {field}: its local part or domain mixes Latin, Cyrillic or Greek letters',
   },
   idOrIds: { zh: '参数{field}不合法: 请给出id或ids其中之一', en: 'Invalid {field}: give either id or ids' },
-  passwordOrCode: { zh: '参数{field}不合法: 请给出密码或验证码其中之一', en: 'Invalid {field}: give either password or code' },
+  passwordOrCode: {
+    zh: '参数{field}不合法: 请给出密码或验证码其中之一',
+    en: 'Invalid {field}: give either password or code',
+  },
   roleInUse: {
     zh: '参数code不合法: 角色{code}仍被{count}个用户使用,请先取消分配',
     en: 'Invalid code: the role {code} is still held by {count} user(s); take it from them first',
@@ -121,7 +148,10 @@ const notification = {
   wrongPasswordHint: { zh: '异常登录:密码错误', en: 'Abnormal login: wrong password' },
   wrongCodeHint: { zh: '异常登录:动态验证码错误', en: 'Abnormal login: wrong verification code' },
   recoveryCodeUsedTitle: { zh: '恢复码已使用', en: 'A recovery code was used' },
-  recoveryCodeUsedHint: { zh: '您的账号使用恢复码完成了双因素认证', en: 'A recovery code was used to log in to your account' },
+  recoveryCodeUsedHint: {
+    zh: '您的账号使用恢复码完成了双因素认证',
+    en: 'A recovery code was used to log in to your account',
+  },
   recoveryCodeUsedAdvice: {
     zh: '如非本人操作,请立即修改密码、重新生成恢复码并联系管理员。',
     en: 'If this was not you, change your password, generate new recovery codes and tell your administrator.',
@@ -142,7 +172,10 @@ const notification = {
     zh: '您的账号已连续{days}天没有成功登录,已被系统停用',
     en: 'Your account has had no successful login for {days} days and was disabled',
   },
-  accountDormantAdvice: { zh: '如需继续使用,请联系管理员启用。', en: 'If you still need it, ask your administrator to enable it.' },
+  accountDormantAdvice: {
+    zh: '如需继续使用,请联系管理员启用。',
+    en: 'If you still need it, ask your administrator to enable it.',
+  },
   labelLastLoginTime: { zh: '最后登录时间', en: 'Last login' },
   neverLoggedIn: { zh: '从未登录', en: 'never' },
   labelAccount: { zh: '登录账号', en: 'Account' },
@@ -152,13 +185,19 @@ const notification = {
   labelLoginTime: { zh: '登录时间', en: 'Login time' },
   labelExpireTime: { zh: '密码过期时间', en: 'Password expires at' },
   labelAccountState: { zh: '账号状态', en: 'Account' },
-  lockedUntil: { zh: '因密码错误次数过多已被锁定,{time}自动解锁', en: 'locked after too many wrong passwords until {time}' },
+  lockedUntil: {
+    zh: '因密码错误次数过多已被锁定,{time}自动解锁',
+    en: 'locked after too many wrong passwords until {time}',
+  },
   lockedAdvice: {
     zh: '如非本人操作,请在解锁后立即修改密码并联系管理员;如需提前解锁,请联系管理员。',
     en: 'If this was not you, change your password once it is unlocked and tell your administrator; an administrator can unlock it sooner.',
   },
   mailGreeting: { zh: '{name},您好:', en: 'Hello {name},' },
-  mailFooter: { zh: '此邮件由系统自动发送,请勿直接回复。', en: 'This message was sent automatically; please do not reply.' },
+  mailFooter: {
+    zh: '此邮件由系统自动发送,请勿直接回复。',
+    en: 'This message was sent automatically; please do not reply.',
+  },
 } satisfies Record<string, Bilingual>;
 
 export const TEXTS = { error: errors, tip: tips, validation, notification } as const;

@@ -1,4 +1,5 @@
 import { ArgumentMetadata } from '@nestjs/common';
+
 import { LoginDto } from '../auth/dto/login.dto';
 import { ListUsersDto } from '../user-account/dto/user.dto';
 import { AppException } from './app.exception';
@@ -45,9 +46,14 @@ describe('BodyValidationPipe (strict bodies)', () => {
     });
 
     it('a form-encoded body may carry numbers as text; a JSON body may not', async () => {
-      expect(await pipe.transform(parseFormBody('pageSize=20&keyword=x'), body(ListUsersDto)))
-        .toEqual({ pageNum: 1, pageSize: 20, keyword: 'x' });
-      expect((await refusal({ pageSize: '20' }, ListUsersDto)).en).toBe('Invalid pageSize: pageSize must be an integer number');
+      expect(await pipe.transform(parseFormBody('pageSize=20&keyword=x'), body(ListUsersDto))).toEqual({
+        pageNum: 1,
+        pageSize: 20,
+        keyword: 'x',
+      });
+      expect((await refusal({ pageSize: '20' }, ListUsersDto)).en).toBe(
+        'Invalid pageSize: pageSize must be an integer number',
+      );
     });
 
     it('keeps well-formed non-ASCII text, surrogate pairs included', async () => {
@@ -76,7 +82,9 @@ describe('BodyValidationPipe (strict bodies)', () => {
       const parsed = JSON.parse('{"account":"admin","password":"x","__proto__":{"polluted":true}}');
       expect((await refusal(parsed, LoginDto)).en).toBe('Invalid __proto__: __proto__ is not an accepted field');
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-      expect((await refusal(JSON.parse('{"__proto__":1}'), ListUsersDto)).en).toContain('__proto__ is not an accepted field');
+      expect((await refusal(JSON.parse('{"__proto__":1}'), ListUsersDto)).en).toContain(
+        '__proto__ is not an accepted field',
+      );
     });
 
     it('an operation without input refuses any field, also on an otherwise empty body', async () => {
@@ -84,15 +92,31 @@ describe('BodyValidationPipe (strict bodies)', () => {
       expect(await pipe.transform(undefined, body(NoInputDto))).toEqual({});
       expect((await refusal(null, NoInputDto)).en).toBe(NOT_OBJECT);
       expect((await refusal({ a: 1 }, NoInputDto)).en).toBe('Invalid a: a is not an accepted field');
-      expect((await refusal({ pageSize: 10 }, NoInputDto)).en).toBe('Invalid pageSize: pageSize is not an accepted field');
+      expect((await refusal({ pageSize: 10 }, NoInputDto)).en).toBe(
+        'Invalid pageSize: pageSize is not an accepted field',
+      );
       expect((await refusal({ constructor: 1 }, NoInputDto)).en).toContain('constructor is not an accepted field');
     });
 
     it('checkNoInput (a handler without @Body) accepts and refuses what the pipe does for NoInputDto, with the same answer', async () => {
       const deep = JSON.parse('{"a":'.repeat(40) + '1' + '}'.repeat(40));
-      const bodies = [undefined, {}, null, 'text', 42, [], { a: 1 }, JSON.parse('{"__proto__":1}'), { x: '\ud800' }, deep];
+      const bodies = [
+        undefined,
+        {},
+        null,
+        'text',
+        42,
+        [],
+        { a: 1 },
+        JSON.parse('{"__proto__":1}'),
+        { x: '\ud800' },
+        deep,
+      ];
       for (const value of bodies) {
-        const byPipe = await pipe.transform(value, body(NoInputDto)).then(() => null, (err: AppException) => err);
+        const byPipe = await pipe.transform(value, body(NoInputDto)).then(
+          () => null,
+          (err: AppException) => err,
+        );
         let direct: AppException | null = null;
         try {
           checkNoInput(value);
@@ -100,21 +124,30 @@ describe('BodyValidationPipe (strict bodies)', () => {
           direct = err as AppException;
         }
         expect(direct === null).toBe(byPipe === null);
-        if (byPipe) expect({ code: direct!.code, detail: direct!.detail, fields: direct!.fields }).toEqual({ code: byPipe.code, detail: byPipe.detail, fields: byPipe.fields });
+        if (byPipe)
+          expect({ code: direct!.code, detail: direct!.detail, fields: direct!.fields }).toEqual({
+            code: byPipe.code,
+            detail: byPipe.detail,
+            fields: byPipe.fields,
+          });
       }
     });
   });
 
   describe('bodies that are not objects', () => {
-    it.each([['null', null], ['a string', 'text'], ['a number', 42], ['true', true], ['an array', [login]], ['an empty array', []]])(
-      '%s is refused, naming the body',
-      async (_name, value) => {
-        expect(await refusal(value, LoginDto)).toEqual({ zh: '请求体必须是JSON对象', en: NOT_OBJECT });
-        expect((await refusal(value, NoInputDto)).en).toBe(NOT_OBJECT);
-        const err = await pipe.transform(value, body(ListUsersDto)).catch((e: AppException) => e);
-        expect((err as AppException).fields?.map((f) => f.field)).toEqual(['body']);
-      },
-    );
+    it.each([
+      ['null', null],
+      ['a string', 'text'],
+      ['a number', 42],
+      ['true', true],
+      ['an array', [login]],
+      ['an empty array', []],
+    ])('%s is refused, naming the body', async (_name, value) => {
+      expect(await refusal(value, LoginDto)).toEqual({ zh: '请求体必须是JSON对象', en: NOT_OBJECT });
+      expect((await refusal(value, NoInputDto)).en).toBe(NOT_OBJECT);
+      const err = await pipe.transform(value, body(ListUsersDto)).catch((e: AppException) => e);
+      expect((err as AppException).fields?.map((f) => f.field)).toEqual(['body']);
+    });
   });
 
   describe('structure', () => {
@@ -125,12 +158,16 @@ describe('BodyValidationPipe (strict bodies)', () => {
     };
 
     it('refuses nesting deeper than the limit without overflowing the stack', async () => {
-      expect((await refusal({ ...login, imgId: nested(40) }, LoginDto)).en).toBe('The request body is nested too deeply');
+      expect((await refusal({ ...login, imgId: nested(40) }, LoginDto)).en).toBe(
+        'The request body is nested too deeply',
+      );
       expect((await refusal(nested(100_000), ListUsersDto)).en).toBe('The request body is nested too deeply');
     });
 
     it('nesting within the limit is judged by the DTO’s rules instead', async () => {
-      expect((await refusal({ ...login, imgId: nested(5) }, LoginDto)).en).toBe('Invalid imgId: imgId must be a string');
+      expect((await refusal({ ...login, imgId: nested(5) }, LoginDto)).en).toBe(
+        'Invalid imgId: imgId must be a string',
+      );
     });
 
     it('refuses a lone surrogate in a value, naming the top-level field', async () => {
@@ -138,13 +175,18 @@ describe('BodyValidationPipe (strict bodies)', () => {
         zh: '参数account不合法: 不是合法的Unicode文本',
         en: 'Invalid account: it is not well-formed Unicode text',
       });
-      expect((await refusal({ ...login, imgCode: 'x\udc00' }, LoginDto)).en).toBe('Invalid imgCode: it is not well-formed Unicode text');
-      expect((await refusal({ keyword: ['ok', { deep: '\udfff' }] }, ListUsersDto)).en)
-        .toBe('Invalid keyword: it is not well-formed Unicode text');
+      expect((await refusal({ ...login, imgCode: 'x\udc00' }, LoginDto)).en).toBe(
+        'Invalid imgCode: it is not well-formed Unicode text',
+      );
+      expect((await refusal({ keyword: ['ok', { deep: '\udfff' }] }, ListUsersDto)).en).toBe(
+        'Invalid keyword: it is not well-formed Unicode text',
+      );
     });
 
     it('refuses a lone surrogate in a key without echoing the ill-formed key', async () => {
-      expect((await refusal({ ...login, ['k\ud83d']: 1 }, LoginDto)).en).toBe('Invalid body: it is not well-formed Unicode text');
+      expect((await refusal({ ...login, ['k\ud83d']: 1 }, LoginDto)).en).toBe(
+        'Invalid body: it is not well-formed Unicode text',
+      );
     });
   });
 
@@ -157,24 +199,38 @@ describe('BodyValidationPipe (strict bodies)', () => {
     });
 
     it('a wrong type: the type rule before the length or range rules', async () => {
-      expect((await refusal({ account: 5, password: 'x' }, LoginDto)).en).toBe('Invalid account: account must be a string');
-      expect((await refusal({ account: null, password: 'x' }, LoginDto)).en).toBe('Invalid account: account must be a string');
-      expect((await refusal({ pageSize: 1.5 }, ListUsersDto)).en).toBe('Invalid pageSize: pageSize must be an integer number');
-      expect((await refusal({ pageSize: null }, ListUsersDto)).en).toBe('Invalid pageSize: pageSize must be an integer number');
+      expect((await refusal({ account: 5, password: 'x' }, LoginDto)).en).toBe(
+        'Invalid account: account must be a string',
+      );
+      expect((await refusal({ account: null, password: 'x' }, LoginDto)).en).toBe(
+        'Invalid account: account must be a string',
+      );
+      expect((await refusal({ pageSize: 1.5 }, ListUsersDto)).en).toBe(
+        'Invalid pageSize: pageSize must be an integer number',
+      );
+      expect((await refusal({ pageSize: null }, ListUsersDto)).en).toBe(
+        'Invalid pageSize: pageSize must be an integer number',
+      );
       expect((await refusal({ keyword: { a: 1 } }, ListUsersDto)).en).toBe('Invalid keyword: keyword must be a string');
     });
 
     it('the right type out of range: the range rule', async () => {
-      expect((await refusal({ pageSize: 500 }, ListUsersDto)).en).toBe('Invalid pageSize: pageSize must not be greater than 200');
+      expect((await refusal({ pageSize: 500 }, ListUsersDto)).en).toBe(
+        'Invalid pageSize: pageSize must not be greater than 200',
+      );
       expect((await refusal({ pageNum: 0 }, ListUsersDto)).en).toBe('Invalid pageNum: pageNum must not be less than 1');
-      expect((await refusal({ account: '', password: 'x' }, LoginDto)).en)
-        .toBe('Invalid account: account must be longer than or equal to 1 characters');
-      expect((await refusal({ account: 'a'.repeat(129), password: 'x' }, LoginDto)).en)
-        .toBe('Invalid account: account must be shorter than or equal to 128 characters');
+      expect((await refusal({ account: '', password: 'x' }, LoginDto)).en).toBe(
+        'Invalid account: account must be longer than or equal to 1 characters',
+      );
+      expect((await refusal({ account: 'a'.repeat(129), password: 'x' }, LoginDto)).en).toBe(
+        'Invalid account: account must be shorter than or equal to 128 characters',
+      );
     });
 
     it('an unknown field is named before a wrong value of a known field', async () => {
-      expect((await refusal({ account: 5, password: 'x', extra: 1 }, LoginDto)).en).toBe('Invalid extra: extra is not an accepted field');
+      expect((await refusal({ account: 5, password: 'x', extra: 1 }, LoginDto)).en).toBe(
+        'Invalid extra: extra is not an accepted field',
+      );
     });
   });
 });

@@ -1,4 +1,5 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+
 import { AppException, FieldProblem, fieldProblem, validationFailed } from './app.exception';
 import { ErrorCode } from './error-code';
 import { text, type TextKey } from './texts';
@@ -14,8 +15,16 @@ export const textRule = (key: TextKey) => `${TEXT_RULE}${key}`;
 // When a value breaks several rules, name the most basic one ("must be a string" before "too long";
 // an invisible character before the format rule it also breaks, which would not show why).
 const PRIORITY = [
-  'whitelistValidation', 'isDefined', 'isString', 'identifierCharacters', 'nameCharacters',
-  'isInt', 'isBoolean', 'isArray', 'isIn', 'isDateString',
+  'whitelistValidation',
+  'isDefined',
+  'isString',
+  'identifierCharacters',
+  'nameCharacters',
+  'isInt',
+  'isBoolean',
+  'isArray',
+  'isIn',
+  'isDateString',
 ];
 const rank = (name: string) => (PRIORITY.includes(name) ? PRIORITY.indexOf(name) : PRIORITY.length);
 
@@ -24,7 +33,10 @@ function problemOf(error: ValidationError, parent = ''): { field: string; rule: 
   const field = parent ? `${parent}.${error.property}` : error.property;
   if (error.constraints) {
     const [name, rule] = Object.entries(error.constraints).sort(([a], [b]) => rank(a) - rank(b))[0];
-    return { field, rule: name === 'whitelistValidation' ? text('validation.unknownFieldRule', 'en', { field }) : rule };
+    return {
+      field,
+      rule: name === 'whitelistValidation' ? text('validation.unknownFieldRule', 'en', { field }) : rule,
+    };
   }
   for (const child of error.children ?? []) {
     const found = problemOf(child, field);
@@ -37,13 +49,18 @@ function problemOf(error: ValidationError, parent = ''): { field: string; rule: 
 function problemsOf(errors: ValidationError[]): FieldProblem[] {
   const found = errors.map((e) => problemOf(e)).filter((p): p is { field: string; rule: string } => p !== null);
   if (!found.length) found.push({ field: 'body', rule: text('validation.notJsonObjectRule', 'en') });
-  return found.map(({ field, rule }) => (rule.startsWith(TEXT_RULE)
-    ? fieldProblem(rule.slice(TEXT_RULE.length) as TextKey, field)
-    : fieldProblem('validation.fieldRule', field, { field, rule })));
+  return found.map(({ field, rule }) =>
+    rule.startsWith(TEXT_RULE)
+      ? fieldProblem(rule.slice(TEXT_RULE.length) as TextKey, field)
+      : fieldProblem('validation.fieldRule', field, { field, rule }),
+  );
 }
 
 const isEmptyPlainObject = (value: unknown) =>
-  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype && Object.keys(value).length === 0;
+  typeof value === 'object' &&
+  value !== null &&
+  Object.getPrototypeOf(value) === Object.prototype &&
+  Object.keys(value).length === 0;
 
 const INHERITED_KEYS = new Set([...Object.getOwnPropertyNames(Object.prototype), '__proto__']);
 
@@ -75,11 +92,13 @@ function structuralProblem(body: object): AppException | undefined {
   return undefined;
 }
 
-const illFormed = (field: string) =>
-  validationFailed('validation.notUnicode', field);
+const illFormed = (field: string) => validationFailed('validation.notUnicode', field);
 
 const unknownField = (field: string) =>
-  validationFailed('validation.fieldRule', field, { field, rule: text('validation.unknownFieldRule', 'en', { field }) });
+  validationFailed('validation.fieldRule', field, {
+    field,
+    rule: text('validation.unknownFieldRule', 'en', { field }),
+  });
 
 /**
  * Strict body validation: unknown fields and wrong types are refused with
@@ -97,7 +116,12 @@ export class BodyValidationPipe extends ValidationPipe {
       validationError: { target: false, value: false },
       exceptionFactory: (errors) => {
         const problems = problemsOf(errors);
-        return new AppException(ErrorCode.VALIDATION_FAILED, undefined, { zh: problems[0].zh, en: problems[0].en }, problems);
+        return new AppException(
+          ErrorCode.VALIDATION_FAILED,
+          undefined,
+          { zh: problems[0].zh, en: problems[0].en },
+          problems,
+        );
       },
     });
   }

@@ -23,13 +23,32 @@ describe('TRUST_PROXY', () => {
 
   it('takes a comma-separated list of proxy addresses and CIDRs, IPv4 and IPv6', () => {
     expect(trust('10.0.0.1')).toEqual(['10.0.0.1']);
-    expect(trust('127.0.0.1/32, 10.0.0.0/8,192.168.1.7 , ::1, fd00::/8')).toEqual(
-      ['127.0.0.1/32', '10.0.0.0/8', '192.168.1.7', '::1', 'fd00::/8']);
+    expect(trust('127.0.0.1/32, 10.0.0.0/8,192.168.1.7 , ::1, fd00::/8')).toEqual([
+      '127.0.0.1/32',
+      '10.0.0.0/8',
+      '192.168.1.7',
+      '::1',
+      'fd00::/8',
+    ]);
   });
 
   it.each([
-    'yes', 'TRUE', '-1', '101', '1.5', '10.0.0.0/33', '::/129', '10.0.0/8', '10.0.0.1,', 'proxy.example.com',
-    '10.0.0.0/8/1', '10.0.0.1, loopback', '10.0.0.0/ 8', '<script>', '0.0.0.0/0', '::/0',
+    'yes',
+    'TRUE',
+    '-1',
+    '101',
+    '1.5',
+    '10.0.0.0/33',
+    '::/129',
+    '10.0.0/8',
+    '10.0.0.1,',
+    'proxy.example.com',
+    '10.0.0.0/8/1',
+    '10.0.0.1, loopback',
+    '10.0.0.0/ 8',
+    '<script>',
+    '0.0.0.0/0',
+    '::/0',
   ])('refuses %p, naming the variable', (value) => {
     expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(ConfigError);
     expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY/);
@@ -57,7 +76,9 @@ describe('MFA_ENCRYPTION_KEY', () => {
     ['text', 'my secret key'],
   ])('stops the start naming the variable for %s', (_label, value) => {
     expect(() => loadConfig({ MFA_ENCRYPTION_KEY: value })).toThrow(ConfigError);
-    expect(() => loadConfig({ MFA_ENCRYPTION_KEY: value })).toThrow(/MFA_ENCRYPTION_KEY: MFA_ENCRYPTION_KEY must be the base64 of 32 random bytes/);
+    expect(() => loadConfig({ MFA_ENCRYPTION_KEY: value })).toThrow(
+      /MFA_ENCRYPTION_KEY: MFA_ENCRYPTION_KEY must be the base64 of 32 random bytes/,
+    );
   });
 });
 
@@ -95,7 +116,10 @@ describe('REDIS_SENTINELS / REDIS_SENTINEL_MASTER', () => {
   it('takes the Sentinels as host:port (names, IPv4, bracketed IPv6) and the master name; waits for 1 replica by default', () => {
     const config = loadConfig(sentinel);
     expect(config.redisSentinelNodes).toEqual([
-      { host: 'redis-s1', port: 26379 }, { host: '10.0.0.2', port: 26380 }, { host: '::1', port: 26381 }]);
+      { host: 'redis-s1', port: 26379 },
+      { host: '10.0.0.2', port: 26380 },
+      { host: '::1', port: 26381 },
+    ]);
     expect(config.REDIS_SENTINEL_MASTER).toBe('lps-main');
     expect(config.REDIS_SENTINEL_WAIT_REPLICAS).toBe(1);
     expect(config.usesRedis).toBe(true);
@@ -109,40 +133,52 @@ describe('REDIS_SENTINELS / REDIS_SENTINEL_MASTER', () => {
   });
 
   it.each(['redis://s1:26379', 's1', 's1:', 's1:0', 's1:26379;s2:26379', ',', 's1:26379,s2', '::1:26379', 's 1:26379'])(
-    'refuses REDIS_SENTINELS=%p, naming the variable', (value) => {
-      expect(refusal({ ...sentinel, REDIS_SENTINELS: value })).toContain('REDIS_SENTINELS: REDIS_SENTINELS must be host:port,host:port');
-    });
+    'refuses REDIS_SENTINELS=%p, naming the variable',
+    (value) => {
+      expect(refusal({ ...sentinel, REDIS_SENTINELS: value })).toContain(
+        'REDIS_SENTINELS: REDIS_SENTINELS must be host:port,host:port',
+      );
+    },
+  );
 
   it('wants both variables or neither, naming the missing one', () => {
     expect(refusal({ REDIS_SENTINELS: sentinel.REDIS_SENTINELS })).toBe(
-      'Invalid configuration:\n  REDIS_SENTINEL_MASTER: required with REDIS_SENTINELS (the name the Sentinels monitor the primary under)');
+      'Invalid configuration:\n  REDIS_SENTINEL_MASTER: required with REDIS_SENTINELS (the name the Sentinels monitor the primary under)',
+    );
     expect(refusal({ REDIS_SENTINEL_MASTER: 'lps-main' })).toBe(
-      'Invalid configuration:\n  REDIS_SENTINELS: required with REDIS_SENTINEL_MASTER (host:port,host:port of the Sentinels)');
-    expect(refusal({ ...sentinel, REDIS_SENTINEL_MASTER: 'lps main' })).toContain('REDIS_SENTINEL_MASTER: REDIS_SENTINEL_MASTER must be the name');
+      'Invalid configuration:\n  REDIS_SENTINELS: required with REDIS_SENTINEL_MASTER (host:port,host:port of the Sentinels)',
+    );
+    expect(refusal({ ...sentinel, REDIS_SENTINEL_MASTER: 'lps main' })).toContain(
+      'REDIS_SENTINEL_MASTER: REDIS_SENTINEL_MASTER must be the name',
+    );
   });
 
   it('refuses Sentinel together with REDIS_URL rather than silently preferring one', () => {
     expect(refusal({ ...sentinel, REDIS_URL: 'redis://127.0.0.1:6379' })).toBe(
-      'Invalid configuration:\n  REDIS_URL: set either REDIS_URL (one Redis) or REDIS_SENTINELS with REDIS_SENTINEL_MASTER (Sentinel), not both');
+      'Invalid configuration:\n  REDIS_URL: set either REDIS_URL (one Redis) or REDIS_SENTINELS with REDIS_SENTINEL_MASTER (Sentinel), not both',
+    );
   });
 
   it('REDIS_SENTINEL_WAIT_REPLICAS: 0 to 16, and only with Sentinel', () => {
     expect(refusal({ ...sentinel, REDIS_SENTINEL_WAIT_REPLICAS: '-1' })).toContain('REDIS_SENTINEL_WAIT_REPLICAS');
     expect(refusal({ ...sentinel, REDIS_SENTINEL_WAIT_REPLICAS: 'all' })).toContain('REDIS_SENTINEL_WAIT_REPLICAS');
     expect(refusal({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_SENTINEL_WAIT_REPLICAS: '1' })).toBe(
-      'Invalid configuration:\n  REDIS_SENTINEL_WAIT_REPLICAS: only used with REDIS_SENTINELS');
+      'Invalid configuration:\n  REDIS_SENTINEL_WAIT_REPLICAS: only used with REDIS_SENTINELS',
+    );
   });
 });
 
 describe('DISPLAY_TIMEZONE', () => {
-  it('defaults to the server\'s zone and takes IANA names', () => {
+  it("defaults to the server's zone and takes IANA names", () => {
     expect(loadConfig({}).DISPLAY_TIMEZONE).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
     expect(loadConfig({ DISPLAY_TIMEZONE: 'Asia/Shanghai' }).DISPLAY_TIMEZONE).toBe('Asia/Shanghai');
   });
 
   it.each(['Mars/Olympus', '+08:00', 'GMT+8 ', 'Asia/Shanghai;'])('refuses %p naming the variable', (value) => {
     expect(() => loadConfig({ DISPLAY_TIMEZONE: value })).toThrow(ConfigError);
-    expect(() => loadConfig({ DISPLAY_TIMEZONE: value })).toThrow(/DISPLAY_TIMEZONE: DISPLAY_TIMEZONE must be an IANA time zone name/);
+    expect(() => loadConfig({ DISPLAY_TIMEZONE: value })).toThrow(
+      /DISPLAY_TIMEZONE: DISPLAY_TIMEZONE must be an IANA time zone name/,
+    );
   });
 });
 
@@ -165,6 +201,8 @@ describe('LOGIN_NOTICE_WINDOW_MINUTES', () => {
   });
 
   it.each(['-1', '2.5', 'hourly', '1441'])('stops the start naming LOGIN_NOTICE_WINDOW_MINUTES for %p', (value) => {
-    expect(() => loadConfig({ LOGIN_NOTICE_WINDOW_MINUTES: value })).toThrow(/LOGIN_NOTICE_WINDOW_MINUTES: LOGIN_NOTICE_WINDOW_MINUTES must/);
+    expect(() => loadConfig({ LOGIN_NOTICE_WINDOW_MINUTES: value })).toThrow(
+      /LOGIN_NOTICE_WINDOW_MINUTES: LOGIN_NOTICE_WINDOW_MINUTES must/,
+    );
   });
 });

@@ -1,8 +1,20 @@
+import { readFileSync } from 'node:fs';
+
 import { plainToInstance, Transform } from 'class-transformer';
 import {
-  ArrayNotEmpty, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy, validateSync,
+  ArrayNotEmpty,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  ValidateBy,
+  validateSync,
 } from 'class-validator';
-import { readFileSync } from 'node:fs';
+
 import { isTimeZoneName, serverTimeZone } from './time-zone';
 import { parseTrustProxy, TRUST_PROXY_RULE, TrustProxy } from './trust-proxy';
 
@@ -11,13 +23,21 @@ const bool = ({ value }: { value: unknown }) =>
 const int = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
 const list = ({ value }: { value: unknown }) =>
-  typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : value;
 /** host:port, the host a name, an IPv4 address or a bracketed IPv6 address. */
 const SENTINEL_ADDRESS = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([1-9]\d{0,4})$/;
 
 /** The one place that reads process.env; validated once at start. */
 export class AppConfig {
-  @Transform(int) @IsInt() @Min(0) @Max(65535)
+  @Transform(int)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT = 3000;
 
   @IsString()
@@ -28,19 +48,27 @@ export class AppConfig {
   })
   DATABASE_URL = 'sqlite:./data/auth.sqlite';
 
-  @IsOptional() @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be redis://host:port' })
+  @IsOptional()
+  @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be redis://host:port' })
   REDIS_URL?: string;
 
   /**
    * Redis behind Sentinel instead of REDIS_URL. The Sentinels are asked where the
    * primary of REDIS_SENTINEL_MASTER is, and asked again whenever it moves (a failover).
    */
-  @IsOptional() @Transform(list)
+  @IsOptional()
+  @Transform(list)
   @ArrayNotEmpty({ message: 'REDIS_SENTINELS must be host:port,host:port (the Sentinels, not the Redis servers)' })
-  @Matches(SENTINEL_ADDRESS, { each: true, message: 'REDIS_SENTINELS must be host:port,host:port (the Sentinels, not the Redis servers)' })
+  @Matches(SENTINEL_ADDRESS, {
+    each: true,
+    message: 'REDIS_SENTINELS must be host:port,host:port (the Sentinels, not the Redis servers)',
+  })
   REDIS_SENTINELS?: string[];
 
-  @IsOptional() @Matches(/^[A-Za-z0-9._-]+$/, { message: 'REDIS_SENTINEL_MASTER must be the name the Sentinels monitor (sentinel monitor <name> ...)' })
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9._-]+$/, {
+    message: 'REDIS_SENTINEL_MASTER must be the name the Sentinels monitor (sentinel monitor <name> ...)',
+  })
   REDIS_SENTINEL_MASTER?: string;
 
   /**
@@ -49,36 +77,57 @@ export class AppConfig {
    * lock the service has acknowledged (docs/operations.md, "Redis Sentinel"). 0: do not wait (faster, and
    * writes still work with every replica down, but the last writes before a failover may be lost).
    */
-  @Transform(int) @IsInt() @Min(0) @Max(16)
+  @Transform(int)
+  @IsInt()
+  @Min(0)
+  @Max(16)
   REDIS_SENTINEL_WAIT_REPLICAS = 1;
 
   @IsString()
   REDIS_KEY_PREFIX = '';
 
-  @Transform(bool) @IsBoolean({ message: 'CAPTCHA_ENABLED must be true or false' })
+  @Transform(bool)
+  @IsBoolean({ message: 'CAPTCHA_ENABLED must be true or false' })
   CAPTCHA_ENABLED = true;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   DEFAULT_PASSWORD?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   ADMIN_INITIAL_PASSWORD?: string;
 
   /** Parsed for Fastify's trustProxy; an unparsable value stays a string and fails validation. */
-  @Transform(({ value }) => (typeof value === 'string' ? parseTrustProxy(value) ?? value : value))
-  @ValidateBy({ name: 'trustProxy', validator: { validate: (v) => typeof v !== 'string' } }, { message: TRUST_PROXY_RULE })
+  @Transform(({ value }) => (typeof value === 'string' ? (parseTrustProxy(value) ?? value) : value))
+  @ValidateBy(
+    { name: 'trustProxy', validator: { validate: (v) => typeof v !== 'string' } },
+    { message: TRUST_PROXY_RULE },
+  )
   TRUST_PROXY: TrustProxy = false;
 
-  @Transform(list) @IsString({ each: true })
-  TEMP_URIS: string[] = ['/sys/me/pass/update', '/sys/me/info', '/sys/logout', '/sys/publicKey', '/sys/strategy/user/rules'];
+  @Transform(list)
+  @IsString({ each: true })
+  TEMP_URIS: string[] = [
+    '/sys/me/pass/update',
+    '/sys/me/info',
+    '/sys/logout',
+    '/sys/publicKey',
+    '/sys/strategy/user/rules',
+  ];
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   RSA_PRIVATE_KEY?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   RSA_PRIVATE_KEY_FILE?: string;
 
-  @Transform(int) @IsInt() @Min(4) @Max(15)
+  @Transform(int)
+  @IsInt()
+  @Min(4)
+  @Max(15)
   BCRYPT_COST = 10;
 
   /**
@@ -86,18 +135,24 @@ export class AppConfig {
    * code hashes). Unset: one is generated on first start and kept in the database.
    */
   @IsOptional()
-  @ValidateBy({ name: 'aes256Key', validator: { validate: (v) => typeof v === 'string' && isBase64Of32Bytes(v) } }, {
-    message: 'MFA_ENCRYPTION_KEY must be the base64 of 32 random bytes (e.g. openssl rand -base64 32)',
-  })
+  @ValidateBy(
+    { name: 'aes256Key', validator: { validate: (v) => typeof v === 'string' && isBase64Of32Bytes(v) } },
+    {
+      message: 'MFA_ENCRYPTION_KEY must be the base64 of 32 random bytes (e.g. openssl rand -base64 32)',
+    },
+  )
   MFA_ENCRYPTION_KEY?: string;
 
-  @IsOptional() @Matches(/^smtps?:\/\/.+/, { message: 'SMTP_URL must be smtp://[user:pass@]host:port or smtps://...' })
+  @IsOptional()
+  @Matches(/^smtps?:\/\/.+/, { message: 'SMTP_URL must be smtp://[user:pass@]host:port or smtps://...' })
   SMTP_URL?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   MAIL_FROM?: string;
 
-  @IsOptional() @Matches(/^https?:\/\/.+/, { message: 'SMS_WEBHOOK_URL must be an http(s) URL' })
+  @IsOptional()
+  @Matches(/^https?:\/\/.+/, { message: 'SMS_WEBHOOK_URL must be an http(s) URL' })
   SMS_WEBHOOK_URL?: string;
 
   /**
@@ -105,12 +160,18 @@ export class AppConfig {
    * guessing run does not flood the owner's mailbox or phone (the notice of the failure that locks
    * the account is always sent). 0 sends one per wrong password.
    */
-  @Transform(int) @IsInt({ message: 'LOGIN_NOTICE_WINDOW_MINUTES must be a whole number of minutes (0: one notice per wrong password)' })
+  @Transform(int)
+  @IsInt({
+    message: 'LOGIN_NOTICE_WINDOW_MINUTES must be a whole number of minutes (0: one notice per wrong password)',
+  })
   @Min(0, { message: 'LOGIN_NOTICE_WINDOW_MINUTES must be 0 or more' })
   @Max(1_440, { message: 'LOGIN_NOTICE_WINDOW_MINUTES must be at most 1440 (a day)' })
   LOGIN_NOTICE_WINDOW_MINUTES = 10;
 
-  @Transform(int) @IsInt() @Min(1024) @Max(10 * 1024 * 1024)
+  @Transform(int)
+  @IsInt()
+  @Min(1024)
+  @Max(10 * 1024 * 1024)
   BODY_LIMIT_BYTES = 64 * 1024;
 
   @IsIn(['log', 'debug', 'verbose', 'warn', 'error', 'fatal', 'info', 'trace'], {
@@ -119,7 +180,10 @@ export class AppConfig {
   LOG_LEVEL = 'log';
 
   /** Unset: pretty in a terminal unless NODE_ENV=production, JSON lines otherwise (service-logger.ts). */
-  @IsOptional() @IsIn(['json', 'pretty'], { message: 'LOG_FORMAT must be json or pretty (unset: pretty in a terminal, json otherwise)' })
+  @IsOptional()
+  @IsIn(['json', 'pretty'], {
+    message: 'LOG_FORMAT must be json or pretty (unset: pretty in a terminal, json otherwise)',
+  })
   LOG_FORMAT?: 'json' | 'pretty';
 
   /**
@@ -127,21 +191,35 @@ export class AppConfig {
    * and route in each window of THROTTLE_TTL_SECONDS, shared by all instances when REDIS_URL is set.
    * Generous by default: a whole office behind one NAT address must not be locked out of logging in.
    */
-  @Transform(int) @IsInt() @Min(1) @Max(86_400)
+  @Transform(int)
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
   THROTTLE_TTL_SECONDS = 60;
 
-  @Transform(int) @IsInt() @Min(1) @Max(1_000_000)
+  @Transform(int)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   THROTTLE_LOGIN_LIMIT = 600;
 
-  @Transform(int) @IsInt() @Min(1) @Max(1_000_000)
+  @Transform(int)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   THROTTLE_QRCODE_VERIFY_LIMIT = 600;
 
-  @Transform(int) @IsInt() @Min(1) @Max(1_000_000)
+  @Transform(int)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   THROTTLE_CAPTCHA_LIMIT = 600;
 
   /** Origins allowed to call the API from a browser (CORS); unset: no CORS headers at all. */
-  @Transform(list) @Matches(/^(\*|https?:\/\/[^\s/]+)$/, {
-    each: true, message: 'CORS_ORIGINS must be a comma-separated list of origins like https://admin.example.com, or *',
+  @Transform(list)
+  @Matches(/^(\*|https?:\/\/[^\s/]+)$/, {
+    each: true,
+    message: 'CORS_ORIGINS must be a comma-separated list of origins like https://admin.example.com, or *',
   })
   CORS_ORIGINS: string[] = [];
 
@@ -151,7 +229,10 @@ export class AppConfig {
    * waiting for as long as another connection holds a table. Far below a human's patience and
    * far above a healthy statement. Migrations at start run under it too.
    */
-  @Transform(int) @IsInt() @Min(100) @Max(600_000)
+  @Transform(int)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
   DB_STATEMENT_TIMEOUT_MS = 3_000;
 
   /**
@@ -159,7 +240,8 @@ export class AppConfig {
    * (never rows inside the current failure window). 0 keeps everything. China's baseline
    * (网络安全法 art. 21) wants at least 180 days kept.
    */
-  @Transform(int) @IsInt({ message: 'LOG_RETENTION_DAYS must be a whole number of days (0 keeps everything)' })
+  @Transform(int)
+  @IsInt({ message: 'LOG_RETENTION_DAYS must be a whole number of days (0 keeps everything)' })
   @Min(0, { message: 'LOG_RETENTION_DAYS must be 0 (keep everything) or more' })
   @Max(36_500, { message: 'LOG_RETENTION_DAYS must be at most 36500' })
   LOG_RETENTION_DAYS = 365;
@@ -168,7 +250,8 @@ export class AppConfig {
    * The bearer token of GET /metrics (Prometheus). Unset: /metrics answers 404.
    * At least 16 characters: it is the only thing between the network and the service's figures.
    */
-  @IsOptional() @Matches(/^[\x21-\x7e]{16,256}$/, {
+  @IsOptional()
+  @Matches(/^[\x21-\x7e]{16,256}$/, {
     message: 'METRICS_TOKEN must be 16 to 256 printable characters without spaces (e.g. openssl rand -hex 24)',
   })
   METRICS_TOKEN?: string;
@@ -178,9 +261,12 @@ export class AppConfig {
    * with their UTC offset; the console shows times in it too (/sys/me/info `displayTimeZone`).
    * Default: the server's zone (TZ, else the system's).
    */
-  @ValidateBy({ name: 'timeZone', validator: { validate: isTimeZoneName } }, {
-    message: 'DISPLAY_TIMEZONE must be an IANA time zone name such as Asia/Shanghai or UTC',
-  })
+  @ValidateBy(
+    { name: 'timeZone', validator: { validate: isTimeZoneName } },
+    {
+      message: 'DISPLAY_TIMEZONE must be an IANA time zone name such as Asia/Shanghai or UTC',
+    },
+  )
   DISPLAY_TIMEZONE: string = serverTimeZone();
 
   /**
@@ -188,7 +274,10 @@ export class AppConfig {
    * answer, retrying quietly; then it ends with one line naming the variable. Long enough for a
    * container started beside its database, short enough that a wrong address is noticed.
    */
-  @Transform(int) @IsInt() @Min(1_000) @Max(600_000)
+  @Transform(int)
+  @IsInt()
+  @Min(1_000)
+  @Max(600_000)
   START_TIMEOUT_MS = 30_000;
 
   /**
@@ -196,7 +285,8 @@ export class AppConfig {
    * TLS (behind a TLS-terminating proxy, too), because a browser that has seen the header refuses
    * plain HTTP to the host for that long. Unset or 0: the header is not sent.
    */
-  @Transform(int) @IsInt({ message: 'HSTS_MAX_AGE must be a whole number of seconds (0 or unset: no Strict-Transport-Security)' })
+  @Transform(int)
+  @IsInt({ message: 'HSTS_MAX_AGE must be a whole number of seconds (0 or unset: no Strict-Transport-Security)' })
   @Min(0, { message: 'HSTS_MAX_AGE must be 0 (not sent) or more seconds' })
   @Max(63_072_000, { message: 'HSTS_MAX_AGE must be at most 63072000 seconds (two years)' })
   HSTS_MAX_AGE = 0;
@@ -205,7 +295,8 @@ export class AppConfig {
    * Adds includeSubDomains to Strict-Transport-Security: every subdomain of the host is then
    * refused over plain HTTP as well, which only the operator of the whole domain can vouch for.
    */
-  @Transform(bool) @IsBoolean({ message: 'HSTS_INCLUDE_SUBDOMAINS must be true or false' })
+  @Transform(bool)
+  @IsBoolean({ message: 'HSTS_INCLUDE_SUBDOMAINS must be true or false' })
   HSTS_INCLUDE_SUBDOMAINS = false;
 
   /**
@@ -218,7 +309,8 @@ export class AppConfig {
   MFA_ISSUER = 'Login Policy Service';
 
   /** Schema sync is for throw-away test databases only; production runs migrations. */
-  @Transform(bool) @IsBoolean()
+  @Transform(bool)
+  @IsBoolean()
   DB_DROP_SCHEMA = false;
 
   /** Whether tokens, captchas and QR codes live in Redis (REDIS_URL or Sentinel) rather than in this process. */
@@ -269,8 +361,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const hsts = hstsProblem(config);
   if (hsts) throw new ConfigError(`Invalid configuration:\n  ${hsts}`);
   if (config.RSA_PRIVATE_KEY_FILE) {
-    try { readFileSync(config.RSA_PRIVATE_KEY_FILE); } catch {
-      throw new ConfigError(`Invalid configuration:\n  RSA_PRIVATE_KEY_FILE: cannot read ${config.RSA_PRIVATE_KEY_FILE}`);
+    try {
+      readFileSync(config.RSA_PRIVATE_KEY_FILE);
+    } catch {
+      throw new ConfigError(
+        `Invalid configuration:\n  RSA_PRIVATE_KEY_FILE: cannot read ${config.RSA_PRIVATE_KEY_FILE}`,
+      );
     }
   }
   return config;

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { StrategyModule } from '../strategy/strategy.module';
 import { RsaKeyService } from './rsa-key.service';
 

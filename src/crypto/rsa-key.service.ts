@@ -1,7 +1,15 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
 import {
-  constants, createHash, createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, privateDecrypt,
+  constants,
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  KeyObject,
+  privateDecrypt,
 } from 'node:crypto';
+
+import { Injectable, OnModuleInit } from '@nestjs/common';
+
 import { validationFailed } from '../common/app.exception';
 import { AppConfig } from '../config/app-config';
 import { SettingsRepository } from '../strategy/settings.repository';

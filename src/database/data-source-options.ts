@@ -1,41 +1,61 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
 import { Logger } from '@nestjs/common';
 import * as mysql2 from 'mysql2';
 import { DataSource, DataSourceOptions, MigrationExecutor } from 'typeorm';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+
 import { AuditLogEntity } from '../audit/audit-log.entity';
+import { addressOf, reasonOf, StartFailure } from '../common/start-failure';
 import { LoginLogEntity } from '../login-log/login-log.entity';
+import { RecoveryCodeEntity, UserMfaEntity } from '../mfa/mfa.entities';
 import { MessageEntity } from '../notification/message/message.entity';
 import { NotificationEntity } from '../notification/outbox/notification.entity';
 import { PasswordReminderEntity } from '../notification/reminder/password-reminder.entity';
 import { SysPropEntity } from '../strategy/sys-prop.entity';
+import { PasswordHistoryEntity } from '../user-account/password-history.entity';
 import { RoleEntity, UserRoleEntity } from '../user-account/role.entity';
-import { UserIdentifierEntity } from '../user-account/user-identifier.entity';
 import { UserEntity } from '../user-account/user.entity';
+import { UserIdentifierEntity } from '../user-account/user-identifier.entity';
 import { InitSchema1763900000000 } from './migrations/1763900000000-init-schema';
 import { Notifications1764300000000 } from './migrations/1764300000000-notifications';
 import { AuditLog1764600000000 } from './migrations/1764600000000-audit-log';
 import { UserIdentifiers1764900000000 } from './migrations/1764900000000-user-identifiers';
 import { AuditTargetName1765000000000 } from './migrations/1765000000000-audit-target-name';
 import { Mfa1765100000000 } from './migrations/1765100000000-mfa';
-import { PasswordHistory1765220000000 } from './migrations/1765220000000-password-history';
-import { PasswordHistoryEntity } from '../user-account/password-history.entity';
 import { LastLoginTime1765215000000 } from './migrations/1765215000000-last-login-time';
-import { LogSearch1765410000000 } from './migrations/1765410000000-log-search';
+import { PasswordHistory1765220000000 } from './migrations/1765220000000-password-history';
 import { UserSoftDelete1765300000000 } from './migrations/1765300000000-user-soft-delete';
+import { LogSearch1765410000000 } from './migrations/1765410000000-log-search';
 import { NormaliseIdentifiers1765500000000 } from './migrations/1765500000000-normalise-identifiers';
-import { RecoveryCodeEntity, UserMfaEntity } from '../mfa/mfa.entities';
-import { addressOf, reasonOf, StartFailure } from '../common/start-failure';
 
 export const ENTITIES = [
-  UserEntity, RoleEntity, UserRoleEntity, LoginLogEntity, SysPropEntity,
-  NotificationEntity, MessageEntity, PasswordReminderEntity, AuditLogEntity, UserIdentifierEntity,
-  UserMfaEntity, RecoveryCodeEntity, PasswordHistoryEntity,
+  UserEntity,
+  RoleEntity,
+  UserRoleEntity,
+  LoginLogEntity,
+  SysPropEntity,
+  NotificationEntity,
+  MessageEntity,
+  PasswordReminderEntity,
+  AuditLogEntity,
+  UserIdentifierEntity,
+  UserMfaEntity,
+  RecoveryCodeEntity,
+  PasswordHistoryEntity,
 ];
 export const MIGRATIONS = [
-  InitSchema1763900000000, Notifications1764300000000, AuditLog1764600000000, UserIdentifiers1764900000000,
-  AuditTargetName1765000000000, Mfa1765100000000, LastLoginTime1765215000000, PasswordHistory1765220000000,
-  UserSoftDelete1765300000000, LogSearch1765410000000, NormaliseIdentifiers1765500000000,
+  InitSchema1763900000000,
+  Notifications1764300000000,
+  AuditLog1764600000000,
+  UserIdentifiers1764900000000,
+  AuditTargetName1765000000000,
+  Mfa1765100000000,
+  LastLoginTime1765215000000,
+  PasswordHistory1765220000000,
+  UserSoftDelete1765300000000,
+  LogSearch1765410000000,
+  NormaliseIdentifiers1765500000000,
 ];
 
 /**
@@ -49,9 +69,11 @@ export const MIGRATIONS = [
  */
 export function sessionLimitsSql(deadlineMs: number): string {
   const seconds = Math.max(1, Math.ceil(deadlineMs / 1000));
-  return `SET SESSION lock_wait_timeout = ${seconds}, innodb_lock_wait_timeout = ${seconds}`
-    + ` /*M!100101 , max_statement_time = ${(deadlineMs / 1000).toFixed(3)} */`
-    + ` /*!50708 , max_execution_time = ${Math.ceil(deadlineMs)} */`;
+  return (
+    `SET SESSION lock_wait_timeout = ${seconds}, innodb_lock_wait_timeout = ${seconds}` +
+    ` /*M!100101 , max_statement_time = ${(deadlineMs / 1000).toFixed(3)} */` +
+    ` /*!50708 , max_execution_time = ${Math.ceil(deadlineMs)} */`
+  );
 }
 
 /**
@@ -79,8 +101,19 @@ function mysql2WithSessionLimits(deadlineMs: number): typeof mysql2 {
  * DATABASE_URL → TypeORM options. Migrations run on start (on MariaDB/MySQL through
  * initializeDataSource, outside the statement deadline); never synchronize.
  */
-export function dataSourceOptions(databaseUrl: string, dropSchema = false, statementTimeoutMs = 3_000): DataSourceOptions {
-  const common = { entities: ENTITIES, migrations: MIGRATIONS, migrationsRun: true, synchronize: false, dropSchema, logging: false };
+export function dataSourceOptions(
+  databaseUrl: string,
+  dropSchema = false,
+  statementTimeoutMs = 3_000,
+): DataSourceOptions {
+  const common = {
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsRun: true,
+    synchronize: false,
+    dropSchema,
+    logging: false,
+  };
   if (databaseUrl.startsWith('sqlite:')) {
     const database = databaseUrl.slice('sqlite:'.length);
     if (database !== ':memory:') mkdirSync(dirname(database), { recursive: true });
@@ -130,7 +163,10 @@ export function dataSourceOptions(databaseUrl: string, dropSchema = false, state
 const MIGRATION_LOCK_WAIT_SECONDS = 600;
 
 export async function initializeDataSource(
-  options: DataSourceOptions, statementTimeoutMs = 3_000, startTimeoutMs = 30_000, databaseUrl = '',
+  options: DataSourceOptions,
+  statementTimeoutMs = 3_000,
+  startTimeoutMs = 30_000,
+  databaseUrl = '',
 ): Promise<DataSource> {
   const dataSource = await openWithin(options, startTimeoutMs, databaseUrl);
   if (options.type !== 'mysql' && options.type !== 'mariadb') return dataSource;
@@ -138,12 +174,17 @@ export async function initializeDataSource(
   try {
     await runner.connect();
     const seconds = Math.max(1, Math.ceil(statementTimeoutMs / 1000));
-    await runner.query(`SET SESSION lock_wait_timeout = ${seconds} /*M!100101 , max_statement_time = 0 */ /*!50708 , max_execution_time = 0 */`);
+    await runner.query(
+      `SET SESSION lock_wait_timeout = ${seconds} /*M!100101 , max_statement_time = 0 */ /*!50708 , max_execution_time = 0 */`,
+    );
     // Instances started together (a rollout, the cluster suite) would each run the pending
     // migrations: MySQL's DDL is not transactional, so the second one fails on "table exists".
     // A named lock of the server makes them take turns; the later one then finds nothing pending.
-    const [{ locked }] = await runner.query(`SELECT GET_LOCK('lps_migrations', ${MIGRATION_LOCK_WAIT_SECONDS}) AS locked`);
-    if (Number(locked) !== 1) throw new Error(`another instance held the migration lock for ${MIGRATION_LOCK_WAIT_SECONDS} s`);
+    const [{ locked }] = await runner.query(
+      `SELECT GET_LOCK('lps_migrations', ${MIGRATION_LOCK_WAIT_SECONDS}) AS locked`,
+    );
+    if (Number(locked) !== 1)
+      throw new Error(`another instance held the migration lock for ${MIGRATION_LOCK_WAIT_SECONDS} s`);
     try {
       await new MigrationExecutor(dataSource, runner).executePendingMigrations();
     } finally {
@@ -161,8 +202,16 @@ export async function initializeDataSource(
 
 /** A server that may answer a moment later (starting, restarting, its name not yet in DNS): retried. */
 const NOT_YET = new Set([
-  'ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN',
-  'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'PROTOCOL_CONNECTION_LOST',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
 ]);
 /** A server that answered no: waiting does not help. */
 const REFUSED: Record<string, string> = {
@@ -172,7 +221,14 @@ const REFUSED: Record<string, string> = {
   ER_DBACCESS_DENIED_ERROR: 'the user may not use this database',
   ER_BAD_DB_ERROR: 'the database does not exist (create it first)',
 };
-const SQLITE_CANNOT_OPEN = new Set(['SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_NOTADB', 'SQLITE_PERM', 'EACCES', 'EROFS']);
+const SQLITE_CANNOT_OPEN = new Set([
+  'SQLITE_CANTOPEN',
+  'SQLITE_READONLY',
+  'SQLITE_NOTADB',
+  'SQLITE_PERM',
+  'EACCES',
+  'EROFS',
+]);
 
 /**
  * DataSource.initialize(), retried quietly for START_TIMEOUT_MS while a MariaDB/MySQL server does
@@ -180,7 +236,11 @@ const SQLITE_CANNOT_OPEN = new Set(['SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLIT
  * the password). Other errors (a failing migration) keep their stack: they are the code's.
  * Wall time, not the Clock: a start's deadline is no rule of the service.
  */
-async function openWithin(options: DataSourceOptions, startTimeoutMs: number, databaseUrl: string): Promise<DataSource> {
+async function openWithin(
+  options: DataSourceOptions,
+  startTimeoutMs: number,
+  databaseUrl: string,
+): Promise<DataSource> {
   const giveUpAt = Date.now() + startTimeoutMs;
   for (;;) {
     const dataSource = new DataSource(options);
@@ -191,13 +251,21 @@ async function openWithin(options: DataSourceOptions, startTimeoutMs: number, da
       const code = reasonOf(err);
       if (options.type === 'better-sqlite3') {
         if (!SQLITE_CANNOT_OPEN.has(code)) throw err;
-        throw new StartFailure('DATABASE_URL', `cannot open the SQLite file ${options.database} (${code}): check the path and that the service may write there`, err);
+        throw new StartFailure(
+          'DATABASE_URL',
+          `cannot open the SQLite file ${options.database} (${code}): check the path and that the service may write there`,
+          err,
+        );
       }
       const where = `${options.type === 'mariadb' ? 'MariaDB' : 'MySQL'} at ${addressOf(databaseUrl, 3306)}`;
       if (REFUSED[code]) throw new StartFailure('DATABASE_URL', `${where}: ${REFUSED[code]} (${code})`, err);
       if (!NOT_YET.has(code)) throw err;
       if (Date.now() >= giveUpAt) {
-        throw new StartFailure('DATABASE_URL', `no answer from ${where} within ${Math.round(startTimeoutMs / 1000)} s (${code}): check that the server runs and that DATABASE_URL points to it`, err);
+        throw new StartFailure(
+          'DATABASE_URL',
+          `no answer from ${where} within ${Math.round(startTimeoutMs / 1000)} s (${code}): check that the server runs and that DATABASE_URL points to it`,
+          err,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, Math.max(0, giveUpAt - Date.now()))));
     }

@@ -1,17 +1,18 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
+
 import { AuditLogService, SYSTEM_ACTOR } from '../audit/audit-log.service';
 import { Clock } from '../common/clock';
-import { DailyJob } from '../store/daily-job';
 import { NotificationService } from '../notification/notification.service';
 import { DormantAccountPayload, NotificationKind } from '../notification/notification.types';
+import { DailyJob } from '../store/daily-job';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
 import { StrategyService } from '../strategy/strategy.service';
+import { AccountStateService } from '../user-account/account-state.service';
 import { ALL_PERMISSIONS } from '../user-account/grants';
 import { DAY_MS } from '../user-account/password-expiry';
 import { RoleService } from '../user-account/role.service';
-import { AccountStateService } from '../user-account/account-state.service';
 import { UserEntity } from '../user-account/user.entity';
 import { UserRepository } from '../user-account/user.repository';
 
@@ -114,7 +115,8 @@ export class DormantAccountJob implements OnModuleDestroy {
     });
     const payload: DormantAccountPayload = { account: user.username, lastLoginTime, days };
     // The disable has happened: a notification that cannot be queued is logged, not retried by disabling again.
-    await this.notifications.notify(user.id, NotificationKind.ACCOUNT_DORMANT, user.email ? ['site', 'email'] : ['site'], payload)
+    await this.notifications
+      .notify(user.id, NotificationKind.ACCOUNT_DORMANT, user.email ? ['site', 'email'] : ['site'], payload)
       .catch((err: Error) => this.logger.warn(`could not notify a dormant account's user: ${err?.name ?? typeof err}`));
     return true;
   }

@@ -7,5 +7,8 @@ import type { LoginStatus, LoginTypes } from './login-log.entity';
  */
 export class LoginAttemptLoggedEvent {
   static readonly NAME = 'login-log.attempt-logged';
-  constructor(readonly status: LoginStatus, readonly loginType: LoginTypes) {}
+  constructor(
+    readonly status: LoginStatus,
+    readonly loginType: LoginTypes,
+  ) {}
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { AuditModule } from '../audit/audit.module';
 import { LoginLogController } from './login-log.controller';
 import { LoginLogEntity } from './login-log.entity';

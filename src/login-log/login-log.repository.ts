@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, In, MoreThanOrEqual, Repository, SelectQueryBuilder } from 'typeorm';
+
 import { LIKE_ESCAPE_CLAUSE, likePrefix } from '../common/like-prefix';
 import { LoginLogEntity, LoginStatus, LoginTypes } from './login-log.entity';
 
@@ -56,10 +57,18 @@ export class LoginLogRepository {
    */
   async countFailuresSinceEach(windows: { userId: string; since: Date }[]): Promise<Map<string, number>> {
     if (!windows.length) return new Map();
-    const qb = this.logs.createQueryBuilder('l').select('l.user_id', 'userId').addSelect('COUNT(*)', 'n')
+    const qb = this.logs
+      .createQueryBuilder('l')
+      .select('l.user_id', 'userId')
+      .addSelect('COUNT(*)', 'n')
       .where('l.status IN (:...statuses)', { statuses: FAILURE_STATUSES })
-      .andWhere(new Brackets((w) => windows.forEach(({ userId, since }, i) =>
-        w.orWhere(`(l.user_id = :u${i} AND l.login_time >= :s${i})`, { [`u${i}`]: userId, [`s${i}`]: since }))))
+      .andWhere(
+        new Brackets((w) =>
+          windows.forEach(({ userId, since }, i) =>
+            w.orWhere(`(l.user_id = :u${i} AND l.login_time >= :s${i})`, { [`u${i}`]: userId, [`s${i}`]: since }),
+          ),
+        ),
+      )
       .groupBy('l.user_id');
     const rows = await qb.getRawMany<{ userId: string; n: string | number }>();
     return new Map(rows.map((r) => [r.userId, Number(r.n)]));
@@ -78,8 +87,12 @@ export class LoginLogRepository {
 
   /** One page of the records matching `filter`, newest first, and how many match in all. */
   page(filter: LoginLogFilter, pageNum: number, pageSize: number): Promise<[LoginLogEntity[], number]> {
-    return this.matching(filter).orderBy('l.login_time', 'DESC').addOrderBy('l.id', 'DESC')
-      .skip((pageNum - 1) * pageSize).take(pageSize).getManyAndCount();
+    return this.matching(filter)
+      .orderBy('l.login_time', 'DESC')
+      .addOrderBy('l.id', 'DESC')
+      .skip((pageNum - 1) * pageSize)
+      .take(pageSize)
+      .getManyAndCount();
   }
 
   /**
@@ -93,7 +106,8 @@ export class LoginLogRepository {
     const qb = this.matching(filter);
     if (cursor) {
       qb.andWhere('l.login_time <= :cursorTime AND (l.login_time < :cursorTime OR l.id < :cursorId)', {
-        cursorTime: cursor.loginTime, cursorId: cursor.id,
+        cursorTime: cursor.loginTime,
+        cursorId: cursor.id,
       });
     }
     return qb.orderBy('l.login_time', 'DESC').addOrderBy('l.id', 'DESC').limit(size).getMany();
@@ -101,8 +115,13 @@ export class LoginLogRepository {
 
   /** Retention: ids of up to `limit` records logged before `before`, oldest first (idx_login_log_time). */
   async idsBefore(before: Date, limit: number): Promise<string[]> {
-    const rows = await this.logs.createQueryBuilder('l').select('l.id', 'id').where('l.login_time < :before', { before })
-      .orderBy('l.login_time', 'ASC').limit(limit).getRawMany<{ id: string | number }>();
+    const rows = await this.logs
+      .createQueryBuilder('l')
+      .select('l.id', 'id')
+      .where('l.login_time < :before', { before })
+      .orderBy('l.login_time', 'ASC')
+      .limit(limit)
+      .getRawMany<{ id: string | number }>();
     return rows.map((r) => String(r.id));
   }
 
@@ -117,7 +136,8 @@ export class LoginLogRepository {
   private matching(filter: LoginLogFilter): SelectQueryBuilder<LoginLogEntity> {
     const qb = this.logs.createQueryBuilder('l');
     // Prefixes, index-friendly (like-prefix.ts).
-    if (filter.account) qb.andWhere(`l.account LIKE :account ${LIKE_ESCAPE_CLAUSE}`, { account: likePrefix(filter.account) });
+    if (filter.account)
+      qb.andWhere(`l.account LIKE :account ${LIKE_ESCAPE_CLAUSE}`, { account: likePrefix(filter.account) });
     if (filter.status) qb.andWhere('l.status = :status', { status: filter.status });
     if (filter.loginType) qb.andWhere('l.login_type = :loginType', { loginType: filter.loginType });
     if (filter.ip) qb.andWhere(`l.ip LIKE :ip ${LIKE_ESCAPE_CLAUSE}`, { ip: likePrefix(filter.ip) });

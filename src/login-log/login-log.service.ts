@@ -1,6 +1,8 @@
+import type { Readable } from 'node:stream';
+
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import type { Readable } from 'node:stream';
+
 import { actedBy, AuditLogService } from '../audit/audit-log.service';
 import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
@@ -94,7 +96,12 @@ export class LoginLogService {
    */
   async exportCsv(q: ExportLoginLogDto, actor: Actor): Promise<Readable> {
     const filter = filterOf(q);
-    await this.audit.record({ action: 'loginLog.export', ...actedBy(actor), targetId: null, detail: { filters: { ...q } } });
+    await this.audit.record({
+      action: 'loginLog.export',
+      ...actedBy(actor),
+      targetId: null,
+      detail: { filters: { ...q } },
+    });
     const logs = this.logs;
     async function* slices(): AsyncGenerator<LoginLogEntity[]> {
       let cursor: LoginLogCursor | null = null;
@@ -123,7 +130,17 @@ const EXPORT_SLICE = 1_000;
 
 /** The list's row fields (and its id), in the order of the CSV header. */
 export const LOGIN_LOG_FIELDS = [
-  'id', 'account', 'userName', 'loginType', 'status', 'ip', 'browser', 'os', 'loginTime', 'failureReason', 'failureCode',
+  'id',
+  'account',
+  'userName',
+  'loginType',
+  'status',
+  'ip',
+  'browser',
+  'os',
+  'loginTime',
+  'failureReason',
+  'failureCode',
 ] as const satisfies readonly (keyof LoginLogRow)[];
 
 function rowOf({ userId: _userId, ...row }: LoginLogEntity): LoginLogRow {

@@ -1,7 +1,9 @@
 import Bowser from 'bowser';
+
 import { parseUserAgent } from './user-agent';
 
-const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+const CHROME =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0';
 
 describe('parseUserAgent', () => {
@@ -27,7 +29,9 @@ describe('parseUserAgent', () => {
 
   it('gives callers a result they cannot change for the next caller', () => {
     const parts = parseUserAgent(CHROME);
-    expect(() => { (parts as { browser: string | null }).browser = 'x'; }).toThrow(TypeError);
+    expect(() => {
+      (parts as { browser: string | null }).browser = 'x';
+    }).toThrow(TypeError);
     expect(parseUserAgent(CHROME).browser).toBe('Chrome 120.0');
   });
 

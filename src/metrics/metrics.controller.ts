@@ -1,6 +1,8 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
 import { Controller, Get, Header, Headers } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { createHash, timingSafeEqual } from 'node:crypto';
+
 import { ApiDoc } from '../common/api-docs';
 import { AppException } from '../common/app.exception';
 import { Public } from '../common/auth-context';
@@ -21,22 +23,28 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 export class MetricsController {
   private readonly expected: Buffer | null;
 
-  constructor(private readonly metrics: MetricsService, config: AppConfig) {
+  constructor(
+    private readonly metrics: MetricsService,
+    config: AppConfig,
+  ) {
     this.expected = config.METRICS_TOKEN ? digest(config.METRICS_TOKEN) : null;
   }
 
-  @Get() @Public()
+  @Get()
+  @Public()
   @ApiDoc('Prometheus metrics (bearer METRICS_TOKEN, not a session; 404 while METRICS_TOKEN is unset)', {
     bearerToken: 'METRICS_TOKEN',
     errors: [ErrorCode.NOT_FOUND],
     produces: {
       contentType: 'text/plain',
-      description: 'the Prometheus text exposition format (text/plain; version=0.0.4; charset=utf-8): login attempts, '
-        + 'login duration, account locks, sessions issued, notifications and the process\'s default metrics; no label carries a user, an account or an IP',
+      description:
+        'the Prometheus text exposition format (text/plain; version=0.0.4; charset=utf-8): login attempts, ' +
+        "login duration, account locks, sessions issued, notifications and the process's default metrics; no label carries a user, an account or an IP",
     },
-    description: 'For a Prometheus scraper: send `Authorization: Bearer <METRICS_TOKEN>` (the value configured in METRICS_TOKEN). '
-      + 'A missing or wrong token answers NOT_LOGGED_IN in the envelope; with METRICS_TOKEN unset the route answers NOT_FOUND (404). '
-      + 'A session token from /sys/login is not accepted here.',
+    description:
+      'For a Prometheus scraper: send `Authorization: Bearer <METRICS_TOKEN>` (the value configured in METRICS_TOKEN). ' +
+      'A missing or wrong token answers NOT_LOGGED_IN in the envelope; with METRICS_TOKEN unset the route answers NOT_FOUND (404). ' +
+      'A session token from /sys/login is not accepted here.',
   })
   @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
   async scrape(@Headers('authorization') authorization?: string): Promise<Buffer> {

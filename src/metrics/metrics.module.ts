@@ -1,6 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
+
 import { AppConfig } from '../config/app-config';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
@@ -30,7 +31,12 @@ export class MetricsModule implements OnModuleInit {
     // Fastify's own timer (reply.elapsedTime) and its matched pattern (routeOptions.url): no
     // per-request state of ours, and never the raw URL with its ids or query.
     fastify.addHook('onResponse', (request, reply, done) => {
-      this.metrics.observeHttp(request.routeOptions.url ?? UNMATCHED, request.method, reply.statusCode, reply.elapsedTime / 1_000);
+      this.metrics.observeHttp(
+        request.routeOptions.url ?? UNMATCHED,
+        request.method,
+        reply.statusCode,
+        reply.elapsedTime / 1_000,
+      );
       done();
     });
   }

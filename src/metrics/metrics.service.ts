@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
 import { LoginAnsweredEvent, SessionIssuedEvent } from '../auth/login/login.events';
 import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
 import { LoginAttemptLoggedEvent } from '../login-log/login-log.events';
@@ -16,7 +17,11 @@ const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
  * prom-client's gauges of active handles, requests and resources end in `_total`, which Prometheus
  * keeps for counters (`promtool check metrics` refuses them); their twins without the suffix stay.
  */
-const GAUGES_NAMED_AS_COUNTERS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+const GAUGES_NAMED_AS_COUNTERS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
 
 type HttpChild = { observe(seconds: number): void };
 
@@ -33,33 +38,46 @@ export class MetricsService {
   readonly registry = new Registry();
 
   private readonly loginAttempts = new Counter({
-    name: 'lps_login_attempts_total', help: 'Login attempts as logged, by status and login type',
-    labelNames: ['status', 'login_type'] as const, registers: [this.registry],
+    name: 'lps_login_attempts_total',
+    help: 'Login attempts as logged, by status and login type',
+    labelNames: ['status', 'login_type'] as const,
+    registers: [this.registry],
   });
 
   private readonly loginDuration = new Histogram({
-    name: 'lps_login_duration_seconds', help: 'Time to answer a password login (POST /sys/login), any outcome',
-    buckets: LOGIN_BUCKETS, registers: [this.registry],
+    name: 'lps_login_duration_seconds',
+    help: 'Time to answer a password login (POST /sys/login), any outcome',
+    buckets: LOGIN_BUCKETS,
+    registers: [this.registry],
   });
 
   private readonly accountLocks = new Counter({
-    name: 'lps_account_locks_total', help: 'Accounts locked, by reason (failures: too many wrong attempts; admin: an administrator)',
-    labelNames: ['reason'] as const, registers: [this.registry],
+    name: 'lps_account_locks_total',
+    help: 'Accounts locked, by reason (failures: too many wrong attempts; admin: an administrator)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
   });
 
   private readonly sessionsIssued = new Counter({
-    name: 'lps_sessions_issued_total', help: 'Tokens issued, temporary (temp="true") or normal',
-    labelNames: ['temp'] as const, registers: [this.registry],
+    name: 'lps_sessions_issued_total',
+    help: 'Tokens issued, temporary (temp="true") or normal',
+    labelNames: ['temp'] as const,
+    registers: [this.registry],
   });
 
   private readonly notifications = new Counter({
-    name: 'lps_notifications_total', help: 'Notification delivery attempts by channel and outcome (sent, failed, not_configured, retry)',
-    labelNames: ['channel', 'outcome'] as const, registers: [this.registry],
+    name: 'lps_notifications_total',
+    help: 'Notification delivery attempts by channel and outcome (sent, failed, not_configured, retry)',
+    labelNames: ['channel', 'outcome'] as const,
+    registers: [this.registry],
   });
 
   private readonly httpDuration = new Histogram({
-    name: 'lps_http_request_duration_seconds', help: 'HTTP answers by route pattern (never the raw URL), method and status',
-    labelNames: ['route', 'method', 'status'] as const, buckets: HTTP_BUCKETS, registers: [this.registry],
+    name: 'lps_http_request_duration_seconds',
+    help: 'HTTP answers by route pattern (never the raw URL), method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: HTTP_BUCKETS,
+    registers: [this.registry],
   });
 
   /** route → method → status → child: after the first answer of a kind, observing allocates nothing. */

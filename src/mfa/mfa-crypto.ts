@@ -1,5 +1,7 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, randomInt } from 'node:crypto';
+
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+
 import { AppConfig } from '../config/app-config';
 import { SettingsRepository } from '../strategy/settings.repository';
 
@@ -68,14 +70,19 @@ export class MfaCrypto implements OnModuleInit {
   private key: Buffer;
   private hashKey: Buffer;
 
-  constructor(private readonly config: AppConfig, private readonly settings: SettingsRepository) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly settings: SettingsRepository,
+  ) {}
 
   async onModuleInit() {
     const configured = this.config.MFA_ENCRYPTION_KEY;
     const base64 = configured ?? (await this.sharedKey());
     if (!configured) {
-      this.logger.warn('MFA_ENCRYPTION_KEY is not set: the TOTP secrets are encrypted under a key kept in the database; '
-        + 'set MFA_ENCRYPTION_KEY (openssl rand -base64 32) so that a copy of the database alone cannot read them');
+      this.logger.warn(
+        'MFA_ENCRYPTION_KEY is not set: the TOTP secrets are encrypted under a key kept in the database; ' +
+          'set MFA_ENCRYPTION_KEY (openssl rand -base64 32) so that a copy of the database alone cannot read them',
+      );
     }
     this.key = Buffer.from(base64, 'base64');
     this.hashKey = recoveryHashKey(this.key);

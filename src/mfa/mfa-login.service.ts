@@ -1,17 +1,18 @@
 import { Injectable, Logger } from '@nestjs/common';
+
 import { LoginResult, LoginService, LoginStep, LoginWay, NO_MFA, StepAttempt } from '../auth/login/login.service';
 import { AppException } from '../common/app.exception';
 import { Clock } from '../common/clock';
 import { ErrorCode } from '../common/error-code';
+import { bilingual } from '../common/texts';
 import { NotificationService } from '../notification/notification.service';
 import { NotificationKind } from '../notification/notification.types';
-import { bilingual } from '../common/texts';
 import { Keys } from '../store/keys';
 import { KvStore } from '../store/kv.store';
 import { json, OneTimeKind, OneTimeStore } from '../store/one-time-store';
 import { MFA_MODE_ENROLLED, MFA_MODE_REQUIRED } from '../strategy/strategy.types';
-import { LockoutService } from '../user-account/lockout.service';
 import { credentialStamp } from '../user-account/credential-stamp';
+import { LockoutService } from '../user-account/lockout.service';
 import { UserLookup } from '../user-account/user-lookup.service';
 import { MfaService } from './mfa.service';
 import { PendingLogin, SecondFactorProof } from './second-factor.proof';
@@ -19,7 +20,12 @@ import { PendingLogin, SecondFactorProof } from './second-factor.proof';
 export const MFA_TOKEN_TTL_MS = 5 * 60_000;
 
 /** The mfaToken is a bearer secret: only its SHA-256 is stored. */
-const PENDING_LOGINS: OneTimeKind<PendingLogin> = { key: Keys.mfaToken, ttlMs: MFA_TOKEN_TTL_MS, hashed: true, format: json<PendingLogin>() };
+const PENDING_LOGINS: OneTimeKind<PendingLogin> = {
+  key: Keys.mfaToken,
+  ttlMs: MFA_TOKEN_TTL_MS,
+  hashed: true,
+  format: json<PendingLogin>(),
+};
 
 export interface MfaLoginRequest {
   mfaToken: string;
@@ -60,8 +66,13 @@ export class MfaLoginService implements LoginStep {
     // A way that proved a second factor is not asked again; enrolment is still required in mode 2.
     if (mode >= MFA_MODE_ENROLLED && enabled && !attempt.way.secondFactorProven) {
       attempt.hold({
-        accessToken: null, tempUser: false, forceUpdatePassword: false, tip: '',
-        ...NO_MFA, mfaRequired: true, mfaToken: await this.pend(attempt),
+        accessToken: null,
+        tempUser: false,
+        forceUpdatePassword: false,
+        tip: '',
+        ...NO_MFA,
+        mfaRequired: true,
+        mfaToken: await this.pend(attempt),
       });
     } else if (mode === MFA_MODE_REQUIRED && !enabled) {
       // A forced password change keeps its tip and comes first: the password before the enrolment.
@@ -75,13 +86,27 @@ export class MfaLoginService implements LoginStep {
     const pending = await this.pendingLogins.peek(token);
     if (!pending) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
     const user = await this.accounts.get(pending.userId).catch((err: unknown) => {
-      throw err instanceof AppException && err.code === ErrorCode.NOT_FOUND ? new AppException(ErrorCode.MFA_TOKEN_INVALID) : err;
+      throw err instanceof AppException && err.code === ErrorCode.NOT_FOUND
+        ? new AppException(ErrorCode.MFA_TOKEN_INVALID)
+        : err;
     });
     const way: LoginWay = {
-      loginType: pending.loginType, account: pending.account, ip: req.ip, userAgent: req.userAgent, locale: pending.locale,
-      unusualIpCheck: true, secondFactorProven: true, freshProof: pending.freshProof === true,
+      loginType: pending.loginType,
+      account: pending.account,
+      ip: req.ip,
+      userAgent: req.userAgent,
+      locale: pending.locale,
+      unusualIpCheck: true,
+      secondFactorProven: true,
+      freshProof: pending.freshProof === true,
     };
-    const proof = new SecondFactorProof(this.pendingLogins, this.mfa, this.lockout, { token, pending, code: req.code, ip: req.ip, userAgent: req.userAgent });
+    const proof = new SecondFactorProof(this.pendingLogins, this.mfa, this.lockout, {
+      token,
+      pending,
+      code: req.code,
+      ip: req.ip,
+      userAgent: req.userAgent,
+    });
     const result = await this.logins.complete(user, way, proof);
     if (proof.used === 'recovery') await this.tellRecoveryCodeUsed(user.id, pending.account, req.ip);
     return result;
@@ -89,8 +114,12 @@ export class MfaLoginService implements LoginStep {
 
   private pend(attempt: StepAttempt): Promise<string> {
     return this.pendingLogins.issue({
-      userId: attempt.user.id, loginType: attempt.way.loginType, account: attempt.way.account, locale: attempt.way.locale,
-      stamp: credentialStamp(attempt.user.password), freshProof: attempt.way.freshProof === true,
+      userId: attempt.user.id,
+      loginType: attempt.way.loginType,
+      account: attempt.way.account,
+      locale: attempt.way.locale,
+      stamp: credentialStamp(attempt.user.password),
+      freshProof: attempt.way.freshProof === true,
     });
   }
 
@@ -98,7 +127,10 @@ export class MfaLoginService implements LoginStep {
   private async tellRecoveryCodeUsed(userId: string, account: string, ip: string): Promise<void> {
     try {
       await this.notifications.notify(userId, NotificationKind.RECOVERY_CODE_USED, ['site'], {
-        account, ip, time: this.clock.now().toISOString(), hint: bilingual('notification.recoveryCodeUsedHint'),
+        account,
+        ip,
+        time: this.clock.now().toISOString(),
+        hint: bilingual('notification.recoveryCodeUsedHint'),
       });
     } catch (err) {
       this.logger.error(`could not queue the recovery-code notice of user ${userId}: ${(err as Error)?.name}`);

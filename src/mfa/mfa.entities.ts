@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+
 import { DATETIME } from '../common/datetime';
 
 /** `sys_user_mfa`: one row per user with TOTP enabled (a pending setup lives in MFA_SETUP:{userId}). */

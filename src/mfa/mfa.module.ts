@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { LOGIN_STEPS } from '../auth/login/login.service';
@@ -10,22 +11,31 @@ import { StrategyModule } from '../strategy/strategy.module';
 import { MFA_STATUS } from '../user-account/mfa-status';
 import { REAUTH_CODE_PROOF } from '../user-account/reauth.service';
 import { UserAccountModule } from '../user-account/user-account.module';
-import { MfaCrypto } from './mfa-crypto';
 import { MfaController } from './mfa.controller';
 import { RecoveryCodeEntity, UserMfaEntity } from './mfa.entities';
-import { MfaLoginService } from './mfa-login.service';
 import { MfaRepository } from './mfa.repository';
 import { MfaService } from './mfa.service';
+import { MfaCrypto } from './mfa-crypto';
+import { MfaLoginService } from './mfa-login.service';
 
 /** The TOTP second factor, added to the login tail as a step (MfaLoginService). */
 @Module({
   imports: [
     TypeOrmModule.forFeature([UserMfaEntity, RecoveryCodeEntity]),
-    AuthModule, UserAccountModule, SessionModule, StrategyModule, LoginLogModule, NotificationModule, AuditModule,
+    AuthModule,
+    UserAccountModule,
+    SessionModule,
+    StrategyModule,
+    LoginLogModule,
+    NotificationModule,
+    AuditModule,
   ],
   controllers: [MfaController],
   providers: [
-    MfaCrypto, MfaRepository, MfaService, MfaLoginService,
+    MfaCrypto,
+    MfaRepository,
+    MfaService,
+    MfaLoginService,
     LOGIN_STEPS.provide(MfaLoginService),
     MFA_STATUS.provide(MfaService),
     REAUTH_CODE_PROOF.provide(MfaService),

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { Brackets, DataSource, In, Repository } from 'typeorm';
+
 import { RecoveryCodeEntity, UserMfaEntity } from './mfa.entities';
 
 /** `sys_user_mfa` and `sys_user_recovery_code`: the only place that queries them. */
@@ -28,7 +29,10 @@ export class MfaRepository {
       await tx.delete(UserMfaEntity, { userId: row.userId });
       await tx.delete(RecoveryCodeEntity, { userId: row.userId });
       await tx.insert(UserMfaEntity, row);
-      await tx.insert(RecoveryCodeEntity, codeHashes.map((codeHash) => ({ userId: row.userId, codeHash, usedTime: null })));
+      await tx.insert(
+        RecoveryCodeEntity,
+        codeHashes.map((codeHash) => ({ userId: row.userId, codeHash, usedTime: null })),
+      );
     });
   }
 
@@ -37,7 +41,9 @@ export class MfaRepository {
    * same step, on any instance, exactly one gets true (no code accepted twice).
    */
   async claimStep(userId: string, step: number): Promise<boolean> {
-    const result = await this.mfa.createQueryBuilder().update(UserMfaEntity)
+    const result = await this.mfa
+      .createQueryBuilder()
+      .update(UserMfaEntity)
       .set({ lastUsedStep: step })
       .where('user_id = :userId', { userId })
       .andWhere(new Brackets((w) => w.where('last_used_step IS NULL').orWhere('last_used_step < :step', { step })))
@@ -47,7 +53,9 @@ export class MfaRepository {
 
   /** Spends an unused recovery code: of concurrent uses exactly one gets true. */
   async useRecoveryCode(userId: string, codeHash: string, at: Date): Promise<boolean> {
-    const result = await this.codes.createQueryBuilder().update(RecoveryCodeEntity)
+    const result = await this.codes
+      .createQueryBuilder()
+      .update(RecoveryCodeEntity)
       .set({ usedTime: at })
       .where('user_id = :userId', { userId })
       .andWhere('code_hash = :codeHash', { codeHash })
@@ -60,7 +68,10 @@ export class MfaRepository {
   async replaceRecoveryCodes(userId: string, codeHashes: string[]): Promise<void> {
     await this.dataSource.transaction(async (tx) => {
       await tx.delete(RecoveryCodeEntity, { userId });
-      await tx.insert(RecoveryCodeEntity, codeHashes.map((codeHash) => ({ userId, codeHash, usedTime: null })));
+      await tx.insert(
+        RecoveryCodeEntity,
+        codeHashes.map((codeHash) => ({ userId, codeHash, usedTime: null })),
+      );
     });
   }
 

@@ -1,10 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
+
 import { actedBy, AuditLogService } from '../audit/audit-log.service';
 import { AppException } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
-import { AppConfig } from '../config/app-config';
 import { ErrorCode } from '../common/error-code';
+import { AppConfig } from '../config/app-config';
 import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
 import { LoginLogService } from '../login-log/login-log.service';
 import { SessionService } from '../session/session.service';
@@ -13,16 +14,16 @@ import { Keys } from '../store/keys';
 import { KvStore } from '../store/kv.store';
 import { StrategyService } from '../strategy/strategy.service';
 import { MFA_MODE_REQUIRED } from '../strategy/strategy.types';
+import { AccountStateService } from '../user-account/account-state.service';
 import { LockoutService } from '../user-account/lockout.service';
 import { MfaStatus } from '../user-account/mfa-status';
 import { ReauthCodeProof } from '../user-account/reauth.service';
 import { SelfProtection } from '../user-account/self-protection';
 import { TargetAccess } from '../user-account/target-access';
-import { AccountStateService } from '../user-account/account-state.service';
-import { UserLookup } from '../user-account/user-lookup.service';
 import type { UserEntity } from '../user-account/user.entity';
-import { MfaCrypto, newRecoveryCodes } from './mfa-crypto';
+import { UserLookup } from '../user-account/user-lookup.service';
 import { MfaRepository } from './mfa.repository';
+import { MfaCrypto, newRecoveryCodes } from './mfa-crypto';
 import { acceptedStep, isReplay, newTotpSecret, otpauthUrl } from './totp';
 
 export const MFA_SETUP_TTL_MS = 10 * 60_000;
@@ -109,7 +110,10 @@ export class MfaService implements MfaStatus, ReauthCodeProof {
     const user = await this.accounts.get(userId);
     if (await this.enabled(user.id)) throw new AppException(ErrorCode.MFA_ALREADY_ENABLED);
     const secret = newTotpSecret();
-    const pending: PendingSetup = { secret: this.crypto.encrypt(secret), expireAt: this.clock.nowMs() + MFA_SETUP_TTL_MS };
+    const pending: PendingSetup = {
+      secret: this.crypto.encrypt(secret),
+      expireAt: this.clock.nowMs() + MFA_SETUP_TTL_MS,
+    };
     await this.store.set(Keys.mfaSetup(user.id), JSON.stringify(pending), MFA_SETUP_TTL_MS);
     return { secret, otpauthUrl: otpauthUrl(secret, user.username, this.config.MFA_ISSUER) };
   }
@@ -141,7 +145,8 @@ export class MfaService implements MfaStatus, ReauthCodeProof {
 
   /** /sys/me/mfa/disable: a TOTP or recovery code; FORBIDDEN while mfaMode = 2. */
   async disable(caller: MfaCaller, code: string): Promise<void> {
-    if ((await this.strategy.loginStrategy()).mfaMode === MFA_MODE_REQUIRED) throw new AppException(ErrorCode.FORBIDDEN);
+    if ((await this.strategy.loginStrategy()).mfaMode === MFA_MODE_REQUIRED)
+      throw new AppException(ErrorCode.FORBIDDEN);
     await this.withProvenCode(caller, code, async (user) => {
       await this.repo.remove(user.id);
       await this.sessions.updateProfile(user.id, { mfaEnabled: false });
@@ -153,7 +158,10 @@ export class MfaService implements MfaStatus, ReauthCodeProof {
     let recoveryCodes: string[] = [];
     await this.withProvenCode(caller, code, async (user) => {
       recoveryCodes = newRecoveryCodes();
-      await this.repo.replaceRecoveryCodes(user.id, recoveryCodes.map((c) => this.crypto.hashRecoveryCode(c)));
+      await this.repo.replaceRecoveryCodes(
+        user.id,
+        recoveryCodes.map((c) => this.crypto.hashRecoveryCode(c)),
+      );
     });
     return { recoveryCodes };
   }
@@ -192,14 +200,21 @@ export class MfaService implements MfaStatus, ReauthCodeProof {
    * account, the session that tried ends. A stolen session gets at most maxFailureTimes guesses.
    */
   private async withProvenCode(
-    caller: MfaCaller, code: string, then: (user: UserEntity) => Promise<void>, loginType = LoginTypes.MFA,
+    caller: MfaCaller,
+    code: string,
+    then: (user: UserEntity) => Promise<void>,
+    loginType = LoginTypes.MFA,
   ): Promise<void> {
     await this.mutex.run(Keys.loginMutex(caller.userId), async () => {
       const user = await this.accounts.withPassword(caller.userId);
       const attempt = { loginType, ip: caller.ip, userAgent: caller.userAgent, account: user.username };
       if (await this.states.stillLocked(user)) {
         await this.logs.record({
-          ...attempt, userId: user.id, userName: user.name, status: LoginStatus.LOCKED, failure: ErrorCode.ACCOUNT_LOCKED,
+          ...attempt,
+          userId: user.id,
+          userName: user.name,
+          status: LoginStatus.LOCKED,
+          failure: ErrorCode.ACCOUNT_LOCKED,
         });
         throw new AppException(ErrorCode.ACCOUNT_LOCKED);
       }
@@ -209,7 +224,12 @@ export class MfaService implements MfaStatus, ReauthCodeProof {
       if (proof !== 'totp' && proof !== 'recovery') {
         // Only a wrong code is a guess: an answer that proves nothing for another reason is not counted.
         if (proof === null) {
-          const locked = await this.lockout.recordFailure({ ...attempt, user, status: LoginStatus.MFAWRONG, reason: ErrorCode.MFA_CODE_INVALID });
+          const locked = await this.lockout.recordFailure({
+            ...attempt,
+            user,
+            status: LoginStatus.MFAWRONG,
+            reason: ErrorCode.MFA_CODE_INVALID,
+          });
           if (locked) await this.sessions.end(caller.tokenHash, user.id);
         }
         throw new AppException(ErrorCode.MFA_CODE_INVALID);
@@ -222,7 +242,9 @@ export class MfaService implements MfaStatus, ReauthCodeProof {
     try {
       return this.crypto.decrypt(stored);
     } catch {
-      this.logger.error(`the TOTP secret of user ${userId} does not decrypt (altered, or MFA_ENCRYPTION_KEY changed): refused`);
+      this.logger.error(
+        `the TOTP secret of user ${userId} does not decrypt (altered, or MFA_ENCRYPTION_KEY changed): refused`,
+      );
       return null;
     }
   }

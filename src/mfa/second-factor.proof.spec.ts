@@ -1,12 +1,12 @@
+import { codeOf } from '../../test/support/code-of';
+import { FakeClock } from '../../test/support/fake-clock';
+import { fakeChecks, proofUser } from '../../test/support/login-checks';
 import { ErrorCode } from '../common/error-code';
 import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
 import { MemoryKvStore } from '../store/memory-kv.store';
 import { json, OneTimeStore } from '../store/one-time-store';
 import { credentialStamp } from '../user-account/credential-stamp';
 import type { WrongProof } from '../user-account/lockout.service';
-import { codeOf } from '../../test/support/code-of';
-import { FakeClock } from '../../test/support/fake-clock';
-import { fakeChecks, proofUser } from '../../test/support/login-checks';
 import type { MfaProof } from './mfa.service';
 import { PendingLogin, SecondFactorProof } from './second-factor.proof';
 
@@ -23,12 +23,18 @@ describe('SecondFactorProof (the second step of a password login, inside the tai
   let locks: boolean;
   let pending: PendingLogin;
 
-  const proof = () => new SecondFactorProof(
-    pendingLogins,
-    { enabled: async () => enabled, prove: async () => answer },
-    { recordFailure: async (w: WrongProof) => { failures.push(w); return locks; } },
-    { token, pending, code: '123456', ip: '10.0.0.1', userAgent: 'jest' },
-  );
+  const proof = () =>
+    new SecondFactorProof(
+      pendingLogins,
+      { enabled: async () => enabled, prove: async () => answer },
+      {
+        recordFailure: async (w: WrongProof) => {
+          failures.push(w);
+          return locks;
+        },
+      },
+      { token, pending, code: '123456', ip: '10.0.0.1', userAgent: 'jest' },
+    );
   const tokenAlive = async () => (await pendingLogins.peek(token)) !== null;
 
   beforeEach(async () => {
@@ -39,10 +45,19 @@ describe('SecondFactorProof (the second step of a password login, inside the tai
     failures = [];
     locks = false;
     pending = {
-      userId: user.id, loginType: LoginTypes.ACCOUNT, account: 'zhangsan', locale: 'en',
-      stamp: credentialStamp(user.password), freshProof: true,
+      userId: user.id,
+      loginType: LoginTypes.ACCOUNT,
+      account: 'zhangsan',
+      locale: 'en',
+      stamp: credentialStamp(user.password),
+      freshProof: true,
     };
-    pendingLogins = new OneTimeStore(store, clock, { key: (id) => `AUTH_MFA:${id}`, ttlMs: 60_000, hashed: true, format: json<PendingLogin>() });
+    pendingLogins = new OneTimeStore(store, clock, {
+      key: (id) => `AUTH_MFA:${id}`,
+      ttlMs: 60_000,
+      hashed: true,
+      format: json<PendingLogin>(),
+    });
     token = await pendingLogins.issue(pending);
   });
 
@@ -70,9 +85,16 @@ describe('SecondFactorProof (the second step of a password login, inside the tai
   it('logs and counts a wrong code as mfawrong and keeps the token for another try', async () => {
     answer = null;
     expect(await codeOf(proof().prove(fakeChecks(user)))).toBe(ErrorCode.MFA_CODE_INVALID);
-    expect(failures).toEqual([expect.objectContaining({
-      user, account: 'zhangsan', loginType: LoginTypes.ACCOUNT, ip: '10.0.0.1', status: LoginStatus.MFAWRONG, reason: ErrorCode.MFA_CODE_INVALID,
-    })]);
+    expect(failures).toEqual([
+      expect.objectContaining({
+        user,
+        account: 'zhangsan',
+        loginType: LoginTypes.ACCOUNT,
+        ip: '10.0.0.1',
+        status: LoginStatus.MFAWRONG,
+        reason: ErrorCode.MFA_CODE_INVALID,
+      }),
+    ]);
     expect(await tokenAlive()).toBe(true);
   });
 
@@ -109,7 +131,9 @@ describe('SecondFactorProof (the second step of a password login, inside the tai
   });
 
   it('starts the login again when the password the first step proved was changed meanwhile', async () => {
-    expect(await codeOf(proof().prove(fakeChecks(proofUser({ password: 'hash:New-pass1' }))))).toBe(ErrorCode.MFA_TOKEN_INVALID);
+    expect(await codeOf(proof().prove(fakeChecks(proofUser({ password: 'hash:New-pass1' }))))).toBe(
+      ErrorCode.MFA_TOKEN_INVALID,
+    );
     expect(await tokenAlive()).toBe(false);
     expect(failures).toEqual([]);
   });

@@ -67,8 +67,13 @@ export class SecondFactorProof implements LoginProof {
     if (proof === 'replay') throw new AppException(ErrorCode.MFA_CODE_INVALID);
     if (!proof) {
       const locked = await this.lockout.recordFailure({
-        user: checks.user, account: pending.account, loginType: pending.loginType, ip, userAgent,
-        status: LoginStatus.MFAWRONG, reason: ErrorCode.MFA_CODE_INVALID,
+        user: checks.user,
+        account: pending.account,
+        loginType: pending.loginType,
+        ip,
+        userAgent,
+        status: LoginStatus.MFAWRONG,
+        reason: ErrorCode.MFA_CODE_INVALID,
       });
       if (locked) await this.pendingLogins.revoke(token);
       throw new AppException(ErrorCode.MFA_CODE_INVALID);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+
 import { isBase64Of32Bytes } from '../config/app-config';
 import { decryptSecret, encryptSecret, hashRecoveryCode, newRecoveryCodes, recoveryHashKey } from './mfa-crypto';
 import { acceptedStep, isReplay, newTotpSecret, stepAt, totpCode } from './totp';

@@ -1,5 +1,6 @@
-import { Secret, TOTP } from 'otpauth';
 import { timingSafeEqual } from 'node:crypto';
+
+import { Secret, TOTP } from 'otpauth';
 
 /**
  * RFC 6238 with SHA-1, 6 digits, 30-second steps, one step of drift either way, and
@@ -13,7 +14,11 @@ export const TOTP_DRIFT_STEPS = 1;
 /** The issuer only names the account in an app; it takes no part in the codes. */
 function totpOf(secretBase32: string, label = 'user', issuer = ''): TOTP {
   return new TOTP({
-    issuer, label, algorithm: 'SHA1', digits: TOTP_DIGITS, period: TOTP_PERIOD_S,
+    issuer,
+    label,
+    algorithm: 'SHA1',
+    digits: TOTP_DIGITS,
+    period: TOTP_PERIOD_S,
     secret: Secret.fromBase32(secretBase32),
   });
 }
@@ -41,7 +46,12 @@ export function totpCode(secretBase32: string, step: number): string {
  * The step `code` is valid for — the current one or one either side — if that step is later than
  * `lastUsedStep`; null otherwise (wrong, too old, or a replay).
  */
-export function acceptedStep(secretBase32: string, code: string, nowMs: number, lastUsedStep: number | null): number | null {
+export function acceptedStep(
+  secretBase32: string,
+  code: string,
+  nowMs: number,
+  lastUsedStep: number | null,
+): number | null {
   if (!/^\d{6}$/.test(code)) return null;
   const now = stepAt(nowMs);
   let found: number | null = null;

@@ -1,13 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
+
 import { UnusualIpEvent } from '../auth/login/login.events';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
 import { Keys } from '../store/keys';
 import { KvStore } from '../store/kv.store';
-import { LoginFailedEvent } from '../user-account/account.events';
 import { StrategyService } from '../strategy/strategy.service';
 import { channelsOf } from '../strategy/strategy.types';
+import { LoginFailedEvent } from '../user-account/account.events';
 import { reasonOf } from './notification.errors';
 import { NotificationService } from './notification.service';
 import { LoginAlertPayload, NotificationKind } from './notification.types';
@@ -37,7 +38,10 @@ export class LoginNotificationListener {
     if (!channelsOf(sendMsgWhenErrorLogin).length) return;
     // The failure that locks is news of its own and always told; the others once per window.
     if (!event.lockedUntil && !(await this.firstInWindow(event.userId))) return;
-    const payload: LoginAlertPayload = { ...alertOf(event), ...(event.lockedUntil && { lockedUntil: event.lockedUntil.toISOString() }) };
+    const payload: LoginAlertPayload = {
+      ...alertOf(event),
+      ...(event.lockedUntil && { lockedUntil: event.lockedUntil.toISOString() }),
+    };
     await this.send(event.userId, NotificationKind.LOGIN_FAILED, sendMsgWhenErrorLogin, payload);
   }
 
@@ -63,7 +67,12 @@ export class LoginNotificationListener {
     }
   }
 
-  private async send(userId: string, kind: NotificationKind, setting: string, payload: LoginAlertPayload): Promise<void> {
+  private async send(
+    userId: string,
+    kind: NotificationKind,
+    setting: string,
+    payload: LoginAlertPayload,
+  ): Promise<void> {
     const channels = channelsOf(setting);
     if (!channels.length) return;
     try {

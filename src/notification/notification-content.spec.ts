@@ -1,13 +1,15 @@
 import { AppConfig, loadConfig } from '../config/app-config';
-import { EmailTemplates } from './channels/email-templates';
 import { mailFrom, smtpTransportUrl } from './channels/email.channel';
-import { contentAsText, formatNotificationTime, notificationContent } from './notification-content';
+import { EmailTemplates } from './channels/email-templates';
 import { NotificationKind } from './notification.types';
+import { contentAsText, formatNotificationTime, notificationContent } from './notification-content';
 import { backoffMs, OUTBOX } from './outbox/outbox.options';
 
 const at = new Date('2025-03-04T05:06:07.890Z');
 const alert = {
-  account: 'zhangsan', ip: '10.1.2.3', time: at.toISOString(),
+  account: 'zhangsan',
+  ip: '10.1.2.3',
+  time: at.toISOString(),
   hint: { zh: '异常登录:密码错误', en: 'Abnormal login: wrong password' },
 };
 
@@ -26,18 +28,30 @@ describe('notification content', () => {
     expect(zh).toContain('尝试登录IP:10.1.2.3');
     expect(zh).toContain(`尝试登录时间:${formatNotificationTime(at)}`);
     const en = contentAsText(notificationContent(NotificationKind.LOGIN_FAILED, alert, 'en'), 'en');
-    expect(en).toContain('Abnormal login: wrong password. Account: zhangsan; Attempted from IP: 10.1.2.3; Attempted at: ');
+    expect(en).toContain(
+      'Abnormal login: wrong password. Account: zhangsan; Attempted from IP: 10.1.2.3; Attempted at: ',
+    );
   });
 
   it('an unusual IP names the account, the login IP and time and the uncommon-IP hint', () => {
-    const content = notificationContent(NotificationKind.UNUSUAL_IP, { ...alert, hint: { zh: '您的账号在不常用的IP登录', en: 'Login from an uncommon IP address' } }, 'zh');
+    const content = notificationContent(
+      NotificationKind.UNUSUAL_IP,
+      { ...alert, hint: { zh: '您的账号在不常用的IP登录', en: 'Login from an uncommon IP address' } },
+      'zh',
+    );
     expect(content.title).toBe('非常用IP登录提醒');
     expect(content.fields.map((f) => f.label)).toEqual(['登录账号', '登录IP', '登录时间']);
     expect(contentAsText(content)).toContain('您的账号在不常用的IP登录');
-    const en = notificationContent(NotificationKind.UNUSUAL_IP, { ...alert, hint: { zh: '', en: 'Login from an uncommon IP address' } }, 'en');
+    const en = notificationContent(
+      NotificationKind.UNUSUAL_IP,
+      { ...alert, hint: { zh: '', en: 'Login from an uncommon IP address' } },
+      'en',
+    );
     expect(en.title).toBe('Login from an uncommon IP');
     expect(en.fields).toEqual([
-      { label: 'Account', value: 'zhangsan' }, { label: 'Login IP', value: '10.1.2.3' }, { label: 'Login time', value: formatNotificationTime(at) },
+      { label: 'Account', value: 'zhangsan' },
+      { label: 'Login IP', value: '10.1.2.3' },
+      { label: 'Login time', value: formatNotificationTime(at) },
     ]);
     expect(contentAsText(en, 'en')).toMatch(/^Login from an uncommon IP address\. /);
   });
@@ -51,7 +65,15 @@ describe('notification content', () => {
     expect(zh.html).toContain('&lt;b&gt;x&lt;/b&gt;');
     expect(zh.text).toContain('登录账号:<b>x</b>');
     expect(zh.text).toContain('张三,您好');
-    const en = templates.render(notificationContent(NotificationKind.PASSWORD_EXPIRY, { account: 'li', expireTime: at.toISOString(), days: 1 }, 'en'), 'Li', 'en');
+    const en = templates.render(
+      notificationContent(
+        NotificationKind.PASSWORD_EXPIRY,
+        { account: 'li', expireTime: at.toISOString(), days: 1 },
+        'en',
+      ),
+      'Li',
+      'en',
+    );
     expect(en.subject).toBe('Your password expires soon');
     expect(en.text).toContain('Hello Li,');
     expect(en.text).toContain('Your password expires in 1 day\n');

@@ -1,7 +1,11 @@
 import { formatDisplayTime, serverTimeZone } from '../common/display-time';
 import { type Locale, text, type TextKey } from '../common/texts';
 import {
-  DormantAccountPayload, LoginAlertPayload, NotificationKind, NotificationPayload, PasswordExpiryPayload,
+  DormantAccountPayload,
+  LoginAlertPayload,
+  NotificationKind,
+  NotificationPayload,
+  PasswordExpiryPayload,
 } from './notification.types';
 
 /** One labelled fact of a notification ("登录IP: 10.0.0.1"). */
@@ -30,31 +34,57 @@ export function formatNotificationTime(value: string | Date, timeZone: string = 
 
 /** Contents, per kind and locale (zh is the default), times in `timeZone` (DISPLAY_TIMEZONE). */
 export function notificationContent(
-  kind: NotificationKind, payload: NotificationPayload, locale: Locale = 'zh', timeZone: string = serverTimeZone(),
+  kind: NotificationKind,
+  payload: NotificationPayload,
+  locale: Locale = 'zh',
+  timeZone: string = serverTimeZone(),
 ): NotificationContent {
   switch (kind) {
     case NotificationKind.LOGIN_FAILED:
       // Login account, attempted IP, attempted time, and the abnormal-login hint.
-      return loginAlert(payload as LoginAlertPayload, locale, timeZone,
-        'notification.loginFailedTitle', 'notification.labelAttemptIp', 'notification.labelAttemptTime');
+      return loginAlert(
+        payload as LoginAlertPayload,
+        locale,
+        timeZone,
+        'notification.loginFailedTitle',
+        'notification.labelAttemptIp',
+        'notification.labelAttemptTime',
+      );
     case NotificationKind.UNUSUAL_IP:
       // Login account, login IP, login time, and the uncommon-IP hint.
-      return loginAlert(payload as LoginAlertPayload, locale, timeZone,
-        'notification.unusualIpTitle', 'notification.labelLoginIp', 'notification.labelLoginTime');
+      return loginAlert(
+        payload as LoginAlertPayload,
+        locale,
+        timeZone,
+        'notification.unusualIpTitle',
+        'notification.labelLoginIp',
+        'notification.labelLoginTime',
+      );
     case NotificationKind.RECOVERY_CODE_USED:
       return {
-        ...loginAlert(payload as LoginAlertPayload, locale, timeZone,
-          'notification.recoveryCodeUsedTitle', 'notification.labelLoginIp', 'notification.labelLoginTime'),
+        ...loginAlert(
+          payload as LoginAlertPayload,
+          locale,
+          timeZone,
+          'notification.recoveryCodeUsedTitle',
+          'notification.labelLoginIp',
+          'notification.labelLoginTime',
+        ),
         advice: text('notification.recoveryCodeUsedAdvice', locale),
       };
     case NotificationKind.PASSWORD_EXPIRY: {
       const p = payload as PasswordExpiryPayload;
       return {
         title: text('notification.passwordExpiryTitle', locale),
-        lead: text(p.days === 1 ? 'notification.passwordExpiryLeadOneDay' : 'notification.passwordExpiryLead', locale, { days: p.days }),
+        lead: text(p.days === 1 ? 'notification.passwordExpiryLeadOneDay' : 'notification.passwordExpiryLead', locale, {
+          days: p.days,
+        }),
         fields: [
           { label: text('notification.labelAccount', locale), value: p.account },
-          { label: text('notification.labelExpireTime', locale), value: formatNotificationTime(p.expireTime, timeZone) },
+          {
+            label: text('notification.labelExpireTime', locale),
+            value: formatNotificationTime(p.expireTime, timeZone),
+          },
         ],
         advice: text('notification.passwordExpiryAdvice', locale),
       };
@@ -68,7 +98,9 @@ export function notificationContent(
           { label: text('notification.labelAccount', locale), value: p.account },
           {
             label: text('notification.labelLastLoginTime', locale),
-            value: p.lastLoginTime ? formatNotificationTime(p.lastLoginTime) : text('notification.neverLoggedIn', locale),
+            value: p.lastLoginTime
+              ? formatNotificationTime(p.lastLoginTime)
+              : text('notification.neverLoggedIn', locale),
           },
         ],
         advice: text('notification.accountDormantAdvice', locale),
@@ -78,7 +110,14 @@ export function notificationContent(
 }
 
 /** The two login alerts (wrong password, unusual IP) differ only in title and in how they name the IP and the time. */
-function loginAlert(p: LoginAlertPayload, locale: Locale, timeZone: string, title: TextKey, ipLabel: TextKey, timeLabel: TextKey): NotificationContent {
+function loginAlert(
+  p: LoginAlertPayload,
+  locale: Locale,
+  timeZone: string,
+  title: TextKey,
+  ipLabel: TextKey,
+  timeLabel: TextKey,
+): NotificationContent {
   const fields = [
     { label: text('notification.labelAccount', locale), value: p.account },
     { label: text(ipLabel, locale), value: p.ip },

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
+
 import { AppException } from '../common/app.exception';
 import { ErrorCode } from '../common/error-code';
-import { UserLookup } from '../user-account/user-lookup.service';
 import { UserEntity } from '../user-account/user.entity';
+import { UserLookup } from '../user-account/user-lookup.service';
 import { PermanentDeliveryError } from './notification.types';
 
 /** The addressee as it is at delivery time (a changed mailbox or mobile is used). */

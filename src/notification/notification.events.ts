@@ -5,5 +5,8 @@ export type NotificationOutcome = (typeof NOTIFICATION_OUTCOMES)[number];
 /** Lps_notifications_total{channel,outcome}: one delivery attempt's outcome, without its recipient. */
 export class NotificationOutcomeEvent {
   static readonly NAME = 'notification.outcome';
-  constructor(readonly channel: string, readonly outcome: NotificationOutcome) {}
+  constructor(
+    readonly channel: string,
+    readonly outcome: NotificationOutcome,
+  ) {}
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+
 import { NotificationKind, NotificationPayload } from './notification.types';
 import { NotificationOutbox } from './outbox/notification-outbox';
 import { OutboxWorker } from './outbox/outbox.worker';
@@ -11,16 +12,30 @@ import { OutboxWorker } from './outbox/outbox.worker';
  */
 @Injectable()
 export class NotificationService {
-  constructor(private readonly outbox: NotificationOutbox, private readonly worker: OutboxWorker) {}
+  constructor(
+    private readonly outbox: NotificationOutbox,
+    private readonly worker: OutboxWorker,
+  ) {}
 
-  async notify(userId: string, kind: NotificationKind, channels: string[], payload: NotificationPayload): Promise<string[]> {
+  async notify(
+    userId: string,
+    kind: NotificationKind,
+    channels: string[],
+    payload: NotificationPayload,
+  ): Promise<string[]> {
     const ids = await this.outbox.add(userId, kind, channels, payload);
     if (ids.length) this.worker.kick();
     return ids;
   }
 
   /** Rows inside the caller's transaction; the caller kicks the worker after commit. */
-  enqueue(manager: EntityManager, userId: string, kind: NotificationKind, channels: string[], payload: NotificationPayload): Promise<string[]> {
+  enqueue(
+    manager: EntityManager,
+    userId: string,
+    kind: NotificationKind,
+    channels: string[],
+    payload: NotificationPayload,
+  ): Promise<string[]> {
     return this.outbox.add(userId, kind, channels, payload, manager);
   }
 

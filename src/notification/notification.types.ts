@@ -1,5 +1,5 @@
-import type { Bilingual } from '../common/texts';
 import { ExtensionPoint } from '../common/extension-point';
+import type { Bilingual } from '../common/texts';
 /** What a notification is about; stored in sys_notification.kind and sys_message.kind. */
 export enum NotificationKind {
   /** Wrong password. */

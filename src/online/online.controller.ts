@@ -1,16 +1,17 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+
 import { actedBy, AuditLogService } from '../audit/audit-log.service';
+import { ApiDoc } from '../common/api-docs';
 import { AppException } from '../common/app.exception';
+import type { Actor, AuthContext, Session } from '../common/auth-context';
+import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
 import { ErrorCode } from '../common/error-code';
 import { Page } from '../common/paging.dto';
+import { SessionService } from '../session/session.service';
 import { TargetAccess } from '../user-account/target-access';
 import { UserLookup } from '../user-account/user-lookup.service';
-import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
 import { KickoutDto, ListOnlineDto, OnlineSessionRowDto } from './dto/online.dto';
-import { SessionService } from '../session/session.service';
-import type { Actor, AuthContext, Session } from '../common/auth-context';
-import { ApiDoc } from '../common/api-docs';
 
 /** Live sessions for administrators (all) and for each user (their own); a tokenId never reveals the token. */
 @ApiTags('online sessions')
@@ -24,7 +25,9 @@ export class OnlineController {
     private readonly access: TargetAccess,
   ) {}
 
-  @Post('online/list') @HttpCode(200) @RequirePermissions('sys:online:list')
+  @Post('online/list')
+  @HttpCode(200)
+  @RequirePermissions('sys:online:list')
   @ApiDoc('List every live session', { data: OnlineSessionRowDto, shape: 'page' })
   async list(@Body() dto: ListOnlineDto): Promise<Page<OnlineSessionRowDto>> {
     const all = await this.sessions.allSessions();
@@ -32,7 +35,9 @@ export class OnlineController {
     return { total: all.length, rows: await this.rows(page) };
   }
 
-  @Post('online/kickout') @HttpCode(200) @RequirePermissions('sys:online:kickout')
+  @Post('online/kickout')
+  @HttpCode(200)
+  @RequirePermissions('sys:online:kickout')
   /**
    * Audited here (there is no online service): the target is the user whose session ended. Another
    * user's session only when the caller holds every code of that user.
@@ -62,17 +67,20 @@ export class OnlineController {
     });
   }
 
-  @Post('me/sessions') @HttpCode(200)
+  @Post('me/sessions')
+  @HttpCode(200)
   @ApiDoc("The caller's own live sessions", { data: OnlineSessionRowDto, shape: 'page' })
   async mine(@CurrentAuth() auth: AuthContext, @Body() dto: ListOnlineDto): Promise<Page<OnlineSessionRowDto>> {
-    const own = (await this.sessions.sessionsOf(auth.session.userId))
-      .sort((a, b) => b.session.loginTime - a.session.loginTime);
+    const own = (await this.sessions.sessionsOf(auth.session.userId)).sort(
+      (a, b) => b.session.loginTime - a.session.loginTime,
+    );
     const page = own.slice((dto.pageNum - 1) * dto.pageSize, dto.pageNum * dto.pageSize);
     const rows = await this.rows(page);
     return { total: own.length, rows: rows.map((r) => ({ ...r, current: r.tokenId === auth.tokenHash })) };
   }
 
-  @Post('me/sessions/kickout') @HttpCode(200)
+  @Post('me/sessions/kickout')
+  @HttpCode(200)
   @ApiDoc("End one of the caller's own sessions", { data: null, errors: [ErrorCode.NOT_FOUND] })
   async kickoutMine(@CurrentAuth() auth: AuthContext, @Body() dto: KickoutDto) {
     const session = await this.sessions.byTokenId(dto.tokenId);

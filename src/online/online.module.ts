@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { AuditModule } from '../audit/audit.module';
 import { SessionModule } from '../session/session.module';
 import { UserAccountModule } from '../user-account/user-account.module';

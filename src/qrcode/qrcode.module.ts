@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { SessionModule } from '../session/session.module';

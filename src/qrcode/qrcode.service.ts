@@ -1,14 +1,16 @@
-import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+
+import { Injectable, Logger } from '@nestjs/common';
+
 import { AuditLogService } from '../audit/audit-log.service';
 import { LoginResult, LoginService, LoginWay } from '../auth/login/login.service';
+import { AppException } from '../common/app.exception';
+import { Clock } from '../common/clock';
+import { ErrorCode, Locale } from '../common/error-code';
 import { LoginTypes } from '../login-log/login-log.entity';
 import { hashToken, SessionService } from '../session/session.service';
-import { AppException } from '../common/app.exception';
-import { ErrorCode, Locale } from '../common/error-code';
-import { Clock } from '../common/clock';
-import { KvStore } from '../store/kv.store';
 import { Keys } from '../store/keys';
+import { KvStore } from '../store/kv.store';
 import { json, OneTimeKind, OneTimeStore, TEXT } from '../store/one-time-store';
 import { credentialStamp } from '../user-account/credential-stamp';
 import { UserLookup } from '../user-account/user-lookup.service';
@@ -21,7 +23,12 @@ export const QRCODE_TTL_MS = 5 * 60_000;
  * key by name. The origin is a second record under the same code.
  */
 const CODES: OneTimeKind<string> = { key: Keys.qrcode, ttlMs: QRCODE_TTL_MS, hashed: false, format: TEXT };
-const ORIGINS: OneTimeKind<GrantOrigin> = { key: Keys.qrcodeOrigin, ttlMs: QRCODE_TTL_MS, hashed: false, format: json<GrantOrigin>() };
+const ORIGINS: OneTimeKind<GrantOrigin> = {
+  key: Keys.qrcodeOrigin,
+  ttlMs: QRCODE_TTL_MS,
+  hashed: false,
+  format: json<GrantOrigin>(),
+};
 
 /**
  * A logged-in device authorises a login elsewhere with a one-time code. The code is tied to the
@@ -64,13 +71,21 @@ export class QrcodeService {
     if (!origin) throw new AppException(ErrorCode.QRCODE_INVALID);
     const user = await this.accounts.get(userId).catch((err: unknown) => {
       // A user deleted since the code was made; a database that is away stays SERVICE_UNAVAILABLE.
-      throw err instanceof AppException && err.code === ErrorCode.NOT_FOUND ? new AppException(ErrorCode.QRCODE_INVALID) : err;
+      throw err instanceof AppException && err.code === ErrorCode.NOT_FOUND
+        ? new AppException(ErrorCode.QRCODE_INVALID)
+        : err;
     });
     // The proof checks the origin, then the disabled and locked state; then the tail every way in
     // shares, password expiry and first login included. No second factor: the authorising device
     // passed it.
     const way: LoginWay = {
-      loginType: LoginTypes.QRCODE, account: user.username, ip, userAgent, locale, unusualIpCheck: false, secondFactorProven: true,
+      loginType: LoginTypes.QRCODE,
+      account: user.username,
+      ip,
+      userAgent,
+      locale,
+      unusualIpCheck: false,
+      secondFactorProven: true,
     };
     const result = await this.login.complete(user, way, new QrcodeLoginProof(this.sessions, origin, way));
     await this.recordAuthorisation(userId, origin, hashToken(result.accessToken!), ip);
@@ -82,14 +97,26 @@ export class QrcodeService {
    * (the token's SHA-256, never a token). The login has happened: a failed audit write is logged, not
    * turned into a failed login whose token the client would never receive.
    */
-  private async recordAuthorisation(userId: string, origin: GrantOrigin, newTokenId: string, ip: string): Promise<void> {
+  private async recordAuthorisation(
+    userId: string,
+    origin: GrantOrigin,
+    newTokenId: string,
+    ip: string,
+  ): Promise<void> {
     try {
       await this.audit.record({
-        action: 'qrcode.authorize', actorId: userId, actorName: origin.username, targetId: userId, targetName: origin.username,
-        ip, detail: { authorizedBy: origin.tokenHash, session: newTokenId },
+        action: 'qrcode.authorize',
+        actorId: userId,
+        actorName: origin.username,
+        targetId: userId,
+        targetName: origin.username,
+        ip,
+        detail: { authorizedBy: origin.tokenHash, session: newTokenId },
       });
     } catch (err) {
-      this.logger.error(`could not audit the QR authorisation of user ${userId}: ${(err as { code?: string }).code ?? (err as Error).name}`);
+      this.logger.error(
+        `could not audit the QR authorisation of user ${userId}: ${(err as { code?: string }).code ?? (err as Error).name}`,
+      );
     }
   }
 }

@@ -1,4 +1,5 @@
 import { ThrottlerStorage } from '@nestjs/throttler';
+
 import { KvStore } from '../store/kv.store';
 
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import type { FastifyRequest } from 'fastify';
+
 import { clientIp } from '../common/client-info';
 import { AppConfig } from '../config/app-config';
 import { KvStore } from '../store/kv.store';
 import { KvThrottlerStorage } from './kv-throttler.storage';
-import { rateLimitedRoute, RateLimitedRoute } from './rate-limit.decorator';
+import { RateLimitedRoute, rateLimitedRoute } from './rate-limit.decorator';
 
 /**
  * Per-IP throttling of the handlers marked @RateLimit: counted in the shared store (Redis when
@@ -29,11 +30,13 @@ import { rateLimitedRoute, RateLimitedRoute } from './rate-limit.decorator';
           getTracker: (req) => clientIp(req as FastifyRequest),
           // Readable keys for operators: THROTTLE:login:203.0.113.7
           generateKey: (context, tracker) => `${rateLimitedRoute(context)}:${tracker}`,
-          throttlers: [{
-            name: 'default',
-            ttl: config.THROTTLE_TTL_SECONDS * 1000,
-            limit: (context) => limits[rateLimitedRoute(context)!],
-          }],
+          throttlers: [
+            {
+              name: 'default',
+              ttl: config.THROTTLE_TTL_SECONDS * 1000,
+              limit: (context) => limits[rateLimitedRoute(context)!],
+            },
+          ],
         };
       },
     }),

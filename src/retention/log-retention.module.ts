@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { AuditModule } from '../audit/audit.module';
 import { LoginLogModule } from '../login-log/login-log.module';
 import { StrategyModule } from '../strategy/strategy.module';

@@ -1,14 +1,16 @@
+import { randomUUID } from 'node:crypto';
+
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Cron } from '@nestjs/schedule';
-import { randomUUID } from 'node:crypto';
+
 import { AuditLogService, SYSTEM_ACTOR } from '../audit/audit-log.service';
 import { Clock } from '../common/clock';
-import { DailyJob } from '../store/daily-job';
 import { AppConfig } from '../config/app-config';
 import { LoginLogService } from '../login-log/login-log.service';
+import { DailyJob } from '../store/daily-job';
 import { KeyedMutex } from '../store/keyed-mutex';
-import { KvStore } from '../store/kv.store';
 import { Keys } from '../store/keys';
+import { KvStore } from '../store/kv.store';
 import { StrategyService } from '../strategy/strategy.service';
 
 /** At most this many rows per DELETE statement. */
@@ -63,7 +65,10 @@ export class LogRetentionService implements OnModuleDestroy {
       const day = this.clock.now().toISOString().slice(0, 10);
       if (!(await this.store.setIfAbsent(Keys.logRetentionDay(day), randomUUID(), 23 * HOUR_MS))) return;
       const result = await this.run();
-      if (result) this.logger.log(`deleted ${result.loginLog} login-log and ${result.auditLog} audit-log row(s) before ${result.cutoff.toISOString()}`);
+      if (result)
+        this.logger.log(
+          `deleted ${result.loginLog} login-log and ${result.auditLog} audit-log row(s) before ${result.cutoff.toISOString()}`,
+        );
     } catch (err) {
       this.logger.warn(`log retention failed: ${(err as Error)?.constructor?.name ?? typeof err}`);
     }
@@ -92,7 +97,8 @@ export class LogRetentionService implements OnModuleDestroy {
     const loginLog = await this.drain((limit) => this.loginLogs.deleteBatchBefore(cutoff, limit));
     const auditLog = await this.drain((limit) => this.audit.deleteBatchBefore(cutoff, limit));
     await this.audit.recordDone('log.retention', {
-      ...SYSTEM_ACTOR, targetId: null,
+      ...SYSTEM_ACTOR,
+      targetId: null,
       detail: { retentionDays: days, maxFailureInterval, cutoff: cutoff.toISOString(), loginLog, auditLog },
     });
     return { cutoff, loginLog, auditLog };

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+
 import { AccessDenied, AppException } from '../common/app.exception';
 import type { AuthContext } from '../common/auth-context';
 import { clientIp } from '../common/client-info';
@@ -70,13 +71,19 @@ export class SessionAuthenticator {
     if (session.temp === 1 && !allowsTemp && !this.tempUris.has(pathOf(request))) {
       throw new AppException(ErrorCode.TEMP_TOKEN_FORBIDDEN);
     }
-    if (permissions.length && !auth.permissions.includes('*') && !permissions.every((code) => auth.permissions.includes(code))) {
+    if (
+      permissions.length &&
+      !auth.permissions.includes('*') &&
+      !permissions.every((code) => auth.permissions.includes(code))
+    ) {
       // Attached although refused: the refusal of a logged-in caller is audited (access.denied).
       request.auth = auth;
       throw new AccessDenied(permissions.filter((code) => !auth.permissions.includes(code)));
     }
-    if ((freshProof === 'always' || (freshProof === 'reauthForAdmin' && login.reauthForAdmin))
-      && freshUntil(session, login) <= this.clock.nowMs()) {
+    if (
+      (freshProof === 'always' || (freshProof === 'reauthForAdmin' && login.reauthForAdmin)) &&
+      freshUntil(session, login) <= this.clock.nowMs()
+    ) {
       throw new AppException(ErrorCode.REAUTH_REQUIRED);
     }
     auth.session = await this.sessions.renewIfDue(auth.tokenHash, session, login);

@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+
 import { StrategyModule } from '../strategy/strategy.module';
 import { SessionGuard } from './guards/session.guard';
-import { SessionAuthenticator } from './session-authenticator';
 import { SessionService } from './session.service';
+import { SessionAuthenticator } from './session-authenticator';
 import { StreamTicketService } from './stream-ticket.service';
 
 /**

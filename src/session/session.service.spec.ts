@@ -1,14 +1,15 @@
 import { Test } from '@nestjs/testing';
-import { Clock } from '../common/clock';
+
+import { codeOf } from '../../test/support/code-of';
 import { FakeClock } from '../../test/support/fake-clock';
+import { Clock } from '../common/clock';
 import { ErrorCode } from '../common/error-code';
-import { KvStore } from '../store/kv.store';
 import { Keys } from '../store/keys';
+import { KvStore } from '../store/kv.store';
 import { MemoryKvStore } from '../store/memory-kv.store';
 import { StrategyService } from '../strategy/strategy.service';
 import { LoginStrategy } from '../strategy/strategy.types';
 import { freshUntil, hashToken, IssueOptions, SessionService } from './session.service';
-import { codeOf } from '../../test/support/code-of';
 
 const MINUTE = 60_000;
 
@@ -30,7 +31,13 @@ describe('SessionService', () => {
   let sessions: SessionService;
 
   const options = (over: Partial<IssueOptions> = {}): IssueOptions => ({
-    userId: 'u1', username: 'alice', profile: { name: 'Alice', mobile: null, email: null }, temp: false, ip: '10.0.0.1', permissions: ['sys:user:list'], ...over,
+    userId: 'u1',
+    username: 'alice',
+    profile: { name: 'Alice', mobile: null, email: null },
+    temp: false,
+    ip: '10.0.0.1',
+    permissions: ['sys:user:list'],
+    ...over,
   });
 
   beforeEach(async () => {
@@ -57,7 +64,12 @@ describe('SessionService', () => {
       expect(tokenHash).toBe(hashToken(token));
       expect(tokenHash).toMatch(/^[0-9a-f]{64}$/);
       expect(session).toMatchObject({
-        userId: 'u1', temp: 0, kickout: 0, ip: '10.0.0.1', loginTime: clock.nowMs(), expireAt: clock.nowMs() + 30 * MINUTE,
+        userId: 'u1',
+        temp: 0,
+        kickout: 0,
+        ip: '10.0.0.1',
+        loginTime: clock.nowMs(),
+        expireAt: clock.nowMs() + 30 * MINUTE,
       });
       expect(await store.get(Keys.token(token))).toBeNull();
       expect(JSON.parse((await store.get(Keys.token(tokenHash)))!)).toEqual(session);
@@ -95,9 +107,15 @@ describe('SessionService', () => {
     it('the session and codes handed to one request cannot be changed under the next one (they are shared)', async () => {
       const { token } = await sessions.issue(options());
       const first = await sessions.resolve(token);
-      expect(() => { first.permissions.push('*'); }).toThrow(TypeError);
-      expect(() => { first.session.userId = 'u2'; }).toThrow(TypeError);
-      expect(() => { first.session.profile!.name = 'Mallory'; }).toThrow(TypeError);
+      expect(() => {
+        first.permissions.push('*');
+      }).toThrow(TypeError);
+      expect(() => {
+        first.session.userId = 'u2';
+      }).toThrow(TypeError);
+      expect(() => {
+        first.session.profile!.name = 'Mallory';
+      }).toThrow(TypeError);
       const second = await sessions.resolve(token);
       expect(second.permissions).toEqual(['sys:user:list']);
       expect(second.session).toMatchObject({ userId: 'u1', profile: { name: 'Alice' } });
@@ -322,7 +340,11 @@ describe('SessionService', () => {
       const t0 = clock.nowMs();
       const { token, tokenHash } = await sessions.issue(options());
       let session = (await sessions.resolve(token)).session;
-      for (const [advance, expireAt] of [[20, 50], [20, 60], [15, 60]] as const) {
+      for (const [advance, expireAt] of [
+        [20, 50],
+        [20, 60],
+        [15, 60],
+      ] as const) {
         clock.advance(advance * MINUTE);
         session = await sessions.renewIfDue(tokenHash, (await sessions.resolve(token)).session);
         expect(session.expireAt).toBe(t0 + expireAt * MINUTE);
@@ -366,7 +388,8 @@ describe('SessionService', () => {
         clock.advance(MINUTE);
       }
       await sessions.kickOutOldest('u1', 3);
-      const marks = async () => Promise.all(issued.map(async (s) => JSON.parse((await store.get(Keys.token(s.tokenHash)))!).kickout));
+      const marks = async () =>
+        Promise.all(issued.map(async (s) => JSON.parse((await store.get(Keys.token(s.tokenHash)))!).kickout));
       expect(await marks()).toEqual([1, 1, 0, 0]);
       await sessions.kickOutOldest('u1', 3);
       expect(await marks()).toEqual([1, 1, 0, 0]);
@@ -376,7 +399,8 @@ describe('SessionService', () => {
   });
 
   describe('fresh proof', () => {
-    const proofOf = async (tokenHash: string) => freshUntil(JSON.parse((await store.get(Keys.token(tokenHash)))!), settings);
+    const proofOf = async (tokenHash: string) =>
+      freshUntil(JSON.parse((await store.get(Keys.token(tokenHash)))!), settings);
 
     it('a password login is proven at its issue, for reauthMinutes as configured now; other ways are not', async () => {
       const proven = await sessions.issue(options({ freshProof: true }));
@@ -408,4 +432,3 @@ describe('SessionService', () => {
     });
   });
 });
-

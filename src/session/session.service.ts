@@ -1,13 +1,15 @@
-import { Injectable } from '@nestjs/common';
 import { hash, randomBytes } from 'node:crypto';
+
+import { Injectable } from '@nestjs/common';
+
 import { AppException } from '../common/app.exception';
+import type { AuthContext, Session, SessionProfile } from '../common/auth-context';
 import { Clock } from '../common/clock';
 import { ErrorCode } from '../common/error-code';
-import { KvStore } from '../store/kv.store';
 import { Keys } from '../store/keys';
+import { KvStore } from '../store/kv.store';
 import { StrategyService } from '../strategy/strategy.service';
 import type { LoginStrategy } from '../strategy/strategy.types';
-import type { AuthContext, Session, SessionProfile } from '../common/auth-context';
 
 // crypto.hash: the one-shot digest, without a Hash object per request, is cheaper than
 // createHash().update().digest() on every request that carries a token.
@@ -26,7 +28,8 @@ interface Parsed {
 }
 
 /** When the chain of logins a session belongs to began: a QR login carries its generator's. */
-export const originOf = (session: Pick<Session, 'loginTime' | 'originTime'>): number => session.originTime ?? session.loginTime;
+export const originOf = (session: Pick<Session, 'loginTime' | 'originTime'>): number =>
+  session.originTime ?? session.loginTime;
 
 /**
  * sessionMaxHours: the moment a session ends however often it was renewed (the login
@@ -34,7 +37,10 @@ export const originOf = (session: Pick<Session, 'loginTime' | 'originTime'>): nu
  * strategy as it is now, so that a changed limit reaches live sessions at their next request (a
  * lower one ends those past it) and counts from the chain's first login for QR logins too.
  */
-export function absoluteEndOf(session: Pick<Session, 'loginTime' | 'originTime'>, login: Pick<LoginStrategy, 'sessionMaxHours'>): number {
+export function absoluteEndOf(
+  session: Pick<Session, 'loginTime' | 'originTime'>,
+  login: Pick<LoginStrategy, 'sessionMaxHours'>,
+): number {
   return login.sessionMaxHours > 0 ? originOf(session) + login.sessionMaxHours * HOUR_MS : Infinity;
 }
 
@@ -43,14 +49,18 @@ export function absoluteEndOf(session: Pick<Session, 'loginTime' | 'originTime'>
  * enrolment token of mfaMode 2 was issued for a password just proven and counts for its whole life.
  * From the strategy as it is now, like the absolute end, so a changed reauthMinutes reaches live sessions.
  */
-export function freshUntil(session: Pick<Session, 'provenAt' | 'temp' | 'mfaSetup'>, login: Pick<LoginStrategy, 'reauthMinutes'>): number {
+export function freshUntil(
+  session: Pick<Session, 'provenAt' | 'temp' | 'mfaSetup'>,
+  login: Pick<LoginStrategy, 'reauthMinutes'>,
+): number {
   if (session.provenAt === null || session.provenAt === undefined) return 0;
   if (session.temp === 1 && session.mfaSetup === 1) return Infinity;
   return session.provenAt + login.reauthMinutes * 60_000;
 }
 
 /** When a session stops being live: its expiry, or sooner its absolute end. */
-const endOf = (session: Session, login: Pick<LoginStrategy, 'sessionMaxHours'>) => Math.min(session.expireAt, absoluteEndOf(session, login));
+const endOf = (session: Session, login: Pick<LoginStrategy, 'sessionMaxHours'>) =>
+  Math.min(session.expireAt, absoluteEndOf(session, login));
 
 export interface IssueOptions {
   userId: string;
@@ -160,7 +170,7 @@ export class SessionService {
       throw new AppException(mine ? ErrorCode.KICKED_OUT : ErrorCode.NOT_LOGGED_IN);
     }
     // The strategy is in process memory: the absolute end costs no store round trip.
-    if (endOf(session, login ?? await this.strategy.loginStrategy()) <= this.clock.nowMs()) {
+    if (endOf(session, login ?? (await this.strategy.loginStrategy())) <= this.clock.nowMs()) {
       await this.end(tokenHash, session.userId);
       throw new AppException(ErrorCode.NOT_LOGGED_IN);
     }
@@ -173,7 +183,10 @@ export class SessionService {
     const session = JSON.parse(raw) as Session;
     if (session.profile) Object.freeze(session.profile);
     const parsed: Parsed = {
-      raw, perms, session: Object.freeze(session), permissions: Object.freeze(perms ? (JSON.parse(perms) as string[]) : []) as string[],
+      raw,
+      perms,
+      session: Object.freeze(session),
+      permissions: Object.freeze(perms ? (JSON.parse(perms) as string[]) : []) as string[],
     };
     if (!last && this.parsed.size >= PARSED_MAX) this.parsed.delete(this.parsed.keys().next().value as string);
     this.parsed.set(tokenHash, parsed);
@@ -191,7 +204,7 @@ export class SessionService {
    */
   async renewIfDue(tokenHash: string, session: Session, strategy?: LoginStrategy): Promise<Session> {
     if (session.temp === 1) return session;
-    const login = strategy ?? await this.strategy.loginStrategy();
+    const login = strategy ?? (await this.strategy.loginStrategy());
     const validityMs = login.sessionExpireMinutes * 60_000;
     const now = this.clock.nowMs();
     if (session.expireAt - now >= validityMs / 2) return session;
@@ -325,7 +338,8 @@ export class SessionService {
       if (!raw) return false;
       const session = JSON.parse(raw) as Session;
       if (session.kickout === 1) return false;
-      if (await this.store.replaceIfEquals(Keys.token(tokenHash), raw, JSON.stringify({ ...session, provenAt: at }))) return true;
+      if (await this.store.replaceIfEquals(Keys.token(tokenHash), raw, JSON.stringify({ ...session, provenAt: at })))
+        return true;
     }
     return false;
   }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
+
 import { Clock } from '../common/clock';
-import { KvStore } from '../store/kv.store';
 import { Keys } from '../store/keys';
+import { KvStore } from '../store/kv.store';
 import { json, OneTimeKind, OneTimeStore } from '../store/one-time-store';
 
 export const STREAM_TICKET_TTL_MS = 30_000;
@@ -13,7 +14,11 @@ interface StoredTicket {
 
 /** STREAM_TICKET:{sha256hex(ticket)}; a ticket is 256 random bits in base64url. */
 const TICKETS: OneTimeKind<StoredTicket> = {
-  key: Keys.streamTicket, ttlMs: STREAM_TICKET_TTL_MS, hashed: true, format: json<StoredTicket>(), shape: /^[A-Za-z0-9_-]{43}$/,
+  key: Keys.streamTicket,
+  ttlMs: STREAM_TICKET_TTL_MS,
+  hashed: true,
+  format: json<StoredTicket>(),
+  shape: /^[A-Za-z0-9_-]{43}$/,
 };
 
 /**

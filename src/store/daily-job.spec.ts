@@ -1,7 +1,7 @@
-import { KeyedMutex } from './keyed-mutex';
-import { MemoryKvStore } from './memory-kv.store';
 import { SystemClock } from '../common/clock';
 import { DailyJob } from './daily-job';
+import { KeyedMutex } from './keyed-mutex';
+import { MemoryKvStore } from './memory-kv.store';
 
 /** A pass the test ends when it chooses, so overlaps and shutdowns happen mid-pass. */
 function heldPass<T>() {
@@ -49,7 +49,9 @@ describe('DailyJob: the scaffold the daily jobs share', () => {
     const { pass, fail } = heldPass<number>();
     const running = job.run(pass).catch(() => 'failed');
     let stopped = false;
-    const stopping = job.stop().then(() => { stopped = true; });
+    const stopping = job.stop().then(() => {
+      stopped = true;
+    });
     await new Promise((resolve) => setImmediate(resolve));
     // The pass sees the flag and may end early; stop() has not returned before it does.
     expect(job.stopped).toBe(true);
@@ -75,7 +77,11 @@ describe('DailyJob: the scaffold the daily jobs share', () => {
     it('one instance runs; another that finds the turn taken resolves to idle, is told, and does not wait', async () => {
       const onTaken = jest.fn();
       const here = new DailyJob<number>({ idle: 0, overlap: 'share', turn: { mutex, key: 'TURN', leaseMs: 1_000 } });
-      const there = new DailyJob<number>({ idle: 0, overlap: 'share', turn: { mutex, key: 'TURN', leaseMs: 1_000, onTaken } });
+      const there = new DailyJob<number>({
+        idle: 0,
+        overlap: 'share',
+        turn: { mutex, key: 'TURN', leaseMs: 1_000, onTaken },
+      });
       const { pass, finish } = heldPass<number>();
       const running = here.run(pass);
       await new Promise((resolve) => setImmediate(resolve));

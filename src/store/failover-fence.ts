@@ -24,11 +24,20 @@ export class FailoverFence {
   /** Changes whenever a failover starts or the connection to the primary was lost or moved. */
   epoch = 0;
 
-  constructor(sentinels: { host: string; port: number }[], private readonly master: string, private readonly now: () => number = Date.now) {
+  constructor(
+    sentinels: { host: string; port: number }[],
+    private readonly master: string,
+    private readonly now: () => number = Date.now,
+  ) {
     const complained = new Set<string>();
     for (const sentinel of sentinels) {
       const client = createClient({
-        socket: { host: sentinel.host, port: sentinel.port, connectTimeout: 3000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 3000) },
+        socket: {
+          host: sentinel.host,
+          port: sentinel.port,
+          connectTimeout: 3000,
+          reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 3000),
+        },
         commandOptions: { timeout: 0 },
       }) as RedisClientType;
       // One line per Sentinel until it answers again: it is down, the others still watch.
@@ -40,8 +49,13 @@ export class FailoverFence {
       });
       client.on('ready', () => complained.delete(node(sentinel.host, sentinel.port)));
       this.watchers.push(client);
-      void client.connect()
-        .then(() => client.pSubscribe(['+try-failover', '-failover-abort-*'], (message, channel) => this.onEvent(channel, message)))
+      void client
+        .connect()
+        .then(() =>
+          client.pSubscribe(['+try-failover', '-failover-abort-*'], (message, channel) =>
+            this.onEvent(channel, message),
+          ),
+        )
         .catch(() => undefined);
     }
   }
@@ -51,7 +65,8 @@ export class FailoverFence {
     const [kind, name, host, port] = message.split(' ');
     if (kind !== 'master' || name !== this.master) return;
     if (channel === '+try-failover') {
-      if (this.fencedUntil <= this.now()) this.logger.warn(`redis sentinel: failover of ${this.master} started, writes wait for the new primary`);
+      if (this.fencedUntil <= this.now())
+        this.logger.warn(`redis sentinel: failover of ${this.master} started, writes wait for the new primary`);
       this.fencedPrimary = node(host, port);
       this.fencedUntil = this.now() + FENCE_MAX_MS;
       this.epoch++;

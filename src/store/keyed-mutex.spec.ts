@@ -1,8 +1,8 @@
-import { AppConfig } from '../config/app-config';
+import { sleep } from '../../test/support/wait';
 import { SystemClock } from '../common/clock';
+import { AppConfig } from '../config/app-config';
 import { KeyedMutex } from './keyed-mutex';
 import { MemoryKvStore } from './memory-kv.store';
-import { sleep } from '../../test/support/wait';
 
 /**
  * The lease bounds how long a crashed holder blocks others, but it must never run
@@ -23,13 +23,25 @@ describe('KeyedMutex lease', () => {
     // Real time: the lease is long enough that a busy machine's event-loop stalls (a few hundred ms)
     // cannot lose it between renewals, which is not what this test is about.
     const order: string[] = [];
-    const first = mutex.run('k', async () => {
-      order.push('first in');
-      await sleep(2_500);
-      order.push('first out');
-    }, 500, 5_000);
+    const first = mutex.run(
+      'k',
+      async () => {
+        order.push('first in');
+        await sleep(2_500);
+        order.push('first out');
+      },
+      500,
+      5_000,
+    );
     await sleep(20);
-    const second = mutex.run('k', async () => { order.push('second in'); }, 500, 5_000);
+    const second = mutex.run(
+      'k',
+      async () => {
+        order.push('second in');
+      },
+      500,
+      5_000,
+    );
     await Promise.all([first, second]);
     expect(order).toEqual(['first in', 'first out', 'second in']);
     await expect(store.get('k')).resolves.toBeNull();
@@ -38,7 +50,16 @@ describe('KeyedMutex lease', () => {
   it('stops renewing when the section ends, also when it throws', async () => {
     const renew = jest.spyOn(store, 'expireIfEquals');
     await mutex.run('k', () => sleep(300), 90);
-    await expect(mutex.run('k', async () => { await sleep(300); throw new Error('boom'); }, 90)).rejects.toThrow('boom');
+    await expect(
+      mutex.run(
+        'k',
+        async () => {
+          await sleep(300);
+          throw new Error('boom');
+        },
+        90,
+      ),
+    ).rejects.toThrow('boom');
     const renewals = renew.mock.calls.length;
     expect(renewals).toBeGreaterThan(0);
     await sleep(300);

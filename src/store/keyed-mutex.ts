@@ -1,5 +1,7 @@
-import { Injectable, Logger, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+
+import { Injectable, Logger, Optional } from '@nestjs/common';
+
 import { AppException } from '../common/app.exception';
 import { ErrorCode } from '../common/error-code';
 import { AppConfig } from '../config/app-config';
@@ -34,13 +36,21 @@ export class KeyedMutex {
    */
   private readonly defaultLeaseMs: number;
 
-  constructor(private readonly store: KvStore, @Optional() config?: AppConfig) {
+  constructor(
+    private readonly store: KvStore,
+    @Optional() config?: AppConfig,
+  ) {
     const deadlineMs = config?.DB_STATEMENT_TIMEOUT_MS;
     this.defaultWaitMs = deadlineMs ? Math.max(2 * deadlineMs, 2_000) : 20_000;
     this.defaultLeaseMs = Math.min(15_000, this.defaultWaitMs);
   }
 
-  async run<T>(key: string, fn: () => Promise<T>, leaseMs = this.defaultLeaseMs, waitMs = this.defaultWaitMs): Promise<T> {
+  async run<T>(
+    key: string,
+    fn: () => Promise<T>,
+    leaseMs = this.defaultLeaseMs,
+    waitMs = this.defaultWaitMs,
+  ): Promise<T> {
     const owner = randomUUID();
     const giveUpAt = Date.now() + waitMs;
     let delay = 2;
@@ -63,7 +73,11 @@ export class KeyedMutex {
    * runs; resolves to `{ ran: false }` without waiting when another holder has it. For jobs that
    * one instance of a cluster does at a time (log retention), where a second taker should not queue.
    */
-  async tryRun<T>(key: string, fn: () => Promise<T>, leaseMs = this.defaultLeaseMs): Promise<{ ran: true; value: T } | { ran: false }> {
+  async tryRun<T>(
+    key: string,
+    fn: () => Promise<T>,
+    leaseMs = this.defaultLeaseMs,
+  ): Promise<{ ran: true; value: T } | { ran: false }> {
     const owner = randomUUID();
     if (!(await this.store.setIfAbsent(key, owner, leaseMs))) return { ran: false };
     const stopRenewing = this.renewWhileHeld(key, owner, leaseMs);
@@ -83,18 +97,21 @@ export class KeyedMutex {
     let stopped = false;
     let timer: NodeJS.Timeout | undefined;
     const schedule = () => {
-      timer = setTimeout(async () => {
-        try {
-          if (!(await this.store.expireIfEquals(key, owner, leaseMs))) {
-            // Only when the store lost the key or renewals failed for a whole lease.
-            if (!stopped) this.logger.warn(`lease of ${key} was lost while its holder still ran`);
-            return;
+      timer = setTimeout(
+        async () => {
+          try {
+            if (!(await this.store.expireIfEquals(key, owner, leaseMs))) {
+              // Only when the store lost the key or renewals failed for a whole lease.
+              if (!stopped) this.logger.warn(`lease of ${key} was lost while its holder still ran`);
+              return;
+            }
+          } catch (err) {
+            this.logger.warn(`lease of ${key} not renewed: ${(err as Error)?.name}`);
           }
-        } catch (err) {
-          this.logger.warn(`lease of ${key} not renewed: ${(err as Error)?.name}`);
-        }
-        if (!stopped) schedule();
-      }, Math.max(1, Math.floor(leaseMs / 3)));
+          if (!stopped) schedule();
+        },
+        Math.max(1, Math.floor(leaseMs / 3)),
+      );
       // A pending renewal must not keep a process alive that is shutting down.
       timer.unref();
     };

@@ -43,7 +43,8 @@ export const Keys = {
   /** dormantDays: the daily sweep, on one instance at a time. */
   dormantSweepMutex: 'DORMANT_SWEEP_MUTEX',
   /** The one access.denied audit row of a session, path and minute (epoch minute). */
-  accessDeniedAudited: (tokenHash: string, path: string, minute: number) => `AUDIT_DENIED:${tokenHash}:${minute}:${path}`,
+  accessDeniedAudited: (tokenHash: string, path: string, minute: number) =>
+    `AUDIT_DENIED:${tokenHash}:${minute}:${path}`,
   /** Taken by the first wrong-password notice of an account in one window (LOGIN_NOTICE_WINDOW_MINUTES; window index). */
   loginNoticeWindow: (userId: string, index: number) => `LOGIN_NOTICE_WINDOW:${userId}:${index}`,
   propsChannel: 'SYS_PROPS_CHANGED',

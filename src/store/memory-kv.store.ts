@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+
 import { Clock } from '../common/clock';
 import { KvStore } from './kv.store';
 

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+
 import { Clock } from '../common/clock';
 import { KvStore } from './kv.store';
 
@@ -61,7 +62,11 @@ const sha256hex = (value: string) => createHash('sha256').update(value).digest('
  * logins waiting for their code and message-stream tickets all go through it.
  */
 export class OneTimeStore<T> {
-  constructor(private readonly store: KvStore, private readonly clock: Clock, private readonly kind: OneTimeKind<T>) {}
+  constructor(
+    private readonly store: KvStore,
+    private readonly clock: Clock,
+    private readonly kind: OneTimeKind<T>,
+  ) {}
 
   /** Stores `payload` under a new credential (or the given one) and returns the credential. */
   async issue(payload: T, credential: string = (this.kind.generate ?? randomCredential)()): Promise<string> {

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { createClient, createSentinel, RedisClientType } from 'redis';
+
 import { addressOf, reasonOf, StartFailure } from '../common/start-failure';
 import { FailoverFence } from './failover-fence';
 import { KvStore } from './kv.store';
@@ -48,7 +49,22 @@ function withDeadline(client: RedisClientType, ms: number): RedisClientType {
 export const REDIS_WAIT_REPLICAS_MS = 1000;
 
 /** The commands the store sends; with Sentinel, each may be cancelled while it waits for the new primary. */
-const COMMANDS = new Set(['get', 'mGet', 'set', 'getDel', 'eval', 'del', 'pExpire', 'pTTL', 'sAdd', 'sRem', 'sMembers', 'publish', 'ping', 'wait']);
+const COMMANDS = new Set([
+  'get',
+  'mGet',
+  'set',
+  'getDel',
+  'eval',
+  'del',
+  'pExpire',
+  'pTTL',
+  'sAdd',
+  'sRem',
+  'sMembers',
+  'publish',
+  'ping',
+  'wait',
+]);
 
 /**
  * Sentinel's client keeps a command while it looks for the new primary (a failover takes seconds) and
@@ -61,10 +77,16 @@ function cancelledOnDeadline(client: RedisClientType, ms: number): RedisClientTy
   return new Proxy(client, {
     get(target, property) {
       const value = Reflect.get(target, property, target);
-      if (typeof value !== 'function' || !COMMANDS.has(String(property))) return withDeadline(target, ms)[property as keyof RedisClientType];
+      if (typeof value !== 'function' || !COMMANDS.has(String(property)))
+        return withDeadline(target, ms)[property as keyof RedisClientType];
       return (...args: unknown[]) => {
         const abort = new AbortController();
-        const command = (target.withCommandOptions({ abortSignal: abort.signal }) as unknown as Record<PropertyKey, (...a: unknown[]) => Promise<unknown>>)[property](...args);
+        const command = (
+          target.withCommandOptions({ abortSignal: abort.signal }) as unknown as Record<
+            PropertyKey,
+            (...a: unknown[]) => Promise<unknown>
+          >
+        )[property](...args);
         let timer: NodeJS.Timeout | undefined;
         const deadline = new Promise<never>((_, reject) => {
           timer = setTimeout(() => {
@@ -94,7 +116,10 @@ export class RedisKvStore extends KvStore {
   private fence?: FailoverFence;
   private waitReplicas = 0;
 
-  private constructor(private readonly client: RedisClientType, private readonly prefix: string) {
+  private constructor(
+    private readonly client: RedisClientType,
+    private readonly prefix: string,
+  ) {
     super();
   }
 
@@ -116,7 +141,10 @@ export class RedisKvStore extends KvStore {
       },
       sentinelClientOptions: { socket: { connectTimeout: 3000 } },
     });
-    const store = new RedisKvStore(cancelledOnDeadline(sentinel as unknown as RedisClientType, REDIS_COMMAND_DEADLINE_MS), options.prefix);
+    const store = new RedisKvStore(
+      cancelledOnDeadline(sentinel as unknown as RedisClientType, REDIS_COMMAND_DEADLINE_MS),
+      options.prefix,
+    );
     const fence = new FailoverFence(options.sentinels, options.master);
     store.fence = fence;
     store.waitReplicas = options.waitReplicas;
@@ -144,8 +172,11 @@ export class RedisKvStore extends KvStore {
       fence.close();
       // node-redis gives up after 16 rounds of asking the Sentinels, a second apart (about 30 s).
       const sentinels = options.sentinels.map((n) => `${n.host}:${n.port}`).join(',');
-      throw new StartFailure('REDIS_SENTINELS', `no primary of "${options.master}" reachable through ${sentinels} (${reasonOf(err)}): `
-        + 'check REDIS_SENTINELS and REDIS_SENTINEL_MASTER, and that the Sentinels and the primary are reachable');
+      throw new StartFailure(
+        'REDIS_SENTINELS',
+        `no primary of "${options.master}" reachable through ${sentinels} (${reasonOf(err)}): ` +
+          'check REDIS_SENTINELS and REDIS_SENTINEL_MASTER, and that the Sentinels and the primary are reachable',
+      );
     }
     return store;
   }
@@ -166,7 +197,9 @@ export class RedisKvStore extends KvStore {
     if (fence.writesRefused) throw new StoreUnavailableError('redis sentinel failover under way');
     const epoch = fence.epoch;
     const result = await write();
-    const acknowledged = this.waitReplicas ? Number(await this.client.wait(this.waitReplicas, REDIS_WAIT_REPLICAS_MS)) : 0;
+    const acknowledged = this.waitReplicas
+      ? Number(await this.client.wait(this.waitReplicas, REDIS_WAIT_REPLICAS_MS))
+      : 0;
     if (acknowledged < this.waitReplicas || epoch !== fence.epoch) {
       throw new StoreUnavailableError(`write confirmed by ${acknowledged} of ${this.waitReplicas} replica(s)`);
     }
@@ -195,11 +228,19 @@ export class RedisKvStore extends KvStore {
     });
     let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([client.connect(), new Promise((_, reject) => { timer = setTimeout(reject, startTimeoutMs); })]);
+      await Promise.race([
+        client.connect(),
+        new Promise((_, reject) => {
+          timer = setTimeout(reject, startTimeoutMs);
+        }),
+      ]);
     } catch (err) {
       client.destroy();
-      throw new StartFailure('REDIS_URL', `no answer from Redis at ${addressOf(url, 6379)} within ${Math.round(startTimeoutMs / 1000)} s`
-        + ` (${reasonOf(lastError ?? err)}): check that Redis runs there and that REDIS_URL points to it`);
+      throw new StartFailure(
+        'REDIS_URL',
+        `no answer from Redis at ${addressOf(url, 6379)} within ${Math.round(startTimeoutMs / 1000)} s` +
+          ` (${reasonOf(lastError ?? err)}): check that Redis runs there and that REDIS_URL points to it`,
+      );
     } finally {
       clearTimeout(timer);
     }
@@ -222,13 +263,19 @@ export class RedisKvStore extends KvStore {
 
   async set(key: string, value: string, ttlMs?: number) {
     if (ttlMs === undefined) await this.durable(() => this.client.set(this.k(key), value));
-    else await this.durable(() => this.client.set(this.k(key), value, { expiration: { type: 'PX', value: Math.max(1, Math.ceil(ttlMs)) } }));
+    else
+      await this.durable(() =>
+        this.client.set(this.k(key), value, { expiration: { type: 'PX', value: Math.max(1, Math.ceil(ttlMs)) } }),
+      );
   }
 
   async setIfAbsent(key: string, value: string, ttlMs: number) {
-    const r = await this.durable(() => this.client.set(this.k(key), value, {
-      condition: 'NX', expiration: { type: 'PX', value: Math.max(1, Math.ceil(ttlMs)) },
-    }));
+    const r = await this.durable(() =>
+      this.client.set(this.k(key), value, {
+        condition: 'NX',
+        expiration: { type: 'PX', value: Math.max(1, Math.ceil(ttlMs)) },
+      }),
+    );
     return r === 'OK';
   }
 
@@ -238,7 +285,9 @@ export class RedisKvStore extends KvStore {
   }
 
   async replaceIfEquals(key: string, expected: string, value: string) {
-    const r = await this.durable(() => this.client.eval(REPLACE_IF_EQUALS, { keys: [this.k(key)], arguments: [expected, value] }));
+    const r = await this.durable(() =>
+      this.client.eval(REPLACE_IF_EQUALS, { keys: [this.k(key)], arguments: [expected, value] }),
+    );
     return Number(r) === 1;
   }
 
@@ -260,16 +309,22 @@ export class RedisKvStore extends KvStore {
   }
 
   async expireIfEquals(key: string, value: string, ttlMs: number) {
-    const r = await this.durable(() => this.client.eval(PEXPIRE_IF_EQUALS, {
-      keys: [this.k(key)], arguments: [value, String(Math.max(1, Math.ceil(ttlMs)))],
-    }));
+    const r = await this.durable(() =>
+      this.client.eval(PEXPIRE_IF_EQUALS, {
+        keys: [this.k(key)],
+        arguments: [value, String(Math.max(1, Math.ceil(ttlMs)))],
+      }),
+    );
     return Number(r) === 1;
   }
 
   async incrWithTtl(key: string, ttlMs: number) {
-    const [count, ttl] = (await this.durable(() => this.client.eval(INCR_WITH_TTL, {
-      keys: [this.k(key)], arguments: [String(Math.max(1, Math.ceil(ttlMs)))],
-    }))) as [number, number];
+    const [count, ttl] = (await this.durable(() =>
+      this.client.eval(INCR_WITH_TTL, {
+        keys: [this.k(key)],
+        arguments: [String(Math.max(1, Math.ceil(ttlMs)))],
+      }),
+    )) as [number, number];
     return { count: Number(count), ttlMs: Number(ttl) };
   }
 

@@ -1,6 +1,7 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
+
 import { Clock } from '../common/clock';
+import { AppConfig } from '../config/app-config';
 import { KeyedMutex } from './keyed-mutex';
 import { KvStore } from './kv.store';
 import { MemoryKvStore } from './memory-kv.store';
@@ -15,11 +16,15 @@ import { RedisKvStore } from './redis-kv.store';
       useFactory: (config: AppConfig, clock: Clock): Promise<KvStore> | KvStore => {
         if (config.REDIS_SENTINELS) {
           return RedisKvStore.connectSentinel({
-            sentinels: config.redisSentinelNodes, master: config.REDIS_SENTINEL_MASTER!,
-            prefix: config.REDIS_KEY_PREFIX, waitReplicas: config.REDIS_SENTINEL_WAIT_REPLICAS,
+            sentinels: config.redisSentinelNodes,
+            master: config.REDIS_SENTINEL_MASTER!,
+            prefix: config.REDIS_KEY_PREFIX,
+            waitReplicas: config.REDIS_SENTINEL_WAIT_REPLICAS,
           });
         }
-        return config.REDIS_URL ? RedisKvStore.connect(config.REDIS_URL, config.REDIS_KEY_PREFIX, config.START_TIMEOUT_MS) : new MemoryKvStore(clock);
+        return config.REDIS_URL
+          ? RedisKvStore.connect(config.REDIS_URL, config.REDIS_KEY_PREFIX, config.START_TIMEOUT_MS)
+          : new MemoryKvStore(clock);
       },
     },
     KeyedMutex,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { AuditModule } from '../audit/audit.module';
 import { SettingsRepository } from './settings.repository';
 import { StrategyController } from './strategy.controller';

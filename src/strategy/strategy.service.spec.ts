@@ -1,8 +1,9 @@
-import { createCache } from 'cache-manager';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { createCache } from 'cache-manager';
+
+import type { SettingsRepository } from './settings.repository';
 import { StrategyService } from './strategy.service';
 import { StrategyGroup, SysPropsChangedEvent } from './strategy.types';
-import type { SettingsRepository } from './settings.repository';
 
 /** The stored login group, read through a repository that counts reads and can be held mid-read. */
 function storedSettings() {
@@ -24,8 +25,13 @@ function storedSettings() {
     /** The next reads wait until the returned function is called. */
     holdReads: () => {
       let release!: () => void;
-      hold = new Promise<void>((resolve) => { release = resolve; });
-      return () => { hold = null; release(); };
+      hold = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return () => {
+        hold = null;
+        release();
+      };
     },
   };
 }
@@ -33,8 +39,7 @@ function storedSettings() {
 const serviceOver = (repository: SettingsRepository) =>
   new StrategyService(repository, createCache(), new EventEmitter2(), {} as never, {} as never, {} as never);
 
-const changed = (service: StrategyService) =>
-  service.onChanged(new SysPropsChangedEvent(StrategyGroup.LOGIN, true));
+const changed = (service: StrategyService) => service.onChanged(new SysPropsChangedEvent(StrategyGroup.LOGIN, true));
 
 describe('StrategyService: the login group on the request path', () => {
   it('reads the store once for many requests, and again after a change', async () => {

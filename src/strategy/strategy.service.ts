@@ -2,17 +2,16 @@ import { CACHE_MANAGER } from '@nestjs/cache-manager';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
 import type { Cache } from 'cache-manager';
+
 import { actedBy, AuditAction, AuditLogService } from '../audit/audit-log.service';
 import { validationFailed } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
 import { KeyedMutex } from '../store/keyed-mutex';
-import { KvStore } from '../store/kv.store';
 import { Keys } from '../store/keys';
+import { KvStore } from '../store/kv.store';
 import { SaveLoginStrategyDto, SaveUserStrategyDto } from './dto/save-strategy.dto';
 import { SettingsRepository } from './settings.repository';
-import {
-  LoginStrategy, PasswordRules, StrategyGroup, SysPropsChangedEvent, UserStrategy,
-} from './strategy.types';
+import { LoginStrategy, PasswordRules, StrategyGroup, SysPropsChangedEvent, UserStrategy } from './strategy.types';
 
 type Shape = LoginStrategy | UserStrategy;
 const DEFAULTS: Record<StrategyGroup, () => Shape> = {
@@ -116,15 +115,25 @@ export class StrategyService implements OnModuleInit {
    * and audited (the old and new values of the fields the save sent) inside the group's mutex, so
    * that two administrators saving at once each get their own values in their audit row.
    */
-  private async saveGroup(group: StrategyGroup, dto: object, actor: Actor, check?: (current: Shape) => void): Promise<Shape> {
+  private async saveGroup(
+    group: StrategyGroup,
+    dto: object,
+    actor: Actor,
+    check?: (current: Shape) => void,
+  ): Promise<Shape> {
     return this.mutex.run(Keys.strategyMutex(group), async () => {
       const before = await this.read(group);
       check?.(before);
       const after = await this.save(group, dto);
-      const sent = Object.entries(dto).filter(([key, v]) => v !== undefined && key in after).map(([key]) => key);
-      const fields = (value: Shape) => Object.fromEntries(sent.map((key) => [key, (value as unknown as Record<string, unknown>)[key]]));
+      const sent = Object.entries(dto)
+        .filter(([key, v]) => v !== undefined && key in after)
+        .map(([key]) => key);
+      const fields = (value: Shape) =>
+        Object.fromEntries(sent.map((key) => [key, (value as unknown as Record<string, unknown>)[key]]));
       await this.audit.recordDone(AUDIT_ACTION[group], {
-        ...actedBy(actor), targetId: group, detail: { old: fields(before), new: fields(after) },
+        ...actedBy(actor),
+        targetId: group,
+        detail: { old: fields(before), new: fields(after) },
       });
       return after;
     });
@@ -136,8 +145,9 @@ export class StrategyService implements OnModuleInit {
     this.generation.set(event.group, (this.generation.get(event.group) ?? 0) + 1);
     await this.cache.del(cacheKey(event.group));
     if (!event.remote) {
-      await this.store.publish(Keys.propsChannel, event.group).catch((err: Error) =>
-        this.logger.warn(`could not announce ${event.group} change: ${err.name}`));
+      await this.store
+        .publish(Keys.propsChannel, event.group)
+        .catch((err: Error) => this.logger.warn(`could not announce ${event.group} change: ${err.name}`));
     }
   }
 
@@ -175,9 +185,11 @@ export class StrategyService implements OnModuleInit {
   }
 
   private async save(group: StrategyGroup, dto: object): Promise<Shape> {
-    const values = Object.fromEntries(Object.entries(dto)
-      .filter(([, v]) => v !== undefined)
-      .map(([key, v]) => [key, String(v)]));
+    const values = Object.fromEntries(
+      Object.entries(dto)
+        .filter(([, v]) => v !== undefined)
+        .map(([key, v]) => [key, String(v)]),
+    );
     if (Object.keys(values).length) {
       await this.settings.writeGroup(group, values);
       // Await the refresh so that the caller's next read sees the new values.

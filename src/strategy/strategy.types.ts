@@ -57,11 +57,21 @@ export enum StrategyGroup {
 }
 
 /** The six complexity rules, what the complexity check and the password generator read. */
-export type ComplexityRules = Pick<UserStrategy,
-  'minPasswordLength' | 'maxPasswordLength' | 'includeLowerCase' | 'includeUpperCase' | 'includeNumber' | 'includeSymbol'>;
+export type ComplexityRules = Pick<
+  UserStrategy,
+  | 'minPasswordLength'
+  | 'maxPasswordLength'
+  | 'includeLowerCase'
+  | 'includeUpperCase'
+  | 'includeNumber'
+  | 'includeSymbol'
+>;
 
 /** The checks of a user's own change (history, common list, account), after the six rules. */
-export type OwnChangeRules = Pick<UserStrategy, 'passwordHistoryCount' | 'rejectCommonPasswords' | 'rejectAccountInPassword'>;
+export type OwnChangeRules = Pick<
+  UserStrategy,
+  'passwordHistoryCount' | 'rejectCommonPasswords' | 'rejectAccountInPassword'
+>;
 
 /** What /sys/strategy/user/rules answers (with the own-change fields added). */
 export type PasswordRules = ComplexityRules & OwnChangeRules;
@@ -70,11 +80,17 @@ export const NOTIFY_CHANNELS = ['email', 'sms', 'site'] as const;
 export type NotifyChannel = (typeof NOTIFY_CHANNELS)[number];
 
 export function channelsOf(value: string): NotifyChannel[] {
-  return value.split(',').map((s) => s.trim()).filter((s): s is NotifyChannel => (NOTIFY_CHANNELS as readonly string[]).includes(s));
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s): s is NotifyChannel => (NOTIFY_CHANNELS as readonly string[]).includes(s));
 }
 
 /** Emitted locally after a save, and for saves other instances announce on SYS_PROPS_CHANGED. */
 export class SysPropsChangedEvent {
   static readonly NAME = 'sys-props.changed';
-  constructor(readonly group: StrategyGroup, readonly remote = false) {}
+  constructor(
+    readonly group: StrategyGroup,
+    readonly remote = false,
+  ) {}
 }

@@ -1,5 +1,9 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
+
+import { codeOf } from '../../test/support/code-of';
+import { FakeClock } from '../../test/support/fake-clock';
+import { InMemoryRepositories, inMemoryRepositories } from '../../test/support/in-memory';
 import { AuditEntry, AuditLogService } from '../audit/audit-log.service';
 import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
@@ -10,16 +14,13 @@ import { KvStore } from '../store/kv.store';
 import { MemoryKvStore } from '../store/memory-kv.store';
 import { StrategyService } from '../strategy/strategy.service';
 import { LoginStrategy } from '../strategy/strategy.types';
-import { codeOf } from '../../test/support/code-of';
-import { FakeClock } from '../../test/support/fake-clock';
-import { InMemoryRepositories, inMemoryRepositories } from '../../test/support/in-memory';
 import { AccountLockedEvent } from './account.events';
 import { AccountStateService } from './account-state.service';
 import { RoleService } from './role.service';
 import { SelfProtection } from './self-protection';
 import { TargetAccess } from './target-access';
-import { UserLookup } from './user-lookup.service';
 import { UserEntity } from './user.entity';
+import { UserLookup } from './user-lookup.service';
 
 describe('AccountStateService.changeState (lock, unlock, disable, enable of one or many users)', () => {
   let clock: FakeClock;
@@ -31,10 +32,26 @@ describe('AccountStateService.changeState (lock, unlock, disable, enable of one 
   let locks: AccountLockedEvent[];
   const operator: Actor = { id: 'op', name: 'operator', ip: '10.0.0.9', codes: ['*'] } as Actor;
 
-  const addUser = (id: string, over: Partial<UserEntity> = {}, roles = ['viewer']): UserEntity => repos.users.add({
-    id, username: `user-${id}`, name: id, mobile: null, email: null, password: 'hash:x', passwordUpdateTime: null,
-    createTime: clock.now(), locked: false, unlockTime: null, disabled: false, failureResetTime: null, lastLoginTime: null, ...over,
-  }, roles);
+  const addUser = (id: string, over: Partial<UserEntity> = {}, roles = ['viewer']): UserEntity =>
+    repos.users.add(
+      {
+        id,
+        username: `user-${id}`,
+        name: id,
+        mobile: null,
+        email: null,
+        password: 'hash:x',
+        passwordUpdateTime: null,
+        createTime: clock.now(),
+        locked: false,
+        unlockTime: null,
+        disabled: false,
+        failureResetTime: null,
+        lastLoginTime: null,
+        ...over,
+      },
+      roles,
+    );
   const row = (id: string) => repos.users.rows.get(id)!;
   const actions = () => audited.map((e) => `${e.action}:${e.targetId}`);
 
@@ -51,7 +68,13 @@ describe('AccountStateService.changeState (lock, unlock, disable, enable of one 
     const strategy = { loginStrategy: async () => Object.assign(new LoginStrategy(), { lockMinutes: 60 }) };
     const moduleRef = await Test.createTestingModule({
       providers: [
-        AccountStateService, UserLookup, RoleService, SelfProtection, TargetAccess, SessionService, KeyedMutex,
+        AccountStateService,
+        UserLookup,
+        RoleService,
+        SelfProtection,
+        TargetAccess,
+        SessionService,
+        KeyedMutex,
         ...repos.providers,
         { provide: StrategyService, useValue: strategy },
         { provide: KvStore, useValue: store },
@@ -78,14 +101,23 @@ describe('AccountStateService.changeState (lock, unlock, disable, enable of one 
   it('locks every user given for lockMinutes, ends their sessions, and audits and counts each lock', async () => {
     addUser('a');
     addUser('b');
-    const { tokenHash } = await sessions.issue({ userId: 'a', username: 'user-a', profile: {}, temp: false, ip: '1.1.1.1', permissions: [] } as never);
+    const { tokenHash } = await sessions.issue({
+      userId: 'a',
+      username: 'user-a',
+      profile: {},
+      temp: false,
+      ip: '1.1.1.1',
+      permissions: [],
+    } as never);
     await states.changeState(['a', 'b'], 'lock', operator);
     expect([row('a').locked, row('b').locked]).toEqual([true, true]);
     expect(row('a').unlockTime).toEqual(new Date(clock.nowMs() + 60 * 60_000));
     expect(await sessions.byTokenId(tokenHash)).toBeNull();
     expect(actions()).toEqual(['user.lock:a', 'user.lock:b']);
     expect(audited[0].detail).toEqual({
-      username: 'user-a', old: { locked: false, unlockTime: null }, new: { locked: true, unlockTime: row('a').unlockTime },
+      username: 'user-a',
+      old: { locked: false, unlockTime: null },
+      new: { locked: true, unlockTime: row('a').unlockTime },
     });
     expect(locks.map((e) => e.userId)).toEqual(['a', 'b']);
   });

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+
 import { AuditChange, AuditLogService, SYSTEM_ACTOR } from '../audit/audit-log.service';
 import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
@@ -14,9 +15,9 @@ import { lockedUntil, unlockDue } from './lock-policy';
 import { RoleService } from './role.service';
 import { SelfProtection } from './self-protection';
 import { TargetAccess } from './target-access';
-import { UserLookup } from './user-lookup.service';
 import { UserEntity } from './user.entity';
 import { UserRepository } from './user.repository';
+import { UserLookup } from './user-lookup.service';
 
 /** What an administrator can do to the state of accounts. */
 export type StateTransition = 'lock' | 'unlock' | 'disable' | 'enable';
@@ -69,9 +70,12 @@ export class AccountStateService {
     await this.protection.keepingSuperAdmin({ userIds: users.map((u) => u.id) }, async () => {
       for (const user of users) {
         await this.mutex.run(Keys.loginMutex(user.id), async () => {
-          changes.set(user.id, transition === 'lock'
-            ? lockChange(user, { locked: true, unlockTime: await this.lockForLockMinutes(user.id) })
-            : await this.disableNow(user));
+          changes.set(
+            user.id,
+            transition === 'lock'
+              ? lockChange(user, { locked: true, unlockTime: await this.lockForLockMinutes(user.id) })
+              : await this.disableNow(user),
+          );
           await this.sessions.endAll(user.id);
         });
       }
@@ -101,7 +105,9 @@ export class AccountStateService {
       });
     }
     for (const user of changed) {
-      const change = unlock ? lockChange(user, { locked: false, unlockTime: null }) : { old: { disabled: true }, new: { disabled: false } };
+      const change = unlock
+        ? lockChange(user, { locked: false, unlockTime: null })
+        : { old: { disabled: true }, new: { disabled: false } };
       await auditAdminAction(this.audit, `user.${transition}`, by, user, change);
     }
   }
@@ -153,7 +159,12 @@ export class AccountStateService {
       ...SYSTEM_ACTOR,
       targetId: user.id,
       targetName: user.username,
-      detail: { username: user.username, reason: 'failures', failures, ...lockChange(user, { locked: true, unlockTime }) },
+      detail: {
+        username: user.username,
+        reason: 'failures',
+        failures,
+        ...lockChange(user, { locked: true, unlockTime }),
+      },
     });
     return unlockTime;
   }

@@ -6,7 +6,12 @@ const ago = (ms: number): Date => new Date(now.getTime() - ms);
 
 /** An active user: password changed a day ago, created ten days ago, neither locked nor disabled. */
 const user = (over: Partial<StateSource> = {}): StateSource => ({
-  locked: false, unlockTime: null, disabled: false, passwordUpdateTime: ago(DAY), createTime: ago(10 * DAY), ...over,
+  locked: false,
+  unlockTime: null,
+  disabled: false,
+  passwordUpdateTime: ago(DAY),
+  createTime: ago(10 * DAY),
+  ...over,
 });
 
 describe('account state: the one rule the user list shows and filters by', () => {
@@ -31,7 +36,10 @@ describe('account state: the one rule the user list shows and filters by', () =>
     expect(accountState(user({ passwordUpdateTime: ago(90 * DAY + 1) }), 90, now)).toBe('expired');
     expect(accountState(user({ passwordUpdateTime: ago(90 * DAY) }), 90, now)).toBe('normal');
     expect(accountState(user({ passwordUpdateTime: ago(900 * DAY) }), 0, now)).toBe('normal');
-    expect(accountStates(user({ passwordUpdateTime: null, createTime: ago(91 * DAY) }), 90, now)).toEqual(['expired', 'initial']);
+    expect(accountStates(user({ passwordUpdateTime: null, createTime: ago(91 * DAY) }), 90, now)).toEqual([
+      'expired',
+      'initial',
+    ]);
   });
 
   it('initial while the password was never changed since an administrator set it', () => {

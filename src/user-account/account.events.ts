@@ -1,4 +1,4 @@
-import { bilingual, type Bilingual } from '../common/texts';
+import { type Bilingual, bilingual } from '../common/texts';
 import { LoginTypes } from '../login-log/login-log.entity';
 
 /** Wrong password → login account, attempted IP and time, the abnormal-login hint. */
@@ -27,5 +27,8 @@ export type LockReason = (typeof LOCK_REASONS)[number];
 /** An account was locked, by its failures or by an administrator. */
 export class AccountLockedEvent {
   static readonly NAME = 'account.locked';
-  constructor(readonly userId: string, readonly reason: LockReason) {}
+  constructor(
+    readonly userId: string,
+    readonly reason: LockReason,
+  ) {}
 }

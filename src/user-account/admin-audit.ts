@@ -13,7 +13,11 @@ export function lockChange(before: UserEntity, after: { locked: boolean; unlockT
  * the console can show them side by side.
  */
 export async function auditAdminAction(
-  audit: AuditLogService, action: AuditAction, by: Actor | string | undefined, target: UserEntity, change?: AuditChange,
+  audit: AuditLogService,
+  action: AuditAction,
+  by: Actor | string | undefined,
+  target: UserEntity,
+  change?: AuditChange,
 ): Promise<void> {
   if (by === undefined || typeof by === 'string') return;
   await audit.recordDone(action, async () => ({

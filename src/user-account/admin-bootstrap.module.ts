@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { AdminBootstrapService } from './admin-bootstrap.service';
 import { UserAccountModule } from './user-account.module';
 

@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+
 import { AppConfig } from '../config/app-config';
 import { ALL_PERMISSIONS } from './grants';
 import { ADMIN_ROLE, RoleService } from './role.service';
@@ -21,9 +22,15 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     await this.roles.onApplicationBootstrap();
     if ((await this.lookup.count()) > 0) return;
     try {
-      const created = await this.accounts.create({
-        username: 'admin', name: '管理员', roles: [ADMIN_ROLE], password: this.config.ADMIN_INITIAL_PASSWORD,
-      }, [ALL_PERMISSIONS]); // the service itself, at first start: it may give the role admin
+      const created = await this.accounts.create(
+        {
+          username: 'admin',
+          name: '管理员',
+          roles: [ADMIN_ROLE],
+          password: this.config.ADMIN_INITIAL_PASSWORD,
+        },
+        [ALL_PERMISSIONS],
+      ); // the service itself, at first start: it may give the role admin
       if (created.password) {
         // The generated first password is printed once; it is an initial password
         // that must be changed at first login when forceUpdatePassword is on.

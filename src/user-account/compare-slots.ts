@@ -1,5 +1,7 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+
 import { Keys } from '../store/keys';
 import { KvStore } from '../store/kv.store';
 
@@ -29,7 +31,10 @@ export class CompareSlots {
   /** Far longer than a compare takes; only a crashed holder ever lets it run out. */
   private readonly leaseMs: number;
 
-  constructor(private readonly store: KvStore, @Optional() @Inject(COMPARE_SLOT_LEASE_MS) leaseMs?: number) {
+  constructor(
+    private readonly store: KvStore,
+    @Optional() @Inject(COMPARE_SLOT_LEASE_MS) leaseMs?: number,
+  ) {
     this.leaseMs = leaseMs ?? 5_000;
   }
 
@@ -63,7 +68,9 @@ export class CompareSlots {
           try {
             await Promise.all([this.store.delIfEquals(key, id), this.store.sRem(Keys.loginSlots(userId), id)]);
           } catch (err) {
-            this.logger.warn(`compare slot of user ${userId} not released, it lapses with its lease: ${(err as Error)?.name}`);
+            this.logger.warn(
+              `compare slot of user ${userId} not released, it lapses with its lease: ${(err as Error)?.name}`,
+            );
           }
         })();
         return released;
@@ -75,18 +82,21 @@ export class CompareSlots {
     let stopped = false;
     let timer: NodeJS.Timeout | undefined;
     const schedule = () => {
-      timer = setTimeout(async () => {
-        try {
-          if (!(await this.store.expireIfEquals(key, id, this.leaseMs))) {
-            if (!stopped) this.logger.warn(`compare slot of user ${userId} was lost while its compare still ran`);
-            return;
+      timer = setTimeout(
+        async () => {
+          try {
+            if (!(await this.store.expireIfEquals(key, id, this.leaseMs))) {
+              if (!stopped) this.logger.warn(`compare slot of user ${userId} was lost while its compare still ran`);
+              return;
+            }
+            await this.store.expire(Keys.loginSlots(userId), 2 * this.leaseMs);
+          } catch (err) {
+            this.logger.warn(`compare slot of user ${userId} not renewed: ${(err as Error)?.name}`);
           }
-          await this.store.expire(Keys.loginSlots(userId), 2 * this.leaseMs);
-        } catch (err) {
-          this.logger.warn(`compare slot of user ${userId} not renewed: ${(err as Error)?.name}`);
-        }
-        if (!stopped) schedule();
-      }, Math.max(1, Math.floor(this.leaseMs / 3)));
+          if (!stopped) schedule();
+        },
+        Math.max(1, Math.floor(this.leaseMs / 3)),
+      );
       timer.unref();
     };
     schedule();

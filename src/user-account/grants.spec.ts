@@ -9,7 +9,9 @@ describe('mayGrant (nobody grants more than they hold)', () => {
 
   it('refuses any code the caller lacks, and names it once', () => {
     expect(mayGrant(['sys:user:list'], ['sys:user:list', 'sys:user:create'])).toBe(false);
-    expect(codesBeyond(['sys:user:list'], ['sys:role:save', 'sys:user:list', 'sys:role:save'])).toEqual(['sys:role:save']);
+    expect(codesBeyond(['sys:user:list'], ['sys:role:save', 'sys:user:list', 'sys:role:save'])).toEqual([
+      'sys:role:save',
+    ]);
     expect(mayGrant([], ['sys:user:list'])).toBe(false);
   });
 

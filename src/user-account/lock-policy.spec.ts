@@ -1,4 +1,4 @@
-import { failuresLock, freeSlots, failureWindowStart, lockedUntil, unlockDue } from './lock-policy';
+import { failuresLock, failureWindowStart, freeSlots, lockedUntil, unlockDue } from './lock-policy';
 
 const HOUR = 3_600_000;
 const now = new Date('2025-03-10T12:00:00.000Z');

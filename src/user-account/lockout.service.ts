@@ -1,14 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { LoginFailedEvent } from './account.events';
+
 import { Clock } from '../common/clock';
 import { ErrorCode } from '../common/error-code';
 import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
 import { LoginLogService } from '../login-log/login-log.service';
 import { StrategyService } from '../strategy/strategy.service';
+import { LoginFailedEvent } from './account.events';
+import { AccountStateService } from './account-state.service';
 import { CompareSlot, CompareSlots } from './compare-slots';
 import { failuresLock, failureWindowStart, freeSlots } from './lock-policy';
-import { AccountStateService } from './account-state.service';
 import { UserEntity } from './user.entity';
 
 export interface WrongPassword {
@@ -76,8 +77,14 @@ export class LockoutService {
   async recordFailure(w: WrongProof): Promise<boolean> {
     const now = this.clock.now();
     const recordId = await this.logs.record({
-      userId: w.user.id, account: w.account, userName: w.user.name, loginType: w.loginType,
-      status: w.status, ip: w.ip, userAgent: w.userAgent, failure: w.reason,
+      userId: w.user.id,
+      account: w.account,
+      userName: w.user.name,
+      loginType: w.loginType,
+      status: w.status,
+      ip: w.ip,
+      userAgent: w.userAgent,
+      failure: w.reason,
     });
     const { maxFailureInterval, maxFailureTimes } = await this.strategy.loginStrategy();
     const failures = await this.failuresInWindow(w.user, now, maxFailureInterval);
@@ -88,9 +95,18 @@ export class LockoutService {
       // The lock is visible as an event in the login log too, on the failure that caused it.
       await this.logs.markLocking(recordId);
     }
-    await this.events.emitAsync(LoginFailedEvent.NAME, new LoginFailedEvent(
-      w.user.id, w.account, w.loginType, w.ip, now, w.status === LoginStatus.MFAWRONG, lockedUntil,
-    ));
+    await this.events.emitAsync(
+      LoginFailedEvent.NAME,
+      new LoginFailedEvent(
+        w.user.id,
+        w.account,
+        w.loginType,
+        w.ip,
+        now,
+        w.status === LoginStatus.MFAWRONG,
+        lockedUntil,
+      ),
+    );
     return locks;
   }
 

@@ -2,20 +2,21 @@ import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { RouteSchema } from '@nestjs/platform-fastify';
 import { ApiBody, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { authOf, CurrentAuth } from '../common/auth-context';
-import { AppConfig } from '../config/app-config';
-import { RsaKeyService } from '../crypto/rsa-key.service';
+
+import { ApiDoc } from '../common/api-docs';
+import { validationFailed } from '../common/app.exception';
 import type { AuthContext } from '../common/auth-context';
+import { authOf, CurrentAuth } from '../common/auth-context';
+import { AllowsTempToken } from '../common/auth-context';
 import { clientIp, userAgent } from '../common/client-info';
 import { Clock } from '../common/clock';
+import { ErrorCode } from '../common/error-code';
 import { checkNoInput, NoInputDto } from '../common/validation.pipe';
-import { validationFailed } from '../common/app.exception';
-import { AllowsTempToken } from '../common/auth-context';
+import { AppConfig } from '../config/app-config';
+import { RsaKeyService } from '../crypto/rsa-key.service';
 import { ChangePasswordDto, ME_INFO_RESPONSE, MeInfoDto, ReauthDto, ReauthResultDto } from './dto/user.dto';
 import { PasswordChangeService } from './password-change.service';
 import { ReauthService } from './reauth.service';
-import { ApiDoc } from '../common/api-docs';
-import { ErrorCode } from '../common/error-code';
 
 /** The caller's own account; reachable with a temporary token too (TEMP_URIS). */
 @ApiTags('me')
@@ -30,7 +31,8 @@ export class MeController {
     private readonly config: AppConfig,
   ) {}
 
-  @Post('info') @HttpCode(200)
+  @Post('info')
+  @HttpCode(200)
   @ApiDoc("The caller's account, permission codes and session", { data: MeInfoDto })
   @ApiBody({ type: NoInputDto })
   @RouteSchema({ response: ME_INFO_RESPONSE })
@@ -62,9 +64,29 @@ export class MeController {
     };
   }
 
-  @Post('pass/update') @HttpCode(200)
-  @ApiDoc("Change the caller's own password (ends the caller's other sessions)", { data: null, errors: [ErrorCode.OLD_PASSWORD_WRONG, ErrorCode.PASSWORD_TOO_SHORT, ErrorCode.PASSWORD_TOO_LONG, ErrorCode.PASSWORD_NEEDS_DIGIT, ErrorCode.PASSWORD_NEEDS_UPPER, ErrorCode.PASSWORD_NEEDS_LOWER, ErrorCode.PASSWORD_NEEDS_SYMBOL, ErrorCode.PASSWORD_CONTAINS_ACCOUNT, ErrorCode.PASSWORD_TOO_COMMON, ErrorCode.PASSWORD_REUSED, ErrorCode.RATE_LIMITED] })
-  async updatePassword(@CurrentAuth() auth: AuthContext, @Body() dto: ChangePasswordDto, @Req() request: FastifyRequest) {
+  @Post('pass/update')
+  @HttpCode(200)
+  @ApiDoc("Change the caller's own password (ends the caller's other sessions)", {
+    data: null,
+    errors: [
+      ErrorCode.OLD_PASSWORD_WRONG,
+      ErrorCode.PASSWORD_TOO_SHORT,
+      ErrorCode.PASSWORD_TOO_LONG,
+      ErrorCode.PASSWORD_NEEDS_DIGIT,
+      ErrorCode.PASSWORD_NEEDS_UPPER,
+      ErrorCode.PASSWORD_NEEDS_LOWER,
+      ErrorCode.PASSWORD_NEEDS_SYMBOL,
+      ErrorCode.PASSWORD_CONTAINS_ACCOUNT,
+      ErrorCode.PASSWORD_TOO_COMMON,
+      ErrorCode.PASSWORD_REUSED,
+      ErrorCode.RATE_LIMITED,
+    ],
+  })
+  async updatePassword(
+    @CurrentAuth() auth: AuthContext,
+    @Body() dto: ChangePasswordDto,
+    @Req() request: FastifyRequest,
+  ) {
     await this.passwords.changeOwn({
       userId: auth.session.userId,
       tokenHash: auth.tokenHash,
@@ -79,13 +101,26 @@ export class MeController {
    * A fresh proof for this session. Temporary tokens may ask too: one made by a QR
    * code (password expiry, mfaMode 2) proves the password here before it enrols.
    */
-  @Post('reauth') @HttpCode(200) @AllowsTempToken()
-  @ApiDoc('Prove the password (or a second-factor code) again: the session counts as freshly proven for reauthMinutes', { data: ReauthResultDto, errors: [ErrorCode.BAD_CREDENTIALS, ErrorCode.MFA_CODE_INVALID, ErrorCode.ACCOUNT_LOCKED] })
+  @Post('reauth')
+  @HttpCode(200)
+  @AllowsTempToken()
+  @ApiDoc(
+    'Prove the password (or a second-factor code) again: the session counts as freshly proven for reauthMinutes',
+    {
+      data: ReauthResultDto,
+      errors: [ErrorCode.BAD_CREDENTIALS, ErrorCode.MFA_CODE_INVALID, ErrorCode.ACCOUNT_LOCKED],
+    },
+  )
   reauthenticate(@CurrentAuth() auth: AuthContext, @Body() dto: ReauthDto, @Req() request: FastifyRequest) {
     if ((dto.password === undefined) === (dto.code === undefined)) {
       throw validationFailed('validation.passwordOrCode', dto.password === undefined ? 'password' : 'code');
     }
-    const caller = { userId: auth.session.userId, tokenHash: auth.tokenHash, ip: clientIp(request), userAgent: userAgent(request) };
+    const caller = {
+      userId: auth.session.userId,
+      tokenHash: auth.tokenHash,
+      ip: clientIp(request),
+      userAgent: userAgent(request),
+    };
     return dto.password !== undefined
       ? this.reauth.withPassword(caller, this.rsa.decrypt('password', dto.password))
       : this.reauth.withCode(caller, dto.code!);

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { AppException } from '../common/app.exception';
 import { Clock } from '../common/clock';
 import { ErrorCode } from '../common/error-code';
@@ -14,9 +15,9 @@ import { PasswordHasher } from './password-hasher';
 import { checkPasswordComplexity } from './password-policy';
 import { PasswordProof } from './password-proof.service';
 import { PasswordScreen, previousToKeep } from './password-screen';
-import { UserLookup } from './user-lookup.service';
 import { UserEntity } from './user.entity';
 import { UserRepository } from './user.repository';
+import { UserLookup } from './user-lookup.service';
 
 /** Own password changes evaluated per user and hour. */
 export const OWN_CHANGES_PER_HOUR = 10;
@@ -76,24 +77,37 @@ export class PasswordChangeService {
     const attempt = { loginType: LoginTypes.PASSCHANGE, ip: c.ip, userAgent: c.userAgent };
     const refuseLocked = async (user: UserEntity): Promise<never> => {
       await this.logs.record({
-        ...attempt, account: user.username, userId: user.id, userName: user.name, status: LoginStatus.LOCKED,
+        ...attempt,
+        account: user.username,
+        userId: user.id,
+        userName: user.name,
+        status: LoginStatus.LOCKED,
         failure: ErrorCode.ACCOUNT_LOCKED,
       });
       throw new AppException(ErrorCode.ACCOUNT_LOCKED);
     };
-    await this.proof.proveThen(c.userId, c.oldPass, {
-      locked: refuseLocked,
-      wrong: async (user) => {
-        const locked = await this.lockout.recordWrongPassword({ ...attempt, account: user.username, user, reason: ErrorCode.OLD_PASSWORD_WRONG });
-        if (locked) await this.sessions.end(c.tokenHash, user.id);
-        throw new AppException(ErrorCode.OLD_PASSWORD_WRONG);
+    await this.proof.proveThen(
+      c.userId,
+      c.oldPass,
+      {
+        locked: refuseLocked,
+        wrong: async (user) => {
+          const locked = await this.lockout.recordWrongPassword({
+            ...attempt,
+            account: user.username,
+            user,
+            reason: ErrorCode.OLD_PASSWORD_WRONG,
+          });
+          if (locked) await this.sessions.end(c.tokenHash, user.id);
+          throw new AppException(ErrorCode.OLD_PASSWORD_WRONG);
+        },
       },
-    },
-    () => this.setOwnPassword(c.userId, c.tokenHash, c.newPass),
-    // The new password's rules and screen first, outside the login mutex (their BCrypt compares with
-    // the remembered passwords take time); a password changed meanwhile voids the proof, and the
-    // screen runs again with the next one.
-    async () => this.screen.checkOwn(await this.accounts.withPassword(c.userId), c.newPass));
+      () => this.setOwnPassword(c.userId, c.tokenHash, c.newPass),
+      // The new password's rules and screen first, outside the login mutex (their BCrypt compares with
+      // the remembered passwords take time); a password changed meanwhile voids the proof, and the
+      // screen runs again with the next one.
+      async () => this.screen.checkOwn(await this.accounts.withPassword(c.userId), c.newPass),
+    );
   }
 
   /**
@@ -104,7 +118,12 @@ export class PasswordChangeService {
   private async setOwnPassword(userId: string, currentTokenHash: string, newPass: string): Promise<void> {
     const rules = await this.strategy.userStrategy();
     checkPasswordComplexity(newPass, rules);
-    await this.users.setPassword(userId, await this.hasher.hash(newPass), this.clock.now(), previousToKeep(rules.passwordHistoryCount));
+    await this.users.setPassword(
+      userId,
+      await this.hasher.hash(newPass),
+      this.clock.now(),
+      previousToKeep(rules.passwordHistoryCount),
+    );
     await this.sessions.endAll(userId, currentTokenHash);
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import * as bcrypt from 'bcrypt';
+
 import { AppConfig } from '../config/app-config';
 
 /** Port around BCrypt: salted hashes, compared by matching. */

@@ -19,18 +19,28 @@ describe('password complexity', () => {
     expect(failure('abc12#')).toBeNull();
   });
 
-  it('reports the first failing rule in the rules\' order, with the published messages', () => {
+  it("reports the first failing rule in the rules' order, with the published messages", () => {
     // Too short AND missing everything: length is reported first.
     expect(failure('A')).toEqual({ code: ErrorCode.PASSWORD_TOO_SHORT, message: '密码长度应大于6' });
     expect(failure('a1#'.repeat(7) + 'x')).toEqual({ code: ErrorCode.PASSWORD_TOO_LONG, message: '密码长度应小于20' });
     expect(failure('abcdef#')).toEqual({ code: ErrorCode.PASSWORD_NEEDS_DIGIT, message: '密码应包含数字' });
-    expect(failure('abcde1#', { ...defaults, includeUpperCase: true })).toEqual({ code: ErrorCode.PASSWORD_NEEDS_UPPER, message: '密码应包含大写字符' });
+    expect(failure('abcde1#', { ...defaults, includeUpperCase: true })).toEqual({
+      code: ErrorCode.PASSWORD_NEEDS_UPPER,
+      message: '密码应包含大写字符',
+    });
     expect(failure('ABCDE1#')).toEqual({ code: ErrorCode.PASSWORD_NEEDS_LOWER, message: '密码应包含小写字符' });
     expect(failure('abcde12')).toEqual({ code: ErrorCode.PASSWORD_NEEDS_SYMBOL, message: '密码应包含特殊字符' });
   });
 
   it('skips a length rule set to 0 and a class rule set to false', () => {
-    const lax = { ...defaults, minPasswordLength: 0, maxPasswordLength: 0, includeNumber: false, includeSymbol: false, includeLowerCase: false };
+    const lax = {
+      ...defaults,
+      minPasswordLength: 0,
+      maxPasswordLength: 0,
+      includeNumber: false,
+      includeSymbol: false,
+      includeLowerCase: false,
+    };
     expect(failure('X', lax)).toBeNull();
     expect(failure('x'.repeat(60), lax)).toBeNull();
   });
@@ -38,7 +48,10 @@ describe('password complexity', () => {
   it('counts length in code points and refuses more than 72 UTF-8 bytes whatever maxPasswordLength says', () => {
     expect(failure('密码密码a1#', { ...defaults, minPasswordLength: 7 })).toBeNull();
     const wide = '密'.repeat(24) + 'a1#'; // 27 code points, 75 bytes
-    expect(failure(wide, { ...defaults, maxPasswordLength: 0 })).toEqual({ code: ErrorCode.PASSWORD_TOO_LONG, message: '密码长度应小于72' });
+    expect(failure(wide, { ...defaults, maxPasswordLength: 0 })).toEqual({
+      code: ErrorCode.PASSWORD_TOO_LONG,
+      message: '密码长度应小于72',
+    });
   });
 
   it('treats any non-letter, non-digit, non-space character as a symbol, and a space as none', () => {

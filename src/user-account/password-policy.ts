@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+
 import { AppException } from '../common/app.exception';
 import { ErrorCode } from '../common/error-code';
 import { ComplexityRules } from '../strategy/strategy.types';
@@ -19,8 +20,10 @@ export function checkPasswordComplexity(password: string, rules: ComplexityRules
     throw new AppException(ErrorCode.PASSWORD_TOO_SHORT, { min: rules.minPasswordLength });
   }
   const max = rules.maxPasswordLength > 0 ? rules.maxPasswordLength : BCRYPT_MAX_BYTES;
-  if ((rules.maxPasswordLength > 0 && length > rules.maxPasswordLength)
-    || Buffer.byteLength(password, 'utf8') > BCRYPT_MAX_BYTES) {
+  if (
+    (rules.maxPasswordLength > 0 && length > rules.maxPasswordLength) ||
+    Buffer.byteLength(password, 'utf8') > BCRYPT_MAX_BYTES
+  ) {
     throw new AppException(ErrorCode.PASSWORD_TOO_LONG, { max });
   }
   if (rules.includeNumber && !DIGIT.test(password)) throw new AppException(ErrorCode.PASSWORD_NEEDS_DIGIT);

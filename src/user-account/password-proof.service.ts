@@ -1,16 +1,17 @@
 import { Injectable } from '@nestjs/common';
+
 import { AppException } from '../common/app.exception';
 import { ErrorCode } from '../common/error-code';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
 import { StrategyService } from '../strategy/strategy.service';
+import { AccountStateService } from './account-state.service';
 import { CompareSlot, CompareSlots } from './compare-slots';
 import { freeSlots } from './lock-policy';
 import { LockoutService } from './lockout.service';
 import { PasswordHasher } from './password-hasher';
-import { AccountStateService } from './account-state.service';
-import { UserLookup } from './user-lookup.service';
 import { UserEntity } from './user.entity';
+import { UserLookup } from './user-lookup.service';
 
 /**
  * A password that matched, its compare slot still held. It proves nothing until confirmed under
@@ -79,7 +80,12 @@ export class PasswordProof {
    * so in its own mutex section. Refused attempts end in `refusals`. The slot is freed however
    * `use` ends.
    */
-  async prove<T>(userId: string, password: string, refusals: ProofRefusals, use: (compared: ComparedPassword) => Promise<T>): Promise<T> {
+  async prove<T>(
+    userId: string,
+    password: string,
+    refusals: ProofRefusals,
+    use: (compared: ComparedPassword) => Promise<T>,
+  ): Promise<T> {
     let giveUpAt = Date.now() + this.mutex.defaultWaitMs;
     for (;;) {
       const admitted = await this.admit(userId, giveUpAt);
@@ -120,7 +126,11 @@ export class PasswordProof {
    * outside the mutex (work too slow to hold the mutex through, such as the new password's screen).
    */
   proveThen<T>(
-    userId: string, password: string, refusals: ProofRefusals, then: (current: UserEntity) => Promise<T>, first?: () => Promise<void>,
+    userId: string,
+    password: string,
+    refusals: ProofRefusals,
+    then: (current: UserEntity) => Promise<T>,
+    first?: () => Promise<void>,
   ): Promise<T> {
     return this.prove(userId, password, refusals, async (compared) => {
       await first?.();
@@ -172,14 +182,19 @@ export class PasswordProof {
     if (waiting && freeSlots(0, await this.slots.held(userId), maxFailureTimes) === 0) return null;
     let slot: CompareSlot | null = null;
     try {
-      return await this.mutex.run(Keys.loginMutex(userId), async (): Promise<Admission | null> => {
-        const inFlight = await this.slots.held(userId);
-        if (freeSlots(0, inFlight, maxFailureTimes) === 0) return null;
-        const user = await this.accounts.withPassword(userId);
-        if (await this.states.stillLocked(user)) return { locked: true, user };
-        slot = await this.lockout.reserveCompare(user, inFlight);
-        return slot ? { locked: false, user, slot } : null;
-      }, undefined, Math.max(0, giveUpAt - Date.now()));
+      return await this.mutex.run(
+        Keys.loginMutex(userId),
+        async (): Promise<Admission | null> => {
+          const inFlight = await this.slots.held(userId);
+          if (freeSlots(0, inFlight, maxFailureTimes) === 0) return null;
+          const user = await this.accounts.withPassword(userId);
+          if (await this.states.stillLocked(user)) return { locked: true, user };
+          slot = await this.lockout.reserveCompare(user, inFlight);
+          return slot ? { locked: false, user, slot } : null;
+        },
+        undefined,
+        Math.max(0, giveUpAt - Date.now()),
+      );
     } catch (err) {
       // A slot taken in a section that failed to end (the store going away) must not stay renewed.
       await (slot as CompareSlot | null)?.release();
@@ -191,7 +206,9 @@ export class PasswordProof {
   private async inLine<T>(userId: string, wait: () => Promise<T>): Promise<T> {
     const ahead = this.lines.get(userId) ?? Promise.resolve();
     let done!: () => void;
-    const mine = new Promise<void>((r) => { done = r; });
+    const mine = new Promise<void>((r) => {
+      done = r;
+    });
     const tail = ahead.then(() => mine);
     this.lines.set(userId, tail);
     try {

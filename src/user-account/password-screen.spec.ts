@@ -1,12 +1,14 @@
-import { Test } from '@nestjs/testing';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+import { Test } from '@nestjs/testing';
+
+import { inMemoryRepositories, InMemoryUserRepository } from '../../test/support/in-memory';
 import { AppException } from '../common/app.exception';
 import { ErrorCode, messageOf } from '../common/error-code';
 import { StrategyService } from '../strategy/strategy.service';
 import { PasswordRules, UserStrategy } from '../strategy/strategy.types';
-import { inMemoryRepositories, InMemoryUserRepository } from '../../test/support/in-memory';
-import { CommonPasswords, COMMON_PASSWORD_FILES, loadCommonPasswords } from './common-passwords/common-passwords';
+import { COMMON_PASSWORD_FILES, CommonPasswords, loadCommonPasswords } from './common-passwords/common-passwords';
 import { PasswordHasher } from './password-hasher';
 import { accountParts, containsAccount, PasswordScreen, previousToKeep } from './password-screen';
 import { UserEntity } from './user.entity';
@@ -48,19 +50,37 @@ describe('Password checks (PasswordScreen)', () => {
     const repos = inMemoryRepositories();
     users = repos.users;
     hasher = new FakeHasher();
-    rules = { ...new UserStrategy(), minPasswordLength: 1, includeLowerCase: false, includeSymbol: false, includeNumber: false };
+    rules = {
+      ...new UserStrategy(),
+      minPasswordLength: 1,
+      includeLowerCase: false,
+      includeSymbol: false,
+      includeNumber: false,
+    };
     const module = await Test.createTestingModule({
       providers: [
-        PasswordScreen, CommonPasswords, ...repos.providers,
+        PasswordScreen,
+        CommonPasswords,
+        ...repos.providers,
         { provide: PasswordHasher, useValue: hasher },
         { provide: StrategyService, useValue: { passwordRules: async () => rules } },
       ],
     }).compile();
     screen = module.get(PasswordScreen);
     user = users.add({
-      id: 'u1', username: 'ZhangSan', name: '张三', mobile: '13800138000', email: 'Zs.Work@Example.com',
-      password: 'hash:current', passwordUpdateTime: T0, createTime: T0, locked: false, disabled: false,
-      unlockTime: null, failureResetTime: null, lastLoginTime: null,
+      id: 'u1',
+      username: 'ZhangSan',
+      name: '张三',
+      mobile: '13800138000',
+      email: 'Zs.Work@Example.com',
+      password: 'hash:current',
+      passwordUpdateTime: T0,
+      createTime: T0,
+      locked: false,
+      disabled: false,
+      unlockTime: null,
+      failureResetTime: null,
+      lastLoginTime: null,
     });
   });
 
@@ -91,7 +111,10 @@ describe('Password checks (PasswordScreen)', () => {
     it('refuse with PASSWORD_CONTAINS_ACCOUNT only while the rule is on', async () => {
       expect(await check('MyZhangsan')).toBeNull();
       rules.rejectAccountInPassword = true;
-      expect(await check('MyZhangsan')).toEqual({ code: ErrorCode.PASSWORD_CONTAINS_ACCOUNT, message: '密码不能包含账号、手机号或邮箱' });
+      expect(await check('MyZhangsan')).toEqual({
+        code: ErrorCode.PASSWORD_CONTAINS_ACCOUNT,
+        message: '密码不能包含账号、手机号或邮箱',
+      });
     });
   });
 
@@ -99,7 +122,17 @@ describe('Password checks (PasswordScreen)', () => {
     it('holds at least 10 000 entries, Chinese patterns among them, and is read once', () => {
       const list = loadCommonPasswords();
       expect(list.size).toBeGreaterThanOrEqual(10_000);
-      for (const entry of ['woaini1314', 'qq123456', '5201314', '1qaz2wsx', 'wang1990', '19880808', 'woaini@123', 'password1', 'zhongguo123']) {
+      for (const entry of [
+        'woaini1314',
+        'qq123456',
+        '5201314',
+        '1qaz2wsx',
+        'wang1990',
+        '19880808',
+        'woaini@123',
+        'password1',
+        'zhongguo123',
+      ]) {
         expect({ entry, listed: list.has(entry) }).toEqual({ entry, listed: true });
       }
       // One entry a line, lower case, no blank lines: what the loader and docs/policies.md describe.
@@ -112,7 +145,10 @@ describe('Password checks (PasswordScreen)', () => {
 
     it('ships in the build: nest build copies the list files beside the compiled loader', () => {
       const nestCli = JSON.parse(readFileSync(join(__dirname, '..', '..', 'nest-cli.json'), 'utf8'));
-      expect(nestCli.compilerOptions.assets).toContainEqual({ include: 'user-account/common-passwords/*.txt', outDir: 'dist' });
+      expect(nestCli.compilerOptions.assets).toContainEqual({
+        include: 'user-account/common-passwords/*.txt',
+        outDir: 'dist',
+      });
       for (const file of COMMON_PASSWORD_FILES) expect(file).toMatch(/^[\w-]+\.txt$/);
     });
 
@@ -120,8 +156,10 @@ describe('Password checks (PasswordScreen)', () => {
       expect(await check('WoAiNi1314')).toBeNull();
       rules.rejectCommonPasswords = true;
       for (const password of ['WoAiNi1314', 'woaini1314', 'QQ123456', 'Password1', 'PASSWORD1']) {
-        expect({ password, refusal: await check(password) })
-          .toEqual({ password, refusal: { code: ErrorCode.PASSWORD_TOO_COMMON, message: '密码过于常见,请更换' } });
+        expect({ password, refusal: await check(password) }).toEqual({
+          password,
+          refusal: { code: ErrorCode.PASSWORD_TOO_COMMON, message: '密码过于常见,请更换' },
+        });
       }
       expect(await check('WoAiNi1314-plus')).toBeNull();
     });
@@ -136,7 +174,10 @@ describe('Password checks (PasswordScreen)', () => {
 
     it('N counts the current password: N = 1 refuses only the current one', async () => {
       rules.passwordHistoryCount = 1;
-      expect(await check('current')).toEqual({ code: ErrorCode.PASSWORD_REUSED, message: '新密码不能与最近1次使用的密码相同' });
+      expect(await check('current')).toEqual({
+        code: ErrorCode.PASSWORD_REUSED,
+        message: '新密码不能与最近1次使用的密码相同',
+      });
       expect(await check('something-new')).toBeNull();
     });
 
@@ -145,8 +186,10 @@ describe('Password checks (PasswordScreen)', () => {
       rules.passwordHistoryCount = 3;
       // current p3, then p2, p1; `current` (the first) is 4 back.
       for (const reused of ['p3', 'p2', 'p1']) {
-        expect({ reused, refusal: await check(reused) })
-          .toEqual({ reused, refusal: { code: ErrorCode.PASSWORD_REUSED, message: '新密码不能与最近3次使用的密码相同' } });
+        expect({ reused, refusal: await check(reused) }).toEqual({
+          reused,
+          refusal: { code: ErrorCode.PASSWORD_REUSED, message: '新密码不能与最近3次使用的密码相同' },
+        });
       }
       expect(await check('current')).toBeNull();
       // The history holds N − 1 hashes: the current one is in sys_user.
@@ -169,7 +212,12 @@ describe('Password checks (PasswordScreen)', () => {
   it('runs the six complexity rules first, then account, common list, history, in that order', async () => {
     await users.setPassword('u1', 'hash:zhangsan1314', T0, 0);
     user = (await users.withPassword('u1'))!;
-    Object.assign(rules, { rejectAccountInPassword: true, rejectCommonPasswords: true, passwordHistoryCount: 1, includeSymbol: true });
+    Object.assign(rules, {
+      rejectAccountInPassword: true,
+      rejectCommonPasswords: true,
+      passwordHistoryCount: 1,
+      includeSymbol: true,
+    });
     // zhangsan1314: contains the user name, is on the list (surname + 1314), and is the current password.
     expect((await check('zhangsan1314'))?.code).toBe(ErrorCode.PASSWORD_NEEDS_SYMBOL);
     rules.includeSymbol = false;

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { AppException } from '../common/app.exception';
 import { ErrorCode } from '../common/error-code';
 import { StrategyService } from '../strategy/strategy.service';

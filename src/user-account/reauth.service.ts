@@ -1,9 +1,10 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
+
 import { AppException } from '../common/app.exception';
 import { Clock } from '../common/clock';
-import { ExtensionPoint } from '../common/extension-point';
 import { ErrorCode } from '../common/error-code';
+import { ExtensionPoint } from '../common/extension-point';
 import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
 import { LoginLogService } from '../login-log/login-log.service';
 import { SessionService } from '../session/session.service';
@@ -61,19 +62,33 @@ export class ReauthService implements OnModuleInit {
     const attempt = { loginType: LoginTypes.REAUTH, ip: caller.ip, userAgent: caller.userAgent };
     const refuseLocked = async (user: UserEntity): Promise<never> => {
       await this.logs.record({
-        ...attempt, account: user.username, userId: user.id, userName: user.name, status: LoginStatus.LOCKED,
+        ...attempt,
+        account: user.username,
+        userId: user.id,
+        userName: user.name,
+        status: LoginStatus.LOCKED,
         failure: ErrorCode.ACCOUNT_LOCKED,
       });
       throw new AppException(ErrorCode.ACCOUNT_LOCKED);
     };
-    const at = await this.proof.proveThen(caller.userId, password, {
-      locked: refuseLocked,
-      wrong: async (user) => {
-        const locked = await this.lockout.recordWrongPassword({ ...attempt, account: user.username, user, reason: ErrorCode.BAD_CREDENTIALS });
-        if (locked) await this.sessions.end(caller.tokenHash, user.id);
-        throw new AppException(ErrorCode.BAD_CREDENTIALS);
+    const at = await this.proof.proveThen(
+      caller.userId,
+      password,
+      {
+        locked: refuseLocked,
+        wrong: async (user) => {
+          const locked = await this.lockout.recordWrongPassword({
+            ...attempt,
+            account: user.username,
+            user,
+            reason: ErrorCode.BAD_CREDENTIALS,
+          });
+          if (locked) await this.sessions.end(caller.tokenHash, user.id);
+          throw new AppException(ErrorCode.BAD_CREDENTIALS);
+        },
       },
-    }, () => this.markProven(caller));
+      () => this.markProven(caller),
+    );
     return this.answer(at);
   }
 

@@ -1,12 +1,13 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
+
+import { ApiDoc } from '../common/api-docs';
 import type { Actor, AuthContext } from '../common/auth-context';
+import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
+import { ErrorCode } from '../common/error-code';
 import { NoInputDto } from '../common/validation.pipe';
 import { RoleCodeDto, RoleDto, SaveRoleDto } from './dto/user.dto';
 import { RoleService } from './role.service';
-import { ApiDoc } from '../common/api-docs';
-import { ErrorCode } from '../common/error-code';
 
 @ApiTags('roles')
 @ApiSecurity('Admin-Token')
@@ -15,24 +16,31 @@ export class RoleController {
   constructor(private readonly roles: RoleService) {}
 
   /** Within the codes of the caller's session. */
-  @Post('save') @HttpCode(200) @RequirePermissions('sys:role:save')
+  @Post('save')
+  @HttpCode(200)
+  @RequirePermissions('sys:role:save')
   @ApiDoc('Create or update a role by code (only codes the caller holds)', { data: RoleDto })
   async save(@Body() dto: SaveRoleDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
     return this.roles.save(dto, auth.permissions, actor);
   }
 
-  @Post('list') @HttpCode(200) @RequirePermissions('sys:role:list')
+  @Post('list')
+  @HttpCode(200)
+  @RequirePermissions('sys:role:list')
   @ApiDoc('List roles with their permission codes', { data: RoleDto, shape: 'array' })
   list(@Body() _body: NoInputDto) {
     return this.roles.list();
   }
 
   /** Not `admin`, not while a user holds it; within the caller's codes. */
-  @Post('delete') @HttpCode(200) @RequirePermissions('sys:role:delete')
+  @Post('delete')
+  @HttpCode(200)
+  @RequirePermissions('sys:role:delete')
   @ApiDoc('Delete a role by code (not `admin`, not while a user holds it, only codes the caller holds)', {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
-    description: 'A role still held by a user, or `admin`, answers VALIDATION_FAILED (data.errors on `code`); a role with codes the caller does not hold answers FORBIDDEN.',
+    description:
+      'A role still held by a user, or `admin`, answers VALIDATION_FAILED (data.errors on `code`); a role with codes the caller does not hold answers FORBIDDEN.',
   })
   async delete(@Body() dto: RoleCodeDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
     await this.roles.delete(dto.code, auth.permissions, actor);

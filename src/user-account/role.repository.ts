@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
+
 import { RoleEntity, UserRoleEntity } from './role.entity';
 import { UserEntity } from './user.entity';
 
@@ -45,9 +46,12 @@ export class RoleRepository {
   /** The holders (not deleted: a deleted user holds nothing) of the roles `codes`, by user name. */
   members(codes: string[]): Promise<{ roleCode: string; userId: string; username: string }[]> {
     if (!codes.length) return Promise.resolve([]);
-    return this.userRoles.createQueryBuilder('ur')
+    return this.userRoles
+      .createQueryBuilder('ur')
       .innerJoin(UserEntity, 'u', 'u.id = ur.user_id AND u.delete_time IS NULL')
-      .select('ur.role_code', 'roleCode').addSelect('ur.user_id', 'userId').addSelect('u.username', 'username')
+      .select('ur.role_code', 'roleCode')
+      .addSelect('ur.user_id', 'userId')
+      .addSelect('u.username', 'username')
       .where('ur.role_code IN (:...codes)', { codes })
       .orderBy('u.username', 'ASC')
       .getRawMany();
@@ -66,7 +70,8 @@ export class RoleRepository {
 
   /** The roles the user holds, in one statement (every login reads them). */
   heldBy(userId: string): Promise<RoleEntity[]> {
-    return this.roles.createQueryBuilder('r')
+    return this.roles
+      .createQueryBuilder('r')
       .innerJoin(UserRoleEntity, 'ur', 'ur.role_code = r.code')
       .where('ur.user_id = :userId', { userId })
       .getMany();

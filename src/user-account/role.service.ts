@@ -1,4 +1,5 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+
 import { actedBy, AuditLogService, changedFields } from '../audit/audit-log.service';
 import { AppException, fieldProblem, fieldsFailed, validationFailed } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
@@ -110,7 +111,12 @@ export class RoleService implements OnApplicationBootstrap {
         targetId: role.code,
         targetName: role.name,
         // Old → new per changed field (name, permissions); a new role: every field, old null.
-        detail: { ...changedFields(current ? { name: current.name, permissions: current.permissions } : null, { name: role.name, permissions: role.permissions }) },
+        detail: {
+          ...changedFields(current ? { name: current.name, permissions: current.permissions } : null, {
+            name: role.name,
+            permissions: role.permissions,
+          }),
+        },
       }));
       return role;
     });
@@ -137,7 +143,13 @@ export class RoleService implements OnApplicationBootstrap {
   /** A role assignment may only give roles whose codes the caller holds (FORBIDDEN). */
   async assertMayAssign(held: string[], codes: string[]): Promise<void> {
     const roles = await this.existing(codes);
-    if (!mayGrant(held, roles.flatMap((r) => r.permissions))) throw new AppException(ErrorCode.FORBIDDEN);
+    if (
+      !mayGrant(
+        held,
+        roles.flatMap((r) => r.permissions),
+      )
+    )
+      throw new AppException(ErrorCode.FORBIDDEN);
   }
 
   /** The roles named by `codes`; VALIDATION_FAILED naming `roles` when one does not exist. */
@@ -160,7 +172,9 @@ export class RoleService implements OnApplicationBootstrap {
     const codes = [...new Set([...held.values()].flat())];
     const roles = codes.length ? await this.roles.byCodes(codes) : [];
     const codesOf = new Map(roles.map((r) => [r.code, r.permissions]));
-    return new Map(userIds.map((id) => [id, [...new Set((held.get(id) ?? []).flatMap((role) => codesOf.get(role) ?? []))]]));
+    return new Map(
+      userIds.map((id) => [id, [...new Set((held.get(id) ?? []).flatMap((role) => codesOf.get(role) ?? []))]]),
+    );
   }
 
   async rolesOf(userIds: string[]): Promise<Map<string, string[]>> {

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
+
 import { AppException } from '../common/app.exception';
-import { ErrorCode } from '../common/error-code';
 import { Clock } from '../common/clock';
+import { ErrorCode } from '../common/error-code';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
 import { ALL_PERMISSIONS } from './grants';
@@ -65,11 +66,14 @@ export class SelfProtection {
    */
   async usableSuperAdmins(withoutRole?: string): Promise<string[]> {
     const codes = (await this.roles.all())
-      .filter((r) => r.permissions.includes(ALL_PERMISSIONS) && r.code !== withoutRole).map((r) => r.code);
+      .filter((r) => r.permissions.includes(ALL_PERMISSIONS) && r.code !== withoutRole)
+      .map((r) => r.code);
     if (!codes.length) return [];
     const holders = await this.users.holdingRoles(codes);
     const now = this.clock.now();
-    const usable = holders.filter((u) => !u.disabled && (!u.locked || unlockDue({ locked: true, unlockTime: u.unlockTime }, now)));
+    const usable = holders.filter(
+      (u) => !u.disabled && (!u.locked || unlockDue({ locked: true, unlockTime: u.unlockTime }, now)),
+    );
     return [...new Set(usable.map((u) => u.id))];
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { AccessDenied } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
 import { codesBeyond } from './grants';

@@ -1,39 +1,47 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { AuditModule } from '../audit/audit.module';
-import { LoginLogModule } from '../login-log/login-log.module';
 import { CryptoModule } from '../crypto/crypto.module';
+import { LoginLogModule } from '../login-log/login-log.module';
 import { SessionModule } from '../session/session.module';
 import { StrategyModule } from '../strategy/strategy.module';
+import { AccountStateService } from './account-state.service';
+import { CommonPasswords } from './common-passwords/common-passwords';
 import { CompareSlots } from './compare-slots';
 import { LockoutService } from './lockout.service';
 import { MeController } from './me.controller';
-import { PasswordChangeService } from './password-change.service';
-import { REAUTH_CODE_PROOF, ReauthService } from './reauth.service';
 import { MFA_STATUS } from './mfa-status';
-import { PermissionController } from './permission.controller';
+import { PasswordChangeService } from './password-change.service';
+import { BcryptPasswordHasher, PasswordHasher } from './password-hasher';
+import { PasswordHistoryEntity } from './password-history.entity';
 import { PasswordProof } from './password-proof.service';
 import { PasswordScreen } from './password-screen';
-import { CommonPasswords } from './common-passwords/common-passwords';
-import { BcryptPasswordHasher, PasswordHasher } from './password-hasher';
+import { PermissionController } from './permission.controller';
+import { REAUTH_CODE_PROOF, ReauthService } from './reauth.service';
 import { RoleController } from './role.controller';
 import { RoleEntity, UserRoleEntity } from './role.entity';
 import { RoleRepository } from './role.repository';
 import { RoleService } from './role.service';
 import { SelfProtection } from './self-protection';
 import { TargetAccess } from './target-access';
-import { AccountStateService } from './account-state.service';
-import { UserAdminService } from './user-admin.service';
-import { UserLookup } from './user-lookup.service';
 import { UserController } from './user.controller';
-import { UserDirectory } from './user-directory';
-import { UserIdentifierEntity } from './user-identifier.entity';
-import { PasswordHistoryEntity } from './password-history.entity';
 import { UserEntity } from './user.entity';
 import { UserRepository } from './user.repository';
+import { UserAdminService } from './user-admin.service';
+import { UserDirectory } from './user-directory';
+import { UserIdentifierEntity } from './user-identifier.entity';
+import { UserLookup } from './user-lookup.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([UserEntity, RoleEntity, UserRoleEntity, UserIdentifierEntity, PasswordHistoryEntity]), StrategyModule, LoginLogModule, SessionModule, CryptoModule, AuditModule],
+  imports: [
+    TypeOrmModule.forFeature([UserEntity, RoleEntity, UserRoleEntity, UserIdentifierEntity, PasswordHistoryEntity]),
+    StrategyModule,
+    LoginLogModule,
+    SessionModule,
+    CryptoModule,
+    AuditModule,
+  ],
   controllers: [UserController, RoleController, PermissionController, MeController],
   providers: [
     UserRepository,
@@ -57,6 +65,19 @@ import { UserRepository } from './user.repository';
     MFA_STATUS.provide(),
     REAUTH_CODE_PROOF.provide(),
   ],
-  exports: [UserLookup, UserAdminService, AccountStateService, LockoutService, PasswordProof, ReauthService, RoleService, PasswordHasher, UserRepository, UserDirectory, SelfProtection, TargetAccess],
+  exports: [
+    UserLookup,
+    UserAdminService,
+    AccountStateService,
+    LockoutService,
+    PasswordProof,
+    ReauthService,
+    RoleService,
+    PasswordHasher,
+    UserRepository,
+    UserDirectory,
+    SelfProtection,
+    TargetAccess,
+  ],
 })
 export class UserAccountModule {}

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
+
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { randomUUID } from 'node:crypto';
+
 import { actedBy, AuditLogService } from '../audit/audit-log.service';
 import { FieldProblem, fieldProblem, fieldsFailed } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
@@ -8,28 +10,28 @@ import { Clock } from '../common/clock';
 import { isDeadlock, isUniqueViolation } from '../common/db-errors';
 import { Page } from '../common/paging.dto';
 import { AppConfig } from '../config/app-config';
-import { SessionService } from '../session/session.service';
-import { StrategyService } from '../strategy/strategy.service';
 import { LoginLogService } from '../login-log/login-log.service';
+import { SessionService } from '../session/session.service';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
-import { auditAdminAction } from './admin-audit';
-import { MFA_STATUS, MfaStatus } from './mfa-status';
+import { StrategyService } from '../strategy/strategy.service';
 import { accountStates } from './account-state';
+import { auditAdminAction } from './admin-audit';
 import { ListUsersDto, UpdateUserDto, UserState } from './dto/user.dto';
-import { PasswordHasher } from './password-hasher';
-import { passwordExpiresAt } from './password-expiry';
 import { ALL_PERMISSIONS } from './grants';
 import { failureWindowStart } from './lock-policy';
+import { MFA_STATUS, MfaStatus } from './mfa-status';
+import { passwordExpiresAt } from './password-expiry';
+import { PasswordHasher } from './password-hasher';
 import { checkPasswordComplexity, generatePassword } from './password-policy';
 import { previousToKeep } from './password-screen';
 import { RoleService } from './role.service';
-import { Identifier, IdentifierKind, identifiersOf } from './user-identifier';
 import { SelfProtection } from './self-protection';
 import { TargetAccess } from './target-access';
-import { UserLookup } from './user-lookup.service';
 import { UserEntity } from './user.entity';
 import { UserChange, UserRepository } from './user.repository';
+import { Identifier, IdentifierKind, identifiersOf } from './user-identifier';
+import { UserLookup } from './user-lookup.service';
 
 export interface NewUser {
   username: string;
@@ -165,9 +167,12 @@ export class UserAdminService implements OnModuleInit {
     const roles = await this.roles.rolesOf(ids);
     const mfa = new Set((await Promise.all(this.mfaStatus.map((s) => s.enabledAmong(ids)))).flatMap((set) => [...set]));
     const { maxFailureInterval } = await this.strategy.loginStrategy();
-    const failures = await this.logs.countFailuresSinceEach(rows.map((u) => ({
-      userId: u.id, since: failureWindowStart(now, maxFailureInterval, u.failureResetTime),
-    })));
+    const failures = await this.logs.countFailuresSinceEach(
+      rows.map((u) => ({
+        userId: u.id,
+        since: failureWindowStart(now, maxFailureInterval, u.failureResetTime),
+      })),
+    );
     return {
       total,
       rows: rows.map((u) => ({
@@ -197,7 +202,11 @@ export class UserAdminService implements OnModuleInit {
       const user = await this.lookup.get(id);
       await this.access.assertMayActOn(actor, [user]);
       // The audit detail as the console shows a change side by side: { username, old, new }, changed fields only.
-      const detail = { username: user.username, old: {} as Record<string, unknown>, new: {} as Record<string, unknown> };
+      const detail = {
+        username: user.username,
+        old: {} as Record<string, unknown>,
+        new: {} as Record<string, unknown>,
+      };
       const change: UserChange = { fields: {} };
       for (const field of ['name', 'mobile', 'email'] as const) {
         const next = dto[field];
@@ -216,7 +225,8 @@ export class UserAdminService implements OnModuleInit {
           detail.old.roles = oldRoles;
           detail.new.roles = next;
           const before = await this.roles.permissionsOf(id);
-          losesAll = before.includes(ALL_PERMISSIONS) && !(await this.roles.permissionsOfRoles(next)).includes(ALL_PERMISSIONS);
+          losesAll =
+            before.includes(ALL_PERMISSIONS) && !(await this.roles.permissionsOfRoles(next)).includes(ALL_PERMISSIONS);
         }
       }
       if (!Object.keys(detail.new).length) return;
@@ -228,7 +238,12 @@ export class UserAdminService implements OnModuleInit {
       // A role change must not leave no enabled, unlocked holder of `*`.
       await (losesAll ? this.protection.keepingSuperAdmin({ userId: id }, write) : write());
       if (Object.keys(change.fields).length) {
-        await this.sessions.updateProfile(id, { name: user.name, mobile: user.mobile, email: user.email, ...change.fields });
+        await this.sessions.updateProfile(id, {
+          name: user.name,
+          mobile: user.mobile,
+          email: user.email,
+          ...change.fields,
+        });
       }
       if (change.roleCodes) await this.sessions.refreshPermissions(id, await this.roles.permissionsOf(id));
       await this.audit.recordDone('user.update', async () => ({
@@ -268,10 +283,12 @@ export class UserAdminService implements OnModuleInit {
     const { id } = user;
     this.protection.assertNotSelf(actor.id, id);
     await this.access.assertMayActOn(actor, [user]);
-    await this.protection.keepingSuperAdmin({ userId: id }, () => this.mutex.run(Keys.loginMutex(id), async () => {
-      await this.users.softDelete(id, this.clock.now());
-      await this.sessions.endAll(id);
-    }));
+    await this.protection.keepingSuperAdmin({ userId: id }, () =>
+      this.mutex.run(Keys.loginMutex(id), async () => {
+        await this.users.softDelete(id, this.clock.now());
+        await this.sessions.endAll(id);
+      }),
+    );
     await auditAdminAction(this.audit, 'user.delete', actor, user);
   }
 
@@ -327,7 +344,10 @@ export class UserAdminService implements OnModuleInit {
    * e-mail (as normalised by user-identifier.ts); the user's own fields may share a value.
    */
   private async assertUnique(identifiers: Identifier[], ownerId?: string): Promise<void> {
-    const taken = await this.users.identifiersTaken(identifiers.map((i) => i.value), ownerId);
+    const taken = await this.users.identifiersTaken(
+      identifiers.map((i) => i.value),
+      ownerId,
+    );
     const problems: FieldProblem[] = identifiers.filter((i) => taken.has(i.value)).map((i) => this.taken(i.kind));
     if (problems.length) throw fieldsFailed(problems);
   }
@@ -336,4 +356,3 @@ export class UserAdminService implements OnModuleInit {
     return fieldProblem('validation.identifierTaken', field);
   }
 }
-

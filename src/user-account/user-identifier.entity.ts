@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
 import type { IdentifierKind } from './user-identifier';
 
 /**

@@ -1,6 +1,13 @@
 import { LoginTypes } from '../login-log/login-log.entity';
 import {
-  hasControlOrFormat, hasHiddenOrSpace, identifiersOf, LOGIN_TYPE_OF, loginCandidates, matchLogin, mixesScripts, normaliseIdentifier,
+  hasControlOrFormat,
+  hasHiddenOrSpace,
+  identifiersOf,
+  LOGIN_TYPE_OF,
+  loginCandidates,
+  matchLogin,
+  mixesScripts,
+  normaliseIdentifier,
 } from './user-identifier';
 
 describe('login identifiers (unique across fields, compared the same on every database)', () => {
@@ -19,7 +26,8 @@ describe('login identifiers (unique across fields, compared the same on every da
   });
 
   it('finds invisible, white-space and mixed-script characters', () => {
-    for (const hidden of ['a\u200bb', 'a\u202eb', 'a b', 'a\u3000b', 'a\tb', 'a\u00adb', 'a\u3164b']) expect(hasHiddenOrSpace(hidden)).toBe(true);
+    for (const hidden of ['a\u200bb', 'a\u202eb', 'a b', 'a\u3000b', 'a\tb', 'a\u00adb', 'a\u3164b'])
+      expect(hasHiddenOrSpace(hidden)).toBe(true);
     expect(hasHiddenOrSpace('jos\u00e9@example.com')).toBe(false);
     expect(hasControlOrFormat('\u5f20 \u4e09')).toBe(false);
     expect(hasControlOrFormat('a\u202eb')).toBe(true);
@@ -32,10 +40,12 @@ describe('login identifiers (unique across fields, compared the same on every da
 
   it('gives one identifier per field that is set', () => {
     expect(identifiersOf({ username: 'Zhang', mobile: null, email: 'Z@X.org' })).toEqual([
-      { kind: 'username', value: 'zhang' }, { kind: 'email', value: 'z@x.org' },
+      { kind: 'username', value: 'zhang' },
+      { kind: 'email', value: 'z@x.org' },
     ]);
     expect(identifiersOf({ username: 'a', mobile: '139', email: undefined })).toEqual([
-      { kind: 'username', value: 'a' }, { kind: 'mobile', value: '139' },
+      { kind: 'username', value: 'a' },
+      { kind: 'mobile', value: '139' },
     ]);
   });
 

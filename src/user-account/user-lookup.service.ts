@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
+
 import { AppException } from '../common/app.exception';
 import { ErrorCode } from '../common/error-code';
 import { LoginTypes } from '../login-log/login-log.entity';
-import { LOGIN_TYPE_OF } from './user-identifier';
 import { UserEntity } from './user.entity';
 import { UserRepository } from './user.repository';
+import { LOGIN_TYPE_OF } from './user-identifier';
 
 /** Reads of the accounts that the other features and the login need; no writes. */
 @Injectable()

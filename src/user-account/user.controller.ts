@@ -1,16 +1,24 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
-import { RsaKeyService } from '../crypto/rsa-key.service';
-import type { Actor, AuthContext } from '../common/auth-context';
-import { validationFailed } from '../common/app.exception';
-import {
-  CreatedUserDto, CreateUserDto, ListUsersDto, ResetPasswordResultDto, UpdateUserDto, UserIdDto, UserIdsDto, UserRowDto,
-} from './dto/user.dto';
-import { AccountStateService } from './account-state.service';
-import { UserAdminService } from './user-admin.service';
+
 import { ApiDoc } from '../common/api-docs';
+import { validationFailed } from '../common/app.exception';
+import type { Actor, AuthContext } from '../common/auth-context';
+import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
 import { ErrorCode } from '../common/error-code';
+import { RsaKeyService } from '../crypto/rsa-key.service';
+import { AccountStateService } from './account-state.service';
+import {
+  CreatedUserDto,
+  CreateUserDto,
+  ListUsersDto,
+  ResetPasswordResultDto,
+  UpdateUserDto,
+  UserIdDto,
+  UserIdsDto,
+  UserRowDto,
+} from './dto/user.dto';
+import { UserAdminService } from './user-admin.service';
 
 @ApiTags('users')
 @ApiSecurity('Admin-Token')
@@ -23,93 +31,132 @@ export class UserController {
   ) {}
 
   /** The roles given must lie within the codes of the caller's session. */
-  @Post('create') @HttpCode(200) @RequirePermissions('sys:user:create')
-  @ApiDoc("Create a user (roles only within the caller's codes)", { data: CreatedUserDto, errors: [ErrorCode.PASSWORD_TOO_SHORT, ErrorCode.PASSWORD_TOO_LONG, ErrorCode.PASSWORD_NEEDS_DIGIT, ErrorCode.PASSWORD_NEEDS_UPPER, ErrorCode.PASSWORD_NEEDS_LOWER, ErrorCode.PASSWORD_NEEDS_SYMBOL] })
+  @Post('create')
+  @HttpCode(200)
+  @RequirePermissions('sys:user:create')
+  @ApiDoc("Create a user (roles only within the caller's codes)", {
+    data: CreatedUserDto,
+    errors: [
+      ErrorCode.PASSWORD_TOO_SHORT,
+      ErrorCode.PASSWORD_TOO_LONG,
+      ErrorCode.PASSWORD_NEEDS_DIGIT,
+      ErrorCode.PASSWORD_NEEDS_UPPER,
+      ErrorCode.PASSWORD_NEEDS_LOWER,
+      ErrorCode.PASSWORD_NEEDS_SYMBOL,
+    ],
+  })
   async create(@Body() dto: CreateUserDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
-    return this.accounts.create({
-      ...dto,
-      password: dto.password === undefined ? undefined : this.rsa.decrypt('password', dto.password),
-    }, auth.permissions, actor);
+    return this.accounts.create(
+      {
+        ...dto,
+        password: dto.password === undefined ? undefined : this.rsa.decrypt('password', dto.password),
+      },
+      auth.permissions,
+      actor,
+    );
   }
 
-  @Post('list') @HttpCode(200) @RequirePermissions('sys:user:list')
+  @Post('list')
+  @HttpCode(200)
+  @RequirePermissions('sys:user:list')
   @ApiDoc('List users (without any hash)', { data: UserRowDto, shape: 'page' })
   list(@Body() dto: ListUsersDto) {
     return this.accounts.list(dto);
   }
 
   /** Name, mobile, e-mail, roles (within the caller's codes); live sessions follow. */
-  @Post('update') @HttpCode(200) @RequirePermissions('sys:user:update')
+  @Post('update')
+  @HttpCode(200)
+  @RequirePermissions('sys:user:update')
   @ApiDoc("Update a user's name, mobile, e-mail or roles (roles only within the caller's codes)", {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
-    description: 'Partial: fields left out stay. A mobile or e-mail another user has, or an unknown role, answers VALIDATION_FAILED; '
-      + "a user holding codes the caller does not, or a role change that would leave no enabled, unlocked holder of `*`, answers FORBIDDEN. The user's live sessions take the new profile and codes.",
+    description:
+      'Partial: fields left out stay. A mobile or e-mail another user has, or an unknown role, answers VALIDATION_FAILED; ' +
+      "a user holding codes the caller does not, or a role change that would leave no enabled, unlocked holder of `*`, answers FORBIDDEN. The user's live sessions take the new profile and codes.",
   })
   async update(@Body() dto: UpdateUserDto, @CurrentActor() actor: Actor) {
     await this.accounts.update(dto, actor);
   }
 
   /** A soft delete; not oneself, not the last usable holder of `*`. */
-  @Post('delete') @HttpCode(200) @RequirePermissions('sys:user:delete')
+  @Post('delete')
+  @HttpCode(200)
+  @RequirePermissions('sys:user:delete')
   @ApiDoc('Delete a user (soft: no login, not listed, sessions end, identifiers stay taken)', {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
-    description: "One's own account, a user holding codes the caller does not, or the last enabled, unlocked holder of `*` answers FORBIDDEN.",
+    description:
+      "One's own account, a user holding codes the caller does not, or the last enabled, unlocked holder of `*` answers FORBIDDEN.",
   })
   async delete(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
     await this.accounts.remove(dto.id, actor);
   }
 
-  @Post('lock') @HttpCode(200) @RequirePermissions('sys:user:lock')
-  @ApiDoc("Lock users and end their sessions", {
+  @Post('lock')
+  @HttpCode(200)
+  @RequirePermissions('sys:user:lock')
+  @ApiDoc('Lock users and end their sessions', {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
-    description: '`{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. '
-      + "One's own account, a user holding codes the caller does not, or leaving no enabled, unlocked holder of `*` answers FORBIDDEN.",
+    description:
+      '`{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. ' +
+      "One's own account, a user holding codes the caller does not, or leaving no enabled, unlocked holder of `*` answers FORBIDDEN.",
   })
   async lock(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
     await this.states.changeState(idsOf(dto), 'lock', actor);
   }
 
-  @Post('unlock') @HttpCode(200) @RequirePermissions('sys:user:unlock')
+  @Post('unlock')
+  @HttpCode(200)
+  @RequirePermissions('sys:user:unlock')
   @ApiDoc('Unlock users (their failure count starts again)', {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
-    description: '`{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each user that was locked is unlocked and audited on its own. '
-      + 'An account that is not locked answers OK and keeps its failure count; a user holding codes the caller does not answers FORBIDDEN.',
+    description:
+      '`{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each user that was locked is unlocked and audited on its own. ' +
+      'An account that is not locked answers OK and keeps its failure count; a user holding codes the caller does not answers FORBIDDEN.',
   })
   async unlock(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
     await this.states.changeState(idsOf(dto), 'unlock', actor);
   }
 
-  @Post('disable') @HttpCode(200) @RequirePermissions('sys:user:disable')
-  @ApiDoc("Disable users and end their sessions", {
+  @Post('disable')
+  @HttpCode(200)
+  @RequirePermissions('sys:user:disable')
+  @ApiDoc('Disable users and end their sessions', {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
-    description: '`{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. '
-      + "One's own account, a user holding codes the caller does not, or leaving no enabled, unlocked holder of `*` answers FORBIDDEN.",
+    description:
+      '`{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each is audited on its own. ' +
+      "One's own account, a user holding codes the caller does not, or leaving no enabled, unlocked holder of `*` answers FORBIDDEN.",
   })
   async disable(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
     await this.states.changeState(idsOf(dto), 'disable', actor);
   }
 
-  @Post('enable') @HttpCode(200) @RequirePermissions('sys:user:enable')
+  @Post('enable')
+  @HttpCode(200)
+  @RequirePermissions('sys:user:enable')
   @ApiDoc('Enable users (their failure count starts again)', {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
-    description: '`{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each user that was disabled is enabled and audited on its own. '
-      + 'An account that is not disabled answers OK and keeps its failure count; a user holding codes the caller does not answers FORBIDDEN.',
+    description:
+      '`{ id }` or `{ ids }` (at most 100), all or nothing: every user is found and checked before any changes; each user that was disabled is enabled and audited on its own. ' +
+      'An account that is not disabled answers OK and keeps its failure count; a user holding codes the caller does not answers FORBIDDEN.',
   })
   async enable(@Body() dto: UserIdsDto, @CurrentActor() actor: Actor) {
     await this.states.changeState(idsOf(dto), 'enable', actor);
   }
 
-  @Post('resetPass') @HttpCode(200) @RequirePermissions('sys:user:resetPass')
+  @Post('resetPass')
+  @HttpCode(200)
+  @RequirePermissions('sys:user:resetPass')
   @ApiDoc("Reset a user's password (generated and answered once when DEFAULT_PASSWORD is unset)", {
     data: ResetPasswordResultDto,
     errors: [ErrorCode.NOT_FOUND],
-    description: 'data is null unless the service generated the password. One\'s own account (that is /sys/me/pass/update), or a user holding codes the caller does not, answers FORBIDDEN.',
+    description:
+      "data is null unless the service generated the password. One's own account (that is /sys/me/pass/update), or a user holding codes the caller does not, answers FORBIDDEN.",
   })
   async resetPass(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
     return this.accounts.resetPassword(dto.id, actor);

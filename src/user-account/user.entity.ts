@@ -1,4 +1,5 @@
 import { Column, DeleteDateColumn, Entity, PrimaryColumn } from 'typeorm';
+
 import { DATETIME } from '../common/datetime';
 
 /** `sys_user`: the account, its password state, lock and disable flags. */

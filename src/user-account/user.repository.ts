@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { Brackets, DataSource, In, Repository } from 'typeorm';
-import { UserRoleEntity } from './role.entity';
+
 import type { UserState } from './dto/user.dto';
+import { DAY_MS } from './password-expiry';
+import { PasswordHistoryEntity } from './password-history.entity';
+import { UserRoleEntity } from './role.entity';
+import { UserEntity } from './user.entity';
 import { Identifier, IdentifierKind, loginCandidates, matchLogin, normaliseIdentifier } from './user-identifier';
 import { UserIdentifierEntity } from './user-identifier.entity';
-import { PasswordHistoryEntity } from './password-history.entity';
-import { DAY_MS } from './password-expiry';
-import { UserEntity } from './user.entity';
 
 /** What the user list can be narrowed by. */
 export interface UserFilter {
@@ -21,7 +22,8 @@ export interface UserFilter {
  * No successful login since `cutoff` (nor creation), nor an administrator's enable, unlock or reset;
  * not deleted (also for the job's UPDATE, which the delete-date column does not filter).
  */
-const DORMANT_AT = 'COALESCE(u.last_login_time, u.create_time) <= :cutoff AND (u.failure_reset_time IS NULL OR u.failure_reset_time <= :cutoff) AND u.delete_time IS NULL';
+const DORMANT_AT =
+  'COALESCE(u.last_login_time, u.create_time) <= :cutoff AND (u.failure_reset_time IS NULL OR u.failure_reset_time <= :cutoff) AND u.delete_time IS NULL';
 
 /** A user as created: lock times start empty (the columns' default), not deleted. */
 export type NewUserRow = Omit<UserEntity, 'unlockTime' | 'failureResetTime' | 'lastLoginTime' | 'deleteTime'>;
@@ -57,7 +59,8 @@ export class UserRepository {
   async findForLogin(account: string): Promise<{ userId: string; kind: IdentifierKind } | null> {
     // Only identifiers of users not deleted, in the same one query whether the account
     // never existed or was deleted: the two take the same path and the same time from here on.
-    const held = await this.identifiers.createQueryBuilder('i')
+    const held = await this.identifiers
+      .createQueryBuilder('i')
       .innerJoin(UserEntity, 'u', 'u.id = i.user_id AND u.delete_time IS NULL')
       .where('i.value IN (:...values)', { values: loginCandidates(account) })
       .getMany();
@@ -67,7 +70,9 @@ export class UserRepository {
 
   /** The user whose user name is `username` as a login finds it (ignoring case). */
   async byUsername(username: string): Promise<UserEntity | null> {
-    const held = await this.identifiers.findOne({ where: { kind: 'username', value: normaliseIdentifier('username', username) } });
+    const held = await this.identifiers.findOne({
+      where: { kind: 'username', value: normaliseIdentifier('username', username) },
+    });
     return held && this.users.findOne({ where: { id: held.userId } });
   }
 
@@ -91,7 +96,8 @@ export class UserRepository {
 
   /** The users holding at least one of the roles `codes` (each once). */
   holdingRoles(codes: string[]): Promise<UserEntity[]> {
-    return this.users.createQueryBuilder('u')
+    return this.users
+      .createQueryBuilder('u')
       .innerJoin(UserRoleEntity, 'ur', 'ur.user_id = u.id')
       .where('ur.role_code IN (:...codes)', { codes })
       .getMany();
@@ -118,13 +124,20 @@ export class UserRepository {
       const like = `%${filter.keyword.replace(/[!%_]/g, (c) => `!${c}`)}%`;
       // LOWER on both sides: the identifier columns compare bytes, and the keyword
       // search stays case-insensitive as before, on both databases.
-      qb.where(new Brackets((w) => {
-        for (const f of ['username', 'name', 'mobile', 'email']) w.orWhere(`LOWER(u.${f}) LIKE :like ESCAPE '!'`, { like: like.toLowerCase() });
-      }));
+      qb.where(
+        new Brackets((w) => {
+          for (const f of ['username', 'name', 'mobile', 'email'])
+            w.orWhere(`LOWER(u.${f}) LIKE :like ESCAPE '!'`, { like: like.toLowerCase() });
+        }),
+      );
     }
     if (filter.state) qb.andWhere(statePredicate(filter.state));
-    return qb.orderBy('u.create_time', 'ASC').addOrderBy('u.id', 'ASC')
-      .skip((pageNum - 1) * pageSize).take(pageSize).getManyAndCount();
+    return qb
+      .orderBy('u.create_time', 'ASC')
+      .addOrderBy('u.id', 'ASC')
+      .skip((pageNum - 1) * pageSize)
+      .take(pageSize)
+      .getManyAndCount();
   }
 
   /**
@@ -136,9 +149,16 @@ export class UserRepository {
    */
   async insertWithIdentifiers(user: NewUserRow, identifiers: Identifier[], roleCodes: string[]): Promise<void> {
     await this.dataSource.transaction(async (tx) => {
-      await tx.insert(UserIdentifierEntity, identifiers.map((i) => ({ ...i, userId: user.id })));
+      await tx.insert(
+        UserIdentifierEntity,
+        identifiers.map((i) => ({ ...i, userId: user.id })),
+      );
       await tx.insert(UserEntity, user);
-      if (roleCodes.length) await tx.insert(UserRoleEntity, roleCodes.map((roleCode) => ({ userId: user.id, roleCode })));
+      if (roleCodes.length)
+        await tx.insert(
+          UserRoleEntity,
+          roleCodes.map((roleCode) => ({ userId: user.id, roleCode })),
+        );
     });
   }
 
@@ -152,12 +172,19 @@ export class UserRepository {
     await this.dataSource.transaction(async (tx) => {
       if (change.identifiers) {
         await tx.delete(UserIdentifierEntity, { userId: id });
-        await tx.insert(UserIdentifierEntity, change.identifiers.map((i) => ({ ...i, userId: id })));
+        await tx.insert(
+          UserIdentifierEntity,
+          change.identifiers.map((i) => ({ ...i, userId: id })),
+        );
       }
       if (Object.keys(change.fields).length) await tx.update(UserEntity, { id }, change.fields);
       if (change.roleCodes) {
         await tx.delete(UserRoleEntity, { userId: id });
-        if (change.roleCodes.length) await tx.insert(UserRoleEntity, change.roleCodes.map((roleCode) => ({ userId: id, roleCode })));
+        if (change.roleCodes.length)
+          await tx.insert(
+            UserRoleEntity,
+            change.roleCodes.map((roleCode) => ({ userId: id, roleCode })),
+          );
       }
     });
   }
@@ -197,13 +224,22 @@ export class UserRepository {
    * `exemptRoles`; the first `limit` with an id greater than `afterId`, by id.
    */
   dormantSince(cutoff: Date, exemptRoles: string[], afterId: string, limit: number): Promise<UserEntity[]> {
-    const qb = this.users.createQueryBuilder('u')
+    const qb = this.users
+      .createQueryBuilder('u')
       .where('u.id > :afterId', { afterId })
       .andWhere(DORMANT_AT, { cutoff })
       .andWhere('(u.disabled IS NULL OR u.disabled = :enabled)', { enabled: false });
     if (exemptRoles.length) {
-      qb.andWhere((w) => `u.id NOT IN ${w.subQuery().select('ur.user_id').from(UserRoleEntity, 'ur')
-        .where('ur.role_code IN (:...exemptRoles)').getQuery()}`, { exemptRoles });
+      qb.andWhere(
+        (w) =>
+          `u.id NOT IN ${w
+            .subQuery()
+            .select('ur.user_id')
+            .from(UserRoleEntity, 'ur')
+            .where('ur.role_code IN (:...exemptRoles)')
+            .getQuery()}`,
+        { exemptRoles },
+      );
     }
     return qb.orderBy('u.id', 'ASC').take(limit).getMany();
   }
@@ -213,7 +249,9 @@ export class UserRepository {
    * administrator may have come first); true when this call disabled it.
    */
   async disableIfDormant(id: string, cutoff: Date): Promise<boolean> {
-    const result = await this.users.createQueryBuilder().update(UserEntity)
+    const result = await this.users
+      .createQueryBuilder()
+      .update(UserEntity)
       .set({ disabled: true, unlockTime: null })
       .where('id = :id', { id })
       .andWhere('(disabled IS NULL OR disabled = :enabled)', { enabled: false })
@@ -237,15 +275,29 @@ export class UserRepository {
 
   /** Reset: `hash` is an initial password; failures before `at` no longer count. */
   async resetPassword(id: string, hash: string, at: Date, keepPrevious: number): Promise<void> {
-    await this.replacePassword(id, { password: hash, passwordUpdateTime: null, failureResetTime: at }, at, keepPrevious);
+    await this.replacePassword(
+      id,
+      { password: hash, passwordUpdateTime: null, failureResetTime: at },
+      at,
+      keepPrevious,
+    );
   }
 
   /** Recovery: unlocked, enabled, with the initial password `hash`; failures before `at` no longer count. */
   async recover(id: string, hash: string, at: Date, keepPrevious: number): Promise<void> {
-    await this.replacePassword(id, {
-      locked: false, unlockTime: null, disabled: false,
-      password: hash, passwordUpdateTime: null, failureResetTime: at,
-    }, at, keepPrevious);
+    await this.replacePassword(
+      id,
+      {
+        locked: false,
+        unlockTime: null,
+        disabled: false,
+        password: hash,
+        passwordUpdateTime: null,
+        failureResetTime: at,
+      },
+      at,
+      keepPrevious,
+    );
   }
 
   /**
@@ -264,14 +316,28 @@ export class UserRepository {
    * them with 0: no hash is kept that the policy does not need). Ids order the rows, not times:
    * two changes within one millisecond keep their order.
    */
-  private async replacePassword(id: string, fields: Partial<UserEntity>, at: Date, keepPrevious: number): Promise<void> {
+  private async replacePassword(
+    id: string,
+    fields: Partial<UserEntity>,
+    at: Date,
+    keepPrevious: number,
+  ): Promise<void> {
     await this.dataSource.transaction(async (tx) => {
       if (keepPrevious > 0) {
-        const current = await tx.createQueryBuilder(UserEntity, 'u').addSelect('u.password').where('u.id = :id', { id }).getOne();
-        if (current) await tx.insert(PasswordHistoryEntity, { userId: id, passwordHash: current.password, replacedTime: at });
+        const current = await tx
+          .createQueryBuilder(UserEntity, 'u')
+          .addSelect('u.password')
+          .where('u.id = :id', { id })
+          .getOne();
+        if (current)
+          await tx.insert(PasswordHistoryEntity, { userId: id, passwordHash: current.password, replacedTime: at });
       }
       await tx.update(UserEntity, id, fields);
-      const rows = await tx.find(PasswordHistoryEntity, { select: { id: true }, where: { userId: id }, order: { id: 'DESC' } });
+      const rows = await tx.find(PasswordHistoryEntity, {
+        select: { id: true },
+        where: { userId: id },
+        order: { id: 'DESC' },
+      });
       const stale = rows.slice(Math.max(0, keepPrevious)).map((r) => r.id);
       if (stale.length) await tx.delete(PasswordHistoryEntity, { id: In(stale) });
     });
@@ -296,13 +362,23 @@ function statePredicate({ state, now, passwordExpireDays }: NonNullable<UserFilt
   const params = { now, cutoff };
   return new Brackets((w) => {
     switch (state) {
-      case 'locked': w.where(locked, params); break;
-      case 'disabled': w.where(disabled, params); break;
-      case 'initial': w.where(initial); break;
-      case 'expired': w.where(expired, params); break;
+      case 'locked':
+        w.where(locked, params);
+        break;
+      case 'disabled':
+        w.where(disabled, params);
+        break;
+      case 'initial':
+        w.where(initial);
+        break;
+      case 'expired':
+        w.where(expired, params);
+        break;
       case 'normal':
-        w.where(`NOT (${locked})`, params).andWhere(`NOT (${disabled})`)
-          .andWhere(`NOT (${initial})`).andWhere(`NOT (${expired})`, params);
+        w.where(`NOT (${locked})`, params)
+          .andWhere(`NOT (${disabled})`)
+          .andWhere(`NOT (${initial})`)
+          .andWhere(`NOT (${expired})`, params);
         break;
     }
   });

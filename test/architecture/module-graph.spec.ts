@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+
 import { preProcessFile } from 'typescript';
 
 /**
@@ -55,7 +56,9 @@ function cycles(graph: Map<string, Map<string, string[]>>): string[] {
         const key = [...loop.slice(0, -1)].sort().join(',');
         if (!seen.has(key)) {
           seen.add(key);
-          found.push(loop.map((f, i) => (i < loop.length - 1 ? `${f} (${graph.get(f)!.get(loop[i + 1])![0]})` : f)).join(' → '));
+          found.push(
+            loop.map((f, i) => (i < loop.length - 1 ? `${f} (${graph.get(f)!.get(loop[i + 1])![0]})` : f)).join(' → '),
+          );
         }
       } else if (path.length < 12) {
         walk(next, [...path, next]);
@@ -81,16 +84,30 @@ describe('module graph', () => {
   it('is the diagram in docs/architecture.md ("Modules"), kernel left out', () => {
     const doc = readFileSync(resolve(__dirname, '../../docs/architecture.md'), 'utf8');
     const diagram = /^## Modules\n[\s\S]*?```mermaid\n([\s\S]*?)```/m.exec(doc)?.[1] ?? '';
-    const drawn = diagram.split('\n').map((line) => /^\s*([\w-]+) --> ([\w-]+)\s*$/.exec(line)).filter((m) => m !== null)
-      .map((m) => `${m![1]} --> ${m![2]}`).sort();
-    const actual = [...graph].flatMap(([from, edges]) => [...edges.keys()].map((to) => [from, to]))
-      .filter(([from, to]) => !KERNEL.includes(from) && !KERNEL.includes(to)).map(([from, to]) => `${from} --> ${to}`).sort();
+    const drawn = diagram
+      .split('\n')
+      .map((line) => /^\s*([\w-]+) --> ([\w-]+)\s*$/.exec(line))
+      .filter((m) => m !== null)
+      .map((m) => `${m![1]} --> ${m![2]}`)
+      .sort();
+    const actual = [...graph]
+      .flatMap(([from, edges]) => [...edges.keys()].map((to) => [from, to]))
+      .filter(([from, to]) => !KERNEL.includes(from) && !KERNEL.includes(to))
+      .map(([from, to]) => `${from} --> ${to}`)
+      .sort();
     expect(drawn).toEqual(actual);
   });
 
   it('finds the imports it checks (a walker that sees nothing would pass anything)', () => {
     expect(graph.get('auth')?.has('session')).toBe(true);
     expect(graph.get('user-account')?.has('session')).toBe(true);
-    expect(cycles(new Map([['a', new Map([['b', ['a/x.ts']]])], ['b', new Map([['a', ['b/y.ts']]])]]))).toEqual(['a (a/x.ts) → b (b/y.ts) → a']);
+    expect(
+      cycles(
+        new Map([
+          ['a', new Map([['b', ['a/x.ts']]])],
+          ['b', new Map([['a', ['b/y.ts']]])],
+        ]),
+      ),
+    ).toEqual(['a (a/x.ts) → b (b/y.ts) → a']);
   });
 });

@@ -55,7 +55,11 @@ describe('no comment points at a document outside the repository', () => {
       '// as the spec wants',
       '// see contract.md',
     ];
-    const passed = ['// login-steps.spec.ts specifies each step', "describe('the lock', () => {", '// a contract of the port'];
+    const passed = [
+      '// login-steps.spec.ts specifies each step',
+      "describe('the lock', () => {",
+      '// a contract of the port',
+    ];
     const hits = (line: string) => OUTSIDE.some(([, pattern]) => pattern.test(line));
     expect(caught.filter((line) => !hits(line))).toEqual([]);
     expect(passed.filter(hits)).toEqual([]);

@@ -1,6 +1,7 @@
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
+
 import { PERMISSIONS } from '../../src/common/auth-context';
 import { PERMISSION_REGISTRY } from '../../src/common/permissions';
 import { sqliteMemory } from '../support/backends';
@@ -34,7 +35,8 @@ describe('the permission registry and the routes', () => {
           const path = Reflect.getMetadata(PATH_METADATA, handler);
           if (path === undefined) continue;
           const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
-          const codes: string[] = Reflect.getMetadata(PERMISSIONS, handler) ?? Reflect.getMetadata(PERMISSIONS, type) ?? [];
+          const codes: string[] =
+            Reflect.getMetadata(PERMISSIONS, handler) ?? Reflect.getMetadata(PERMISSIONS, type) ?? [];
           routes.set(`${method} /${prefix}/${path}`.replace(/\/+/g, '/'), codes);
         }
       }
@@ -56,6 +58,8 @@ describe('the permission registry and the routes', () => {
   it('codes are unique, and /sys/permission/list answers the registry as it is', async () => {
     expect(new Set(PERMISSION_REGISTRY.map((p) => p.code)).size).toBe(PERMISSION_REGISTRY.length);
     const res = await app.admin('/sys/permission/list');
-    expect(res.body.data).toEqual(PERMISSION_REGISTRY.map(({ code, module, name }) => ({ code, module, name: name.zh })));
+    expect(res.body.data).toEqual(
+      PERMISSION_REGISTRY.map(({ code, module, name }) => ({ code, module, name: name.zh })),
+    );
   });
 });

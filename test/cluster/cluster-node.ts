@@ -4,7 +4,9 @@ import { existsSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+
 import { createConnection } from 'mysql2/promise';
+
 import { encryptPassword } from '../support/password-transport';
 
 /**
@@ -33,10 +35,19 @@ export async function buildService(): Promise<string> {
   // tsc trusts its build info: with the output deleted it would emit nothing.
   if (!existsSync(main)) rmSync(join(BUILD_DIR, 'tsbuildinfo'), { force: true });
   try {
-    await promisify(execFile)(process.execPath, [
-      tsc, '-p', join(ROOT, 'tsconfig.build.json'),
-      '--outDir', join(BUILD_DIR, 'dist'), '--tsBuildInfoFile', join(BUILD_DIR, 'tsbuildinfo'),
-    ], { cwd: ROOT, timeout: 120_000, maxBuffer: 10 * 1024 * 1024 });
+    await promisify(execFile)(
+      process.execPath,
+      [
+        tsc,
+        '-p',
+        join(ROOT, 'tsconfig.build.json'),
+        '--outDir',
+        join(BUILD_DIR, 'dist'),
+        '--tsBuildInfoFile',
+        join(BUILD_DIR, 'tsbuildinfo'),
+      ],
+      { cwd: ROOT, timeout: 120_000, maxBuffer: 10 * 1024 * 1024 },
+    );
   } catch (err: any) {
     throw new Error(`build failed: ${err.stdout ?? ''}${err.stderr ?? ''}${err.message}`, { cause: err });
   }
@@ -100,7 +111,11 @@ export class ServiceNode {
   private publicKeyPem?: string;
   private exited = false;
 
-  private constructor(readonly name: string, readonly url: string, readonly child: ChildProcess) {
+  private constructor(
+    readonly name: string,
+    readonly url: string,
+    readonly child: ChildProcess,
+  ) {
     const keep = (chunk: Buffer) => {
       this.output.push(...chunk.toString().split('\n').filter(Boolean));
       if (this.output.length > 200) this.output.splice(0, this.output.length - 200);
@@ -118,7 +133,13 @@ export class ServiceNode {
     const child = spawn(process.execPath, [main], {
       cwd: ROOT,
       // Only what the service's environment variables give, not the test runner's environment.
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     running.add(child);
@@ -162,11 +183,15 @@ export class ServiceNode {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'x-forwarded-for': opts.ip ?? '10.0.0.1',
-      'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+      'user-agent':
+        'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
     };
     if (opts.token) headers['admin-token'] = opts.token;
     const res = await fetch(`${this.url}${path}`, {
-      method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000),
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
     });
     return { status: res.status, body: (await res.json()) as Reply<T>['body'] };
   }
@@ -179,7 +204,10 @@ export class ServiceNode {
 
   async login(account: string, password: string, ip?: string) {
     return this.post<{ accessToken: string; tempUser: boolean; mfaRequired: boolean; mfaToken: string | null }>(
-      '/sys/login', { account, password: await this.encrypt(password) }, { ip });
+      '/sys/login',
+      { account, password: await this.encrypt(password) },
+      { ip },
+    );
   }
 
   async token(account: string, password: string, ip?: string): Promise<string> {

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
+
 import { Connection, createConnection } from 'mysql2/promise';
 import { createClient, RedisClientType } from 'redis';
-import {
-  ADMIN_PASSWORD, buildService, ClusterBackend, provisionCluster, ServiceNode, sha256hex,
-} from './cluster-node';
-import { WebhookSink } from '../support/webhook-sink';
-import { SseClient } from '../support/sse-client';
-import { sleep, waitFor } from '../support/wait';
+
 import { stepAt, totpCode } from '../../src/mfa/totp';
 import { ACCOUNT_LOCKED, KICKED_OUT, NOT_LOGGED_IN, QRCODE_INVALID } from '../support/envelopes';
+import { SseClient } from '../support/sse-client';
+import { sleep, waitFor } from '../support/wait';
+import { WebhookSink } from '../support/webhook-sink';
+import { ADMIN_PASSWORD, buildService, ClusterBackend, provisionCluster, ServiceNode, sha256hex } from './cluster-node';
 
 /**
  * Scale-out: two instances of the built service, started together as separate
@@ -96,8 +96,11 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     seq += 1;
     const username = `cl_${randomBytes(3).toString('hex')}${seq}`;
     const res = await admin(node, '/sys/user/create', {
-      username, name: `Cluster ${seq}`, mobile: `1390000${String(seq).padStart(4, '0')}`,
-      password: await node.encrypt(PASSWORD), roles: [],
+      username,
+      name: `Cluster ${seq}`,
+      mobile: `1390000${String(seq).padStart(4, '0')}`,
+      password: await node.encrypt(PASSWORD),
+      roles: [],
     });
     expect(res.body).toMatchObject({ success: true });
     return { id: res.body.data.id, username };
@@ -166,9 +169,12 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
       expect((await b.post('/sys/me/info', {}, { token: second })).body.success).toBe(true);
       expect((await a.post('/sys/me/info', {}, { token: third })).body.success).toBe(true);
       // Parallel logins on both instances: the account's login mutex lives in Redis, so exactly two stay live.
-      const tokens = await Promise.all(Array.from({ length: 6 }, (_, i) =>
-        (i % 2 ? a : b).token(user.username, PASSWORD, `10.1.2.${i}`)));
-      const live = await Promise.all([second, third, ...tokens].map(async (t) => (await a.post('/sys/me/info', {}, { token: t })).body.success));
+      const tokens = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).token(user.username, PASSWORD, `10.1.2.${i}`)),
+      );
+      const live = await Promise.all(
+        [second, third, ...tokens].map(async (t) => (await a.post('/sys/me/info', {}, { token: t })).body.success),
+      );
       expect(live.filter(Boolean)).toHaveLength(2);
     } finally {
       await saveLoginStrategy(a, { maxSessionsPerUser: 0 });
@@ -183,8 +189,11 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     const ciphertexts = await Promise.all(Array.from({ length: 20 }, () => a.encrypt(WRONG)));
 
     const startedAt = Date.now();
-    const replies = await Promise.all(ciphertexts.map((password, i) =>
-      (i % 2 === 0 ? a : b).post('/sys/login', { account: user.username, password }, { ip: `10.2.0.${i + 1}` })));
+    const replies = await Promise.all(
+      ciphertexts.map((password, i) =>
+        (i % 2 === 0 ? a : b).post('/sys/login', { account: user.username, password }, { ip: `10.2.0.${i + 1}` }),
+      ),
+    );
     const endedAt = Date.now();
 
     expect(replies.filter((r) => r.status >= 500)).toEqual([]);
@@ -192,12 +201,15 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     expect(codes.filter((c) => c === 'BAD_CREDENTIALS')).toHaveLength(5);
     expect(codes.filter((c) => c === 'ACCOUNT_LOCKED')).toHaveLength(15);
     for (const r of replies) {
-      if (r.body.code === 'ACCOUNT_LOCKED') expect({ status: r.status, body: r.body }).toEqual({ status: 423, body: ACCOUNT_LOCKED });
+      if (r.body.code === 'ACCOUNT_LOCKED')
+        expect({ status: r.status, body: r.body }).toEqual({ status: 423, body: ACCOUNT_LOCKED });
       else expect({ status: r.status, message: r.body.message }).toEqual({ status: 401, message: '用户名或密码错误' });
     }
 
     const [rows] = await db.query<any[]>(
-      'SELECT status, COUNT(*) AS n FROM sys_login_log WHERE user_id = ? GROUP BY status', [user.id]);
+      'SELECT status, COUNT(*) AS n FROM sys_login_log WHERE user_id = ? GROUP BY status',
+      [user.id],
+    );
     const byStatus = Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
     expect(byStatus).toEqual({ passwrong: 5, locked: 15 });
     const [[row]] = await db.query<any[]>('SELECT locked, unlock_time FROM sys_user WHERE id = ?', [user.id]);
@@ -205,7 +217,9 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     expect(row.unlock_time).not.toBeNull();
     // unlock_time = now + lockMinutes (60), on the instances' real clock (UTC).
     // Read as text: DATETIME holds no zone, and this connection's driver would take it as local time.
-    const [[text]] = await db.query<any[]>('SELECT CAST(unlock_time AS CHAR) AS t FROM sys_user WHERE id = ?', [user.id]);
+    const [[text]] = await db.query<any[]>('SELECT CAST(unlock_time AS CHAR) AS t FROM sys_user WHERE id = ?', [
+      user.id,
+    ]);
     const unlockAt = Date.parse(`${String(text.t).replace(' ', 'T')}Z`);
     expect(unlockAt).toBeGreaterThanOrEqual(startedAt + 60 * 60_000 - 1000);
     expect(unlockAt).toBeLessThanOrEqual(endedAt + 60 * 60_000 + 1000);
@@ -215,7 +229,11 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     expect((await a.login(user.username, PASSWORD)).body.code).toBe('ACCOUNT_LOCKED');
     for (const node of [a, b]) {
       const res = await node.login(user.username, PASSWORD);
-      expect({ node: node.name, status: res.status, body: res.body }).toEqual({ node: node.name, status: 423, body: ACCOUNT_LOCKED });
+      expect({ node: node.name, status: res.status, body: res.body }).toEqual({
+        node: node.name,
+        status: 423,
+        body: ACCOUNT_LOCKED,
+      });
     }
   });
 
@@ -230,7 +248,8 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     expect(verified.body).toMatchObject({ success: true, data: { tempUser: false } });
     const scanned = verified.body.data.accessToken as string;
     expect((await a.post('/sys/me/info', {}, { token: scanned })).body).toMatchObject({
-      success: true, data: { username: user.username },
+      success: true,
+      data: { username: user.username },
     });
 
     const again = await a.post('/auth/qrcode/verify', { code }, { ip: '10.3.0.2' });
@@ -246,7 +265,10 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     const verified = await b.post('/auth/qrcode/verify', { code: generated.body.data.code }, { ip: '10.3.0.2' });
     const scanned = verified.body.data.accessToken as string;
     // A QR login is no fresh proof: its token cannot enrol a second factor on either instance.
-    expect((await b.post('/sys/me/mfa/setup', {}, { token: scanned })).body).toMatchObject({ success: false, code: 'REAUTH_REQUIRED' });
+    expect((await b.post('/sys/me/mfa/setup', {}, { token: scanned })).body).toMatchObject({
+      success: false,
+      code: 'REAUTH_REQUIRED',
+    });
     const proven = await a.post('/sys/me/reauth', { password: await a.encrypt(PASSWORD) }, { token: scanned });
     expect(proven.body).toMatchObject({ success: true, data: { reauthUntil: expect.any(Number) } });
     expect((await b.post('/sys/me/mfa/setup', {}, { token: scanned })).body).toMatchObject({ success: true });
@@ -275,12 +297,15 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
       const done = await b.post('/sys/login/mfa', { mfaToken, code }, { ip: '10.3.1.2' });
       expect(done.body).toMatchObject({ success: true, data: { mfaRequired: false, tempUser: false } });
       expect((await a.post('/sys/me/info', {}, { token: done.body.data.accessToken })).body.data).toMatchObject({
-        username: user.username, mfaEnabled: true,
+        username: user.username,
+        mfaEnabled: true,
       });
       expect((await a.post('/sys/login/mfa', { mfaToken, code })).body.code).toBe('MFA_TOKEN_INVALID');
       // The same code on the other instance with a new mfaToken: a replay.
       const again = await b.login(user.username, PASSWORD, '10.3.1.1');
-      expect((await a.post('/sys/login/mfa', { mfaToken: again.body.data.mfaToken, code })).body.code).toBe('MFA_CODE_INVALID');
+      expect((await a.post('/sys/login/mfa', { mfaToken: again.body.data.mfaToken, code })).body.code).toBe(
+        'MFA_CODE_INVALID',
+      );
     } finally {
       await saveLoginStrategy(a, { mfaMode: 0 });
     }
@@ -306,14 +331,17 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
       expect(held.some((c) => c.ended)).toBe(false);
 
       const newest = await openOn(a, tokens[4]);
-      await waitFor(() => held[0].ended, 'B to end the user\'s oldest stream', 3000);
-      expect(held[0].events.at(-1)).toMatchObject({ event: 'end', data: { code: 'RATE_LIMITED', message: '请求过于频繁,请稍后再试' } });
+      await waitFor(() => held[0].ended, "B to end the user's oldest stream", 3000);
+      expect(held[0].events.at(-1)).toMatchObject({
+        event: 'end',
+        data: { code: 'RATE_LIMITED', message: '请求过于频繁,请稍后再试' },
+      });
       await sleep(600);
       expect([...held.slice(1), newest].some((c) => c.ended)).toBe(false);
 
       // The per-session cap counts on both instances too: a sixth of B's first session, opened on A.
       const sixth = await openOn(a, tokens[1]);
-      await waitFor(() => held[5].ended, 'A to end the session\'s oldest stream', 3000);
+      await waitFor(() => held[5].ended, "A to end the session's oldest stream", 3000);
       expect(held[5].events.at(-1)).toMatchObject({ event: 'end', data: { code: 'RATE_LIMITED' } });
       await sleep(600);
       expect([...held.slice(6), newest, sixth].some((c) => c.ended)).toBe(false);
@@ -326,13 +354,20 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     const user = await createUser(a);
     const token = await a.token(user.username, PASSWORD, '10.6.0.1');
     const passwords = [PASSWORD, 'Second#2b'];
-    const change = async (node: ServiceNode, i: number) => node.post('/sys/me/pass/update', {
-      oldPass: await node.encrypt(passwords[i % 2]), newPass: await node.encrypt(passwords[(i + 1) % 2]),
-    }, { token, ip: '10.6.0.1' });
+    const change = async (node: ServiceNode, i: number) =>
+      node.post(
+        '/sys/me/pass/update',
+        {
+          oldPass: await node.encrypt(passwords[i % 2]),
+          newPass: await node.encrypt(passwords[(i + 1) % 2]),
+        },
+        { token, ip: '10.6.0.1' },
+      );
     // Encrypted beforehand (both share one key), so that the four arrive together.
     const body = { oldPass: await a.encrypt(passwords[0]), newPass: await a.encrypt(passwords[1]) };
-    const parallel = (await Promise.all([a, b, a, b].map((node) => node.post('/sys/me/pass/update', body, { token, ip: '10.6.0.1' }))))
-      .map((r) => r.body.code);
+    const parallel = (
+      await Promise.all([a, b, a, b].map((node) => node.post('/sys/me/pass/update', body, { token, ip: '10.6.0.1' })))
+    ).map((r) => r.body.code);
     expect(parallel.filter((c) => c === 'OK')).toHaveLength(1);
     expect(parallel.filter((c) => c === 'RATE_LIMITED').length).toBeGreaterThanOrEqual(1);
     // One that arrived after the change was done is a wrong old password, as in a serial order.
@@ -357,7 +392,9 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     // Make renewal due without waiting: 20 s left of a 30-minute validity (< 50%).
     const stored = JSON.parse((await redis.get(key))!);
     const nearEnd = Date.now() + 20_000;
-    await redis.set(key, JSON.stringify({ ...stored, expireAt: nearEnd }), { expiration: { type: 'PX', value: 20_000 } });
+    await redis.set(key, JSON.stringify({ ...stored, expireAt: nearEnd }), {
+      expiration: { type: 'PX', value: 20_000 },
+    });
     await redis.pExpire(permsKey, 20_000);
 
     const before = Date.now();
@@ -378,7 +415,8 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     expect(current.expireAt).toBe(renewed.expireAt);
     expect(current.expireAt).toBeGreaterThan(nearEnd + 60_000);
     expect((await b.post('/sys/me/info', {}, { token })).body).toMatchObject({
-      success: true, data: { username: user.username },
+      success: true,
+      data: { username: user.username },
     });
   });
 
@@ -388,35 +426,71 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
     try {
       const users = [await createUser(a), await createUser(b), await createUser(a)];
       const ids = users.map((u) => u.id);
-      const rowsOf = async () => (await db.query<any[]>(
-        'SELECT id, channel, status, attempts, claimed_by FROM sys_notification WHERE user_id IN (?)', [ids]))[0];
+      const rowsOf = async () =>
+        (
+          await db.query<any[]>(
+            'SELECT id, channel, status, attempts, claimed_by FROM sys_notification WHERE user_id IN (?)',
+            [ids],
+          )
+        )[0];
 
       // The provider is down at first: every SMS row stays pending for a retry (5 s later),
       // which both instances' pollers then find due at about the same time.
       sms.status = 503;
-      const attempts = users.flatMap((user, u) => [0, 1, 2, 3].map((k) => ({ user, node: (u + k) % 2 ? b : a, ip: `10.5.${u}.${k}` })));
+      const attempts = users.flatMap((user, u) =>
+        [0, 1, 2, 3].map((k) => ({ user, node: (u + k) % 2 ? b : a, ip: `10.5.${u}.${k}` })),
+      );
       const replies = await Promise.all(attempts.map(({ user, node, ip }) => node.login(user.username, WRONG, ip)));
       expect(replies.map((r) => r.body.code)).toEqual(attempts.map(() => 'BAD_CREDENTIALS'));
 
-      await waitFor(async () => {
-        const rows = await rowsOf();
-        return rows.length === attempts.length * 2
-          && rows.filter((r) => r.channel === 'site').every((r) => r.status === 'sent')
-          && rows.filter((r) => r.channel === 'sms').every((r) => Number(r.attempts) === 1 && r.claimed_by === null);
-      }, 'site messages sent and one failed SMS attempt per row', 10_000, 100);
+      await waitFor(
+        async () => {
+          const rows = await rowsOf();
+          return (
+            rows.length === attempts.length * 2 &&
+            rows.filter((r) => r.channel === 'site').every((r) => r.status === 'sent') &&
+            rows.filter((r) => r.channel === 'sms').every((r) => Number(r.attempts) === 1 && r.claimed_by === null)
+          );
+        },
+        'site messages sent and one failed SMS attempt per row',
+        10_000,
+        100,
+      );
       sms.status = 200;
-      await waitFor(async () => (await rowsOf()).every((r) => r.status === 'sent'), 'every SMS sent on retry', 20_000, 100);
+      await waitFor(
+        async () => (await rowsOf()).every((r) => r.status === 'sent'),
+        'every SMS sent on retry',
+        20_000,
+        100,
+      );
 
       const rows = await rowsOf();
-      const smsIds = rows.filter((r) => r.channel === 'sms').map((r) => r.id).sort();
-      const mine = sms.requests.map((r) => ({ id: r.body.id, key: r.headers['idempotency-key'], status: r.status }))
+      const smsIds = rows
+        .filter((r) => r.channel === 'sms')
+        .map((r) => r.id)
+        .sort();
+      const mine = sms.requests
+        .map((r) => ({ id: r.body.id, key: r.headers['idempotency-key'], status: r.status }))
         .filter((r) => smsIds.includes(r.id));
       // Exactly two requests per SMS: the refused first attempt and one accepted retry.
-      expect(mine.filter((r) => r.status === 200).map((r) => r.id).sort()).toEqual(smsIds);
-      expect(mine.filter((r) => r.status === 503).map((r) => r.id).sort()).toEqual(smsIds);
+      expect(
+        mine
+          .filter((r) => r.status === 200)
+          .map((r) => r.id)
+          .sort(),
+      ).toEqual(smsIds);
+      expect(
+        mine
+          .filter((r) => r.status === 503)
+          .map((r) => r.id)
+          .sort(),
+      ).toEqual(smsIds);
       expect(mine.every((r) => r.key === r.id)).toBe(true);
       // One site message per site row, across both instances.
-      const siteIds = rows.filter((r) => r.channel === 'site').map((r) => r.id).sort();
+      const siteIds = rows
+        .filter((r) => r.channel === 'site')
+        .map((r) => r.id)
+        .sort();
       const [messages] = await db.query<any[]>('SELECT id FROM sys_message WHERE user_id IN (?)', [ids]);
       expect(messages.map((m) => m.id).sort()).toEqual(siteIds);
     } finally {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
+
 import { generateApiTypes, OPENAPI_JSON, SCHEMA_TS, STRATEGY_LIMITS_JSON } from '../../tools/api-types';
 
 /*
@@ -32,23 +33,32 @@ describe('console API types generated from the OpenAPI document', () => {
   it.each([
     ['the OpenAPI document', OPENAPI_JSON, 'json'],
     ['the TypeScript types', SCHEMA_TS, 'types'],
-    ['the strategy fields\' ranges and defaults', STRATEGY_LIMITS_JSON, 'limits'],
+    ["the strategy fields' ranges and defaults", STRATEGY_LIMITS_JSON, 'limits'],
   ] as const)('%s in the console are what the service generates now', (_what, file, key) => {
     const committed = readFileSync(file, 'utf8');
     if (committed !== generated[key]) {
-      throw new Error(`${relative(ROOT, file)} has drifted from the service's OpenAPI document: run \`npm run api:types\` `
-        + `and commit the result.\n${firstDifference(committed, generated[key])}`);
+      throw new Error(
+        `${relative(ROOT, file)} has drifted from the service's OpenAPI document: run \`npm run api:types\` ` +
+          `and commit the result.\n${firstDifference(committed, generated[key])}`,
+      );
     }
   });
 
-  it('the types describe the data the console reads, inside the API\'s envelope', () => {
+  it("the types describe the data the console reads, inside the API's envelope", () => {
     const document = JSON.parse(generated.json);
     const login = document.paths['/sys/login'].post.responses['200'].content['application/json'].schema;
     expect(login.required).toEqual(['success', 'code', 'message', 'data']);
     expect(login.properties.data).toEqual({ $ref: '#/components/schemas/LoginResultDto' });
     const users = document.paths['/sys/user/list'].post.responses['200'].content['application/json'].schema;
     expect(users.properties.data.properties.rows.items).toEqual({ $ref: '#/components/schemas/UserRowDto' });
-    for (const name of ['LoginResultDto', 'MeInfoDto', 'UserRowDto', 'LoginStrategyDto', 'UserStrategyDto', 'SessionRowDto'.replace('Session', 'OnlineSession')]) {
+    for (const name of [
+      'LoginResultDto',
+      'MeInfoDto',
+      'UserRowDto',
+      'LoginStrategyDto',
+      'UserStrategyDto',
+      'SessionRowDto'.replace('Session', 'OnlineSession'),
+    ]) {
       expect(generated.types).toMatch(new RegExp(`^ {8}${name}: \\{$`, 'm'));
     }
   });

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+
 import { Envelope } from '../../src/common/envelope';
 import { browserSuiteMissing, consoleBrowserSuite, RESULTS, sel, textBox } from '../support/console-browser';
 import { ADMIN_PASSWORD } from '../support/test-app';
@@ -15,7 +16,10 @@ const missing = browserSuiteMissing();
 const whenRunnable = missing ? describe.skip : describe;
 
 whenRunnable(`login page captcha in Chromium${missing ? ` (skipped: ${missing})` : ''}`, () => {
-  const { app, base, newPage, scenario } = consoleBrowserSuite('captcha', { start: { env: { CAPTCHA_ENABLED: 'true' } }, adminToken: false });
+  const { app, base, newPage, scenario } = consoleBrowserSuite('captcha', {
+    start: { env: { CAPTCHA_ENABLED: 'true' } },
+    adminToken: false,
+  });
 
   scenario('shows the captcha as a 120x40 PNG picture and logs in with the text it shows', 'login', async () => {
     const page = await newPage('login');
@@ -30,7 +34,10 @@ whenRunnable(`login page captcha in Chromium${missing ? ` (skipped: ${missing})`
     // Runs in the page; the test project has no DOM types, so the image's shape is spelled out.
     type Img = { complete: boolean; naturalWidth: number; naturalHeight: number };
     await page.waitForFunction((el) => (el as unknown as Img).complete, await img.elementHandle());
-    const size = await img.evaluate((el) => [(el as unknown as Img).naturalWidth, (el as unknown as Img).naturalHeight]);
+    const size = await img.evaluate((el) => [
+      (el as unknown as Img).naturalWidth,
+      (el as unknown as Img).naturalHeight,
+    ]);
     expect(size).toEqual([120, 40]);
     await page.screenshot({ path: join(RESULTS, 'login-captcha.png'), clip: { x: 0, y: 0, width: 1366, height: 900 } });
 

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+
 import type { Page, Request } from 'playwright-core';
+
 import { browserSuiteMissing, consoleBrowserSuite, RESULTS, sel, textBox } from '../support/console-browser';
 import { ADMIN_PASSWORD } from '../support/test-app';
 
@@ -64,7 +66,10 @@ whenRunnable(`log export buttons in Chromium${missing ? ` (skipped: ${missing})`
     await auditButton.waitFor();
     expect((await auditButton.textContent())?.trim()).toBe('Export CSV');
     // The date shortcut of the list narrows the export too.
-    await page.locator(`${sel('audit-range')} input`).first().click();
+    await page
+      .locator(`${sel('audit-range')} input`)
+      .first()
+      .click();
     await page.locator('.el-picker-panel__shortcut', { hasText: 'Today' }).click();
     await page.keyboard.press('Escape').catch(() => undefined);
     const auditSent = page.waitForRequest(isRequest('/sys/auditLog/export'));

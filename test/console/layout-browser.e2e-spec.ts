@@ -1,8 +1,15 @@
 import type { Page } from 'playwright-core';
+
 import { Envelope } from '../../src/common/envelope';
 import { createActiveUser } from '../factories';
 import {
-  browserSuiteMissing, clean, consoleBrowserSuite, isCall, sel, until, waitForText,
+  browserSuiteMissing,
+  clean,
+  consoleBrowserSuite,
+  isCall,
+  sel,
+  until,
+  waitForText,
 } from '../support/console-browser';
 import { ADMIN_PASSWORD, sha256hex, tokenKey } from '../support/test-app';
 
@@ -20,50 +27,65 @@ jest.setTimeout(90_000);
 const missing = browserSuiteMissing();
 const whenRunnable = missing ? describe.skip : describe;
 
-const PAGES = ['/system/strategy', '/system/users', '/system/roles', '/system/loginlog', '/system/online', '/system/auditlog', '/me/devices', '/me/mfa', '/messages'];
+const PAGES = [
+  '/system/strategy',
+  '/system/users',
+  '/system/roles',
+  '/system/loginlog',
+  '/system/online',
+  '/system/auditlog',
+  '/me/devices',
+  '/me/mfa',
+  '/messages',
+];
 
 whenRunnable(`console layout in Chromium${missing ? ` (skipped: ${missing})` : ''}`, () => {
   const { app, base, newPage, signIn: login, scenario, shot } = consoleBrowserSuite('layout', { fullPage: false });
 
   const asideWidth = (page: Page) => page.locator(sel('sidebar')).evaluate((el) => el.getBoundingClientRect().width);
 
-  scenario('breadcrumbs name the group and the page; the sidebar folds and stays folded after a reload', 'sidebar', async () => {
-    const page = await newPage('admin');
-    await login(page, 'admin', ADMIN_PASSWORD);
-    await page.goto(`${base()}/system/users`);
-    await waitForText(page.locator(sel('breadcrumb')), '首页', 'breadcrumb home');
-    expect(await clean(page.locator(sel('breadcrumb')))).toMatch(/首页\s*\/\s*系统管理\s*\/\s*用户管理/);
-    // The Roles page (h17-users) sits in the same group, reached from its own menu entry.
-    await page.locator(sel('nav-roles')).click();
-    await waitForText(page.locator(sel('breadcrumb')), '角色管理', 'breadcrumb of Roles');
-    expect(await clean(page.locator(sel('breadcrumb')))).toMatch(/首页\s*\/\s*系统管理\s*\/\s*角色管理/);
-    await page.locator(sel('nav-devices')).click();
-    await waitForText(page.locator(sel('breadcrumb')), '我的设备', 'breadcrumb of My devices');
-    expect(await clean(page.locator(sel('breadcrumb')))).toMatch(/首页\s*\/\s*个人中心\s*\/\s*我的设备/);
-    await shot(page, 'layout-breadcrumb');
+  scenario(
+    'breadcrumbs name the group and the page; the sidebar folds and stays folded after a reload',
+    'sidebar',
+    async () => {
+      const page = await newPage('admin');
+      await login(page, 'admin', ADMIN_PASSWORD);
+      await page.goto(`${base()}/system/users`);
+      await waitForText(page.locator(sel('breadcrumb')), '首页', 'breadcrumb home');
+      expect(await clean(page.locator(sel('breadcrumb')))).toMatch(/首页\s*\/\s*系统管理\s*\/\s*用户管理/);
+      // The Roles page (h17-users) sits in the same group, reached from its own menu entry.
+      await page.locator(sel('nav-roles')).click();
+      await waitForText(page.locator(sel('breadcrumb')), '角色管理', 'breadcrumb of Roles');
+      expect(await clean(page.locator(sel('breadcrumb')))).toMatch(/首页\s*\/\s*系统管理\s*\/\s*角色管理/);
+      await page.locator(sel('nav-devices')).click();
+      await waitForText(page.locator(sel('breadcrumb')), '我的设备', 'breadcrumb of My devices');
+      expect(await clean(page.locator(sel('breadcrumb')))).toMatch(/首页\s*\/\s*个人中心\s*\/\s*我的设备/);
+      await shot(page, 'layout-breadcrumb');
 
-    expect(await asideWidth(page)).toBeGreaterThan(200);
-    await page.locator(sel('sidebar-toggle')).click();
-    await until(async () => (await asideWidth(page)) <= 64, 'the sidebar to fold');
-    // Folded: icons only, the group headings hidden, the menu still works.
-    expect(await page.locator('.el-menu-item-group__title').filter({ visible: true }).count()).toBe(0);
-    await page.reload();
-    await waitForText(page.locator(sel('header-user')), 'admin', 'header after reload');
-    expect(await asideWidth(page)).toBeLessThanOrEqual(64);
-    await page.locator(sel('nav-users')).click();
-    await page.waitForURL((url) => url.pathname === '/system/users');
-    await shot(page, 'layout-sidebar-folded');
-    await page.locator(sel('sidebar-toggle')).click();
-    await until(async () => (await asideWidth(page)) > 200, 'the sidebar to unfold');
-    await page.reload();
-    await waitForText(page.locator(sel('header-user')), 'admin', 'header after reload');
-    expect(await asideWidth(page)).toBeGreaterThan(200);
-  });
+      expect(await asideWidth(page)).toBeGreaterThan(200);
+      await page.locator(sel('sidebar-toggle')).click();
+      await until(async () => (await asideWidth(page)) <= 64, 'the sidebar to fold');
+      // Folded: icons only, the group headings hidden, the menu still works.
+      expect(await page.locator('.el-menu-item-group__title').filter({ visible: true }).count()).toBe(0);
+      await page.reload();
+      await waitForText(page.locator(sel('header-user')), 'admin', 'header after reload');
+      expect(await asideWidth(page)).toBeLessThanOrEqual(64);
+      await page.locator(sel('nav-users')).click();
+      await page.waitForURL((url) => url.pathname === '/system/users');
+      await shot(page, 'layout-sidebar-folded');
+      await page.locator(sel('sidebar-toggle')).click();
+      await until(async () => (await asideWidth(page)) > 200, 'the sidebar to unfold');
+      await page.reload();
+      await waitForText(page.locator(sel('header-user')), 'admin', 'header after reload');
+      expect(await asideWidth(page)).toBeGreaterThan(200);
+    },
+  );
 
   scenario('every page works at 1024 × 768 without horizontal scrolling, sidebar open and folded', '1024', async () => {
     const page = await newPage('admin-1024', { viewport: { width: 1024, height: 768 } });
     await login(page, 'admin', ADMIN_PASSWORD);
-    const overflow = () => page.evaluate(`(() => {
+    const overflow = () =>
+      page.evaluate(`(() => {
       const main = document.querySelector('.el-main');
       return {
         page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
@@ -146,7 +168,11 @@ whenRunnable(`console layout in Chromium${missing ? ` (skipped: ${missing})` : '
     // The service deletes the session (NOT_LOGGED_IN, as for an expired one); the console's session
     // still had time left, so it says who ended it. A kick-out by another login (KICKED_OUT) keeps the
     // service's text (browser.e2e-spec 6a).
-    await waitForText(page.locator(sel('login-message')), '您的会话已被管理员结束', 'the ended-by-an-administrator message');
+    await waitForText(
+      page.locator(sel('login-message')),
+      '您的会话已被管理员结束',
+      'the ended-by-an-administrator message',
+    );
     await shot(page, 'layout-kicked-out');
   });
 });

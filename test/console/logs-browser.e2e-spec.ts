@@ -1,10 +1,20 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+
 import type { Page } from 'playwright-core';
+
 import { Envelope } from '../../src/common/envelope';
 import { createUser, TestUser } from '../factories';
 import {
-  browserSuiteMissing, clean, consoleBrowserSuite, isCall, RESULTS, sel, textBox, until, waitForText,
+  browserSuiteMissing,
+  clean,
+  consoleBrowserSuite,
+  isCall,
+  RESULTS,
+  sel,
+  textBox,
+  until,
+  waitForText,
 } from '../support/console-browser';
 import { ADMIN_PASSWORD } from '../support/test-app';
 
@@ -24,11 +34,20 @@ const whenRunnable = missing ? describe.skip : describe;
 
 const ZONE = 'Asia/Shanghai';
 /** The instant as wall time in UTC+08:00 (Shanghai keeps +08:00 all year), worked out by hand. */
-const shanghaiWall = (d: Date | string) => new Date(new Date(d).getTime() + 8 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
+const shanghaiWall = (d: Date | string) =>
+  new Date(new Date(d).getTime() + 8 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
 
 whenRunnable(`logs in the admin console, in Chromium${missing ? ` (skipped: ${missing})` : ''}`, () => {
-  const { app, base, newPage, errors: errorsOf, shot: pageShot } = consoleBrowserSuite('logs', {
-    start: { env: { DISPLAY_TIMEZONE: ZONE } }, adminToken: false, pagesPerTest: false,
+  const {
+    app,
+    base,
+    newPage,
+    errors: errorsOf,
+    shot: pageShot,
+  } = consoleBrowserSuite('logs', {
+    start: { env: { DISPLAY_TIMEZONE: ZONE } },
+    adminToken: false,
+    pagesPerTest: false,
   });
   let page: Page;
   let errors: string[];
@@ -46,7 +65,11 @@ whenRunnable(`logs in the admin console, in Chromium${missing ? ` (skipped: ${mi
     await app().saveLoginStrategy({ maxFailureTimes: 5 });
     // A role saved twice: the second save changes its name and its codes.
     await app().admin('/sys/role/save', { code: `${prefix}role`, name: 'Log role', permissions: ['sys:user:list'] });
-    await app().admin('/sys/role/save', { code: `${prefix}role`, name: 'Log readers', permissions: ['sys:user:list', 'sys:loginLog:list'] });
+    await app().admin('/sys/role/save', {
+      code: `${prefix}role`,
+      name: 'Log readers',
+      permissions: ['sys:user:list', 'sys:loginLog:list'],
+    });
     // A browser in another zone than DISPLAY_TIMEZONE (and than the server's UTC): what it shows must not follow it.
     page = await newPage('logs', { timezoneId: 'America/New_York' });
     errors = errorsOf(page);
@@ -65,7 +88,10 @@ whenRunnable(`logs in the admin console, in Chromium${missing ? ` (skipped: ${mi
   const shot = (name: string) => pageShot(page, name);
 
   /** Clicks and returns the request body and the envelope of the API call it causes. */
-  async function act<T = any>(target: ReturnType<Page['locator']>, path: string): Promise<{ sent: any; body: Envelope<T> }> {
+  async function act<T = any>(
+    target: ReturnType<Page['locator']>,
+    path: string,
+  ): Promise<{ sent: any; body: Envelope<T> }> {
     const response = page.waitForResponse(isCall(path));
     await target.click();
     const res = await response;
@@ -110,7 +136,10 @@ whenRunnable(`logs in the admin console, in Chromium${missing ? ` (skipped: ${mi
 
     await step('shortcut', async () => {
       // The "today" shortcut fills the range from midnight in the display zone to now.
-      await page.locator(`${sel('log-range')} input`).first().click();
+      await page
+        .locator(`${sel('log-range')} input`)
+        .first()
+        .click();
       await page.locator('.el-picker-panel__shortcut', { hasText: '今天' }).click();
       await page.keyboard.press('Escape').catch(() => undefined);
       const searched = await act(page.locator(sel('log-search')), '/sys/loginLog/list');
@@ -118,7 +147,12 @@ whenRunnable(`logs in the admin console, in Chromium${missing ? ` (skipped: ${mi
       const today = shanghaiWall(new Date(now)).slice(0, 10);
       const midnight = new Date(`${today}T00:00:00+08:00`).getTime();
       // The picker shows Shanghai's midnight, not New York's or UTC's.
-      expect(await page.locator(`${sel('log-range')} input`).first().inputValue()).toBe(`${today} 00:00:00`);
+      expect(
+        await page
+          .locator(`${sel('log-range')} input`)
+          .first()
+          .inputValue(),
+      ).toBe(`${today} 00:00:00`);
       expect(Date.parse(searched.sent.beginTime)).toBe(midnight);
       expect(Math.abs(Date.parse(searched.sent.endTime) - now)).toBeLessThan(60_000);
       await shot('loginlog-shortcut');
@@ -132,8 +166,14 @@ whenRunnable(`logs in the admin console, in Chromium${missing ? ` (skipped: ${mi
       await until(async () => (await rows().count()) === 3, 'three rows again');
       await waitForText(rows().first(), 'Wrong password', 'the status in English');
       const reasons = await page.locator(sel('log-reason')).allInnerTexts();
-      expect(reasons.map((r) => r.trim())).toEqual(['Wrong user name or password', 'Wrong user name or password', 'Wrong user name or password']);
-      expect(await clean(rows().first().locator(sel('log-locked-by')))).toBe('Too many failures: this one locked the account');
+      expect(reasons.map((r) => r.trim())).toEqual([
+        'Wrong user name or password',
+        'Wrong user name or password',
+        'Wrong user name or password',
+      ]);
+      expect(await clean(rows().first().locator(sel('log-locked-by')))).toBe(
+        'Too many failures: this one locked the account',
+      );
       await shot('loginlog-prefix-en');
     });
 
@@ -155,7 +195,10 @@ whenRunnable(`logs in the admin console, in Chromium${missing ? ` (skipped: ${mi
       await waitForText(lockRow.locator(sel('audit-target-name')), user.username, 'the locked user by name');
       expect(await clean(lockRow.locator(sel('audit-by-failures')))).toBe('too many failures (3)');
       const locked = lockRow.locator(`${sel('audit-change')}[data-field="locked"]`);
-      expect([await clean(locked.locator(sel('audit-old'))), await clean(locked.locator(sel('audit-new')))]).toEqual(['No', 'Yes']);
+      expect([await clean(locked.locator(sel('audit-old'))), await clean(locked.locator(sel('audit-new')))]).toEqual([
+        'No',
+        'Yes',
+      ]);
       await shot('auditlog-detail-en');
     });
     expect(errors).toEqual([]);

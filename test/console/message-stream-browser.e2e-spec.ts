@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+
 import { createActiveUser } from '../factories';
 import { browserSuiteMissing, clean, consoleBrowserSuite, sel, until, waitForText } from '../support/console-browser';
 
@@ -29,41 +30,46 @@ async function unreadCount(page: Page): Promise<number> {
 whenRunnable(`message streams of several tabs in Chromium${missing ? ` (skipped: ${missing})` : ''}`, () => {
   const { app, base, newPage, signIn, scenario } = consoleBrowserSuite('message-stream');
 
-  scenario('six tabs of one session: the first keeps its session, the newest receives a new message live', 'six-tabs', async () => {
-    const user = await createActiveUser(app());
-    const first = await newPage('tab-1');
-    const streamOpened = (page: Page) => page.waitForResponse((res) => new URL(res.url()).pathname === '/sys/message/stream');
-    const opened = streamOpened(first);
-    await signIn(first, user.username, user.password);
-    expect((await opened).status()).toBe(200);
+  scenario(
+    'six tabs of one session: the first keeps its session, the newest receives a new message live',
+    'six-tabs',
+    async () => {
+      const user = await createActiveUser(app());
+      const first = await newPage('tab-1');
+      const streamOpened = (page: Page) =>
+        page.waitForResponse((res) => new URL(res.url()).pathname === '/sys/message/stream');
+      const opened = streamOpened(first);
+      await signIn(first, user.username, user.password);
+      expect((await opened).status()).toBe(200);
 
-    // Five more tabs of the same browser: the same session (the token is in localStorage).
-    const tabs = [first];
-    for (let i = 2; i <= 6; i++) {
-      const tab = await first.context().newPage();
-      const streamed = streamOpened(tab);
-      await tab.goto(`${base()}/messages`);
-      await waitForText(tab.locator(sel('header-user')), user.username, `tab ${i}: header-user`);
-      expect((await streamed).status()).toBe(200);
-      tabs.push(tab);
-    }
+      // Five more tabs of the same browser: the same session (the token is in localStorage).
+      const tabs = [first];
+      for (let i = 2; i <= 6; i++) {
+        const tab = await first.context().newPage();
+        const streamed = streamOpened(tab);
+        await tab.goto(`${base()}/messages`);
+        await waitForText(tab.locator(sel('header-user')), user.username, `tab ${i}: header-user`);
+        expect((await streamed).status()).toBe(200);
+        tabs.push(tab);
+      }
 
-    // The first tab's stream ended with RATE_LIMITED: it stays where it was, still logged in.
-    await first.waitForTimeout(1500);
-    expect(new URL(first.url()).pathname).not.toBe('/login');
-    const token = await first.evaluate<string | null>("localStorage.getItem('Admin-Token')");
-    expect(token).toEqual(expect.any(String));
-    expect((await app().post('/sys/me/info', {}, { token: token! })).body.success).toBe(true);
-    await waitForText(first.locator(sel('header-user')), user.username, 'tab 1: header-user');
+      // The first tab's stream ended with RATE_LIMITED: it stays where it was, still logged in.
+      await first.waitForTimeout(1500);
+      expect(new URL(first.url()).pathname).not.toBe('/login');
+      const token = await first.evaluate<string | null>("localStorage.getItem('Admin-Token')");
+      expect(token).toEqual(expect.any(String));
+      expect((await app().post('/sys/me/info', {}, { token: token! })).body.success).toBe(true);
+      await waitForText(first.locator(sel('header-user')), user.username, 'tab 1: header-user');
 
-    // A new site message reaches the newest tab live.
-    await app().saveLoginStrategy({ sendMsgWhenErrorLogin: 'site' });
-    try {
-      await app().login(user.username, 'Wrong#pass1', { ip: '10.71.0.1' });
-      await until(async () => (await unreadCount(tabs[5])) === 1, 'the newest tab to show one unread message');
-    } finally {
-      await app().saveLoginStrategy({ sendMsgWhenErrorLogin: '' });
-    }
-    for (const tab of tabs) expect(new URL(tab.url()).pathname).not.toBe('/login');
-  });
+      // A new site message reaches the newest tab live.
+      await app().saveLoginStrategy({ sendMsgWhenErrorLogin: 'site' });
+      try {
+        await app().login(user.username, 'Wrong#pass1', { ip: '10.71.0.1' });
+        await until(async () => (await unreadCount(tabs[5])) === 1, 'the newest tab to show one unread message');
+      } finally {
+        await app().saveLoginStrategy({ sendMsgWhenErrorLogin: '' });
+      }
+      for (const tab of tabs) expect(new URL(tab.url()).pathname).not.toBe('/login');
+    },
+  );
 });

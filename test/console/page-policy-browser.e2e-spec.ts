@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+
 import { browserSuiteMissing, consoleBrowserSuite, isCall, sel, textBox, until } from '../support/console-browser';
 import { ADMIN_PASSWORD } from '../support/test-app';
 
@@ -36,17 +37,29 @@ whenRunnable(`page policies in Chromium${missing ? ` (skipped: ${missing})` : ''
     await page.locator('.opblock-body').first().waitFor();
   });
 
-  for (const target of ['//evil.example', '/\\evil.example', 'https://evil.example', 'javascript:alert(1)', '/\t/evil.example']) {
-    scenario(`a login with ?redirect=${target} lands on the console's home`, `redirect-${target.replace(/\W+/g, '-')}`, async () => {
-      const page = await newPage('login');
-      const evil: string[] = [];
-      page.on('request', (r) => { if (/evil\.example/.test(new URL(r.url(), base()).host)) evil.push(r.url()); });
-      await loginVia(page, target);
-      await page.waitForURL((url) => url.pathname !== '/login' || url.origin !== base(), { timeout: 15_000 });
-      await page.locator(sel('header-user')).waitFor();
-      expect(new URL(page.url()).origin).toBe(base());
-      expect(evil).toEqual([]);
-    });
+  for (const target of [
+    '//evil.example',
+    '/\\evil.example',
+    'https://evil.example',
+    'javascript:alert(1)',
+    '/\t/evil.example',
+  ]) {
+    scenario(
+      `a login with ?redirect=${target} lands on the console's home`,
+      `redirect-${target.replace(/\W+/g, '-')}`,
+      async () => {
+        const page = await newPage('login');
+        const evil: string[] = [];
+        page.on('request', (r) => {
+          if (/evil\.example/.test(new URL(r.url(), base()).host)) evil.push(r.url());
+        });
+        await loginVia(page, target);
+        await page.waitForURL((url) => url.pathname !== '/login' || url.origin !== base(), { timeout: 15_000 });
+        await page.locator(sel('header-user')).waitFor();
+        expect(new URL(page.url()).origin).toBe(base());
+        expect(evil).toEqual([]);
+      },
+    );
   }
 
   scenario('a same-origin path in ?redirect= is still followed', 'redirect-same-origin', async () => {

@@ -1,8 +1,16 @@
 import type { Locator, Page } from 'playwright-core';
+
 import { Envelope } from '../../src/common/envelope';
 import { createUser } from '../factories';
 import {
-  browserSuiteMissing, clean, consoleBrowserSuite, isCall, sel, textBox, until, waitForText,
+  browserSuiteMissing,
+  clean,
+  consoleBrowserSuite,
+  isCall,
+  sel,
+  textBox,
+  until,
+  waitForText,
 } from '../support/console-browser';
 import { ADMIN_PASSWORD } from '../support/test-app';
 
@@ -25,11 +33,27 @@ const whenRunnable = missing ? describe.skip : describe;
 
 /** The 等保 level-3 baseline, written out here independently (the console keeps it in web/src/views/system/baseline.ts). */
 const BASELINE = {
-  login: { sessionExpireMinutes: 30, sessionMaxHours: 12, maxFailureTimes: 5, maxFailureInterval: 24, lockMinutes: 30, mfaMode: 2, reauthForAdmin: true },
+  login: {
+    sessionExpireMinutes: 30,
+    sessionMaxHours: 12,
+    maxFailureTimes: 5,
+    maxFailureInterval: 24,
+    lockMinutes: 30,
+    mfaMode: 2,
+    reauthForAdmin: true,
+  },
   user: {
-    minPasswordLength: 8, includeNumber: true, includeLowerCase: true, includeSymbol: true, includeUpperCase: false,
-    passwordExpireDays: 90, expireNotifyDays: 7, passwordHistoryCount: 5, rejectCommonPasswords: true,
-    rejectAccountInPassword: true, dormantDays: 90,
+    minPasswordLength: 8,
+    includeNumber: true,
+    includeLowerCase: true,
+    includeSymbol: true,
+    includeUpperCase: false,
+    passwordExpireDays: 90,
+    expireNotifyDays: 7,
+    passwordHistoryCount: 5,
+    rejectCommonPasswords: true,
+    rejectAccountInPassword: true,
+    dormantDays: 90,
   },
 };
 
@@ -46,170 +70,252 @@ const GOOD = 'Kestrel#7yard';
 
 const SAVES = new Set(['/sys/strategy/login/save', '/sys/strategy/user/save']);
 
-whenRunnable(`等保三级 baseline and the password checklist in Chromium${missing ? ` (skipped: ${missing})` : ''}`, () => {
-  // The API helpers keep the admin token; the session stays valid when mfaMode becomes 2.
-  const { app, base, newPage, login, scenario, shot } = consoleBrowserSuite('policy');
+whenRunnable(
+  `等保三级 baseline and the password checklist in Chromium${missing ? ` (skipped: ${missing})` : ''}`,
+  () => {
+    // The API helpers keep the admin token; the session stays valid when mfaMode becomes 2.
+    const { app, base, newPage, login, scenario, shot } = consoleBrowserSuite('policy');
 
-  /** The rows of the baseline dialog: group.field → [old, new] as shown. */
-  async function changesShown(page: Page): Promise<Record<string, [string, string]>> {
-    const rows = page.locator(sel('baseline-row'));
-    const shown: Record<string, [string, string]> = {};
-    for (const row of await rows.all()) {
-      const key = `${await row.getAttribute('data-group')}.${await row.getAttribute('data-field')}`;
-      shown[key] = [await clean(row.locator(sel('baseline-old'))), await clean(row.locator(sel('baseline-new')))];
+    /** The rows of the baseline dialog: group.field → [old, new] as shown. */
+    async function changesShown(page: Page): Promise<Record<string, [string, string]>> {
+      const rows = page.locator(sel('baseline-row'));
+      const shown: Record<string, [string, string]> = {};
+      for (const row of await rows.all()) {
+        const key = `${await row.getAttribute('data-group')}.${await row.getAttribute('data-field')}`;
+        shown[key] = [await clean(row.locator(sel('baseline-old'))), await clean(row.locator(sel('baseline-new')))];
+      }
+      return shown;
     }
-    return shown;
-  }
 
-  async function openBaseline(page: Page): Promise<Locator> {
-    await page.locator(sel('strategy-baseline')).click();
-    const dialog = page.locator('.el-dialog').filter({ has: page.locator(sel('baseline-cancel')) });
-    await dialog.waitFor({ state: 'visible' });
-    return dialog;
-  }
-
-  const lockMinutesBox = (page: Page) => page.locator(`${sel('field-lockMinutes')} input`);
-
-  scenario('applies the baseline after showing old → new, and the next login\'s checklist shows minimum 8 and the new rules', '', async () => {
-    // The service's defaults.
-    await app().saveLoginStrategy({ sessionExpireMinutes: 30, lockMinutes: 1440, maxFailureTimes: 5, maxFailureInterval: 24, mfaMode: 0, multiOnline: true });
-    await app().saveUserStrategy({
-      minPasswordLength: 6, maxPasswordLength: 20, includeLowerCase: true, includeUpperCase: false, includeNumber: true,
-      includeSymbol: true, passwordExpireDays: 90, expireNotifyDays: 10, forceUpdatePassword: false,
-    });
-    const admin = await newPage('admin');
-    const saves: string[] = [];
-    admin.on('request', (req) => { if (SAVES.has(new URL(req.url()).pathname)) saves.push(new URL(req.url()).pathname); });
-    expect(await login(admin, 'admin', ADMIN_PASSWORD)).toMatchObject({ success: true, data: { tempUser: false } });
-    await admin.waitForURL((url) => url.pathname !== '/login');
-    // Then initial passwords must be changed first (not a baseline field): the user of step 4 lands on /password.
-    await app().saveUserStrategy({ forceUpdatePassword: true });
-    const before = {
-      login: (await app().admin('/sys/strategy/login/info')).body.data,
-      user: (await app().admin('/sys/strategy/user/info')).body.data,
-    };
-    await admin.goto(`${base()}/system/strategy`);
-    // Every new field is on the page with its range.
-    for (const field of ['sessionMaxHours', 'maxSessionsPerUser', 'reauthMinutes', 'reauthForAdmin']) await admin.locator(sel(`field-${field}`)).waitFor();
-    await admin.locator(sel('strategy-tab-user')).click();
-    for (const field of ['passwordHistoryCount', 'rejectCommonPasswords', 'rejectAccountInPassword', 'dormantDays']) {
-      await admin.locator(sel(`field-${field}`)).waitFor();
+    async function openBaseline(page: Page): Promise<Locator> {
+      await page.locator(sel('strategy-baseline')).click();
+      const dialog = page.locator('.el-dialog').filter({ has: page.locator(sel('baseline-cancel')) });
+      await dialog.waitFor({ state: 'visible' });
+      return dialog;
     }
-    await waitForText(admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-passwordHistoryCount')) }), '取值范围 0 – 24', 'history range');
-    await waitForText(admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-dormantDays')) }), '取值范围 0 – 3650', 'dormant range');
-    await admin.locator(sel('strategy-tab-login')).click();
-    await waitForText(admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-sessionMaxHours')) }), '取值范围 0 – 720', 'lifetime range');
-    await waitForText(admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-maxSessionsPerUser')) }), '取值范围 0 – 100', 'sessions range');
-    // The fresh proof's window, in minutes, and its default.
-    await waitForText(admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-reauthMinutes')) }), '取值范围 1 – 60 分钟', 'reauth range');
-    await waitForText(admin.locator(sel('default-reauthMinutes')), '默认 5 分钟', 'reauth default');
-    await waitForText(admin.locator(sel('default-reauthForAdmin')), '默认 否', 'reauthForAdmin default');
 
-    // 1. The dialog lists exactly the fields whose saved value differs, old → new; cancel changes nothing.
-    let dialog = await openBaseline(admin);
-    const expected: Record<string, [string, string]> = {
-      'login.sessionMaxHours': ['0 小时', '12 小时'],
-      'login.lockMinutes': ['1440 分钟', '30 分钟'],
-      'login.mfaMode': ['关闭', '强制'],
-      'login.reauthForAdmin': ['否', '是'],
-      'user.expireNotifyDays': ['10 天', '7 天'],
-      'user.minPasswordLength': ['6 个字符', '8 个字符'],
-      'user.rejectAccountInPassword': ['否', '是'],
-      'user.rejectCommonPasswords': ['否', '是'],
-      'user.passwordHistoryCount': ['0 个密码', '5 个密码'],
-      'user.dormantDays': ['0 天', '90 天'],
-    };
-    expect(await changesShown(admin)).toEqual(expected);
-    await dialog.locator(sel('baseline-mfa-note')).waitFor();
-    await shot(admin, 'policy-baseline-diff');
-    await dialog.locator(sel('baseline-cancel')).click();
-    await dialog.waitFor({ state: 'hidden' });
-    expect(await lockMinutesBox(admin).inputValue()).toBe('1440');
+    const lockMinutesBox = (page: Page) => page.locator(`${sel('field-lockMinutes')} input`);
 
-    // 2. "Fill in the form" puts the values in the form and saves nothing.
-    dialog = await openBaseline(admin);
-    await dialog.locator(sel('baseline-fill')).click();
-    await dialog.waitFor({ state: 'hidden' });
-    expect(await lockMinutesBox(admin).inputValue()).toBe('30');
-    expect(saves).toEqual([]);
-    expect((await app().admin('/sys/strategy/login/info')).body.data).toEqual(before.login);
-    expect((await app().admin('/sys/strategy/user/info')).body.data).toEqual(before.user);
+    scenario(
+      "applies the baseline after showing old → new, and the next login's checklist shows minimum 8 and the new rules",
+      '',
+      async () => {
+        // The service's defaults.
+        await app().saveLoginStrategy({
+          sessionExpireMinutes: 30,
+          lockMinutes: 1440,
+          maxFailureTimes: 5,
+          maxFailureInterval: 24,
+          mfaMode: 0,
+          multiOnline: true,
+        });
+        await app().saveUserStrategy({
+          minPasswordLength: 6,
+          maxPasswordLength: 20,
+          includeLowerCase: true,
+          includeUpperCase: false,
+          includeNumber: true,
+          includeSymbol: true,
+          passwordExpireDays: 90,
+          expireNotifyDays: 10,
+          forceUpdatePassword: false,
+        });
+        const admin = await newPage('admin');
+        const saves: string[] = [];
+        admin.on('request', (req) => {
+          if (SAVES.has(new URL(req.url()).pathname)) saves.push(new URL(req.url()).pathname);
+        });
+        expect(await login(admin, 'admin', ADMIN_PASSWORD)).toMatchObject({ success: true, data: { tempUser: false } });
+        await admin.waitForURL((url) => url.pathname !== '/login');
+        // Then initial passwords must be changed first (not a baseline field): the user of step 4 lands on /password.
+        await app().saveUserStrategy({ forceUpdatePassword: true });
+        const before = {
+          login: (await app().admin('/sys/strategy/login/info')).body.data,
+          user: (await app().admin('/sys/strategy/user/info')).body.data,
+        };
+        await admin.goto(`${base()}/system/strategy`);
+        // Every new field is on the page with its range.
+        for (const field of ['sessionMaxHours', 'maxSessionsPerUser', 'reauthMinutes', 'reauthForAdmin'])
+          await admin.locator(sel(`field-${field}`)).waitFor();
+        await admin.locator(sel('strategy-tab-user')).click();
+        for (const field of [
+          'passwordHistoryCount',
+          'rejectCommonPasswords',
+          'rejectAccountInPassword',
+          'dormantDays',
+        ]) {
+          await admin.locator(sel(`field-${field}`)).waitFor();
+        }
+        await waitForText(
+          admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-passwordHistoryCount')) }),
+          '取值范围 0 – 24',
+          'history range',
+        );
+        await waitForText(
+          admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-dormantDays')) }),
+          '取值范围 0 – 3650',
+          'dormant range',
+        );
+        await admin.locator(sel('strategy-tab-login')).click();
+        await waitForText(
+          admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-sessionMaxHours')) }),
+          '取值范围 0 – 720',
+          'lifetime range',
+        );
+        await waitForText(
+          admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-maxSessionsPerUser')) }),
+          '取值范围 0 – 100',
+          'sessions range',
+        );
+        // The fresh proof's window, in minutes, and its default.
+        await waitForText(
+          admin.locator('.el-form-item').filter({ has: admin.locator(sel('field-reauthMinutes')) }),
+          '取值范围 1 – 60 分钟',
+          'reauth range',
+        );
+        await waitForText(admin.locator(sel('default-reauthMinutes')), '默认 5 分钟', 'reauth default');
+        await waitForText(admin.locator(sel('default-reauthForAdmin')), '默认 否', 'reauthForAdmin default');
 
-    // 3. Save: still old → new against what is saved (the form's unsaved values are named), both groups stored.
-    dialog = await openBaseline(admin);
-    expect(await changesShown(admin)).toEqual(expected);
-    await dialog.locator(sel('baseline-unsaved')).waitFor();
-    const savedLogin = admin.waitForResponse(isCall('/sys/strategy/login/save'));
-    const savedUser = admin.waitForResponse(isCall('/sys/strategy/user/save'));
-    await dialog.locator(sel('baseline-save')).click();
-    const [loginRes, userRes] = await Promise.all([savedLogin, savedUser]);
-    expect(await loginRes.json()).toMatchObject({ success: true });
-    expect(await userRes.json()).toMatchObject({ success: true });
-    // Partial saves: only the changed fields were sent.
-    expect(Object.keys(loginRes.request().postDataJSON()).sort()).toEqual(['lockMinutes', 'mfaMode', 'reauthForAdmin', 'sessionMaxHours']);
-    await dialog.waitFor({ state: 'hidden' });
-    expect((await app().admin('/sys/strategy/login/info')).body.data).toMatchObject(BASELINE.login);
-    expect((await app().admin('/sys/strategy/user/info')).body.data).toMatchObject({ ...BASELINE.user, forceUpdatePassword: true, maxPasswordLength: 20 });
-    await until(async () => (await lockMinutesBox(admin).inputValue()) === '30', 'the form to show the saved lock minutes');
-    await shot(admin, 'policy-baseline-saved');
+        // 1. The dialog lists exactly the fields whose saved value differs, old → new; cancel changes nothing.
+        let dialog = await openBaseline(admin);
+        const expected: Record<string, [string, string]> = {
+          'login.sessionMaxHours': ['0 小时', '12 小时'],
+          'login.lockMinutes': ['1440 分钟', '30 分钟'],
+          'login.mfaMode': ['关闭', '强制'],
+          'login.reauthForAdmin': ['否', '是'],
+          'user.expireNotifyDays': ['10 天', '7 天'],
+          'user.minPasswordLength': ['6 个字符', '8 个字符'],
+          'user.rejectAccountInPassword': ['否', '是'],
+          'user.rejectCommonPasswords': ['否', '是'],
+          'user.passwordHistoryCount': ['0 个密码', '5 个密码'],
+          'user.dormantDays': ['0 天', '90 天'],
+        };
+        expect(await changesShown(admin)).toEqual(expected);
+        await dialog.locator(sel('baseline-mfa-note')).waitFor();
+        await shot(admin, 'policy-baseline-diff');
+        await dialog.locator(sel('baseline-cancel')).click();
+        await dialog.waitFor({ state: 'hidden' });
+        expect(await lockMinutesBox(admin).inputValue()).toBe('1440');
 
-    // Applied twice, it has nothing left to change.
-    dialog = await openBaseline(admin);
-    await dialog.locator(sel('baseline-none')).waitFor();
-    expect(await admin.locator(sel('baseline-row')).count()).toBe(0);
-    await dialog.locator(sel('baseline-cancel')).click();
+        // 2. "Fill in the form" puts the values in the form and saves nothing.
+        dialog = await openBaseline(admin);
+        await dialog.locator(sel('baseline-fill')).click();
+        await dialog.waitFor({ state: 'hidden' });
+        expect(await lockMinutesBox(admin).inputValue()).toBe('30');
+        expect(saves).toEqual([]);
+        expect((await app().admin('/sys/strategy/login/info')).body.data).toEqual(before.login);
+        expect((await app().admin('/sys/strategy/user/info')).body.data).toEqual(before.user);
 
-    // 4. A user with an initial password logs in: forced change first, the checklist follows the baseline.
-    const user = await createUser(app(), { password: INITIAL });
-    const page = await newPage('user');
-    expect(await login(page, user.username, INITIAL)).toMatchObject({ success: true, data: { tempUser: true, forceUpdatePassword: true } });
-    await page.waitForURL((url) => url.pathname === '/password');
-    const min = page.locator(`${sel('pass-rule')}[data-rule="min"]`);
-    await waitForText(min, '至少 8 个字符', 'the checklist to show minimum 8');
-    const account = page.locator(`${sel('pass-rule')}[data-rule="account"]`);
-    await account.waitFor();
-    const onSave = page.locator(sel('pass-rule-onsave'));
-    expect(await onSave.evaluateAll((els) => els.map((e) => e.getAttribute('data-rule')))).toEqual(['common', 'history']);
-    await waitForText(onSave.nth(1), '最近 5 次', 'the history line');
+        // 3. Save: still old → new against what is saved (the form's unsaved values are named), both groups stored.
+        dialog = await openBaseline(admin);
+        expect(await changesShown(admin)).toEqual(expected);
+        await dialog.locator(sel('baseline-unsaved')).waitFor();
+        const savedLogin = admin.waitForResponse(isCall('/sys/strategy/login/save'));
+        const savedUser = admin.waitForResponse(isCall('/sys/strategy/user/save'));
+        await dialog.locator(sel('baseline-save')).click();
+        const [loginRes, userRes] = await Promise.all([savedLogin, savedUser]);
+        expect(await loginRes.json()).toMatchObject({ success: true });
+        expect(await userRes.json()).toMatchObject({ success: true });
+        // Partial saves: only the changed fields were sent.
+        expect(Object.keys(loginRes.request().postDataJSON()).sort()).toEqual([
+          'lockMinutes',
+          'mfaMode',
+          'reauthForAdmin',
+          'sessionMaxHours',
+        ]);
+        await dialog.waitFor({ state: 'hidden' });
+        expect((await app().admin('/sys/strategy/login/info')).body.data).toMatchObject(BASELINE.login);
+        expect((await app().admin('/sys/strategy/user/info')).body.data).toMatchObject({
+          ...BASELINE.user,
+          forceUpdatePassword: true,
+          maxPasswordLength: 20,
+        });
+        await until(
+          async () => (await lockMinutesBox(admin).inputValue()) === '30',
+          'the form to show the saved lock minutes',
+        );
+        await shot(admin, 'policy-baseline-saved');
 
-    // The account rule ticks live: the user name (any case), the mobile number.
-    await textBox(page, 'pass-new').fill(`X#1${user.username.toUpperCase()}`);
-    await until(async () => (await account.getAttribute('data-ok')) === 'false', 'account rule to fail on the user name');
-    await textBox(page, 'pass-new').fill(`a#${user.mobile}`);
-    await until(async () => (await account.getAttribute('data-ok')) === 'false', 'account rule to fail on the mobile');
-    await textBox(page, 'pass-new').fill(GOOD);
-    await until(async () => (await account.getAttribute('data-ok')) === 'true', 'account rule to pass');
-    expect(await min.getAttribute('data-ok')).toBe('true');
-    await shot(page, 'policy-checklist');
+        // Applied twice, it has nothing left to change.
+        dialog = await openBaseline(admin);
+        await dialog.locator(sel('baseline-none')).waitFor();
+        expect(await admin.locator(sel('baseline-row')).count()).toBe(0);
+        await dialog.locator(sel('baseline-cancel')).click();
 
-    // The three refusals: the service's message, and the line it belongs to marked.
-    async function submit(newPass: string): Promise<Envelope<any>> {
-      await textBox(page, 'pass-old').fill(INITIAL);
-      await textBox(page, 'pass-new').fill(newPass);
-      await textBox(page, 'pass-confirm').fill(newPass);
-      const response = page.waitForResponse(isCall('/sys/me/pass/update'));
-      await page.locator(sel('pass-submit')).click();
-      return (await (await response).json()) as Envelope<any>;
-    }
-    expect(await submit(`${user.username}#9`)).toMatchObject({ code: 'PASSWORD_CONTAINS_ACCOUNT' });
-    await waitForText(page.locator(sel('pass-message')), MSG.containsAccount, 'the account refusal');
-    expect(await account.getAttribute('data-ok')).toBe('false');
+        // 4. A user with an initial password logs in: forced change first, the checklist follows the baseline.
+        const user = await createUser(app(), { password: INITIAL });
+        const page = await newPage('user');
+        expect(await login(page, user.username, INITIAL)).toMatchObject({
+          success: true,
+          data: { tempUser: true, forceUpdatePassword: true },
+        });
+        await page.waitForURL((url) => url.pathname === '/password');
+        const min = page.locator(`${sel('pass-rule')}[data-rule="min"]`);
+        await waitForText(min, '至少 8 个字符', 'the checklist to show minimum 8');
+        const account = page.locator(`${sel('pass-rule')}[data-rule="account"]`);
+        await account.waitFor();
+        const onSave = page.locator(sel('pass-rule-onsave'));
+        expect(await onSave.evaluateAll((els) => els.map((e) => e.getAttribute('data-rule')))).toEqual([
+          'common',
+          'history',
+        ]);
+        await waitForText(onSave.nth(1), '最近 5 次', 'the history line');
 
-    expect(await submit(COMMON)).toMatchObject({ code: 'PASSWORD_TOO_COMMON' });
-    await waitForText(page.locator(sel('pass-message')), MSG.tooCommon, 'the common-list refusal');
-    await until(async () => (await onSave.nth(0).getAttribute('data-refused')) === 'true', 'the common line marked');
+        // The account rule ticks live: the user name (any case), the mobile number.
+        await textBox(page, 'pass-new').fill(`X#1${user.username.toUpperCase()}`);
+        await until(
+          async () => (await account.getAttribute('data-ok')) === 'false',
+          'account rule to fail on the user name',
+        );
+        await textBox(page, 'pass-new').fill(`a#${user.mobile}`);
+        await until(
+          async () => (await account.getAttribute('data-ok')) === 'false',
+          'account rule to fail on the mobile',
+        );
+        await textBox(page, 'pass-new').fill(GOOD);
+        await until(async () => (await account.getAttribute('data-ok')) === 'true', 'account rule to pass');
+        expect(await min.getAttribute('data-ok')).toBe('true');
+        await shot(page, 'policy-checklist');
 
-    // The current (initial) password counts in the history.
-    expect(await submit(INITIAL)).toMatchObject({ code: 'PASSWORD_REUSED' });
-    await waitForText(page.locator(sel('pass-message')), MSG.reused, 'the history refusal');
-    await until(async () => (await onSave.nth(1).getAttribute('data-refused')) === 'true', 'the history line marked');
-    expect(await onSave.nth(0).getAttribute('data-refused')).toBe('false');
-    await shot(page, 'policy-refused-reused');
-    // Another text clears the mark.
-    await textBox(page, 'pass-new').fill(GOOD);
-    await until(async () => (await onSave.nth(1).getAttribute('data-refused')) === 'false', 'the history mark to clear');
+        // The three refusals: the service's message, and the line it belongs to marked.
+        async function submit(newPass: string): Promise<Envelope<any>> {
+          await textBox(page, 'pass-old').fill(INITIAL);
+          await textBox(page, 'pass-new').fill(newPass);
+          await textBox(page, 'pass-confirm').fill(newPass);
+          const response = page.waitForResponse(isCall('/sys/me/pass/update'));
+          await page.locator(sel('pass-submit')).click();
+          return (await (await response).json()) as Envelope<any>;
+        }
+        expect(await submit(`${user.username}#9`)).toMatchObject({ code: 'PASSWORD_CONTAINS_ACCOUNT' });
+        await waitForText(page.locator(sel('pass-message')), MSG.containsAccount, 'the account refusal');
+        expect(await account.getAttribute('data-ok')).toBe('false');
 
-    expect(await submit(GOOD)).toMatchObject({ success: true });
-    await page.waitForURL((url) => url.pathname === '/login');
-  });
-});
+        expect(await submit(COMMON)).toMatchObject({ code: 'PASSWORD_TOO_COMMON' });
+        await waitForText(page.locator(sel('pass-message')), MSG.tooCommon, 'the common-list refusal');
+        await until(
+          async () => (await onSave.nth(0).getAttribute('data-refused')) === 'true',
+          'the common line marked',
+        );
+
+        // The current (initial) password counts in the history.
+        expect(await submit(INITIAL)).toMatchObject({ code: 'PASSWORD_REUSED' });
+        await waitForText(page.locator(sel('pass-message')), MSG.reused, 'the history refusal');
+        await until(
+          async () => (await onSave.nth(1).getAttribute('data-refused')) === 'true',
+          'the history line marked',
+        );
+        expect(await onSave.nth(0).getAttribute('data-refused')).toBe('false');
+        await shot(page, 'policy-refused-reused');
+        // Another text clears the mark.
+        await textBox(page, 'pass-new').fill(GOOD);
+        await until(
+          async () => (await onSave.nth(1).getAttribute('data-refused')) === 'false',
+          'the history mark to clear',
+        );
+
+        expect(await submit(GOOD)).toMatchObject({ success: true });
+        await page.waitForURL((url) => url.pathname === '/login');
+      },
+    );
+  },
+);

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+
 import { isConsoleRoute } from '../../src/common/static-console';
 import { sqliteMemory } from '../support/backends';
 import { startApp, TestApp } from '../support/test-app';
@@ -10,9 +11,20 @@ const built = existsSync(join(DIST, 'index.html'));
 
 describe('isConsoleRoute', () => {
   it.each([
-    ['/', true], ['/login', true], ['/system/users?page=2', true], ['/messages#top', true],
-    ['/sys/login', false], ['/sys', false], ['/auth/qrcode/verify', false], ['/health', false], ['/metrics', false], ['/metrics/x', false],
-    ['/docs', false], ['/docs/index.html', false], ['/assets/missing.js', false], ['/favicon.ico', false],
+    ['/', true],
+    ['/login', true],
+    ['/system/users?page=2', true],
+    ['/messages#top', true],
+    ['/sys/login', false],
+    ['/sys', false],
+    ['/auth/qrcode/verify', false],
+    ['/health', false],
+    ['/metrics', false],
+    ['/metrics/x', false],
+    ['/docs', false],
+    ['/docs/index.html', false],
+    ['/assets/missing.js', false],
+    ['/favicon.ico', false],
   ])('%s -> %s', (url, expected) => {
     expect(isConsoleRoute(url)).toBe(expected);
   });
@@ -54,20 +66,33 @@ whenBuilt('the admin console at / (web/dist built)', () => {
   });
 
   it.each(['/assets/missing.js', '/favicon-nope.png', '/sys/login', '/sys/nope', '/auth/qrcode/verify', '/sys'])(
-    'GET %s is still NOT_FOUND in the envelope', async (url) => {
+    'GET %s is still NOT_FOUND in the envelope',
+    async (url) => {
       const res = await get(url);
       expect(res.statusCode).toBe(404);
       expect(res.json()).toEqual(notFoundEnvelope);
-    });
+    },
+  );
 
-  it.each(['/', '/login', '/system/users', '/index.html', '/sys/nope'])('POST %s is still NOT_FOUND in the envelope', async (url) => {
-    const res = await app.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: '{}' });
-    expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual(notFoundEnvelope);
-  });
+  it.each(['/', '/login', '/system/users', '/index.html', '/sys/nope'])(
+    'POST %s is still NOT_FOUND in the envelope',
+    async (url) => {
+      const res = await app.app.inject({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+      });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual(notFoundEnvelope);
+    },
+  );
 
   it('the API keeps its paths: POST /sys/publicKey and GET /health answer as before', async () => {
-    expect((await app.post('/sys/publicKey')).body).toMatchObject({ success: true, data: { algorithm: 'RSA-OAEP-256' } });
+    expect((await app.post('/sys/publicKey')).body).toMatchObject({
+      success: true,
+      data: { algorithm: 'RSA-OAEP-256' },
+    });
     const health = await get('/health');
     expect(health.statusCode).toBe(200);
     expect(health.json()).toMatchObject({ success: true, data: { status: 'up' } });
@@ -78,34 +103,50 @@ whenBuilt('the admin console at / (web/dist built)', () => {
 
   describe('precompressed files (the build writes name.br and name.gz)', () => {
     const assets = readdirSync(join(DIST, 'assets'));
-    const largestJs = assets.filter((f) => f.endsWith('.js'))
+    const largestJs = assets
+      .filter((f) => f.endsWith('.js'))
       .sort((a, b) => readFileSync(join(DIST, 'assets', b)).length - readFileSync(join(DIST, 'assets', a)).length)[0];
     const raw = (res: { rawPayload: Buffer }) => res.rawPayload;
     const decode = (res: { rawPayload: Buffer; headers: Record<string, unknown> }) =>
-      res.headers['content-encoding'] === 'br' ? brotliDecompressSync(raw(res))
-        : res.headers['content-encoding'] === 'gzip' ? gunzipSync(raw(res)) : raw(res);
+      res.headers['content-encoding'] === 'br'
+        ? brotliDecompressSync(raw(res))
+        : res.headers['content-encoding'] === 'gzip'
+          ? gunzipSync(raw(res))
+          : raw(res);
 
     it('the build wrote both copies of the scripts, the styles and index.html', () => {
-      for (const file of [`assets/${largestJs}`, 'index.html', `assets/${assets.find((f) => f.endsWith('.css') && assets.includes(`${f}.br`))}`]) {
+      for (const file of [
+        `assets/${largestJs}`,
+        'index.html',
+        `assets/${assets.find((f) => f.endsWith('.css') && assets.includes(`${f}.br`))}`,
+      ]) {
         expect([existsSync(join(DIST, `${file}.br`)), existsSync(join(DIST, `${file}.gz`))]).toEqual([true, true]);
       }
     });
 
     it.each([
-      ['br', 'br'], ['gzip', 'gzip'], ['gzip, deflate, br', 'br'], ['br;q=0, gzip', 'gzip'], ['identity', undefined], [undefined, undefined],
-    ])('Accept-Encoding %p gets %p, the same bytes once decoded, with the file\'s type and cache policy', async (accept, encoding) => {
-      const file = readFileSync(join(DIST, 'assets', largestJs));
-      const res = await get(`/assets/${largestJs}`, accept === undefined ? {} : { 'accept-encoding': accept });
-      expect(res.statusCode).toBe(200);
-      expect(res.headers['content-encoding']).toBe(encoding);
-      expect(String(res.headers.vary).toLowerCase()).toContain('accept-encoding');
-      expect(res.headers['content-type']).toMatch(/javascript/);
-      expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
-      expect(res.headers['x-content-type-options']).toBe('nosniff');
-      if (encoding) expect(raw(res).length).toBeLessThan(file.length / 2);
-      expect(Number(res.headers['content-length'])).toBe(raw(res).length);
-      expect(decode(res).equals(file)).toBe(true);
-    });
+      ['br', 'br'],
+      ['gzip', 'gzip'],
+      ['gzip, deflate, br', 'br'],
+      ['br;q=0, gzip', 'gzip'],
+      ['identity', undefined],
+      [undefined, undefined],
+    ])(
+      "Accept-Encoding %p gets %p, the same bytes once decoded, with the file's type and cache policy",
+      async (accept, encoding) => {
+        const file = readFileSync(join(DIST, 'assets', largestJs));
+        const res = await get(`/assets/${largestJs}`, accept === undefined ? {} : { 'accept-encoding': accept });
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['content-encoding']).toBe(encoding);
+        expect(String(res.headers.vary).toLowerCase()).toContain('accept-encoding');
+        expect(res.headers['content-type']).toMatch(/javascript/);
+        expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+        expect(res.headers['x-content-type-options']).toBe('nosniff');
+        if (encoding) expect(raw(res).length).toBeLessThan(file.length / 2);
+        expect(Number(res.headers['content-length'])).toBe(raw(res).length);
+        expect(decode(res).equals(file)).toBe(true);
+      },
+    );
 
     it('index.html compressed keeps its page policy and no-cache', async () => {
       const file = readFileSync(join(DIST, 'index.html'));

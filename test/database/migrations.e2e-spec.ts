@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+
 import { dataSourceOptions, initializeDataSource, MIGRATIONS } from '../../src/database/data-source-options';
 import { mariadbRedis, Provisioned } from '../support/backends';
 
@@ -26,7 +27,11 @@ describe('migrations on MariaDB run outside the statement deadline', () => {
   it('a migration longer than the deadline completes; requests afterwards keep the deadline', async () => {
     const base = dataSourceOptions(provisioned.env.DATABASE_URL, false, 200);
     // One pooled connection: the one the migrations ran on is the one the request below gets.
-    const options = { ...base, migrations: [...MIGRATIONS, SlowSchemaChange1799999999999], extra: { connectionLimit: 1 } } as typeof base;
+    const options = {
+      ...base,
+      migrations: [...MIGRATIONS, SlowSchemaChange1799999999999],
+      extra: { connectionLimit: 1 },
+    } as typeof base;
     const dataSource = await initializeDataSource(options, 200);
     try {
       const applied = await dataSource.query('SELECT name FROM migrations ORDER BY id');

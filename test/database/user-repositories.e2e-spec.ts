@@ -1,13 +1,14 @@
 import { DataSource } from 'typeorm';
+
 import { isUniqueViolation } from '../../src/common/db-errors';
 import { dataSourceOptions, initializeDataSource } from '../../src/database/data-source-options';
 import { PasswordHistoryEntity } from '../../src/user-account/password-history.entity';
 import { RoleEntity, UserRoleEntity } from '../../src/user-account/role.entity';
 import { RoleRepository } from '../../src/user-account/role.repository';
-import { identifiersOf } from '../../src/user-account/user-identifier';
-import { UserIdentifierEntity } from '../../src/user-account/user-identifier.entity';
 import { UserEntity } from '../../src/user-account/user.entity';
 import { NewUserRow, UserRepository } from '../../src/user-account/user.repository';
+import { identifiersOf } from '../../src/user-account/user-identifier';
+import { UserIdentifierEntity } from '../../src/user-account/user-identifier.entity';
 import { BACKENDS, Provisioned } from '../support/backends';
 import { inMemoryRepositories } from '../support/in-memory';
 
@@ -33,11 +34,20 @@ const SETUPS: { name: string; open(): Promise<{ repos: Repos; close(): Promise<v
       const dataSource: DataSource = await initializeDataSource(dataSourceOptions(provisioned.env.DATABASE_URL));
       const repos = {
         users: new UserRepository(
-          dataSource.getRepository(UserEntity), dataSource.getRepository(UserIdentifierEntity),
-          dataSource.getRepository(PasswordHistoryEntity), dataSource),
+          dataSource.getRepository(UserEntity),
+          dataSource.getRepository(UserIdentifierEntity),
+          dataSource.getRepository(PasswordHistoryEntity),
+          dataSource,
+        ),
         roles: new RoleRepository(dataSource.getRepository(RoleEntity), dataSource.getRepository(UserRoleEntity)),
       };
-      return { repos, close: async () => { await dataSource.destroy(); await provisioned.dispose(); } };
+      return {
+        repos,
+        close: async () => {
+          await dataSource.destroy();
+          await provisioned.dispose();
+        },
+      };
     },
   })),
 ];
@@ -54,8 +64,17 @@ describe.each(SETUPS)('user and role repositories: $name', (setup) => {
   afterEach(() => close());
 
   const newUser = (over: Partial<NewUserRow> = {}): NewUserRow => ({
-    id: 'u1', username: 'ZhangSan', name: '张三', mobile: '13800138000', email: 'ZS@Example.com', password: 'hash:1',
-    passwordUpdateTime: null, createTime: T0, locked: false, disabled: false, ...over,
+    id: 'u1',
+    username: 'ZhangSan',
+    name: '张三',
+    mobile: '13800138000',
+    email: 'ZS@Example.com',
+    password: 'hash:1',
+    passwordUpdateTime: null,
+    createTime: T0,
+    locked: false,
+    disabled: false,
+    ...over,
   });
   const create = async (over: Partial<NewUserRow> = {}, roles: string[] = []) => {
     const user = newUser(over);
@@ -76,7 +95,14 @@ describe.each(SETUPS)('user and role repositories: $name', (setup) => {
     await create();
     await create({ id: 'u2', username: 'lisi', mobile: null, email: null, createTime: at(1) });
     const plain = await repos.users.byId('u1');
-    expect(plain).toMatchObject({ id: 'u1', username: 'ZhangSan', locked: false, disabled: false, unlockTime: null, failureResetTime: null });
+    expect(plain).toMatchObject({
+      id: 'u1',
+      username: 'ZhangSan',
+      locked: false,
+      disabled: false,
+      unlockTime: null,
+      failureResetTime: null,
+    });
     expect(plain!.password).toBeUndefined();
     expect(await repos.users.withPassword('u1')).toMatchObject({ password: 'hash:1' });
     expect(await repos.users.byId('nope')).toBeNull();
@@ -124,11 +150,21 @@ describe.each(SETUPS)('user and role repositories: $name', (setup) => {
     await repos.users.setPassword('u1', 'hash:2', at(7), 0);
     expect(await read()).toMatchObject({ password: 'hash:2', passwordUpdateTime: at(7), failureResetTime: at(6) });
     await repos.users.resetPassword('u1', 'hash:3', at(8), 0);
-    expect(await read()).toMatchObject({ password: 'hash:3', passwordUpdateTime: null, failureResetTime: at(8), locked: true });
+    expect(await read()).toMatchObject({
+      password: 'hash:3',
+      passwordUpdateTime: null,
+      failureResetTime: at(8),
+      locked: true,
+    });
     await repos.users.disable('u1');
     await repos.users.recover('u1', 'hash:4', at(9), 0);
     expect(await read()).toMatchObject({
-      password: 'hash:4', passwordUpdateTime: null, failureResetTime: at(9), locked: false, unlockTime: null, disabled: false,
+      password: 'hash:4',
+      passwordUpdateTime: null,
+      failureResetTime: at(9),
+      locked: false,
+      unlockTime: null,
+      disabled: false,
     });
   });
 
@@ -165,12 +201,15 @@ describe.each(SETUPS)('user and role repositories: $name', (setup) => {
     await repos.roles.save({ code: 'auditor', name: 'Auditor', permissions: ['sys:log:list'] });
     // Lower-case codes only: MariaDB orders by its collation, which puts case variants elsewhere.
     expect((await repos.roles.all()).map((r) => [r.code, r.name, r.permissions])).toEqual([
-      ['admin', 'Admin', ['*']], ['auditor', 'Auditor', ['sys:log:list']],
+      ['admin', 'Admin', ['*']],
+      ['auditor', 'Auditor', ['sys:log:list']],
     ]);
     expect((await repos.roles.byCodeIgnoringCase('AUDITOR')).map((r) => r.code)).toEqual(['auditor']);
     expect(await repos.roles.byCodeIgnoringCase('nope')).toEqual([]);
     await repos.roles.save({ code: 'auditor', name: 'Auditors', permissions: ['a', 'b'] });
-    expect(await repos.roles.byCodes(['auditor', 'missing'])).toEqual([{ code: 'auditor', name: 'Auditors', permissions: ['a', 'b'] }]);
+    expect(await repos.roles.byCodes(['auditor', 'missing'])).toEqual([
+      { code: 'auditor', name: 'Auditors', permissions: ['a', 'b'] },
+    ]);
   });
 
   it('role links: members of a role, roles held by a user, links of users, holders of roles', async () => {
@@ -181,7 +220,9 @@ describe.each(SETUPS)('user and role repositories: $name', (setup) => {
     await create({ id: 'u3', username: 'wangwu', mobile: null, email: null });
     expect((await repos.roles.memberIds('viewer')).sort()).toEqual(['u1', 'u2']);
     expect((await repos.roles.heldBy('u1')).map((r) => r.code).sort()).toEqual(['admin', 'viewer']);
-    expect(await repos.roles.heldBy('u2')).toEqual([{ code: 'viewer', name: 'Viewer', permissions: ['sys:user:list'] }]);
+    expect(await repos.roles.heldBy('u2')).toEqual([
+      { code: 'viewer', name: 'Viewer', permissions: ['sys:user:list'] },
+    ]);
     expect(await repos.roles.heldBy('u3')).toEqual([]);
     const links = await repos.roles.assignmentsOf(['u2', 'u3']);
     expect(links).toEqual([{ userId: 'u2', roleCode: 'viewer' }]);

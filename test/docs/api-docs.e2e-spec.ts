@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
+
 import { Body, Controller, HttpCode, Module, Post } from '@nestjs/common';
 import type { OpenAPIObject } from '@nestjs/swagger';
+
 import { openApiDocument } from '../../src/app.setup';
 import { ApiDoc, controllerRoutes } from '../../src/common/api-docs';
 import { RequirePermissions } from '../../src/common/auth-context';
@@ -29,28 +31,40 @@ function gaps(app: TestApp, document: OpenAPIObject): string[] {
   for (const route of controllerRoutes(app.app)) {
     const name = `${route.method.toUpperCase()} ${route.path}`;
     const op = (document.paths[route.path] as Record<string, any> | undefined)?.[route.method];
-    if (!op) { problems.push(`${name}: not in the document`); continue; }
+    if (!op) {
+      problems.push(`${name}: not in the document`);
+      continue;
+    }
     if (!op.summary?.trim()) problems.push(`${name}: no summary (@ApiDoc)`);
     // Access is one of three: public, a session (x-permission: codes, [] = any logged-in caller), or a
     // token of its own from the configuration (x-bearer-token, e.g. /metrics' METRICS_TOKEN).
     const bearer = op['x-bearer-token'];
     if (bearer !== undefined) {
       const scheme = document.components?.securitySchemes?.[bearer] as { type?: string; scheme?: string } | undefined;
-      if (op['x-public'] !== false || op['x-permission'] !== null) problems.push(`${name}: a bearer token route marked public or with a permission`);
-      if (scheme?.type !== 'http' || scheme.scheme !== 'bearer') problems.push(`${name}: no bearer security scheme ${bearer}`);
-      if (JSON.stringify(op.security) !== JSON.stringify([{ [bearer]: [] }])) problems.push(`${name}: security is not ${bearer}`);
+      if (op['x-public'] !== false || op['x-permission'] !== null)
+        problems.push(`${name}: a bearer token route marked public or with a permission`);
+      if (scheme?.type !== 'http' || scheme.scheme !== 'bearer')
+        problems.push(`${name}: no bearer security scheme ${bearer}`);
+      if (JSON.stringify(op.security) !== JSON.stringify([{ [bearer]: [] }]))
+        problems.push(`${name}: security is not ${bearer}`);
     } else {
-      if (op['x-public'] !== true && !Array.isArray(op['x-permission'])) problems.push(`${name}: no permission information`);
-      if (op['x-public'] === true && op['x-permission'] !== null) problems.push(`${name}: public and a permission at once`);
+      if (op['x-public'] !== true && !Array.isArray(op['x-permission']))
+        problems.push(`${name}: no permission information`);
+      if (op['x-public'] === true && op['x-permission'] !== null)
+        problems.push(`${name}: public and a permission at once`);
     }
     if (typeof op['x-temp-token'] !== 'boolean') problems.push(`${name}: no x-temp-token`);
     if (!/\*\*Access:\*\*/.test(op.description ?? '')) problems.push(`${name}: access not described`);
     const errors: string[] = op['x-error-codes'] ?? [];
     if (!errors.length) problems.push(`${name}: no error codes`);
     for (const code of errors) {
-      if (!codes.has(code)) { problems.push(`${name}: unknown error code ${code}`); continue; }
+      if (!codes.has(code)) {
+        problems.push(`${name}: unknown error code ${code}`);
+        continue;
+      }
       const schema = op.responses?.[String(HTTP_STATUS[code as ErrorCode])]?.content?.['application/json']?.schema;
-      if (!schema?.properties?.code?.enum?.includes(code)) problems.push(`${name}: no ${HTTP_STATUS[code as ErrorCode]} response for ${code}`);
+      if (!schema?.properties?.code?.enum?.includes(code))
+        problems.push(`${name}: no ${HTTP_STATUS[code as ErrorCode]} response for ${code}`);
     }
     const ok = op.responses?.['200']?.content;
     const json = ok?.['application/json']?.schema;
@@ -63,12 +77,20 @@ function gaps(app: TestApp, document: OpenAPIObject): string[] {
 
 @Controller('test-undocumented')
 class UndocumentedController {
-  @Post('plain') @HttpCode(200) @RequirePermissions('sys:user:list')
-  plain(@Body() _body: NoInputDto) { return null; }
+  @Post('plain')
+  @HttpCode(200)
+  @RequirePermissions('sys:user:list')
+  plain(@Body() _body: NoInputDto) {
+    return null;
+  }
 
-  @Post('documented') @HttpCode(200) @RequirePermissions('sys:user:list')
+  @Post('documented')
+  @HttpCode(200)
+  @RequirePermissions('sys:user:list')
   @ApiDoc('A documented route', { data: null, errors: [ErrorCode.NOT_FOUND] })
-  documented(@Body() _body: NoInputDto) { return null; }
+  documented(@Body() _body: NoInputDto) {
+    return null;
+  }
 }
 
 @Module({ controllers: [UndocumentedController] })
@@ -89,58 +111,90 @@ describe('OpenAPI document: every operation documented', () => {
   it('walks the routes the router has (a walker that sees nothing would pass anything)', () => {
     const routes = controllerRoutes(app.app).map((r) => `${r.method} ${r.path}`);
     expect(routes.length).toBeGreaterThanOrEqual(35);
-    expect(routes).toEqual(expect.arrayContaining([
-      'post /sys/login', 'post /sys/user/create', 'get /sys/message/stream', 'get /health', 'get /metrics', 'post /sys/loginLog/export',
-    ]));
+    expect(routes).toEqual(
+      expect.arrayContaining([
+        'post /sys/login',
+        'post /sys/user/create',
+        'get /sys/message/stream',
+        'get /health',
+        'get /metrics',
+        'post /sys/loginLog/export',
+      ]),
+    );
   });
 
   it('has a summary, access, temporary-token access, error codes and a data schema on every route', () => {
     expect(gaps(app, document)).toEqual([]);
   });
 
-  it('derives access and codes from the route\'s own decorators and TEMP_URIS', () => {
+  it("derives access and codes from the route's own decorators and TEMP_URIS", () => {
     const op = (path: string) => (document.paths[path] as any).post;
     expect(op('/sys/user/lock')).toMatchObject({
-      'x-public': false, 'x-permission': ['sys:user:lock'], 'x-temp-token': false,
+      'x-public': false,
+      'x-permission': ['sys:user:lock'],
+      'x-temp-token': false,
       security: [{ 'Admin-Token': [] }],
     });
-    expect(op('/sys/user/lock')['x-error-codes']).toEqual(expect.arrayContaining([
-      'VALIDATION_FAILED', 'NOT_LOGGED_IN', 'KICKED_OUT', 'TEMP_TOKEN_FORBIDDEN', 'FORBIDDEN', 'NOT_FOUND', 'INTERNAL',
-    ]));
-    expect(op('/sys/user/lock').responses['403'].content['application/json'].schema.properties.code.enum)
-      .toEqual(['TEMP_TOKEN_FORBIDDEN', 'FORBIDDEN', 'REAUTH_REQUIRED']);
+    expect(op('/sys/user/lock')['x-error-codes']).toEqual(
+      expect.arrayContaining([
+        'VALIDATION_FAILED',
+        'NOT_LOGGED_IN',
+        'KICKED_OUT',
+        'TEMP_TOKEN_FORBIDDEN',
+        'FORBIDDEN',
+        'NOT_FOUND',
+        'INTERNAL',
+      ]),
+    );
+    expect(op('/sys/user/lock').responses['403'].content['application/json'].schema.properties.code.enum).toEqual([
+      'TEMP_TOKEN_FORBIDDEN',
+      'FORBIDDEN',
+      'REAUTH_REQUIRED',
+    ]);
     // A fresh proof always on the second-factor changes, on changes with reauthForAdmin, never on lists.
     expect(op('/sys/user/lock').description).toContain('reauthForAdmin');
     expect(op('/sys/me/mfa/setup')['x-error-codes']).toContain('REAUTH_REQUIRED');
     expect(op('/sys/me/mfa/setup').description).toContain('**Fresh proof:** needed (');
     expect(op('/sys/user/list')['x-error-codes']).not.toContain('REAUTH_REQUIRED');
     expect(op('/sys/me/reauth')['x-error-codes']).not.toContain('REAUTH_REQUIRED');
-    expect(op('/sys/user/lock').responses['200'].content['application/json'].schema.properties.data.enum).toEqual([null]);
+    expect(op('/sys/user/lock').responses['200'].content['application/json'].schema.properties.data.enum).toEqual([
+      null,
+    ]);
     // TEMP_URIS and @AllowsTempToken
     expect(op('/sys/me/pass/update')).toMatchObject({ 'x-permission': [], 'x-temp-token': true });
     expect(op('/sys/me/pass/update')['x-error-codes']).not.toContain('TEMP_TOKEN_FORBIDDEN');
     expect(op('/sys/me/mfa/setup')['x-temp-token']).toBe(true);
     // public, throttled
     expect(op('/sys/login')).toMatchObject({ 'x-public': true, 'x-permission': null, security: [] });
-    expect(op('/sys/login')['x-error-codes']).toEqual(expect.arrayContaining(['CAPTCHA_INVALID', 'BAD_CREDENTIALS', 'RATE_LIMITED']));
+    expect(op('/sys/login')['x-error-codes']).toEqual(
+      expect.arrayContaining(['CAPTCHA_INVALID', 'BAD_CREDENTIALS', 'RATE_LIMITED']),
+    );
     expect(op('/sys/login')['x-error-codes']).not.toContain('NOT_LOGGED_IN');
     expect(op('/sys/login').description).toContain('no token needed');
     expect(op('/sys/user/lock').description).toContain('`sys:user:lock`');
     // CSV exports: a text/csv answer, errors in the envelope, the export permission
     for (const path of ['/sys/loginLog/export', '/sys/auditLog/export']) {
       expect(Object.keys(op(path).responses['200'].content)).toEqual(['text/csv']);
-      expect(op(path)['x-permission']).toEqual([path === '/sys/loginLog/export' ? 'sys:loginLog:export' : 'sys:auditLog:export']);
-      expect(op(path).responses['400'].content['application/json'].schema.properties.code.enum).toContain('VALIDATION_FAILED');
+      expect(op(path)['x-permission']).toEqual([
+        path === '/sys/loginLog/export' ? 'sys:loginLog:export' : 'sys:auditLog:export',
+      ]);
+      expect(op(path).responses['400'].content['application/json'].schema.properties.code.enum).toContain(
+        'VALIDATION_FAILED',
+      );
     }
     // VALIDATION_FAILED carries data.errors
-    expect(op('/sys/user/lock').responses['400'].content['application/json'].schema.properties.data.allOf)
-      .toEqual([{ $ref: '#/components/schemas/ValidationFailedDto' }]);
+    expect(op('/sys/user/lock').responses['400'].content['application/json'].schema.properties.data.allOf).toEqual([
+      { $ref: '#/components/schemas/ValidationFailedDto' },
+    ]);
   });
 
   it('documents /metrics as what it is: neither public nor a session route, a bearer METRICS_TOKEN', () => {
     const metrics = (document.paths['/metrics'] as any)?.get;
     expect(metrics).toMatchObject({
-      'x-public': false, 'x-permission': null, 'x-bearer-token': 'METRICS_TOKEN', 'x-temp-token': false,
+      'x-public': false,
+      'x-permission': null,
+      'x-bearer-token': 'METRICS_TOKEN',
+      'x-temp-token': false,
       security: [{ METRICS_TOKEN: [] }],
     });
     expect(document.components?.securitySchemes?.METRICS_TOKEN).toMatchObject({ type: 'http', scheme: 'bearer' });
@@ -156,16 +210,22 @@ describe('OpenAPI document: every operation documented', () => {
     expect(metrics.responses['401'].content['application/json'].schema.properties.code.enum).toEqual(['NOT_LOGGED_IN']);
   });
 
-  it('sends /sys/me/info through a serializer that carries exactly MeInfoDto\'s fields', async () => {
+  it("sends /sys/me/info through a serializer that carries exactly MeInfoDto's fields", async () => {
     // ME_INFO_RESPONSE drops what it does not list: a field documented (or returned) but not in it
     // would silently vanish from the answer, one in it but not documented would be sent undocumented.
     const documented = (document.components?.schemas?.MeInfoDto as any).properties as Record<string, any>;
-    const typeOf = (p: any) => (p.type === 'array' ? `array of ${p.items.type}` : p.nullable ? `${p.type} or null` : p.type);
+    const typeOf = (p: any) =>
+      p.type === 'array' ? `array of ${p.items.type}` : p.nullable ? `${p.type} or null` : p.type;
     const serialized = ME_INFO_RESPONSE[200].properties.data.properties as Record<string, any>;
-    const serializedType = (p: any) => (p.type === 'array' ? `array of ${p.items.type}`
-      : Array.isArray(p.type) ? `${p.type.find((t: string) => t !== 'null')} or null` : p.type);
-    expect(Object.fromEntries(Object.entries(serialized).map(([k, p]) => [k, serializedType(p)])))
-      .toEqual(Object.fromEntries(Object.entries(documented).map(([k, p]) => [k, typeOf(p)])));
+    const serializedType = (p: any) =>
+      p.type === 'array'
+        ? `array of ${p.items.type}`
+        : Array.isArray(p.type)
+          ? `${p.type.find((t: string) => t !== 'null')} or null`
+          : p.type;
+    expect(Object.fromEntries(Object.entries(serialized).map(([k, p]) => [k, serializedType(p)]))).toEqual(
+      Object.fromEntries(Object.entries(documented).map(([k, p]) => [k, typeOf(p)])),
+    );
     // And the handler answers every one of them, with the documented types.
     const { body } = await app.post('/sys/me/info', {}, { token: await app.adminToken() });
     expect(body).toMatchObject({ success: true, code: 'OK' });
@@ -180,8 +240,11 @@ describe('OpenAPI document: every operation documented', () => {
     const token = await app.adminToken();
     const adapter = app.app.getHttpAdapter() as any;
     const send = adapter.reply.bind(adapter);
-    const reply = jest.spyOn(adapter, 'reply').mockImplementation((response: any, result: any, status?: any) =>
-      send(response, result?.username ? { ...result, passwordHash: 'not for the client' } : result, status));
+    const reply = jest
+      .spyOn(adapter, 'reply')
+      .mockImplementation((response: any, result: any, status?: any) =>
+        send(response, result?.username ? { ...result, passwordHash: 'not for the client' } : result, status),
+      );
     try {
       const slipped = await app.post('/sys/me/info', {}, { token });
       expect(reply).toHaveBeenCalled();
@@ -214,10 +277,14 @@ describe('OpenAPI document: every operation documented', () => {
     }
   });
 
-  it('the recipe\'s script logs in (captcha off) and its token authorises a call', async () => {
+  it("the recipe's script logs in (captcha off) and its token authorises a call", async () => {
     const base = await listenOnLocalPort(app);
-    const { stdout } = await promisify(execFile)(process.execPath,
-      [resolve(__dirname, '../../tools/dev-token.mjs'), base, 'admin', ADMIN_PASSWORD]);
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      resolve(__dirname, '../../tools/dev-token.mjs'),
+      base,
+      'admin',
+      ADMIN_PASSWORD,
+    ]);
     const token = stdout.trim();
     expect(token.length).toBeGreaterThan(30);
     const me = await app.post('/sys/me/info', {}, { token });

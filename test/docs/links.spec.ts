@@ -33,7 +33,11 @@ function anchorsOf(markdown: string): Set<string> {
   const seen = new Map<string, number>();
   const anchors = new Set<string>();
   for (const [, title] of prose(markdown).matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
-    const base = title.replace(/<[^>]+>/g, '').toLowerCase().replace(/[^\p{L}\p{N}\p{M} _-]/gu, '').replace(/ /g, '-');
+    const base = title
+      .replace(/<[^>]+>/g, '')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\p{M} _-]/gu, '')
+      .replace(/ /g, '-');
     const count = seen.get(base) ?? 0;
     seen.set(base, count + 1);
     anchors.add(count ? `${base}-${count}` : base);
@@ -59,24 +63,40 @@ describe('links in the Markdown files', () => {
 
   it('finds the documents it checks (a walker that sees nothing would pass anything)', () => {
     const names = files.map((f) => relative(ROOT, f));
-    expect(names).toEqual(expect.arrayContaining(['README.md', 'README.zh-CN.md', 'docs/architecture.md', 'docs/operations.md', 'docs/api.md', 'docs/policies.md', 'docs/security.md', 'docs/benchmarks.md']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'README.md',
+        'README.zh-CN.md',
+        'docs/architecture.md',
+        'docs/operations.md',
+        'docs/api.md',
+        'docs/policies.md',
+        'docs/security.md',
+        'docs/benchmarks.md',
+      ]),
+    );
     expect(linkTargets(readFileSync(join(ROOT, 'README.md'), 'utf8')).length).toBeGreaterThan(10);
   });
 
   it('resolve: every relative link names a file that exists, and a heading of it that exists', () => {
-    const broken = files.flatMap((file) => linkTargets(readFileSync(file, 'utf8'))
-      .map((target) => ({ target, why: problem(file, target) }))
-      .filter(({ why }) => why !== null)
-      .map(({ target, why }) => `${relative(ROOT, file)}: (${target}) ${why}`));
+    const broken = files.flatMap((file) =>
+      linkTargets(readFileSync(file, 'utf8'))
+        .map((target) => ({ target, why: problem(file, target) }))
+        .filter(({ why }) => why !== null)
+        .map(({ target, why }) => `${relative(ROOT, file)}: (${target}) ${why}`),
+    );
     expect(broken).toEqual([]);
   });
 
   it('knows a broken link and a missing heading when it sees one', () => {
     const readme = join(ROOT, 'README.md');
     expect(problem(readme, 'docs/missing.md')).toBe('docs/missing.md does not exist');
-    expect(problem(readme, 'docs/operations.md#no-such-heading')).toBe('docs/operations.md has no heading #no-such-heading');
+    expect(problem(readme, 'docs/operations.md#no-such-heading')).toBe(
+      'docs/operations.md has no heading #no-such-heading',
+    );
     expect(problem(readme, 'docs/operations.md#behind-nginx')).toBeNull();
     expect(anchorsOf('# A tour of the console\n## 一条命令：启动\n## Faults\n## Faults\n')).toEqual(
-      new Set(['a-tour-of-the-console', '一条命令启动', 'faults', 'faults-1']));
+      new Set(['a-tour-of-the-console', '一条命令启动', 'faults', 'faults-1']),
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+
 import { sqliteMemory } from '../support/backends';
 import { ADMIN_PASSWORD, listenOnLocalPort, startApp, TestApp } from '../support/test-app';
 
@@ -17,10 +18,16 @@ const has = (commands: string[], extra = 'true') =>
  * toolchain this machine lacks is skipped with a note.
  */
 const recipes: { name: string; needs: string[]; extra?: string; command: string[] }[] = [
-  { name: 'curl + openssl', needs: ['bash', 'curl', 'openssl', 'jq', 'base64'], command: ['bash', join(RECIPES, 'login.sh')] },
+  {
+    name: 'curl + openssl',
+    needs: ['bash', 'curl', 'openssl', 'jq', 'base64'],
+    command: ['bash', join(RECIPES, 'login.sh')],
+  },
   { name: 'Java', needs: ['java'], command: ['java', join(RECIPES, 'Login.java')] },
   {
-    name: 'Python', needs: ['python3'], extra: 'python3 -c "import cryptography" 2>/dev/null',
+    name: 'Python',
+    needs: ['python3'],
+    extra: 'python3 -c "import cryptography" 2>/dev/null',
     command: ['python3', join(RECIPES, 'login.py')],
   },
   { name: 'Go', needs: ['go'], command: ['go', 'run', join(RECIPES, 'login.go')] },
@@ -44,33 +51,43 @@ describe('docs/recipes: log in and call an API', () => {
   for (const recipe of recipes) {
     const available = has(recipe.needs, recipe.extra);
     if (!available) {
-      console.log(`docs/recipes: ${recipe.name} skipped, its toolchain (${recipe.needs.join(', ')}) is not installed here`);
+      console.log(
+        `docs/recipes: ${recipe.name} skipped, its toolchain (${recipe.needs.join(', ')}) is not installed here`,
+      );
     }
-    (available ? it : it.skip)(`${recipe.name}: logs in, reads /sys/me/info and logs out`, async () => {
-      const before = await app.logRows('admin');
-      const { stdout } = await run(recipe.command[0], recipe.command.slice(1), { env: env(), timeout: 110_000 });
-      expect(stdout.trim()).toBe('logged in as admin');
-      const after = await app.logRows('admin');
-      expect(after.length).toBe(before.length + 1);
-      expect(after[after.length - 1].status).toBe('success');
-    }, 120_000);
+    (available ? it : it.skip)(
+      `${recipe.name}: logs in, reads /sys/me/info and logs out`,
+      async () => {
+        const before = await app.logRows('admin');
+        const { stdout } = await run(recipe.command[0], recipe.command.slice(1), { env: env(), timeout: 110_000 });
+        expect(stdout.trim()).toBe('logged in as admin');
+        const after = await app.logRows('admin');
+        expect(after.length).toBe(before.length + 1);
+        expect(after[after.length - 1].status).toBe('success');
+      },
+      120_000,
+    );
   }
 
-  (has(['bash', 'curl', 'openssl', 'jq']) ? it : it.skip)('a ciphertext with MGF1 over SHA-1 is refused, naming password', async () => {
-    const script = `
+  (has(['bash', 'curl', 'openssl', 'jq']) ? it : it.skip)(
+    'a ciphertext with MGF1 over SHA-1 is refused, naming password',
+    async () => {
+      const script = `
       curl -sS -X POST "$LPS_URL/sys/publicKey" -H 'Content-Type: application/json' -d '{}' | jq -r .data.publicKey > "$DIR/public.pem"
       cipher=$(printf '%s' "$LPS_PASSWORD" | openssl pkeyutl -encrypt -pubin -inkey "$DIR/public.pem" \\
         -pkeyopt rsa_padding_mode:oaep -pkeyopt rsa_oaep_md:sha256 -pkeyopt rsa_mgf1_md:sha1 | base64 | tr -d '\\n')
       curl -sS -X POST "$LPS_URL/sys/login" -H 'Content-Type: application/json' -H 'Accept-Language: en' \\
         -d "{\\"account\\":\\"admin\\",\\"password\\":\\"$cipher\\"}"`;
-    const dir = (await run('mktemp', ['-d'])).stdout.trim();
-    try {
-      const { stdout } = await run('bash', ['-c', script], { env: { ...env(), DIR: dir }, timeout: 30_000 });
-      const body = JSON.parse(stdout);
-      expect(body).toMatchObject({ success: false, code: 'VALIDATION_FAILED' });
-      expect(body.data.errors).toEqual([expect.objectContaining({ field: 'password' })]);
-    } finally {
-      await run('rm', ['-rf', dir]);
-    }
-  }, 60_000);
+      const dir = (await run('mktemp', ['-d'])).stdout.trim();
+      try {
+        const { stdout } = await run('bash', ['-c', script], { env: { ...env(), DIR: dir }, timeout: 30_000 });
+        const body = JSON.parse(stdout);
+        expect(body).toMatchObject({ success: false, code: 'VALIDATION_FAILED' });
+        expect(body.data.errors).toEqual([expect.objectContaining({ field: 'password' })]);
+      } finally {
+        await run('rm', ['-rf', dir]);
+      }
+    },
+    60_000,
+  );
 });

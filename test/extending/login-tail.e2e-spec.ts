@@ -1,8 +1,16 @@
 import { Body, Controller, HttpCode, Injectable, Module, Post, Req } from '@nestjs/common';
 import { IsString } from 'class-validator';
 import type { FastifyRequest } from 'fastify';
+
 import { AuthModule } from '../../src/auth/auth.module';
-import { LOGIN_STEPS, LoginProof, LoginService, LoginStep, NO_MFA, StepAttempt } from '../../src/auth/login/login.service';
+import {
+  LOGIN_STEPS,
+  LoginProof,
+  LoginService,
+  LoginStep,
+  NO_MFA,
+  StepAttempt,
+} from '../../src/auth/login/login.service';
 import { AppException } from '../../src/common/app.exception';
 import { Public } from '../../src/common/auth-context';
 import { clientIp, userAgent } from '../../src/common/client-info';
@@ -23,7 +31,9 @@ import { startApp, TestApp } from '../support/test-app';
 @Injectable()
 class HelpdeskCodes {
   private readonly codes = new Map<string, string>();
-  issue(code: string, userId: string) { this.codes.set(code, userId); }
+  issue(code: string, userId: string) {
+    this.codes.set(code, userId);
+  }
   take(code: string): string | undefined {
     const userId = this.codes.get(code);
     this.codes.delete(code);
@@ -52,14 +62,20 @@ class HelpdeskLoginController {
     private readonly codes: HelpdeskCodes,
   ) {}
 
-  @Post('login') @HttpCode(200) @Public()
+  @Post('login')
+  @HttpCode(200)
+  @Public()
   async login(@Body() dto: HelpdeskLoginDto, @Req() request: FastifyRequest) {
     const userId = this.codes.take(dto.code);
     if (!userId) throw new AppException(ErrorCode.BAD_CREDENTIALS);
     const user = await this.accounts.get(userId);
     const way = {
-      loginType: LoginTypes.ACCOUNT, account: user.username, ip: clientIp(request), userAgent: userAgent(request),
-      locale: 'zh' as const, unusualIpCheck: false,
+      loginType: LoginTypes.ACCOUNT,
+      account: user.username,
+      ip: clientIp(request),
+      userAgent: userAgent(request),
+      locale: 'zh' as const,
+      unusualIpCheck: false,
     };
     // The way in proves what it knows; the tail does the rest (expiry, first login, added steps,
     // multi-device, token, log), under the account's mutex.
@@ -79,7 +95,14 @@ class ReviewStep implements LoginStep {
     const name = attempt.user.username;
     if (this.refuse.has(name)) await attempt.fail(LoginStatus.DISABLED, ErrorCode.ACCOUNT_DISABLED);
     if (this.forceChange.has(name)) attempt.requireTemp('INITIAL_PASSWORD_FORCE');
-    if (this.hold.has(name)) attempt.hold({ accessToken: '', tempUser: false, forceUpdatePassword: false, tip: `review of ${attempt.way.loginType}`, ...NO_MFA });
+    if (this.hold.has(name))
+      attempt.hold({
+        accessToken: '',
+        tempUser: false,
+        forceUpdatePassword: false,
+        tip: `review of ${attempt.way.loginType}`,
+        ...NO_MFA,
+      });
   }
 }
 
@@ -122,7 +145,11 @@ describe.each(BACKENDS)('extending the login tail on $name', (backend) => {
         const first = await app.token(user.username, user.password);
         codes.issue('c-1', user.id);
         const res = await helpdeskLogin('c-1');
-        expect(res.body).toMatchObject({ success: true, code: 'OK', data: { tempUser: false, forceUpdatePassword: false, tip: '' } });
+        expect(res.body).toMatchObject({
+          success: true,
+          code: 'OK',
+          data: { tempUser: false, forceUpdatePassword: false, tip: '' },
+        });
         const token = res.body.data.accessToken;
         expect((await app.post('/sys/me/info', {}, { token })).body.data.username).toBe(user.username);
         // Step 8 ran: the password login's session is kicked out.
@@ -167,7 +194,11 @@ describe.each(BACKENDS)('extending the login tail on $name', (backend) => {
       const user = await createActiveUser(app);
       review.forceChange.add(user.username);
       const res = await app.login(user.username, user.password);
-      expect(res.body.data).toMatchObject({ tempUser: true, forceUpdatePassword: true, tip: '您的密码为初始密码,请修改密码后再登录' });
+      expect(res.body.data).toMatchObject({
+        tempUser: true,
+        forceUpdatePassword: true,
+        tip: '您的密码为初始密码,请修改密码后再登录',
+      });
       const token = res.body.data!.accessToken;
       expect((await app.post('/sys/me/info', {}, { token })).body.success).toBe(true);
       expect((await app.post('/sys/message/list', {}, { token })).body.code).toBe('TEMP_TOKEN_FORBIDDEN');
@@ -194,6 +225,8 @@ describe.each(BACKENDS)('extending the login tail on $name', (backend) => {
   });
 
   it('refuses at start a step whose name is taken', async () => {
-    await expect(startApp(backend, { provisioned: app.provisioned, imports: [ImpostorModule] })).rejects.toThrow(/login step mfa is already in use/);
+    await expect(startApp(backend, { provisioned: app.provisioned, imports: [ImpostorModule] })).rejects.toThrow(
+      /login step mfa is already in use/,
+    );
   });
 });

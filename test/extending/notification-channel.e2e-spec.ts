@@ -1,8 +1,14 @@
 import { Injectable, Module } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
+
 import { NotificationModule } from '../../src/notification/notification.module';
 import { NotificationService } from '../../src/notification/notification.service';
-import { Delivery, NOTIFICATION_CHANNELS, NotificationChannel, NotificationKind } from '../../src/notification/notification.types';
+import {
+  Delivery,
+  NOTIFICATION_CHANNELS,
+  NotificationChannel,
+  NotificationKind,
+} from '../../src/notification/notification.types';
 import { LoginFailedEvent } from '../../src/user-account/account.events';
 import { createActiveUser } from '../factories';
 import { BACKENDS } from '../support/backends';
@@ -36,12 +42,18 @@ class SecurityFeedListener {
   @OnEvent(LoginFailedEvent.NAME, { async: true, promisify: true })
   async onLoginFailed(e: LoginFailedEvent): Promise<void> {
     await this.notifications.notify(e.userId, NotificationKind.LOGIN_FAILED, ['security-feed'], {
-      account: e.account, ip: e.ip, time: e.time.toISOString(), hint: e.hint,
+      account: e.account,
+      ip: e.ip,
+      time: e.time.toISOString(),
+      hint: e.hint,
     });
   }
 }
 
-@Module({ imports: [NotificationModule], providers: [SecurityFeed, SecurityFeedListener, NOTIFICATION_CHANNELS.provide(SecurityFeed)] })
+@Module({
+  imports: [NotificationModule],
+  providers: [SecurityFeed, SecurityFeedListener, NOTIFICATION_CHANNELS.provide(SecurityFeed)],
+})
 class SecurityFeedModule {}
 
 /** A channel under a name the service's own channels, or the outbox's column, do not allow. */
@@ -77,7 +89,11 @@ describe.each(BACKENDS)('extending the notification channels on $name', (backend
     }, 'the feed row marked sent');
     expect(row).toMatchObject({ kind: 'login-failed', attempts: expect.anything() });
     const delivery = feed.received.find((d) => d.userId === user.id)!;
-    expect(delivery).toMatchObject({ channel: 'security-feed', kind: 'login-failed', payload: { account: user.username, ip: '10.7.7.7' } });
+    expect(delivery).toMatchObject({
+      channel: 'security-feed',
+      kind: 'login-failed',
+      payload: { account: user.username, ip: '10.7.7.7' },
+    });
   });
 
   it('gets the outbox retries: a failed attempt is tried again once due', async () => {
@@ -99,7 +115,8 @@ describe.each(BACKENDS)('extending the notification channels on $name', (backend
   });
 
   it('refuses at start a second channel of the same name, and a name the outbox cannot store', async () => {
-    const startWith = (name: string) => startApp(backend, { provisioned: app.provisioned, imports: [channelModule(name)] });
+    const startWith = (name: string) =>
+      startApp(backend, { provisioned: app.provisioned, imports: [channelModule(name)] });
     await expect(startWith('email')).rejects.toThrow(/already in use/);
     await expect(startWith('a-name-longer-than-16')).rejects.toThrow(/1 to 16/);
   });

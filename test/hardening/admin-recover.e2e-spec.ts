@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { NotificationKind } from '../../src/notification/notification.types';
 import { NotificationEntity } from '../../src/notification/outbox/notification.entity';
 import { createActiveUser, TestUser } from '../factories';
@@ -30,16 +31,27 @@ describe.each(BACKENDS)('the recovery command on $name', (backend) => {
   const noStack = (text: string) => expect(text).not.toMatch(/^\s+at /m);
 
   afterEach(async () => {
-    await app.saveUserStrategy({ minPasswordLength: 6, maxPasswordLength: 20, includeUpperCase: false, forceUpdatePassword: false });
+    await app.saveUserStrategy({
+      minPasswordLength: 6,
+      maxPasswordLength: 20,
+      includeUpperCase: false,
+      forceUpdatePassword: false,
+    });
     await app.saveLoginStrategy({ maxFailureTimes: 5 });
   });
 
   it('unlocks, enables and gives a locked-out account a one-time initial password meeting the strategy, restarts its failure count, and audits it', async () => {
     const user: TestUser = await createActiveUser(app);
-    await app.saveUserStrategy({ minPasswordLength: 16, maxPasswordLength: 18, includeUpperCase: true, forceUpdatePassword: true });
+    await app.saveUserStrategy({
+      minPasswordLength: 16,
+      maxPasswordLength: 18,
+      includeUpperCase: true,
+      forceUpdatePassword: true,
+    });
     await app.saveLoginStrategy({ maxFailureTimes: 3 });
     // Two wrong passwords before: the count must start again.
-    for (let i = 0; i < 2; i++) expect((await app.login(user.username, 'Wrong#pass1')).body.code).toBe('BAD_CREDENTIALS');
+    for (let i = 0; i < 2; i++)
+      expect((await app.login(user.username, 'Wrong#pass1')).body.code).toBe('BAD_CREDENTIALS');
     expect((await app.admin('/sys/user/lock', { id: user.id })).body.success).toBe(true);
     expect((await app.admin('/sys/user/disable', { id: user.id })).body.success).toBe(true);
     expect((await app.login(user.username, user.password)).body.success).toBe(false);
@@ -57,7 +69,9 @@ describe.each(BACKENDS)('the recovery command on $name', (backend) => {
     expect(password).toMatch(/[a-z]/);
     // Shown once.
     expect(run.stdout.split(password)).toHaveLength(2);
-    expect(run.stdout).toContain(`Recovered account "${user.username}" (${user.id}): unlocked, enabled, password reset.`);
+    expect(run.stdout).toContain(
+      `Recovered account "${user.username}" (${user.id}): unlocked, enabled, password reset.`,
+    );
 
     const row = await app.userRow(user.id);
     expect(Boolean(row.locked)).toBe(false);
@@ -77,7 +91,6 @@ describe.each(BACKENDS)('the recovery command on $name', (backend) => {
     expect(audit).toMatchObject({ user_id: 'system', username: 'system', target: user.id, target_name: user.username });
     expect(JSON.parse(audit.detail)).toEqual({ username: user.username, unlocked: true, enabled: true });
     expect(JSON.stringify(await app.db.query('SELECT * FROM sys_audit_log'))).not.toContain(password);
-
   }, 60_000);
 
   it('ends the sessions of the account it recovers when they live in Redis, and says so when they cannot be reached', async () => {
@@ -90,7 +103,9 @@ describe.each(BACKENDS)('the recovery command on $name', (backend) => {
       expect(run.stdout).toContain('Its sessions have ended.');
       expect(info.body.code).toBe('NOT_LOGGED_IN');
     } else {
-      expect(run.stdout).toContain('REDIS_URL is not set: its sessions live in the running service\'s memory; restart the service to end them.');
+      expect(run.stdout).toContain(
+        "REDIS_URL is not set: its sessions live in the running service's memory; restart the service to end them.",
+      );
     }
   }, 60_000);
 
@@ -101,17 +116,29 @@ describe.each(BACKENDS)('the recovery command on $name', (backend) => {
     expect(run.stdout).toContain(`Recovered account "${user.username}" (${user.id})`);
   }, 60_000);
 
-  it('leaves the service\'s own work alone: a due notification in the outbox stays for the service to send', async () => {
+  it("leaves the service's own work alone: a due notification in the outbox stays for the service to send", async () => {
     const user = await createActiveUser(app);
     // The service under test runs a day behind, so that only the command would find the row due.
     const dayMs = 86_400_000;
     app.clock.set(Date.now() - dayMs);
     try {
       const id = randomUUID();
-      await app.db.createQueryBuilder().insert().into(NotificationEntity).values({
-        id, userId: user.id, channel: 'email', kind: NotificationKind.LOGIN_FAILED, payload: '{}', status: 'pending',
-        attempts: 0, nextAttemptAt: new Date(Date.now() - 60_000), createTime: new Date(Date.now() - 60_000),
-      } as any).execute();
+      await app.db
+        .createQueryBuilder()
+        .insert()
+        .into(NotificationEntity)
+        .values({
+          id,
+          userId: user.id,
+          channel: 'email',
+          kind: NotificationKind.LOGIN_FAILED,
+          payload: '{}',
+          status: 'pending',
+          attempts: 0,
+          nextAttemptAt: new Date(Date.now() - 60_000),
+          createTime: new Date(Date.now() - 60_000),
+        } as any)
+        .execute();
       const run = await recover(user.username);
       expect(run.code).toBe(0);
       const [row] = await app.db.query('SELECT status, attempts FROM sys_notification WHERE id = ?', [id]);
@@ -133,7 +160,7 @@ describe.each(BACKENDS)('the recovery command on $name', (backend) => {
 });
 
 /** Backend-independent: the command's answers to a wrong call. */
-describe('the recovery command\'s usage and failures', () => {
+describe("the recovery command's usage and failures", () => {
   let script: string;
   beforeAll(async () => {
     script = join(await buildCommands(), 'src', 'cli', 'admin-recover.js');
@@ -145,7 +172,9 @@ describe('the recovery command\'s usage and failures', () => {
     expect(none).toEqual({ code: 2, stdout: '', stderr: 'Usage: npm run admin:recover -- <username>\n' });
     const bad = await runCommand(script, ['admin'], { DATABASE_URL: 'mysql://root@127.0.0.1:1/nothing' });
     expect(bad.code).toBe(1);
-    expect(bad.stderr.trim().split('\n')).toEqual(['Recovery failed (Error ECONNREFUSED). Check DATABASE_URL and REDIS_URL, and that the database is reachable.']);
+    expect(bad.stderr.trim().split('\n')).toEqual([
+      'Recovery failed (Error ECONNREFUSED). Check DATABASE_URL and REDIS_URL, and that the database is reachable.',
+    ]);
     noStack(bad.stdout + bad.stderr);
   }, 60_000);
 

@@ -1,5 +1,5 @@
-import { createActiveUser, createRole, TestUser } from '../factories';
 import { AccountStateService } from '../../src/user-account/account-state.service';
+import { createActiveUser, createRole, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { codeOf } from '../support/code-of';
 import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
@@ -22,7 +22,13 @@ describe.each(BACKENDS)('administrators cannot lock themselves out on $name', (b
   beforeAll(async () => {
     app = await startApp(backend);
     adminId = (await app.admin('/sys/me/info')).body.data.id;
-    await createRole(app, 'useradmin', ['sys:user:lock', 'sys:user:unlock', 'sys:user:disable', 'sys:user:enable', 'sys:user:resetPass']);
+    await createRole(app, 'useradmin', [
+      'sys:user:lock',
+      'sys:user:unlock',
+      'sys:user:disable',
+      'sys:user:enable',
+      'sys:user:resetPass',
+    ]);
     operator = await createActiveUser(app, { roles: ['useradmin'] });
   });
   beforeEach(async () => {
@@ -33,36 +39,49 @@ describe.each(BACKENDS)('administrators cannot lock themselves out on $name', (b
   const asOperator = (path: string, body: unknown, headers?: Record<string, string>) =>
     app.post(path, body, { token: operatorToken, headers });
   /** Audit rows of actions (a refusal's own access.denied row is not one). */
-  const auditRows = async () => Number((await app.db.query("SELECT COUNT(*) AS n FROM sys_audit_log WHERE action <> 'access.denied'"))[0].n);
+  const auditRows = async () =>
+    Number((await app.db.query("SELECT COUNT(*) AS n FROM sys_audit_log WHERE action <> 'access.denied'"))[0].n);
 
-  it.each(['lock', 'disable', 'resetPass'])('refuses %s of the caller\'s own account, saying why, and changes nothing', async (op) => {
-    const before = await app.userRow(adminId);
-    const audits = await auditRows();
-    const zh = await app.admin(`/sys/user/${op}`, { id: adminId });
-    expect(zh.status).toBe(403);
-    expect(zh.body).toEqual({ success: false, code: 'FORBIDDEN', message: SELF.zh, data: null });
-    const en = await app.post(`/sys/user/${op}`, { id: adminId }, { token: await app.adminToken(), headers: { 'accept-language': 'en' } });
-    expect(en.body).toEqual({ success: false, code: 'FORBIDDEN', message: SELF.en, data: null });
+  it.each(['lock', 'disable', 'resetPass'])(
+    "refuses %s of the caller's own account, saying why, and changes nothing",
+    async (op) => {
+      const before = await app.userRow(adminId);
+      const audits = await auditRows();
+      const zh = await app.admin(`/sys/user/${op}`, { id: adminId });
+      expect(zh.status).toBe(403);
+      expect(zh.body).toEqual({ success: false, code: 'FORBIDDEN', message: SELF.zh, data: null });
+      const en = await app.post(
+        `/sys/user/${op}`,
+        { id: adminId },
+        { token: await app.adminToken(), headers: { 'accept-language': 'en' } },
+      );
+      expect(en.body).toEqual({ success: false, code: 'FORBIDDEN', message: SELF.en, data: null });
 
-    // Same row, the session still works, the password still logs in, no action audited (only the refusal).
-    expect(await app.userRow(adminId)).toEqual(before);
-    expect((await app.admin('/sys/me/info')).body.data.id).toBe(adminId);
-    expect((await app.login('admin', ADMIN_PASSWORD)).body.success).toBe(true);
-    expect(await auditRows()).toBe(audits);
-  });
+      // Same row, the session still works, the password still logs in, no action audited (only the refusal).
+      expect(await app.userRow(adminId)).toEqual(before);
+      expect((await app.admin('/sys/me/info')).body.data.id).toBe(adminId);
+      expect((await app.login('admin', ADMIN_PASSWORD)).body.success).toBe(true);
+      expect(await auditRows()).toBe(audits);
+    },
+  );
 
   it('refuses an operator without * locking or disabling the only enabled, unlocked holder of *', async () => {
     for (const op of ['lock', 'disable']) {
       const res = await asOperator(`/sys/user/${op}`, { id: adminId });
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ success: false, code: 'FORBIDDEN', message: LAST.zh, data: null });
-      expect((await asOperator(`/sys/user/${op}`, { id: adminId }, { 'accept-language': 'en' })).body.message).toBe(LAST.en);
+      expect((await asOperator(`/sys/user/${op}`, { id: adminId }, { 'accept-language': 'en' })).body.message).toBe(
+        LAST.en,
+      );
     }
     const row = await app.userRow(adminId);
     expect(Boolean(row.locked) || Boolean(row.disabled)).toBe(false);
     expect((await app.admin('/sys/me/info')).body.success).toBe(true);
     // The operator's own account is protected the same way.
-    expect((await asOperator('/sys/user/disable', { id: operator.id })).body).toMatchObject({ code: 'FORBIDDEN', message: SELF.zh });
+    expect((await asOperator('/sys/user/disable', { id: operator.id })).body).toMatchObject({
+      code: 'FORBIDDEN',
+      message: SELF.zh,
+    });
   });
 
   it('allows it while another holder of * stays usable, and refuses the last one', async () => {
@@ -77,7 +96,7 @@ describe.each(BACKENDS)('administrators cannot lock themselves out on $name', (b
     // Now `second` is the last one.
     expect(await codeOf(accounts.changeState([second.id], 'lock', operator.id))).toBe('FORBIDDEN');
     expect(await codeOf(accounts.changeState([second.id], 'disable', operator.id))).toBe('FORBIDDEN');
-    expect((await app.token(second.username, second.password))).toEqual(expect.any(String));
+    expect(await app.token(second.username, second.password)).toEqual(expect.any(String));
     // A disabled holder does not count; enabling admin makes `second` lockable again.
     await accounts.changeState([adminId], 'enable');
     expect(await codeOf(accounts.changeState([second.id], 'lock', operator.id))).toBe('ok');
@@ -160,7 +179,9 @@ describe.each(BACKENDS)('administrators cannot lock themselves out on $name', (b
       expect((await as('/sys/user/list', { pageNum: 1, pageSize: 1 })).body.success).toBe(true);
       // With admin usable again, `root` may lose *.
       expect((await as('/sys/user/enable', { id: ownAdminId })).body.success).toBe(true);
-      expect((await as('/sys/role/save', { code: 'root', name: 'root', permissions: ['sys:role:save'] })).body.success).toBe(true);
+      expect(
+        (await as('/sys/role/save', { code: 'root', name: 'root', permissions: ['sys:role:save'] })).body.success,
+      ).toBe(true);
     } finally {
       await own.close();
     }

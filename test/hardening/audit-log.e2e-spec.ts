@@ -1,7 +1,8 @@
 import { Controller, HttpCode, Module, Post } from '@nestjs/common';
 import { getRepositoryToken } from '@nestjs/typeorm';
-import { actedBy, AuditAction, AuditLogService, SYSTEM_ACTOR } from '../../src/audit/audit-log.service';
+
 import { AuditModule } from '../../src/audit/audit.module';
+import { actedBy, AuditAction, AuditLogService, SYSTEM_ACTOR } from '../../src/audit/audit-log.service';
 import { Actor, CurrentActor, RequirePermissions } from '../../src/common/auth-context';
 import { StrategyService } from '../../src/strategy/strategy.service';
 import { SysPropEntity } from '../../src/strategy/sys-prop.entity';
@@ -20,9 +21,16 @@ import { sleep } from '../support/wait';
 class ProbeController {
   constructor(private readonly audit: AuditLogService) {}
 
-  @Post('probe') @HttpCode(200) @RequirePermissions('sys:auditLog:list')
+  @Post('probe')
+  @HttpCode(200)
+  @RequirePermissions('sys:auditLog:list')
   async probe(@CurrentActor() actor: Actor) {
-    await this.audit.record({ action: 'test.probe' as AuditAction, ...actedBy(actor), targetId: 'probe', detail: { n: 1 } });
+    await this.audit.record({
+      action: 'test.probe' as AuditAction,
+      ...actedBy(actor),
+      targetId: 'probe',
+      detail: { n: 1 },
+    });
   }
 }
 
@@ -49,9 +57,12 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
   };
   const latest = async () => (await list({ pageSize: 1 })).rows[0];
   /** Rows of actions: a refusal writes only its own access.denied row. */
-  const actions = async () => Number((await app.db.query("SELECT COUNT(*) AS n FROM sys_audit_log WHERE action <> 'access.denied'"))[0].n);
-  const denials = async (actorId: string) => (await app.db.query(
-    "SELECT detail FROM sys_audit_log WHERE action = 'access.denied' AND user_id = ?", [actorId])).map((r: any) => JSON.parse(r.detail).path).sort();
+  const actions = async () =>
+    Number((await app.db.query("SELECT COUNT(*) AS n FROM sys_audit_log WHERE action <> 'access.denied'"))[0].n);
+  const denials = async (actorId: string) =>
+    (await app.db.query("SELECT detail FROM sys_audit_log WHERE action = 'access.denied' AND user_id = ?", [actorId]))
+      .map((r: any) => JSON.parse(r.detail).path)
+      .sort();
 
   it('records a login-strategy save with who, when, where, and the old and new values of the saved fields', async () => {
     app.clock.advanceMinutes(3);
@@ -74,13 +85,24 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
   });
 
   it('records an account-strategy save, also when it comes form-encoded', async () => {
-    const res = await app.post('/sys/strategy/user/save', {}, {
-      token: await app.adminToken(), ip: '10.9.9.9', raw: 'minPasswordLength=8&includeUpperCase=true', contentType: 'application/x-www-form-urlencoded',
-    });
+    const res = await app.post(
+      '/sys/strategy/user/save',
+      {},
+      {
+        token: await app.adminToken(),
+        ip: '10.9.9.9',
+        raw: 'minPasswordLength=8&includeUpperCase=true',
+        contentType: 'application/x-www-form-urlencoded',
+      },
+    );
     expect(res.body.success).toBe(true);
     expect(await latest()).toMatchObject({
-      action: 'strategy.user.save', target: 'user_strategy',
-      detail: { old: { minPasswordLength: 6, includeUpperCase: false }, new: { minPasswordLength: 8, includeUpperCase: true } },
+      action: 'strategy.user.save',
+      target: 'user_strategy',
+      detail: {
+        old: { minPasswordLength: 6, includeUpperCase: false },
+        new: { minPasswordLength: 8, includeUpperCase: true },
+      },
     });
     await app.saveUserStrategy({ minPasswordLength: 6, includeUpperCase: false });
   });
@@ -99,10 +121,21 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
     const page = await list();
     expect(page.total).toBe(before + 5);
     const rows = page.rows.slice(0, 5);
-    expect(rows.map((r) => r.action)).toEqual(['user.resetPass', 'user.enable', 'user.disable', 'user.unlock', 'user.lock']);
+    expect(rows.map((r) => r.action)).toEqual([
+      'user.resetPass',
+      'user.enable',
+      'user.disable',
+      'user.unlock',
+      'user.lock',
+    ]);
     for (const row of rows) {
       expect(row).toMatchObject({
-        userId: adminId, username: 'admin', target: target.id, targetName: target.username, detail: { username: target.username }, ip: '10.9.9.9',
+        userId: adminId,
+        username: 'admin',
+        target: target.id,
+        targetName: target.username,
+        detail: { username: target.username },
+        ip: '10.9.9.9',
       });
     }
     // Newest first, each at the clock's time.
@@ -117,43 +150,74 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
     const session = online.body.data.rows.find((r: any) => r.userId === user.id);
     expect((await app.admin('/sys/online/kickout', { tokenId: session.tokenId })).body.success).toBe(true);
     expect(await latest()).toMatchObject({
-      action: 'online.kickout', userId: adminId, target: user.id, targetName: user.username,
+      action: 'online.kickout',
+      userId: adminId,
+      target: user.id,
+      targetName: user.username,
       detail: { tokenId: session.tokenId, username: user.username },
     });
   });
 
-  it('records a user creation with the new user\'s id and name, and neither the given nor the generated password', async () => {
+  it("records a user creation with the new user's id and name, and neither the given nor the generated password", async () => {
     await createRole(app, 'viewer', ['sys:user:list']);
     const given = await app.encrypt('Given#Pass1');
-    const withPassword = await app.admin('/sys/user/create', { username: 'aud_given', name: 'Given', password: given, roles: ['viewer'] });
+    const withPassword = await app.admin('/sys/user/create', {
+      username: 'aud_given',
+      name: 'Given',
+      password: given,
+      roles: ['viewer'],
+    });
     expect(withPassword.body.success).toBe(true);
     expect(await latest()).toMatchObject({
-      userId: adminId, username: 'admin', action: 'user.create',
-      target: withPassword.body.data.id, targetName: 'aud_given', detail: { username: 'aud_given', roles: ['viewer'] }, ip: '10.9.9.9',
+      userId: adminId,
+      username: 'admin',
+      action: 'user.create',
+      target: withPassword.body.data.id,
+      targetName: 'aud_given',
+      detail: { username: 'aud_given', roles: ['viewer'] },
+      ip: '10.9.9.9',
     });
     const generated = await app.admin('/sys/user/create', { username: 'aud_generated', name: 'Generated' });
     const password = generated.body.data.password as string;
     expect(password).toEqual(expect.any(String));
     expect(await latest()).toMatchObject({
-      action: 'user.create', target: generated.body.data.id, targetName: 'aud_generated', detail: { username: 'aud_generated', roles: [] },
+      action: 'user.create',
+      target: generated.body.data.id,
+      targetName: 'aud_generated',
+      detail: { username: 'aud_generated', roles: [] },
     });
     const stored = JSON.stringify(await app.db.query('SELECT * FROM sys_audit_log'));
     for (const secret of [password, given, 'Given#Pass1']) expect(stored).not.toContain(secret);
     // A refused creation (duplicate user name) is not recorded.
     const before = (await list()).total;
-    expect((await app.admin('/sys/user/create', { username: 'aud_given', name: 'Again' })).body.code).toBe('VALIDATION_FAILED');
+    expect((await app.admin('/sys/user/create', { username: 'aud_given', name: 'Again' })).body.code).toBe(
+      'VALIDATION_FAILED',
+    );
     expect((await list()).total).toBe(before);
   });
 
   it('records a role save with the role code and, old → new, the fields it changed', async () => {
     await createRole(app, 'aud_role', ['sys:user:list']);
     expect(await latest()).toMatchObject({
-      userId: adminId, action: 'role.save', target: 'aud_role', targetName: 'aud_role',
+      userId: adminId,
+      action: 'role.save',
+      target: 'aud_role',
+      targetName: 'aud_role',
       detail: { old: null, new: { name: 'aud_role', permissions: ['sys:user:list'] } },
     });
-    expect((await app.admin('/sys/role/save', { code: 'aud_role', name: 'Auditing', permissions: ['sys:user:list', 'sys:auditLog:list'] })).body.success).toBe(true);
+    expect(
+      (
+        await app.admin('/sys/role/save', {
+          code: 'aud_role',
+          name: 'Auditing',
+          permissions: ['sys:user:list', 'sys:auditLog:list'],
+        })
+      ).body.success,
+    ).toBe(true);
     expect(await latest()).toMatchObject({
-      action: 'role.save', target: 'aud_role', targetName: 'Auditing',
+      action: 'role.save',
+      target: 'aud_role',
+      targetName: 'Auditing',
       detail: {
         old: { name: 'aud_role', permissions: ['sys:user:list'] },
         new: { name: 'Auditing', permissions: ['sys:user:list', 'sys:auditLog:list'] },
@@ -194,7 +258,9 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
     const hold = holdFirstWrite(app.app.get(getRepositoryToken(SysPropEntity)), 'upsert', entry, 2);
     const before = (await list()).total;
     try {
-      const saves = await Promise.all([11, 12].map((n) => app.admin('/sys/strategy/login/save', { maxFailureTimes: n })));
+      const saves = await Promise.all(
+        [11, 12].map((n) => app.admin('/sys/strategy/login/save', { maxFailureTimes: n })),
+      );
       expect(saves.map((r) => r.body.success)).toEqual([true, true]);
     } finally {
       hold.mockRestore();
@@ -213,15 +279,22 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
     const entry = jest.spyOn(roles, 'save');
     const hold = holdFirstWrite(app.app.get(getRepositoryToken(RoleEntity)), 'save', entry, 2);
     try {
-      const saves = await Promise.all([['sys:user:lock'], ['sys:user:unlock']].map((permissions) =>
-        app.admin('/sys/role/save', { code: 'aud_race', name: 'aud_race', permissions })));
+      const saves = await Promise.all(
+        [['sys:user:lock'], ['sys:user:unlock']].map((permissions) =>
+          app.admin('/sys/role/save', { code: 'aud_race', name: 'aud_race', permissions }),
+        ),
+      );
       expect(saves.map((r) => r.body.success)).toEqual([true, true]);
     } finally {
       hold.mockRestore();
       entry.mockRestore();
     }
     const stored = (await app.admin('/sys/role/list')).body.data.find((r: any) => r.code === 'aud_race').permissions;
-    expectChained((await list({ action: 'role.save', target: 'aud_race' })).rows.slice(0, 2), { permissions: ['sys:user:list'] }, { permissions: stored });
+    expectChained(
+      (await list({ action: 'role.save', target: 'aud_race' })).rows.slice(0, 2),
+      { permissions: ['sys:user:list'] },
+      { permissions: stored },
+    );
   });
 
   it('records no action for the self-protection refusals, only the refusals themselves, and changes nothing', async () => {
@@ -244,24 +317,51 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
 
   it('takes actions that are not admin handlers through its port, with the actor and target names', async () => {
     await app.app.get(AuditLogService).record({
-      action: 'qrcode.authorize', actorId: user.id, actorName: user.username, targetId: user.id, targetName: user.username,
-      ip: '10.1.2.3', detail: { tokenId: 'abc' },
+      action: 'qrcode.authorize',
+      actorId: user.id,
+      actorName: user.username,
+      targetId: user.id,
+      targetName: user.username,
+      ip: '10.1.2.3',
+      detail: { tokenId: 'abc' },
     });
     expect(await latest()).toMatchObject({
-      action: 'qrcode.authorize', userId: user.id, username: user.username, target: user.id, targetName: user.username,
-      ip: '10.1.2.3', detail: { tokenId: 'abc' },
+      action: 'qrcode.authorize',
+      userId: user.id,
+      username: user.username,
+      target: user.id,
+      targetName: user.username,
+      ip: '10.1.2.3',
+      detail: { tokenId: 'abc' },
     });
-    await app.app.get(AuditLogService).record({ action: 'user.recover', ...SYSTEM_ACTOR, targetId: user.id, targetName: user.username });
-    expect(await latest()).toMatchObject({ action: 'user.recover', userId: 'system', username: 'system', ip: '', detail: null });
+    await app.app
+      .get(AuditLogService)
+      .record({ action: 'user.recover', ...SYSTEM_ACTOR, targetId: user.id, targetName: user.username });
+    expect(await latest()).toMatchObject({
+      action: 'user.recover',
+      userId: 'system',
+      username: 'system',
+      ip: '',
+      detail: null,
+    });
     await app.db.query('DELETE FROM sys_audit_log WHERE action IN (?, ?)', ['qrcode.authorize', 'user.recover']);
   });
 
   it('records a new action through the port with the actor of the request, and lists it', async () => {
     expect((await app.admin('/test/audit/probe')).body.success).toBe(true);
-    expect((await list({ action: 'test.probe' })).rows).toEqual([{
-      id: expect.any(String), userId: adminId, username: 'admin', action: 'test.probe', target: 'probe', targetName: null,
-      detail: { n: 1 }, ip: '10.9.9.9', createTime: app.clock.now().toISOString(),
-    }]);
+    expect((await list({ action: 'test.probe' })).rows).toEqual([
+      {
+        id: expect.any(String),
+        userId: adminId,
+        username: 'admin',
+        action: 'test.probe',
+        target: 'probe',
+        targetName: null,
+        detail: { n: 1 },
+        ip: '10.9.9.9',
+        createTime: app.clock.now().toISOString(),
+      },
+    ]);
     await app.db.query('DELETE FROM sys_audit_log WHERE action = ?', ['test.probe']);
   });
 

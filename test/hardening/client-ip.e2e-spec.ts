@@ -23,7 +23,9 @@ describe.each(BACKENDS)('client IP behind proxies on $name', (backend) => {
   async function ipsOf(target: TestApp, forwardedFor: string, remoteAddress?: string) {
     const password = await target.encrypt(user.password);
     const res = await target.app.inject({
-      method: 'POST', url: '/sys/login', remoteAddress,
+      method: 'POST',
+      url: '/sys/login',
+      remoteAddress,
       headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor },
       payload: JSON.stringify({ account: user.username, password }),
     });
@@ -44,10 +46,19 @@ describe.each(BACKENDS)('client IP behind proxies on $name', (backend) => {
 
   it('never stores a forged entry that is not an IP address: the socket address stands in for it', async () => {
     // An IPv6 zone is free text of any length after '%': 'fe80::1%<anything>' passes net.isIP.
-    for (const forged of ['<script>alert(1)</script>', '6.6.6.6, <img src=x>', '10.1.2.3:8080', 'unknown', '', `fe80::1%${'a'.repeat(100)}`]) {
+    for (const forged of [
+      '<script>alert(1)</script>',
+      '6.6.6.6, <img src=x>',
+      '10.1.2.3:8080',
+      'unknown',
+      '',
+      `fe80::1%${'a'.repeat(100)}`,
+    ]) {
       expect(await ipsOf(app, forged)).toEqual({ session: '127.0.0.1', log: '127.0.0.1' });
     }
-    const [{ n }] = await app.db.query("SELECT COUNT(*) AS n FROM sys_login_log WHERE ip LIKE '%<%' OR ip LIKE '%:8080'");
+    const [{ n }] = await app.db.query(
+      "SELECT COUNT(*) AS n FROM sys_login_log WHERE ip LIKE '%<%' OR ip LIKE '%:8080'",
+    );
     expect(Number(n)).toBe(0);
   });
 
@@ -67,7 +78,9 @@ describe.each(BACKENDS)('client IP behind proxies on $name', (backend) => {
   async function expectNoDodging(target: TestApp) {
     const codes = [];
     for (let i = 1; i <= 5; i++) {
-      const res = await target.login('nobody', 'Whatever#1', { headers: { 'x-forwarded-for': `198.51.100.${i}, 10.70.0.1` } });
+      const res = await target.login('nobody', 'Whatever#1', {
+        headers: { 'x-forwarded-for': `198.51.100.${i}, 10.70.0.1` },
+      });
       codes.push(res.body.code);
     }
     expect(codes).toEqual(['BAD_CREDENTIALS', 'BAD_CREDENTIALS', 'BAD_CREDENTIALS', 'RATE_LIMITED', 'RATE_LIMITED']);
@@ -83,7 +96,10 @@ describe.each(BACKENDS)('client IP behind proxies on $name', (backend) => {
     const twoHops = await startApp(backend, { env: { TRUST_PROXY: '2' } });
     try {
       user = await createActiveUser(twoHops);
-      expect(await ipsOf(twoHops, '6.6.6.6, 203.0.113.5, 10.1.1.1')).toEqual({ session: '203.0.113.5', log: '203.0.113.5' });
+      expect(await ipsOf(twoHops, '6.6.6.6, 203.0.113.5, 10.1.1.1')).toEqual({
+        session: '203.0.113.5',
+        log: '203.0.113.5',
+      });
       // Fewer entries than hops: the left-most there is.
       expect(await ipsOf(twoHops, '203.0.113.6')).toEqual({ session: '203.0.113.6', log: '203.0.113.6' });
     } finally {
@@ -95,7 +111,10 @@ describe.each(BACKENDS)('client IP behind proxies on $name', (backend) => {
     const listed = await startApp(backend, { env: { TRUST_PROXY: '127.0.0.1, 10.0.0.0/8' } });
     try {
       user = await createActiveUser(listed);
-      expect(await ipsOf(listed, '6.6.6.6, 203.0.113.5, 10.1.1.1')).toEqual({ session: '203.0.113.5', log: '203.0.113.5' });
+      expect(await ipsOf(listed, '6.6.6.6, 203.0.113.5, 10.1.1.1')).toEqual({
+        session: '203.0.113.5',
+        log: '203.0.113.5',
+      });
       // Every hop a listed proxy: the left-most address is the client.
       expect(await ipsOf(listed, '6.6.6.6, 10.2.2.2, 10.1.1.1')).toEqual({ session: '6.6.6.6', log: '6.6.6.6' });
       // A peer that is not a listed proxy: its X-Forwarded-For is not believed at all.

@@ -1,7 +1,7 @@
 import { createActiveUser, TestUser } from '../factories';
 import { sqliteMemory } from '../support/backends';
-import { startApp, TestApp } from '../support/test-app';
 import { ACCOUNT_LOCKED, BAD_CREDENTIALS } from '../support/envelopes';
+import { startApp, TestApp } from '../support/test-app';
 
 const SAMPLES = 15;
 const WARM_UP = 3;
@@ -27,7 +27,11 @@ describe('account enumeration through messages and timing (sqlite+memory)', () =
     app = await startApp(sqliteMemory, { env: { BCRYPT_COST: '10' } });
     // Wrong passwords must not lock the sampled account halfway through.
     await app.saveLoginStrategy({ maxFailureTimes: 1000 });
-    [active, locked, disabled] = [await createActiveUser(app), await createActiveUser(app), await createActiveUser(app)];
+    [active, locked, disabled] = [
+      await createActiveUser(app),
+      await createActiveUser(app),
+      await createActiveUser(app),
+    ];
     expect((await app.admin('/sys/user/lock', { id: locked.id })).body.success).toBe(true);
     expect((await app.admin('/sys/user/disable', { id: disabled.id })).body.success).toBe(true);
     deleted = await createActiveUser(app);
@@ -45,13 +49,19 @@ describe('account enumeration through messages and timing (sqlite+memory)', () =
       expect(unknown.body.code).toBe('BAD_CREDENTIALS');
       // The exact text, in each language.
       expect(unknown.body).toEqual({
-        success: false, code: 'BAD_CREDENTIALS', data: null,
+        success: false,
+        code: 'BAD_CREDENTIALS',
+        data: null,
         message: headers['accept-language'] === 'en' ? 'Wrong user name or password' : '用户名或密码错误',
       });
     }
     // Unknown mobile numbers and e-mail addresses too.
-    expect((await app.login('13900000000', 'Wrong#pass1')).body).toEqual((await app.login(active.mobile, 'Wrong#pass1')).body);
-    expect((await app.login('none@example.com', 'Wrong#pass1')).body).toEqual((await app.login(active.email, 'Wrong#pass1')).body);
+    expect((await app.login('13900000000', 'Wrong#pass1')).body).toEqual(
+      (await app.login(active.mobile, 'Wrong#pass1')).body,
+    );
+    expect((await app.login('none@example.com', 'Wrong#pass1')).body).toEqual(
+      (await app.login(active.email, 'Wrong#pass1')).body,
+    );
     // A deleted account, even with its right password, answers as one that never existed.
     expect(await app.login(deleted.username, deleted.password)).toMatchObject({ status: 401, body: BAD_CREDENTIALS });
     expect((await app.login(deleted.mobile, deleted.password)).body).toEqual(BAD_CREDENTIALS);
@@ -72,10 +82,18 @@ describe('account enumeration through messages and timing (sqlite+memory)', () =
   it('answers unknown, wrong-password, locked and disabled logins in times within a factor 1.5 of each other', async () => {
     const cipher = (plain: string) => app.encrypt(plain);
     const cases = {
-      unknown: { account: () => `ghost_${Math.random().toString(36).slice(2, 10)}`, password: await cipher(active.password), code: 'BAD_CREDENTIALS' },
+      unknown: {
+        account: () => `ghost_${Math.random().toString(36).slice(2, 10)}`,
+        password: await cipher(active.password),
+        code: 'BAD_CREDENTIALS',
+      },
       wrongPassword: { account: () => active.username, password: await cipher('Wrong#pass1'), code: 'BAD_CREDENTIALS' },
       locked: { account: () => locked.username, password: await cipher(locked.password), code: 'ACCOUNT_LOCKED' },
-      disabled: { account: () => disabled.username, password: await cipher(disabled.password), code: 'ACCOUNT_DISABLED' },
+      disabled: {
+        account: () => disabled.username,
+        password: await cipher(disabled.password),
+        code: 'ACCOUNT_DISABLED',
+      },
       deleted: { account: () => deleted.username, password: await cipher(deleted.password), code: 'BAD_CREDENTIALS' },
     };
     const times: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
@@ -92,7 +110,8 @@ describe('account enumeration through messages and timing (sqlite+memory)', () =
     const medians = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, Math.round(median(v) * 10) / 10]));
     const values = Object.values(medians);
     const ratio = Math.max(...values) / Math.min(...values);
-    if (process.env.SHOW_TIMING) process.stderr.write(`login medians (ms): ${JSON.stringify(medians)} ratio ${ratio.toFixed(2)}\n`);
+    if (process.env.SHOW_TIMING)
+      process.stderr.write(`login medians (ms): ${JSON.stringify(medians)} ratio ${ratio.toFixed(2)}\n`);
     // On failure the medians show which case stands out.
     expect({ medians, ratioBelow1_5: ratio < 1.5 }).toEqual({ medians, ratioBelow1_5: true });
     // BCrypt dominates: every case spends at least one compare at cost 10 (tens of ms).

@@ -1,16 +1,18 @@
-import { createConnection } from 'mysql2/promise';
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer, Socket } from 'node:net';
-import { SessionService } from '../../src/session/session.service';
+
+import { createConnection } from 'mysql2/promise';
+
 import { LoginStatus } from '../../src/login-log/login-log.entity';
 import { LoginLogService } from '../../src/login-log/login-log.service';
+import { SessionService } from '../../src/session/session.service';
 import { KvStore } from '../../src/store/kv.store';
 import { PasswordHasher } from '../../src/user-account/password-hasher';
 import { createActiveUser, TestUser } from '../factories';
 import { BACKENDS, mariadbRedis, Provisioned } from '../support/backends';
+import { SERVICE_UNAVAILABLE } from '../support/envelopes';
 import { Reply, startApp, TestApp } from '../support/test-app';
 import { sleep } from '../support/wait';
-import { SERVICE_UNAVAILABLE } from '../support/envelopes';
 
 jest.setTimeout(90_000);
 
@@ -28,7 +30,10 @@ function freePort(): Promise<number> {
 function answers(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = new Socket();
-    const done = (ok: boolean) => { socket.destroy(); resolve(ok); };
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
     socket.setTimeout(300, () => done(false));
     socket.once('error', () => done(false));
     socket.connect(port, '127.0.0.1', () => socket.write('PING\r\n'));
@@ -46,9 +51,11 @@ class PrivateRedis {
   }
 
   async start(): Promise<void> {
-    this.child = spawn('redis-server', [
-      '--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no',
-    ], { stdio: 'ignore' });
+    this.child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+      { stdio: 'ignore' },
+    );
     for (let i = 0; i < 100; i++) {
       if (await answers(this.port)) return;
       await sleep(50);
@@ -109,7 +116,9 @@ describe('Redis outage under a running app (MariaDB + private redis-server)', ()
   });
 
   const successRows = async () =>
-    Number((await app.db.query('SELECT COUNT(*) AS n FROM sys_login_log WHERE status = ?', [LoginStatus.SUCCESS]))[0].n);
+    Number(
+      (await app.db.query('SELECT COUNT(*) AS n FROM sys_login_log WHERE status = ?', [LoginStatus.SUCCESS]))[0].n,
+    );
 
   async function expectUnavailable(call: Promise<Reply>) {
     const { ms, res } = await timed(call);
@@ -129,8 +138,15 @@ describe('Redis outage under a running app (MariaDB + private redis-server)', ()
     await expectUnavailable(app.post('/auth/qrcode/verify', { code: 'whatever' }));
     await expectUnavailable(app.post('/sys/user/list', {}, { token }));
     // Many at once: none of them queues up behind the others.
-    const { ms, res } = await timed(Promise.all(Array.from({ length: 20 }, (_, i) =>
-      i % 2 ? app.login(user.username, user.password, { ip: `10.80.0.${i}` }) : app.post('/sys/me/info', {}, { token }))));
+    const { ms, res } = await timed(
+      Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          i % 2
+            ? app.login(user.username, user.password, { ip: `10.80.0.${i}` })
+            : app.post('/sys/me/info', {}, { token }),
+        ),
+      ),
+    );
     expect(res.map((r) => r.status)).toEqual(Array(20).fill(503));
     expect(ms).toBeLessThan(2_500);
     const health = await timed(app.app.inject({ method: 'GET', url: '/health' }));
@@ -203,8 +219,13 @@ describe.each(BACKENDS)('a login interrupted by a fault on $name', (backend) => 
     const before = await statuses();
     const store = app.app.get(KvStore);
     const set = store.set.bind(store);
-    jest.spyOn(store, 'set').mockImplementation((key, value, ttl) =>
-      key.startsWith('AUTH_TOKEN:') ? Promise.reject(unavailable('SocketClosedUnexpectedlyError')) : set(key, value, ttl));
+    jest
+      .spyOn(store, 'set')
+      .mockImplementation((key, value, ttl) =>
+        key.startsWith('AUTH_TOKEN:')
+          ? Promise.reject(unavailable('SocketClosedUnexpectedlyError'))
+          : set(key, value, ttl),
+      );
     const res = await app.login(user.username, user.password);
     expect(res.status).toBe(503);
     expect(res.body.code).toBe('SERVICE_UNAVAILABLE');
@@ -217,8 +238,11 @@ describe.each(BACKENDS)('a login interrupted by a fault on $name', (backend) => 
     const before = await statuses();
     const logs = app.app.get(LoginLogService);
     const record = logs.record.bind(logs);
-    jest.spyOn(logs, 'record').mockImplementation((attempt) =>
-      attempt.status === LoginStatus.SUCCESS ? Promise.reject(unavailable('QueryFailedError')) : record(attempt));
+    jest
+      .spyOn(logs, 'record')
+      .mockImplementation((attempt) =>
+        attempt.status === LoginStatus.SUCCESS ? Promise.reject(unavailable('QueryFailedError')) : record(attempt),
+      );
     const res = await app.login(user.username, user.password);
     expect(res.status).toBe(503);
     expect(await statuses()).toEqual(before);
@@ -251,7 +275,10 @@ describe.each(BACKENDS)('a login interrupted by a fault on $name', (backend) => 
 class CuttableProxy {
   private server?: ReturnType<typeof createServer>;
   private readonly sockets = new Set<Socket>();
-  constructor(readonly port: number, private readonly upstream: { host: string; port: number }) {}
+  constructor(
+    readonly port: number,
+    private readonly upstream: { host: string; port: number },
+  ) {}
 
   async start(): Promise<void> {
     if (this.server?.listening) return;
@@ -297,7 +324,9 @@ describe('database outage under a running app (MariaDB behind a cuttable proxy +
     proxy = new CuttableProxy(await freePort(), { host: url.hostname, port: Number(url.port || 3306) });
     await proxy.start();
     url.host = `127.0.0.1:${proxy.port}`;
-    app = await startApp(mariadbRedis, { provisioned: { ...provisioned, env: { ...provisioned.env, DATABASE_URL: url.toString() } } });
+    app = await startApp(mariadbRedis, {
+      provisioned: { ...provisioned, env: { ...provisioned.env, DATABASE_URL: url.toString() } },
+    });
     app.app.useLogger(['fatal']);
     user = await createActiveUser(app);
     token = await app.adminToken();
@@ -314,12 +343,18 @@ describe('database outage under a running app (MariaDB behind a cuttable proxy +
     await proxy.cut();
 
     const timedLogin = await timed(app.login(user.username, user.password));
-    expect({ status: timedLogin.res.status, body: timedLogin.res.body }).toEqual({ status: 503, body: SERVICE_UNAVAILABLE });
+    expect({ status: timedLogin.res.status, body: timedLogin.res.body }).toEqual({
+      status: 503,
+      body: SERVICE_UNAVAILABLE,
+    });
     expect(timedLogin.ms).toBeLessThan(2_500);
     const list = await timed(app.post('/sys/user/list', {}, { token }));
     expect({ status: list.res.status, body: list.res.body }).toEqual({ status: 503, body: SERVICE_UNAVAILABLE });
-    const parallel = await timed(Promise.all(Array.from({ length: 10 }, (_, i) =>
-      app.login(user.username, user.password, { ip: `10.82.0.${i}` }))));
+    const parallel = await timed(
+      Promise.all(
+        Array.from({ length: 10 }, (_, i) => app.login(user.username, user.password, { ip: `10.82.0.${i}` })),
+      ),
+    );
     expect(parallel.res.map((r) => r.status)).toEqual(Array(10).fill(503));
     expect(parallel.ms).toBeLessThan(2_500);
     const health = await timed(app.app.inject({ method: 'GET', url: '/health' }));
@@ -385,9 +420,11 @@ describe('a stalled login log table (MariaDB + Redis, DB_STATEMENT_TIMEOUT_MS = 
       await locker.query('LOCK TABLES sys_login_log WRITE');
       unlocked = sleep(STALL_MS).then(() => locker.query('UNLOCK TABLES'));
 
-      const stalled = await Promise.all(Array.from({ length: 8 }, (_, i) =>
-        timed(app.login(user.username, `Wrong#1${i}`, { ip: `10.84.0.${i}` }))));
-      for (const { res } of stalled) expect({ status: res.status, body: res.body }).toEqual({ status: 503, body: SERVICE_UNAVAILABLE });
+      const stalled = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => timed(app.login(user.username, `Wrong#1${i}`, { ip: `10.84.0.${i}` }))),
+      );
+      for (const { res } of stalled)
+        expect({ status: res.status, body: res.body }).toEqual({ status: 503, body: SERVICE_UNAVAILABLE });
       // How long a stalled attempt may take: the account's attempts wait in turn for its mutex (each
       // wait bounded by two deadlines, KeyedMutex), and the one that gets it meets the stalled table
       // at a deadline per statement. Measured on an idle machine: one answer at about 1 s, six at
@@ -434,8 +471,11 @@ describe('a restart on MariaDB + Redis', () => {
       const first = await startApp(mariadbRedis, { provisioned });
       const user = await createActiveUser(first);
       const earlier = (await first.logRows(user.username)).length;
-      const answers = await Promise.all(Array.from({ length: 12 }, (_, i) =>
-        first.login(user.username, i % 3 ? `${user.password}x` : user.password, { ip: `10.83.0.${i}` })));
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          first.login(user.username, i % 3 ? `${user.password}x` : user.password, { ip: `10.83.0.${i}` }),
+        ),
+      );
       expect(answers.every((r) => r.status < 500)).toBe(true);
       const beforeStop = await first.logRows(user.username);
       expect(beforeStop).toHaveLength(earlier + 12);

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
+
 import { createRole, createUser } from '../factories';
 import { BACKENDS } from '../support/backends';
-import { permsKey, startApp, TestApp } from '../support/test-app';
 import { FORBIDDEN } from '../support/envelopes';
+import { permsKey, startApp, TestApp } from '../support/test-app';
 
 const tag = () => randomBytes(4).toString('hex');
 
 /** Role saves and role assignments stay within the caller's codes. */
-describe.each(BACKENDS)('grants stay within the caller\'s permission codes on $name', (backend) => {
+describe.each(BACKENDS)("grants stay within the caller's permission codes on $name", (backend) => {
   let app: TestApp;
 
   beforeAll(async () => {
@@ -23,14 +24,19 @@ describe.each(BACKENDS)('grants stay within the caller\'s permission codes on $n
     return { role, user, token: await app.token(user.username, user.password) };
   };
   const livePerms = async (token: string) => JSON.parse((await app.store.get(permsKey(token)))!) as string[];
-  const roleOf = async (code: string) => ((await app.admin('/sys/role/list')).body.data as any[]).find((r) => r.code === code);
+  const roleOf = async (code: string) =>
+    ((await app.admin('/sys/role/list')).body.data as any[]).find((r) => r.code === code);
   const newUser = async (token: string, roles: string[]) => {
     const username = `g_${tag()}`;
-    const res = await app.post('/sys/user/create', { username, name: 'Granted', password: await app.encrypt('Passw0rd!x'), roles }, { token });
+    const res = await app.post(
+      '/sys/user/create',
+      { username, name: 'Granted', password: await app.encrypt('Passw0rd!x'), roles },
+      { token },
+    );
     return { res, username, rows: await app.db.query('SELECT id FROM sys_user WHERE username = ?', [username]) };
   };
 
-  describe('/sys/user/resetPass (the reset hands out the password, so it grants the target\'s codes)', () => {
+  describe("/sys/user/resetPass (the reset hands out the password, so it grants the target's codes)", () => {
     it('a caller holding only sys:user:resetPass cannot reset the password of a user holding more, a * holder included; nothing changes', async () => {
       const { token } = await caller(['sys:user:resetPass']);
       const superAdmin = await createUser(app, { roles: ['admin'] });
@@ -71,7 +77,7 @@ describe.each(BACKENDS)('grants stay within the caller\'s permission codes on $n
       expect(rows).toHaveLength(0);
     });
 
-    it('nor with a role that holds one code beyond the caller\'s', async () => {
+    it("nor with a role that holds one code beyond the caller's", async () => {
       const { token } = await caller(['sys:user:create', 'sys:user:list']);
       const wider = `wider_${tag()}`;
       await createRole(app, wider, ['sys:user:list', 'sys:loginLog:list']);
@@ -87,7 +93,8 @@ describe.each(BACKENDS)('grants stay within the caller\'s permission codes on $n
       const created = await newUser(token, [within, role]);
       expect(created.res.body).toMatchObject({ success: true, code: 'OK' });
       expect(created.rows).toEqual([{ id: created.res.body.data.id }]);
-      const roles = (await app.admin('/sys/user/list', { pageNum: 1, pageSize: 10, keyword: created.username })).body.data.rows[0].roles;
+      const roles = (await app.admin('/sys/user/list', { pageNum: 1, pageSize: 10, keyword: created.username })).body
+        .data.rows[0].roles;
       expect([...roles].sort()).toEqual([within, role].sort());
       expect((await newUser(token, [])).res.body.success).toBe(true);
     });
@@ -101,7 +108,12 @@ describe.each(BACKENDS)('grants stay within the caller\'s permission codes on $n
 
     it('a * holder may give any role, admin included', async () => {
       const username = `ga_${tag()}`;
-      const res = await app.admin('/sys/user/create', { username, name: 'Second admin', password: await app.encrypt('Passw0rd!x'), roles: ['admin'] });
+      const res = await app.admin('/sys/user/create', {
+        username,
+        name: 'Second admin',
+        password: await app.encrypt('Passw0rd!x'),
+        roles: ['admin'],
+      });
       expect(res.body).toMatchObject({ success: true, code: 'OK' });
       const token = await app.token(username, 'Passw0rd!x');
       expect((await app.post('/sys/me/info', {}, { token })).body.data.permissions).toEqual(['*']);
@@ -111,7 +123,11 @@ describe.each(BACKENDS)('grants stay within the caller\'s permission codes on $n
   describe('/sys/role/save', () => {
     it('a caller holding only sys:role:save cannot put * into its own role; its live session keeps its codes', async () => {
       const { token, role } = await caller(['sys:role:save']);
-      const res = await app.post('/sys/role/save', { code: role, name: role, permissions: ['sys:role:save', '*'] }, { token });
+      const res = await app.post(
+        '/sys/role/save',
+        { code: role, name: role, permissions: ['sys:role:save', '*'] },
+        { token },
+      );
       expect(res.status).toBe(403);
       expect(res.body).toEqual(FORBIDDEN);
       expect(await livePerms(token)).toEqual(['sys:role:save']);
@@ -122,11 +138,19 @@ describe.each(BACKENDS)('grants stay within the caller\'s permission codes on $n
 
     it('nor a single code it lacks, into its own role or a new one', async () => {
       const { token, role } = await caller(['sys:role:save', 'sys:user:list']);
-      const own = await app.post('/sys/role/save', { code: role, name: role, permissions: ['sys:role:save', 'sys:user:list', 'sys:user:create'] }, { token });
+      const own = await app.post(
+        '/sys/role/save',
+        { code: role, name: role, permissions: ['sys:role:save', 'sys:user:list', 'sys:user:create'] },
+        { token },
+      );
       expect(own.body).toEqual(FORBIDDEN);
-      expect([...await livePerms(token)].sort()).toEqual(['sys:role:save', 'sys:user:list']);
+      expect([...(await livePerms(token))].sort()).toEqual(['sys:role:save', 'sys:user:list']);
       const fresh = `fresh_${tag()}`;
-      const other = await app.post('/sys/role/save', { code: fresh, name: fresh, permissions: ['sys:user:lock'] }, { token });
+      const other = await app.post(
+        '/sys/role/save',
+        { code: fresh, name: fresh, permissions: ['sys:user:lock'] },
+        { token },
+      );
       expect(other.body).toEqual(FORBIDDEN);
       expect(await roleOf(fresh)).toBeUndefined();
     });
@@ -134,10 +158,18 @@ describe.each(BACKENDS)('grants stay within the caller\'s permission codes on $n
     it('can save a role within its codes: a new one, and its own with fewer codes', async () => {
       const { token, role } = await caller(['sys:role:save', 'sys:user:list']);
       const fresh = `fresh_${tag()}`;
-      const created = await app.post('/sys/role/save', { code: fresh, name: fresh, permissions: ['sys:user:list'] }, { token });
+      const created = await app.post(
+        '/sys/role/save',
+        { code: fresh, name: fresh, permissions: ['sys:user:list'] },
+        { token },
+      );
       expect(created.body).toMatchObject({ success: true, code: 'OK' });
       expect((await roleOf(fresh)).permissions).toEqual(['sys:user:list']);
-      const own = await app.post('/sys/role/save', { code: role, name: 'renamed', permissions: ['sys:role:save'] }, { token });
+      const own = await app.post(
+        '/sys/role/save',
+        { code: role, name: 'renamed', permissions: ['sys:role:save'] },
+        { token },
+      );
       expect(own.body).toMatchObject({ success: true, code: 'OK' });
       expect(await livePerms(token)).toEqual(['sys:role:save']);
     });
@@ -152,16 +184,24 @@ describe.each(BACKENDS)('grants stay within the caller\'s permission codes on $n
 
       const above = `above_${tag()}`;
       await createRole(app, above, ['sys:user:list', 'sys:loginLog:list']);
-      const strip = await app.post('/sys/role/save', { code: above, name: above, permissions: ['sys:user:list'] }, { token });
+      const strip = await app.post(
+        '/sys/role/save',
+        { code: above, name: above, permissions: ['sys:user:list'] },
+        { token },
+      );
       expect(strip.body).toEqual(FORBIDDEN);
       expect([...(await roleOf(above)).permissions].sort()).toEqual(['sys:loginLog:list', 'sys:user:list']);
     });
 
-    it('a * holder may put any code into any role, and the members\' sessions follow', async () => {
+    it("a * holder may put any code into any role, and the members' sessions follow", async () => {
       const { token, role } = await caller(['sys:user:list']);
-      const res = await app.admin('/sys/role/save', { code: role, name: role, permissions: ['sys:user:list', 'sys:loginLog:list'] });
+      const res = await app.admin('/sys/role/save', {
+        code: role,
+        name: role,
+        permissions: ['sys:user:list', 'sys:loginLog:list'],
+      });
       expect(res.body.success).toBe(true);
-      expect([...await livePerms(token)].sort()).toEqual(['sys:loginLog:list', 'sys:user:list']);
+      expect([...(await livePerms(token))].sort()).toEqual(['sys:loginLog:list', 'sys:user:list']);
       const star = await app.admin('/sys/role/save', { code: `star_${tag()}`, name: 'star', permissions: ['*'] });
       expect(star.body.success).toBe(true);
     });

@@ -1,8 +1,10 @@
-import { ConsoleLogger, LogLevel } from '@nestjs/common';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { SessionService } from '../../src/session/session.service';
+
+import { ConsoleLogger, LogLevel } from '@nestjs/common';
+
 import { ConfigError, loadConfig } from '../../src/config/app-config';
+import { SessionService } from '../../src/session/session.service';
 import { BACKENDS, sqliteMemory } from '../support/backends';
 import { streamTicket } from '../support/sse-client';
 import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
@@ -38,7 +40,7 @@ describe('security headers and CORS', () => {
     expect(headers['server']).toBeUndefined();
   };
 
-  it('sends helmet\'s headers on successes, refusals, unknown paths and the health check, and no X-Powered-By', async () => {
+  it("sends helmet's headers on successes, refusals, unknown paths and the health check, and no X-Powered-By", async () => {
     expectHelmet((await app.post('/sys/publicKey')).headers);
     expectHelmet((await app.post('/sys/login', { account: 1 })).headers);
     expectHelmet((await app.post('/sys/me/info')).headers);
@@ -71,8 +73,12 @@ describe('security headers and CORS', () => {
     for (const value of ['-1', '1y', '1.5', '63072001']) {
       expect(() => loadConfig({ HSTS_MAX_AGE: value })).toThrow(/HSTS_MAX_AGE/);
     }
-    expect(() => loadConfig({ HSTS_INCLUDE_SUBDOMAINS: 'yes', HSTS_MAX_AGE: '600' })).toThrow(/HSTS_INCLUDE_SUBDOMAINS/);
-    expect(() => loadConfig({ HSTS_INCLUDE_SUBDOMAINS: 'true' })).toThrow(/HSTS_INCLUDE_SUBDOMAINS: only used with HSTS_MAX_AGE/);
+    expect(() => loadConfig({ HSTS_INCLUDE_SUBDOMAINS: 'yes', HSTS_MAX_AGE: '600' })).toThrow(
+      /HSTS_INCLUDE_SUBDOMAINS/,
+    );
+    expect(() => loadConfig({ HSTS_INCLUDE_SUBDOMAINS: 'true' })).toThrow(
+      /HSTS_INCLUDE_SUBDOMAINS: only used with HSTS_MAX_AGE/,
+    );
     expect(() => loadConfig({ HSTS_INCLUDE_SUBDOMAINS: 'true', HSTS_MAX_AGE: '0' })).toThrow(ConfigError);
     expect(loadConfig({})).toMatchObject({ HSTS_MAX_AGE: 0, HSTS_INCLUDE_SUBDOMAINS: false });
     expect(loadConfig({ HSTS_MAX_AGE: '63072000', HSTS_INCLUDE_SUBDOMAINS: 'false' }).HSTS_MAX_AGE).toBe(63072000);
@@ -84,7 +90,8 @@ describe('security headers and CORS', () => {
     expect(simple.status).toBe(200);
     expect(Object.keys(simple.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
     const preflight = await app.app.inject({
-      method: 'OPTIONS', url: '/sys/login',
+      method: 'OPTIONS',
+      url: '/sys/login',
       headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
     });
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
@@ -93,11 +100,18 @@ describe('security headers and CORS', () => {
   });
 
   it('allows exactly the listed origins when CORS_ORIGINS is set', async () => {
-    const cors = await startApp(sqliteMemory, { env: { CORS_ORIGINS: 'https://admin.example.com, https://ops.example.com' } });
+    const cors = await startApp(sqliteMemory, {
+      env: { CORS_ORIGINS: 'https://admin.example.com, https://ops.example.com' },
+    });
     try {
       const allowed = await cors.app.inject({
-        method: 'OPTIONS', url: '/sys/login',
-        headers: { origin: 'https://admin.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,admin-token' },
+        method: 'OPTIONS',
+        url: '/sys/login',
+        headers: {
+          origin: 'https://admin.example.com',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type,admin-token',
+        },
       });
       expect(allowed.statusCode).toBe(204);
       expect(allowed.headers['access-control-allow-origin']).toBe('https://admin.example.com');
@@ -146,20 +160,40 @@ describe('Cache-Control and Content-Security-Policy', () => {
       await app.post('/no/such/path'),
       await app.post('/sys/login', {}, { raw: 'a=1', contentType: 'text/plain' }),
     ];
-    expect(answers.map((a) => a.body.success)).toEqual([true, true, true, true, false, false, false, false, false, false]);
+    expect(answers.map((a) => a.body.success)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(answers.at(-2)!.status).toBe(404);
-    for (const answer of answers) expect({ status: answer.status, cache: answer.headers['cache-control'] }).toEqual({ status: answer.status, cache: 'no-store' });
+    for (const answer of answers)
+      expect({ status: answer.status, cache: answer.headers['cache-control'] }).toEqual({
+        status: answer.status,
+        cache: 'no-store',
+      });
     for (const res of [await get('/health'), await get('/sys/nope'), await get('/assets/missing.js')]) {
       expect(res.headers['cache-control']).toBe('no-store');
     }
   });
 
-  it('gives /docs (Swagger UI, on the console\'s origin) a CSP: scripts only from the service, no inline script', async () => {
+  it("gives /docs (Swagger UI, on the console's origin) a CSP: scripts only from the service, no inline script", async () => {
     const page = await get('/docs');
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     const csp = String(page.headers['content-security-policy']);
-    const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
+    const directives = Object.fromEntries(
+      csp
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([k, ...v]) => [k, v]),
+    );
     expect(directives).toMatchObject({
       'default-src': ["'self'"],
       'script-src': ["'self'"],
@@ -176,31 +210,39 @@ describe('Cache-Control and Content-Security-Policy', () => {
   });
 
   const built = existsSync(join(__dirname, '..', '..', 'web', 'dist', 'index.html'));
-  (built ? it : it.skip)('gives the console\'s pages a CSP that allows scripts only from the service itself; assets keep their long cache', async () => {
-    for (const url of ['/', '/login', '/system/users', '/index.html']) {
-      const res = await get(url);
-      expect(res.statusCode).toBe(200);
-      expect(res.headers['content-type']).toMatch(/^text\/html/);
-      const csp = String(res.headers['content-security-policy']);
-      const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
-      expect(directives).toMatchObject({
-        'default-src': ["'self'"],
-        'script-src': ["'self'"],
-        'style-src': ["'self'"],
-        'img-src': ["'self'", 'data:'],
-        'connect-src': ["'self'"],
-        'object-src': ["'none'"],
-        'base-uri': ["'self'"],
-        'frame-ancestors': ["'none'"],
-      });
-    }
-    const js = readdirSync(join(__dirname, '..', '..', 'web', 'dist', 'assets')).find((f) => f.endsWith('.js'))!;
-    const asset = await get(`/assets/${js}`);
-    expect(asset.statusCode).toBe(200);
-    expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
-    // API answers are data, not pages: no page policy there.
-    expect((await app.post('/sys/publicKey')).headers['content-security-policy']).toBeUndefined();
-  });
+  (built ? it : it.skip)(
+    "gives the console's pages a CSP that allows scripts only from the service itself; assets keep their long cache",
+    async () => {
+      for (const url of ['/', '/login', '/system/users', '/index.html']) {
+        const res = await get(url);
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['content-type']).toMatch(/^text\/html/);
+        const csp = String(res.headers['content-security-policy']);
+        const directives = Object.fromEntries(
+          csp
+            .split(';')
+            .map((d) => d.trim().split(/\s+/))
+            .map(([k, ...v]) => [k, v]),
+        );
+        expect(directives).toMatchObject({
+          'default-src': ["'self'"],
+          'script-src': ["'self'"],
+          'style-src': ["'self'"],
+          'img-src': ["'self'", 'data:'],
+          'connect-src': ["'self'"],
+          'object-src': ["'none'"],
+          'base-uri': ["'self'"],
+          'frame-ancestors': ["'none'"],
+        });
+      }
+      const js = readdirSync(join(__dirname, '..', '..', 'web', 'dist', 'assets')).find((f) => f.endsWith('.js'))!;
+      const asset = await get(`/assets/${js}`);
+      expect(asset.statusCode).toBe(200);
+      expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      // API answers are data, not pages: no page policy there.
+      expect((await app.post('/sys/publicKey')).headers['content-security-policy']).toBeUndefined();
+    },
+  );
 });
 
 /**
@@ -219,7 +261,10 @@ describe.each(BACKENDS)('log output carries no secrets on $name', (backend) => {
       jest.spyOn(process.stdout, 'write').mockImplementation(capture as any),
       jest.spyOn(process.stderr, 'write').mockImplementation(capture as any),
       ...(['log', 'info', 'warn', 'error', 'debug', 'trace'] as const).map((m) =>
-        jest.spyOn(console, m).mockImplementation((...args: unknown[]) => { capture(args.map(String).join(' ')); })),
+        jest.spyOn(console, m).mockImplementation((...args: unknown[]) => {
+          capture(args.map(String).join(' '));
+        }),
+      ),
     ];
     const secrets: string[] = [ADMIN_PASSWORD];
     const captchaTexts: string[] = [];
@@ -253,7 +298,13 @@ describe.each(BACKENDS)('log output carries no secrets on $name', (backend) => {
       await admin('/sys/strategy/login/save', { sendMsgWhenErrorLogin: 'email,sms,site', sendMsgWhenErrorIp: 'site' });
 
       const first = 'First#pass1';
-      const created = await admin('/sys/user/create', { username: 'secretive', name: 'S', email: 's@example.com', mobile: '13912345678', password: await encrypt(first) });
+      const created = await admin('/sys/user/create', {
+        username: 'secretive',
+        name: 'S',
+        email: 's@example.com',
+        mobile: '13912345678',
+        password: await encrypt(first),
+      });
       expect(created.body.success).toBe(true);
       const userId = created.body.data.id;
       const generatedUser = await admin('/sys/user/create', { username: 'generated', name: 'G' });
@@ -261,15 +312,48 @@ describe.each(BACKENDS)('log output carries no secrets on $name', (backend) => {
 
       expect((await login('secretive', 'Wrong#pass9')).body.code).toBe('BAD_CREDENTIALS');
       expect((await login('nobody', 'Unknown#pass9')).body.code).toBe('BAD_CREDENTIALS');
-      expect((await a.post('/sys/login', { account: 'secretive', password: await encrypt(first), imgId: 'x', imgCode: 'zz' })).body.code).toBe('CAPTCHA_INVALID');
+      expect(
+        (
+          await a.post('/sys/login', {
+            account: 'secretive',
+            password: await encrypt(first),
+            imgId: 'x',
+            imgCode: 'zz',
+          })
+        ).body.code,
+      ).toBe('CAPTCHA_INVALID');
       const userLogin = await login('secretive', first);
       expect(userLogin.body.success).toBe(true);
       const userToken = userLogin.body.data.accessToken;
 
       const second = 'Second#pass2';
-      expect((await a.post('/sys/me/pass/update', { oldPass: await encrypt('Wrong#old1'), newPass: await encrypt(second) }, { token: userToken })).body.code).toBe('OLD_PASSWORD_WRONG');
-      expect((await a.post('/sys/me/pass/update', { oldPass: await encrypt(first), newPass: await encrypt('short') }, { token: userToken })).body.code).toBe('PASSWORD_TOO_SHORT');
-      expect((await a.post('/sys/me/pass/update', { oldPass: await encrypt(first), newPass: await encrypt(second) }, { token: userToken })).body.success).toBe(true);
+      expect(
+        (
+          await a.post(
+            '/sys/me/pass/update',
+            { oldPass: await encrypt('Wrong#old1'), newPass: await encrypt(second) },
+            { token: userToken },
+          )
+        ).body.code,
+      ).toBe('OLD_PASSWORD_WRONG');
+      expect(
+        (
+          await a.post(
+            '/sys/me/pass/update',
+            { oldPass: await encrypt(first), newPass: await encrypt('short') },
+            { token: userToken },
+          )
+        ).body.code,
+      ).toBe('PASSWORD_TOO_SHORT');
+      expect(
+        (
+          await a.post(
+            '/sys/me/pass/update',
+            { oldPass: await encrypt(first), newPass: await encrypt(second) },
+            { token: userToken },
+          )
+        ).body.success,
+      ).toBe(true);
 
       const qr = await a.post('/auth/qrcode/generate', {}, { token: userToken });
       secrets.push(qr.body.data.code);

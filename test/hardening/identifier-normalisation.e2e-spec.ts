@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+
 import { createUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { startApp, TestApp } from '../support/test-app';
@@ -28,10 +29,16 @@ describe.each(BACKENDS)('identifiers are NFKC-normalised on $name', (backend) =>
   afterAll(() => app.close());
 
   const create = async (fields: Record<string, unknown>, headers?: Record<string, string>) =>
-    app.post('/sys/user/create', { name: 'Norm', password: await app.encrypt('Passw0rd!x'), ...fields },
-      { token: await app.adminToken(), ip: '10.9.9.9', headers });
+    app.post(
+      '/sys/user/create',
+      { name: 'Norm', password: await app.encrypt('Passw0rd!x'), ...fields },
+      { token: await app.adminToken(), ip: '10.9.9.9', headers },
+    );
   const usersWithEmailLike = async (local: string) =>
-    (await app.db.query('SELECT id, email FROM sys_user WHERE email LIKE ?', [`%${local}%`])) as { id: string; email: string }[];
+    (await app.db.query('SELECT id, email FROM sys_user WHERE email LIKE ?', [`%${local}%`])) as {
+      id: string;
+      email: string;
+    }[];
   /** VALIDATION_FAILED naming exactly `field`, its message naming it too. */
   const refusedOn = (res: { status: number; body: any }, field: string) => {
     expect(res.status).toBe(400);
@@ -45,7 +52,7 @@ describe.each(BACKENDS)('identifiers are NFKC-normalised on $name', (backend) =>
     expect(res.body.message).toContain('已被其他用户');
   };
 
-  describe('the probe\'s look-alikes of one e-mail make no second account', () => {
+  describe("the probe's look-alikes of one e-mail make no second account", () => {
     it('NFD and NFC forms are one e-mail: the NFD one is taken, and one given in NFD is stored in NFC', async () => {
       const local = `jose${tag()}`;
       const nfc = `${local.replace('jose', 'jos\u00e9')}@example.com`;
@@ -76,11 +83,17 @@ describe.each(BACKENDS)('identifiers are NFKC-normalised on $name', (backend) =>
     it('a Cyrillic а among Latin letters is refused, in the local part and in the domain', async () => {
       const local = `admin${tag()}`;
       expect((await create({ username: `cy_${tag()}`, email: `${local}@example.com` })).body.success).toBe(true);
-      refusedOn(await create({ username: `cy_${tag()}`, email: `${CYRILLIC_A}${local.slice(1)}@example.com` }), 'email');
+      refusedOn(
+        await create({ username: `cy_${tag()}`, email: `${CYRILLIC_A}${local.slice(1)}@example.com` }),
+        'email',
+      );
       refusedOn(await create({ username: `cy_${tag()}`, email: `${local}@ex${CYRILLIC_A}mple.com` }), 'email');
       expect(await usersWithEmailLike(local.slice(1))).toHaveLength(1);
       // One script per part is an address like any other.
-      expect((await create({ username: `cy_${tag()}`, email: `\u0438\u0432\u0430\u043d${mobileOf()}@example.com` })).body.success).toBe(true);
+      expect(
+        (await create({ username: `cy_${tag()}`, email: `\u0438\u0432\u0430\u043d${mobileOf()}@example.com` })).body
+          .success,
+      ).toBe(true);
     });
 
     it('full-width letters are the same e-mail, user name and mobile: taken', async () => {
@@ -88,7 +101,10 @@ describe.each(BACKENDS)('identifiers are NFKC-normalised on $name', (backend) =>
       takenOn(await create({ username: `fw_${tag()}`, email: fullWidthEmail(existing.email) }), 'email');
       takenOn(await create({ username: fullWidth(existing.username.toUpperCase()) }), 'username');
       takenOn(await create({ username: `fw_${tag()}`, mobile: fullWidth(existing.mobile) }), 'mobile');
-      const rows = await app.db.query('SELECT id FROM sys_user WHERE email = ? OR mobile = ?', [existing.email, existing.mobile]);
+      const rows = await app.db.query('SELECT id FROM sys_user WHERE email = ? OR mobile = ?', [
+        existing.email,
+        existing.mobile,
+      ]);
       expect(rows).toHaveLength(1);
     });
 
@@ -103,7 +119,11 @@ describe.each(BACKENDS)('identifiers are NFKC-normalised on $name', (backend) =>
   it('a new user name, mobile and e-mail given in full width are stored as their ASCII forms', async () => {
     const username = `fws_${tag()}`;
     const mobile = mobileOf();
-    const res = await create({ username: fullWidth(username), mobile: fullWidth(mobile), email: fullWidthEmail(`${username}@example.com`) });
+    const res = await create({
+      username: fullWidth(username),
+      mobile: fullWidth(mobile),
+      email: fullWidthEmail(`${username}@example.com`),
+    });
     expect(res.body.success).toBe(true);
     expect(await app.userRow(res.body.data.id)).toMatchObject({ username, mobile, email: `${username}@example.com` });
   });
@@ -127,7 +147,9 @@ describe.each(BACKENDS)('identifiers are NFKC-normalised on $name', (backend) =>
       const made = await create({ username: `nfdl_${tag()}`, email });
       const login = await app.login(email.normalize('NFD'), 'Passw0rd!x');
       expect(login.body).toMatchObject({ success: true, code: 'OK' });
-      expect((await app.post('/sys/me/info', {}, { token: login.body.data!.accessToken })).body.data.id).toBe(made.body.data.id);
+      expect((await app.post('/sys/me/info', {}, { token: login.body.data!.accessToken })).body.data.id).toBe(
+        made.body.data.id,
+      );
     });
 
     it('a login with a zero-width character finds nothing: BAD_CREDENTIALS, as for any unknown account', async () => {
@@ -138,7 +160,7 @@ describe.each(BACKENDS)('identifiers are NFKC-normalised on $name', (backend) =>
   });
 
   describe('/sys/user/update', () => {
-    it('refuses a zero-width e-mail, another user\'s e-mail in full width and a bidi override in the name', async () => {
+    it("refuses a zero-width e-mail, another user's e-mail in full width and a bidi override in the name", async () => {
       const user = await createUser(app);
       const other = await createUser(app);
       refusedOn(await app.admin('/sys/user/update', { id: user.id, email: `${user.email}${ZWSP}` }), 'email');
@@ -151,7 +173,9 @@ describe.each(BACKENDS)('identifiers are NFKC-normalised on $name', (backend) =>
     it('stores a new e-mail given in full width as its ASCII form; a login by it finds the user', async () => {
       const user = await createUser(app);
       const email = `upd${tag()}@example.com`;
-      expect((await app.admin('/sys/user/update', { id: user.id, email: fullWidthEmail(email) })).body.success).toBe(true);
+      expect((await app.admin('/sys/user/update', { id: user.id, email: fullWidthEmail(email) })).body.success).toBe(
+        true,
+      );
       expect((await app.userRow(user.id)).email).toBe(email);
       const token = await app.token(email, user.password);
       expect((await app.post('/sys/me/info', {}, { token })).body.data.id).toBe(user.id);

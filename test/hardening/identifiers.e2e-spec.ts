@@ -1,10 +1,12 @@
-import { hash } from 'bcrypt';
 import { randomBytes, randomUUID } from 'node:crypto';
+
+import { hash } from 'bcrypt';
 import { DataSource } from 'typeorm';
-import { FakeClock } from '../support/fake-clock';
+
 import { dataSourceOptions, MIGRATIONS } from '../../src/database/data-source-options';
 import { createUser } from '../factories';
 import { BACKENDS } from '../support/backends';
+import { FakeClock } from '../support/fake-clock';
 import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
 
 const tag = () => randomBytes(4).toString('hex');
@@ -32,7 +34,7 @@ describe.each(BACKENDS)('login identifiers are unique across fields on $name', (
   };
 
   describe('across fields', () => {
-    it('refuses a user name equal to another user\'s mobile, and a mobile equal to another user\'s user name', async () => {
+    it("refuses a user name equal to another user's mobile, and a mobile equal to another user's user name", async () => {
       const existing = await createUser(app);
       const taken = await create({ username: existing.mobile });
       refusedOn(taken, ['username']);
@@ -45,7 +47,7 @@ describe.each(BACKENDS)('login identifiers are unique across fields on $name', (
       expect(await count('mobile', digits)).toBe(0);
     });
 
-    it('accepts a user name equal to the same user\'s own mobile (only another user\'s are refused); a login by it is a user-name login', async () => {
+    it("accepts a user name equal to the same user's own mobile (only another user's are refused); a login by it is a user-name login", async () => {
       const digits = mobileOf();
       const res = await create({ username: digits, mobile: digits });
       expect(res.body).toMatchObject({ success: true, code: 'OK' });
@@ -59,7 +61,11 @@ describe.each(BACKENDS)('login identifiers are unique across fields on $name', (
 
     it('names every refused field', async () => {
       const existing = await createUser(app);
-      refusedOn(await create({ username: existing.username, mobile: existing.mobile, email: existing.email }), ['username', 'mobile', 'email']);
+      refusedOn(await create({ username: existing.username, mobile: existing.mobile, email: existing.email }), [
+        'username',
+        'mobile',
+        'email',
+      ]);
     });
 
     it('login by that value keeps reaching the account that holds it', async () => {
@@ -119,8 +125,11 @@ describe.each(BACKENDS)('login identifiers are unique across fields on $name', (
       const names = Array.from({ length: 10 }, (_, i) => (i % 2 ? base.toUpperCase() : base));
       const password = await app.encrypt('Passw0rd!x');
       const token = await app.adminToken();
-      const answers = await Promise.all(names.map((username) =>
-        app.post('/sys/user/create', { username, name: 'Race', password }, { token, ip: '10.9.9.9' })));
+      const answers = await Promise.all(
+        names.map((username) =>
+          app.post('/sys/user/create', { username, name: 'Race', password }, { token, ip: '10.9.9.9' }),
+        ),
+      );
       expect(answers.filter((r) => r.body.success)).toHaveLength(1);
       for (const r of answers.filter((a) => !a.body.success)) refusedOn(r, ['username']);
       const rows = await app.db.query('SELECT username FROM sys_user WHERE LOWER(username) = ?', [base]);
@@ -131,18 +140,28 @@ describe.each(BACKENDS)('login identifiers are unique across fields on $name', (
       const token = await app.adminToken();
       for (let round = 0; round < 5; round++) {
         const code = `race_${tag()}`;
-        const answers = await Promise.all([0, 1, 2].map((i) =>
-          app.post('/sys/role/save', { code, name: `race ${i}`, permissions: ['sys:user:list'] }, { token, ip: '10.9.9.9' })));
+        const answers = await Promise.all(
+          [0, 1, 2].map((i) =>
+            app.post(
+              '/sys/role/save',
+              { code, name: `race ${i}`, permissions: ['sys:user:list'] },
+              { token, ip: '10.9.9.9' },
+            ),
+          ),
+        );
         expect({ round, statuses: answers.map((r) => r.status) }).toEqual({ round, statuses: [200, 200, 200] });
-        expect((await app.db.query('SELECT code FROM sys_role WHERE code = ?', [code]))).toHaveLength(1);
+        expect(await app.db.query('SELECT code FROM sys_role WHERE code = ?', [code])).toHaveLength(1);
       }
     });
 
     it('parallel saves of case variants of one new role code: one role, the rest VALIDATION_FAILED', async () => {
       const code = `rc_${tag()}`;
       const token = await app.adminToken();
-      const answers = await Promise.all([code, code.toUpperCase(), `R${code.slice(1)}`].map((c) =>
-        app.post('/sys/role/save', { code: c, name: c, permissions: [] }, { token, ip: '10.9.9.9' })));
+      const answers = await Promise.all(
+        [code, code.toUpperCase(), `R${code.slice(1)}`].map((c) =>
+          app.post('/sys/role/save', { code: c, name: c, permissions: [] }, { token, ip: '10.9.9.9' }),
+        ),
+      );
       expect(answers.filter((r) => r.body.success)).toHaveLength(1);
       for (const r of answers.filter((a) => !a.body.success)) refusedOn(r, ['code']);
     });
@@ -151,7 +170,9 @@ describe.each(BACKENDS)('login identifiers are unique across fields on $name', (
   describe('role codes', () => {
     it('a case variant of an existing code is a duplicate: VALIDATION_FAILED on both databases, the role unchanged', async () => {
       const code = `cv_${tag()}`;
-      expect((await app.admin('/sys/role/save', { code, name: 'first', permissions: ['sys:user:list'] })).body.success).toBe(true);
+      expect(
+        (await app.admin('/sys/role/save', { code, name: 'first', permissions: ['sys:user:list'] })).body.success,
+      ).toBe(true);
       const variant = await app.admin('/sys/role/save', { code: code.toUpperCase(), name: 'second', permissions: [] });
       refusedOn(variant, ['code']);
       expect(variant.body.message).toContain(code);
@@ -171,7 +192,11 @@ describe.each(BACKENDS)('sys_user_identifier backfill of existing users on $name
   it('keeps every login that worked before, and refuses new clashes with the old users', async () => {
     const provisioned = await backend.provision();
     const url = provisioned.env.DATABASE_URL;
-    const before = new DataSource({ ...dataSourceOptions(url), migrations: MIGRATIONS.slice(0, 3), migrationsRun: false } as any);
+    const before = new DataSource({
+      ...dataSourceOptions(url),
+      migrations: MIGRATIONS.slice(0, 3),
+      migrationsRun: false,
+    } as any);
     await before.initialize();
     await before.runMigrations();
     const password = await hash('Passw0rd!x', 4);
@@ -192,23 +217,43 @@ describe.each(BACKENDS)('sys_user_identifier backfill of existing users on $name
     try {
       // Order as before: the user name wins over the other user's mobile.
       await app.login('13912345678', 'Passw0rd!x');
-      expect((await app.logRows('13912345678')).slice(-1)[0]).toMatchObject({ user_id: digits, login_type: 'account', status: 'success' });
+      expect((await app.logRows('13912345678')).slice(-1)[0]).toMatchObject({
+        user_id: digits,
+        login_type: 'account',
+        status: 'success',
+      });
       await app.login('older@example.com', 'Passw0rd!x');
-      expect((await app.logRows('older@example.com')).slice(-1)[0]).toMatchObject({ user_id: older, login_type: 'email', status: 'success' });
+      expect((await app.logRows('older@example.com')).slice(-1)[0]).toMatchObject({
+        user_id: older,
+        login_type: 'email',
+        status: 'success',
+      });
       await app.login('mixed_case', 'Passw0rd!x');
-      expect((await app.logRows('mixed_case')).slice(-1)[0]).toMatchObject({ user_id: mixed, login_type: 'account', status: 'success' });
+      expect((await app.logRows('mixed_case')).slice(-1)[0]).toMatchObject({
+        user_id: mixed,
+        login_type: 'account',
+        status: 'success',
+      });
 
       const kinds = await app.db.query('SELECT user_id, kind FROM sys_user_identifier ORDER BY user_id, kind');
-      expect(kinds).toEqual(expect.arrayContaining([
-        { user_id: older, kind: 'username' }, { user_id: older, kind: 'email' },
-        { user_id: digits, kind: 'username' }, { user_id: mixed, kind: 'username' },
-      ]));
+      expect(kinds).toEqual(
+        expect.arrayContaining([
+          { user_id: older, kind: 'username' },
+          { user_id: older, kind: 'email' },
+          { user_id: digits, kind: 'username' },
+          { user_id: mixed, kind: 'username' },
+        ]),
+      );
       expect(kinds).toHaveLength(4);
 
       // Creating through the API now needs a session holding sys:user:create: the old user gets the role admin.
       await app.db.query('INSERT INTO sys_user_role (user_id, role_code) VALUES (?, ?)', [older, 'admin']);
       const token = await app.token('older_user', 'Passw0rd!x');
-      const res = await app.post('/sys/user/create', { username: 'MIXED_case', name: 'x', password: await app.encrypt('Passw0rd!x') }, { token });
+      const res = await app.post(
+        '/sys/user/create',
+        { username: 'MIXED_case', name: 'x', password: await app.encrypt('Passw0rd!x') },
+        { token },
+      );
       expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', data: { errors: [{ field: 'username' }] } });
     } finally {
       await app.close();

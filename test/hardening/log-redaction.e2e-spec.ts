@@ -1,4 +1,5 @@
 import { createClient, RedisClientType } from 'redis';
+
 import { stepAt, totpCode } from '../../src/mfa/totp';
 import { ADMIN_PASSWORD, buildService, ClusterBackend, provisionCluster, ServiceNode } from '../cluster/cluster-node';
 
@@ -71,7 +72,10 @@ describe('the log of a full run carries no secret (built service, MariaDB + Redi
     keep(res.body.data?.mfaToken);
     return res;
   };
-  const as = (token: string) => (path: string, body: unknown = {}) => node.post(path, body, { token });
+  const as =
+    (token: string) =>
+    (path: string, body: unknown = {}) =>
+      node.post(path, body, { token });
 
   it('login, MFA enrolment, a TOTP and a recovery-code login, a reset, the own change, a logout', async () => {
     const adminLogin = await login('admin', ADMIN_PASSWORD);
@@ -80,7 +84,11 @@ describe('the log of a full run carries no secret (built service, MariaDB + Redi
     expect((await admin('/sys/strategy/login/save', { mfaMode: 1 })).body).toMatchObject({ success: true });
 
     const created = await admin('/sys/user/create', {
-      username: 'logged_user', name: 'Logged', mobile: '13900001111', password: await encrypt(USER_PASSWORD), roles: [],
+      username: 'logged_user',
+      name: 'Logged',
+      mobile: '13900001111',
+      password: await encrypt(USER_PASSWORD),
+      roles: [],
     });
     expect(created.body).toMatchObject({ success: true });
     const userId = created.body.data.id as string;
@@ -104,14 +112,19 @@ describe('the log of a full run carries no secret (built service, MariaDB + Redi
     // A login with the next step's code (the enrolment used this one).
     const held = await login('logged_user', USER_PASSWORD);
     expect(held.body).toMatchObject({ success: true, data: { mfaRequired: true } });
-    const done = await node.post('/sys/login/mfa', { mfaToken: held.body.data.mfaToken, code: keep(totpCode(secret, step + 1)) });
+    const done = await node.post('/sys/login/mfa', {
+      mfaToken: held.body.data.mfaToken,
+      code: keep(totpCode(secret, step + 1)),
+    });
     expect(done.body).toMatchObject({ success: true, data: { mfaRequired: false } });
     const mfaSession = as(keep(done.body.data.accessToken));
 
     // The message stream's one-time ticket travels in the URL.
     const ticket = keep((await mfaSession('/sys/message/streamTicket')).body.data.ticket as string);
     const stream = new AbortController();
-    const opened = await fetch(`${node.url}/sys/message/stream?ticket=${encodeURIComponent(ticket)}`, { signal: stream.signal });
+    const opened = await fetch(`${node.url}/sys/message/stream?ticket=${encodeURIComponent(ticket)}`, {
+      signal: stream.signal,
+    });
     expect(opened.status).toBe(200);
     stream.abort();
 
@@ -123,10 +136,16 @@ describe('the log of a full run carries no secret (built service, MariaDB + Redi
     // The generated password and a recovery code, then the user's own change.
     const afterReset = await login('logged_user', generated);
     expect(afterReset.body).toMatchObject({ success: true, data: { mfaRequired: true } });
-    const recovered = await node.post('/sys/login/mfa', { mfaToken: afterReset.body.data.mfaToken, code: recoveryCodes[0] });
+    const recovered = await node.post('/sys/login/mfa', {
+      mfaToken: afterReset.body.data.mfaToken,
+      code: recoveryCodes[0],
+    });
     expect(recovered.body).toMatchObject({ success: true });
     const changing = as(keep(recovered.body.data.accessToken));
-    const changed = await changing('/sys/me/pass/update', { oldPass: await encrypt(generated), newPass: await encrypt(NEW_PASSWORD) });
+    const changed = await changing('/sys/me/pass/update', {
+      oldPass: await encrypt(generated),
+      newPass: await encrypt(NEW_PASSWORD),
+    });
     expect(changed.body).toMatchObject({ success: true });
     expect((await changing('/sys/logout')).body).toMatchObject({ success: true });
     expect((await admin('/sys/logout')).body).toMatchObject({ success: true });
@@ -142,24 +161,37 @@ describe('the log of a full run carries no secret (built service, MariaDB + Redi
       }
     });
     // Nest's own lines, ours and the requests', all through the one logger.
-    expect(entries).toContainEqual(expect.objectContaining({ context: 'NestApplication', msg: 'Nest application successfully started' }));
-    expect(entries).toContainEqual(expect.objectContaining({ context: 'Bootstrap', msg: expect.stringContaining('listening on') }));
+    expect(entries).toContainEqual(
+      expect.objectContaining({ context: 'NestApplication', msg: 'Nest application successfully started' }),
+    );
+    expect(entries).toContainEqual(
+      expect.objectContaining({ context: 'Bootstrap', msg: expect.stringContaining('listening on') }),
+    );
     const requests = entries.filter((e) => e.req && e.res);
-    expect(requests.map((e) => e.msg)).toEqual(expect.arrayContaining([
-      'POST /sys/login 200', 'POST /sys/login/mfa 200', 'POST /sys/user/resetPass 200', 'POST /sys/me/pass/update 200', 'POST /sys/logout 200',
-    ]));
+    expect(requests.map((e) => e.msg)).toEqual(
+      expect.arrayContaining([
+        'POST /sys/login 200',
+        'POST /sys/login/mfa 200',
+        'POST /sys/user/resetPass 200',
+        'POST /sys/me/pass/update 200',
+        'POST /sys/logout 200',
+      ]),
+    );
     // One line per request: Fastify's own request logging stays off.
     expect(requests.filter((e) => e.msg === 'POST /sys/user/resetPass 200')).toHaveLength(1);
     // The credentials' headers and the ticket are there, redacted.
     const resetLine = requests.find((e) => e.msg === 'POST /sys/user/resetPass 200')!;
     expect(resetLine.req.headers['admin-token']).toBe('[Redacted]');
-    expect(requests.find((e) => e.req.url.startsWith('/sys/message/stream?'))!.req.url).toBe('/sys/message/stream?ticket=[Redacted]');
+    expect(requests.find((e) => e.req.url.startsWith('/sys/message/stream?'))!.req.url).toBe(
+      '/sys/message/stream?ticket=[Redacted]',
+    );
 
     const found: string[] = [];
     for (const s of secrets) {
       // A six-digit code only as a whole (a process id or a duration may hold the digits).
       const pattern = /^\d+$/.test(s) ? new RegExp(`(?<![0-9A-Za-z])${s}(?![0-9A-Za-z])`) : null;
-      if (pattern ? pattern.test(output) : output.includes(s) || output.includes(JSON.stringify(s).slice(1, -1))) found.push(s);
+      if (pattern ? pattern.test(output) : output.includes(s) || output.includes(JSON.stringify(s).slice(1, -1)))
+        found.push(s);
     }
     expect(secrets.size).toBeGreaterThan(25);
     expect(found).toEqual([]);

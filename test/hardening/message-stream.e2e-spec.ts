@@ -1,9 +1,9 @@
 import { createActiveUser, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
+import { NOT_LOGGED_IN } from '../support/envelopes';
 import { SseClient, streamTicket } from '../support/sse-client';
 import { listenOnLocalPort, sha256hex, startApp, TestApp } from '../support/test-app';
 import { sleep, waitFor } from '../support/wait';
-import { NOT_LOGGED_IN } from '../support/envelopes';
 
 /**
  * And "Stream tickets": an open GET /sys/message/stream
@@ -68,13 +68,13 @@ describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend
       await expectEndedBy(() => app.post('/sys/logout', {}, { token }), 'NOT_LOGGED_IN');
     });
 
-    it('an administrator\'s kick-out in Online sessions', async () => {
+    it("an administrator's kick-out in Online sessions", async () => {
       await expectEndedBy(async () => {
         expect((await app.admin('/sys/online/kickout', { tokenId: sha256hex(token) })).body.success).toBe(true);
       }, 'NOT_LOGGED_IN');
     });
 
-    it.each(['lock', 'disable', 'resetPass'])('an administrator\'s %s', async (action) => {
+    it.each(['lock', 'disable', 'resetPass'])("an administrator's %s", async (action) => {
       await expectEndedBy(async () => {
         expect((await app.admin(`/sys/user/${action}`, { id: user.id })).body.success).toBe(true);
       }, 'NOT_LOGGED_IN');
@@ -83,8 +83,11 @@ describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend
     it('a password change in another session of the user', async () => {
       const other = await app.token(user.username, user.password, { ip: '10.3.3.3' });
       await expectEndedBy(async () => {
-        const res = await app.post('/sys/me/pass/update',
-          { oldPass: await app.encrypt(user.password), newPass: await app.encrypt('Changed#pass7') }, { token: other, ip: '10.3.3.3' });
+        const res = await app.post(
+          '/sys/me/pass/update',
+          { oldPass: await app.encrypt(user.password), newPass: await app.encrypt('Changed#pass7') },
+          { token: other, ip: '10.3.3.3' },
+        );
         expect(res.body.success).toBe(true);
       }, 'NOT_LOGGED_IN');
     });
@@ -174,17 +177,20 @@ describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend
       }
     });
 
-    it('the end event speaks the stream\'s language', async () => {
+    it("the end event speaks the stream's language", async () => {
       const user = await createActiveUser(app);
       const token = await app.token(user.username, user.password);
       const first = await open('?lang=en', { 'admin-token': token });
       await connected(first);
       await openStreams(token, 5);
       await waitFor(() => first.ended, 'the oldest stream to end', 1000);
-      expect(first.events.at(-1)).toMatchObject({ event: 'end', data: { code: 'RATE_LIMITED', message: 'Too many requests, please try again later' } });
+      expect(first.events.at(-1)).toMatchObject({
+        event: 'end',
+        data: { code: 'RATE_LIMITED', message: 'Too many requests, please try again later' },
+      });
     });
 
-    it('a 21st stream of one user, over five sessions, ends the user\'s oldest, whichever session holds it', async () => {
+    it("a 21st stream of one user, over five sessions, ends the user's oldest, whichever session holds it", async () => {
       const user = await createActiveUser(app);
       const tokens = await Promise.all([0, 1, 2, 3, 4].map((i) => loginOf(user, i)));
       const opened: SseClient[] = [];
@@ -193,7 +199,7 @@ describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend
       expect(opened.some((c) => c.ended)).toBe(false);
 
       const [newest] = await openStreams(tokens[4], 1);
-      await waitFor(() => opened[0].ended, 'the user\'s oldest stream to end', 1000);
+      await waitFor(() => opened[0].ended, "the user's oldest stream to end", 1000);
       expect(opened[0].events.at(-1)).toMatchObject(RATE_LIMITED_END);
       await sleep(600);
       expect([...opened.slice(1), newest].some((c) => c.ended)).toBe(false);
@@ -252,7 +258,8 @@ describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend
       const ticket = await streamTicket(app, token);
       const all = await Promise.all(Array.from({ length: 10 }, () => open(`?ticket=${ticket}`)));
       expect(all.map((c) => c.status).sort()).toEqual([200, ...Array(9).fill(401)]);
-      for (const refused of all.filter((c) => c.status === 401)) expect((await refusal(refused)).body).toEqual(NOT_LOGGED_IN);
+      for (const refused of all.filter((c) => c.status === 401))
+        expect((await refusal(refused)).body).toEqual(NOT_LOGGED_IN);
     });
 
     it('a ticket is good for 30 seconds', async () => {
@@ -271,7 +278,13 @@ describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend
     });
 
     it('the token itself in the URL is no longer accepted; unknown and malformed tickets are NOT_LOGGED_IN', async () => {
-      for (const query of [`?token=${encodeURIComponent(token)}`, '?ticket=nope', `?ticket=${'A'.repeat(43)}`, '?ticket=a&ticket=b', '?ticket=']) {
+      for (const query of [
+        `?token=${encodeURIComponent(token)}`,
+        '?ticket=nope',
+        `?ticket=${'A'.repeat(43)}`,
+        '?ticket=a&ticket=b',
+        '?ticket=',
+      ]) {
         expect({ query, ...(await refusal(await open(query))) }).toEqual({ query, status: 401, body: NOT_LOGGED_IN });
       }
       // The Admin-Token header keeps working.
@@ -283,7 +296,10 @@ describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend
       await app.saveUserStrategy({ forceUpdatePassword: true });
       try {
         const username = `tmp_${Date.now().toString(36)}`;
-        expect((await app.admin('/sys/user/create', { username, name: 'T', password: await app.encrypt('Initial#1a') })).body.success).toBe(true);
+        expect(
+          (await app.admin('/sys/user/create', { username, name: 'T', password: await app.encrypt('Initial#1a') })).body
+            .success,
+        ).toBe(true);
         const login = await app.login(username, 'Initial#1a');
         expect(login.body.data!.tempUser).toBe(true);
         const refused = await app.post('/sys/message/streamTicket', {}, { token: login.body.data!.accessToken });
@@ -294,14 +310,16 @@ describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend
       }
     });
 
-    it('with bindIp the ticket opens the stream only from the session\'s IP', async () => {
+    it("with bindIp the ticket opens the stream only from the session's IP", async () => {
       await app.saveLoginStrategy({ bindIp: true });
       try {
         const bound = await app.token(user.username, user.password, { ip: '10.8.8.8' });
-        const ticket = (await app.post('/sys/message/streamTicket', {}, { token: bound, ip: '10.8.8.8' })).body.data.ticket;
+        const ticket = (await app.post('/sys/message/streamTicket', {}, { token: bound, ip: '10.8.8.8' })).body.data
+          .ticket;
         const elsewhere = await open(`?ticket=${ticket}`, { 'x-forwarded-for': '10.8.8.9' });
         expect((await refusal(elsewhere)).body.code).toBe('IP_MISMATCH');
-        const ticket2 = (await app.post('/sys/message/streamTicket', {}, { token: bound, ip: '10.8.8.8' })).body.data.ticket;
+        const ticket2 = (await app.post('/sys/message/streamTicket', {}, { token: bound, ip: '10.8.8.8' })).body.data
+          .ticket;
         expect((await open(`?ticket=${ticket2}`, { 'x-forwarded-for': '10.8.8.8' })).status).toBe(200);
       } finally {
         await app.saveLoginStrategy({ bindIp: false });

@@ -1,8 +1,8 @@
 import { createUser, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { failure, OK_NO_DATA, RATE_LIMITED } from '../support/envelopes';
-import { startApp, TestApp } from '../support/test-app';
 import { saveSettings } from '../support/settings';
+import { startApp, TestApp } from '../support/test-app';
 
 const HOUR = 3_600_000;
 
@@ -21,8 +21,13 @@ describe.each(BACKENDS)('pacing of own password changes on $name', (backend) => 
   afterEach(() => saveSettings(app));
 
   const change = async (token: string, oldPass: string, newPass: string, headers: Record<string, string> = {}) =>
-    app.post('/sys/me/pass/update', { oldPass: await app.encrypt(oldPass), newPass: await app.encrypt(newPass) }, { token, headers });
-  const passchangeRows = async (user: TestUser) => (await app.logRows(user.username)).filter((r) => r.login_type === 'passchange');
+    app.post(
+      '/sys/me/pass/update',
+      { oldPass: await app.encrypt(oldPass), newPass: await app.encrypt(newPass) },
+      { token, headers },
+    );
+  const passchangeRows = async (user: TestUser) =>
+    (await app.logRows(user.username)).filter((r) => r.login_type === 'passchange');
 
   it('of parallel changes of one user one runs; the others answer RATE_LIMITED at once, and none counts as a wrong password', async () => {
     // Each change compares against the last 24 passwords too: the work a caller could multiply.
@@ -30,7 +35,9 @@ describe.each(BACKENDS)('pacing of own password changes on $name', (backend) => 
     const user = await createUser(app);
     const token = await app.token(user.username, user.password);
     const body = { oldPass: await app.encrypt(user.password), newPass: await app.encrypt('Parallel#1a') };
-    const replies = await Promise.all(Array.from({ length: 6 }, () => app.post('/sys/me/pass/update', body, { token })));
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, () => app.post('/sys/me/pass/update', body, { token })),
+    );
     expect(replies.filter((r) => r.body.code === 'OK')).toHaveLength(1);
     const refused = replies.filter((r) => r.body.code !== 'OK');
     expect(refused).toHaveLength(5);

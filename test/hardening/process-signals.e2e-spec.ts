@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { buildService, ServiceNode } from '../cluster/cluster-node';
 import { waitFor } from '../support/wait';
 
@@ -55,7 +56,9 @@ describe('process signals of the built service (embedded default)', () => {
     // A write, so that the database has a write-ahead log open.
     expect((await node.post('/sys/publicKey')).status).toBe(200);
     expect(existsSync(join(dir, 'signals.sqlite-wal'))).toBe(true);
-    const exited = new Promise<[number | null, string | null]>((resolve) => node.child.once('exit', (code, signal) => resolve([code, signal])));
+    const exited = new Promise<[number | null, string | null]>((resolve) =>
+      node.child.once('exit', (code, signal) => resolve([code, signal])),
+    );
     process.kill(node.pid, 'SIGTERM');
     const [code, signal] = await exited;
     expect(code === 0 || signal === 'SIGTERM').toBe(true);

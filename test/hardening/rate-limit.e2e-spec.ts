@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
+
 import { createClient } from 'redis';
-import { FakeClock } from '../support/fake-clock';
+
 import { KvStore } from '../../src/store/kv.store';
 import { MemoryKvStore } from '../../src/store/memory-kv.store';
 import { RedisKvStore } from '../../src/store/redis-kv.store';
 import { createActiveUser, TestUser } from '../factories';
 import { BACKENDS, mariadbRedis } from '../support/backends';
+import { RATE_LIMITED } from '../support/envelopes';
+import { FakeClock } from '../support/fake-clock';
 import { startApp, TestApp } from '../support/test-app';
 import { sleep } from '../support/wait';
-import { RATE_LIMITED } from '../support/envelopes';
 
 const REDIS = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
 
@@ -28,7 +30,8 @@ describe.each(BACKENDS)('per-IP throttling on $name', (backend) => {
   it('refuses a burst of logins from one IP with RATE_LIMITED 429 while another IP still logs in', async () => {
     const ip = '10.50.0.1';
     const replies = [];
-    for (let i = 0; i < 5; i++) replies.push(await app.login(user.username, i % 2 ? 'Wrong#pass1' : user.password, { ip }));
+    for (let i = 0; i < 5; i++)
+      replies.push(await app.login(user.username, i % 2 ? 'Wrong#pass1' : user.password, { ip }));
     expect(replies.map((r) => r.status)).toEqual([200, 401, 200, 401, 200]);
     expect(replies[0].headers['x-ratelimit-limit']).toBe('5');
     expect(replies[4].headers['x-ratelimit-remaining']).toBe('0');
@@ -47,8 +50,9 @@ describe.each(BACKENDS)('per-IP throttling on $name', (backend) => {
     expect(other.body.success).toBe(true);
     // Anything that keeps coming from the throttled IP stays refused, whatever the body.
     expect((await app.post('/sys/login', { bogus: 1 }, { ip })).body.code).toBe('RATE_LIMITED');
-    expect((await app.post('/sys/login', {}, { ip, headers: { 'accept-language': 'en' } })).body.message)
-      .toBe('Too many requests, please try again later');
+    expect((await app.post('/sys/login', {}, { ip, headers: { 'accept-language': 'en' } })).body.message).toBe(
+      'Too many requests, please try again later',
+    );
   });
 
   it('counts each route on its own: a throttled login does not block captchas or other operations from that IP', async () => {
@@ -65,10 +69,18 @@ describe.each(BACKENDS)('per-IP throttling on $name', (backend) => {
     for (let i = 0; i < 4; i++) captchas.push((await app.post('/sys/captcha', {}, { ip })).status);
     expect(captchas).toEqual([200, 200, 200, 429]);
     const verifies = [];
-    for (let i = 0; i < 4; i++) verifies.push(await app.post('/auth/qrcode/verify', { code: `no-such-code-${i}` }, { ip }));
-    expect(verifies.map((r) => r.body.code)).toEqual(['QRCODE_INVALID', 'QRCODE_INVALID', 'QRCODE_INVALID', 'RATE_LIMITED']);
+    for (let i = 0; i < 4; i++)
+      verifies.push(await app.post('/auth/qrcode/verify', { code: `no-such-code-${i}` }, { ip }));
+    expect(verifies.map((r) => r.body.code)).toEqual([
+      'QRCODE_INVALID',
+      'QRCODE_INVALID',
+      'QRCODE_INVALID',
+      'RATE_LIMITED',
+    ]);
     expect(verifies[3].body).toEqual(RATE_LIMITED);
-    expect((await app.post('/auth/qrcode/verify', { code: 'x' }, { ip: '10.50.2.2' })).body.code).toBe('QRCODE_INVALID');
+    expect((await app.post('/auth/qrcode/verify', { code: 'x' }, { ip: '10.50.2.2' })).body.code).toBe(
+      'QRCODE_INVALID',
+    );
   });
 
   it('does not throttle operations that are not entry points', async () => {
@@ -106,7 +118,8 @@ describe.each(BACKENDS)('per-IP throttling on $name', (backend) => {
     const direct = await startApp(backend, { env: { THROTTLE_LOGIN_LIMIT: '3', TRUST_PROXY: 'false' } });
     try {
       const codes = [];
-      for (let i = 0; i < 5; i++) codes.push((await direct.login('nobody', 'Whatever#1', { ip: `192.0.2.${i + 1}` })).body.code);
+      for (let i = 0; i < 5; i++)
+        codes.push((await direct.login('nobody', 'Whatever#1', { ip: `192.0.2.${i + 1}` })).body.code);
       expect(codes).toEqual(['BAD_CREDENTIALS', 'BAD_CREDENTIALS', 'BAD_CREDENTIALS', 'RATE_LIMITED', 'RATE_LIMITED']);
     } finally {
       await direct.close();
@@ -162,8 +175,9 @@ describe('per-IP throttling across two instances on MariaDB + Redis', () => {
     const b = await startApp(mariadbRedis, { env, provisioned: a.provisioned });
     try {
       const ip = '10.60.1.1';
-      const replies = await Promise.all(Array.from({ length: 24 }, (_, i) =>
-        (i % 2 ? b : a).post('/sys/captcha', {}, { ip })));
+      const replies = await Promise.all(
+        Array.from({ length: 24 }, (_, i) => (i % 2 ? b : a).post('/sys/captcha', {}, { ip })),
+      );
       expect(replies.filter((r) => r.status === 200)).toHaveLength(10);
       expect(replies.filter((r) => r.status === 429)).toHaveLength(14);
     } finally {
@@ -176,7 +190,12 @@ describe('per-IP throttling across two instances on MariaDB + Redis', () => {
 /** The store method the throttler counts with, on both implementations of the port. */
 describe.each([
   { name: 'memory', open: async () => ({ store: new MemoryKvStore(new FakeClock()) as KvStore }) },
-  { name: 'redis', open: async () => ({ store: await RedisKvStore.connect(REDIS, `rl${randomBytes(4).toString('hex')}:`) as KvStore }) },
+  {
+    name: 'redis',
+    open: async () => ({
+      store: (await RedisKvStore.connect(REDIS, `rl${randomBytes(4).toString('hex')}:`)) as KvStore,
+    }),
+  },
 ])('KvStore.incrWithTtl on $name', ({ open }) => {
   let store: KvStore;
   beforeAll(async () => ({ store } = await open()));

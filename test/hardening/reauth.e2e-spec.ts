@@ -24,7 +24,13 @@ describe.each(BACKENDS)('fresh proof, step-up on $name', (backend) => {
   afterAll(() => app.close());
 
   beforeEach(async () => {
-    await app.saveLoginStrategy({ maxFailureTimes: 3, maxFailureInterval: 24, lockMinutes: 10, multiOnline: true, mfaMode: 0 });
+    await app.saveLoginStrategy({
+      maxFailureTimes: 3,
+      maxFailureInterval: 24,
+      lockMinutes: 10,
+      multiOnline: true,
+      mfaMode: 0,
+    });
     await app.saveUserStrategy({ passwordExpireDays: 0, forceUpdatePassword: false });
   });
   afterEach(async () => {
@@ -37,8 +43,10 @@ describe.each(BACKENDS)('fresh proof, step-up on $name', (backend) => {
 
   const codeAt = (secret: string) => totpCode(secret, stepAt(app.clock.nowMs()));
   const nextStep = () => app.clock.advance(30_000);
-  const setup = (token: string, headers?: Record<string, string>) => app.post('/sys/me/mfa/setup', {}, { token, headers });
-  const reauthPassword = async (token: string, password: string) => app.post('/sys/me/reauth', { password: await app.encrypt(password) }, { token });
+  const setup = (token: string, headers?: Record<string, string>) =>
+    app.post('/sys/me/mfa/setup', {}, { token, headers });
+  const reauthPassword = async (token: string, password: string) =>
+    app.post('/sys/me/reauth', { password: await app.encrypt(password) }, { token });
   const reauthCode = (token: string, code: string) => app.post('/sys/me/reauth', { code }, { token });
   const locked = async (user: TestUser) => !!Number((await app.userRow(user.id)).locked);
   const rowsOf = async (user: TestUser) =>
@@ -70,13 +78,20 @@ describe.each(BACKENDS)('fresh proof, step-up on $name', (backend) => {
     const refused = await setup(token);
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual(REAUTH_REQUIRED);
-    expect((await setup(token, { 'accept-language': 'en' })).body).toEqual(failure('REAUTH_REQUIRED', 'Please verify your identity first'));
+    expect((await setup(token, { 'accept-language': 'en' })).body).toEqual(
+      failure('REAUTH_REQUIRED', 'Please verify your identity first'),
+    );
     expect((await app.post('/sys/me/mfa/enable', { code: '123456' }, { token })).body).toEqual(REAUTH_REQUIRED);
     // Nothing else of the session is refused.
     expect((await app.post('/sys/me/info', {}, { token })).body.code).toBe('OK');
 
     const proven = await reauthPassword(token, user.password);
-    expect(proven.body).toEqual({ success: true, code: 'OK', message: '操作成功', data: { reauthUntil: app.clock.nowMs() + 5 * MINUTE } });
+    expect(proven.body).toEqual({
+      success: true,
+      code: 'OK',
+      message: '操作成功',
+      data: { reauthUntil: app.clock.nowMs() + 5 * MINUTE },
+    });
 
     const started = await setup(token);
     expect(started.body.code).toBe('OK');
@@ -111,7 +126,9 @@ describe.each(BACKENDS)('fresh proof, step-up on $name', (backend) => {
     const secret = await enrol(user);
     const token = await qrToken(user);
     expect((await app.post('/sys/me/mfa/disable', { code: codeAt(secret) }, { token })).body).toEqual(REAUTH_REQUIRED);
-    expect((await app.post('/sys/me/mfa/recoveryCodes', { code: codeAt(secret) }, { token })).body).toEqual(REAUTH_REQUIRED);
+    expect((await app.post('/sys/me/mfa/recoveryCodes', { code: codeAt(secret) }, { token })).body).toEqual(
+      REAUTH_REQUIRED,
+    );
     expect((await app.post('/sys/me/info', {}, { token })).body.data.mfaEnabled).toBe(true);
 
     const proven = await reauthCode(token, codeAt(secret));
@@ -154,7 +171,12 @@ describe.each(BACKENDS)('fresh proof, step-up on $name', (backend) => {
     const rows = (await rowsOf(user)).filter((r: any) => r.login_type === 'reauth');
     expect(rows.map((r: any) => r.status)).toEqual(['passwrong', 'passwrong', 'passwrong', 'locked']);
     // The administrator sees them in the login log under their own type.
-    const listed = await app.admin('/sys/loginLog/list', { pageNum: 1, pageSize: 50, account: user.username, loginType: 'reauth' });
+    const listed = await app.admin('/sys/loginLog/list', {
+      pageNum: 1,
+      pageSize: 50,
+      account: user.username,
+      loginType: 'reauth',
+    });
     expect(listed.body.data.total).toBe(4);
   });
 
@@ -182,7 +204,11 @@ describe.each(BACKENDS)('fresh proof, step-up on $name', (backend) => {
     expect(none.body.code).toBe('VALIDATION_FAILED');
     // The Chinese answer says what to give in words, not in the body's English keys.
     expect(none.body.message).toContain('请给出密码或验证码其中之一');
-    const both = await app.post('/sys/me/reauth', { password: await app.encrypt(user.password), code: '123456' }, { token });
+    const both = await app.post(
+      '/sys/me/reauth',
+      { password: await app.encrypt(user.password), code: '123456' },
+      { token },
+    );
     expect(both.body.code).toBe('VALIDATION_FAILED');
     const plain = await app.post('/sys/me/reauth', { password: user.password }, { token });
     expect(plain.body).toMatchObject({ code: 'VALIDATION_FAILED', data: namesFields('password') });
@@ -202,7 +228,9 @@ describe.each(BACKENDS)('fresh proof, step-up on $name', (backend) => {
     app.clock.advance(3 * MINUTE);
     const started = await setup(token);
     expect(started.body.code).toBe('OK');
-    expect((await app.post('/sys/me/mfa/enable', { code: codeAt(started.body.data.secret) }, { token })).body.code).toBe('OK');
+    expect(
+      (await app.post('/sys/me/mfa/enable', { code: codeAt(started.body.data.secret) }, { token })).body.code,
+    ).toBe('OK');
   });
 
   it('reauthForAdmin: changes need a fresh proof, lists and reads do not', async () => {
@@ -220,13 +248,24 @@ describe.each(BACKENDS)('fresh proof, step-up on $name', (backend) => {
     expect((await as('/sys/loginLog/export', {})).body).toEqual(REAUTH_REQUIRED);
     expect((await as('/sys/strategy/login/save', { reauthForAdmin: false })).body).toEqual(REAUTH_REQUIRED);
     expect((await as('/sys/user/list', { pageNum: 1, pageSize: 10 })).body.code).toBe('OK');
-    expect((await as('/sys/strategy/login/info', {})).body.data).toMatchObject({ reauthForAdmin: true, reauthMinutes: 5 });
+    expect((await as('/sys/strategy/login/info', {})).body.data).toMatchObject({
+      reauthForAdmin: true,
+      reauthMinutes: 5,
+    });
     // A caller without the permission learns FORBIDDEN, not that a proof would help.
     const plainUser = await app.token(user.username, user.password);
     app.clock.advance(6 * MINUTE);
     expect((await app.post('/sys/user/lock', { id: user.id }, { token: plainUser })).body.code).toBe('FORBIDDEN');
 
-    expect((await app.post('/sys/me/reauth', { password: await app.encrypt(ADMIN_PASSWORD) }, { token: admin, ip: '10.9.9.9' })).body.code).toBe('OK');
+    expect(
+      (
+        await app.post(
+          '/sys/me/reauth',
+          { password: await app.encrypt(ADMIN_PASSWORD) },
+          { token: admin, ip: '10.9.9.9' },
+        )
+      ).body.code,
+    ).toBe('OK');
     expect((await as('/sys/user/lock', { id: user.id })).body.code).toBe('OK');
     expect(await locked(user)).toBe(true);
   });
@@ -234,13 +273,26 @@ describe.each(BACKENDS)('fresh proof, step-up on $name', (backend) => {
   it('reauthMinutes and reauthForAdmin are validated like the other fields; a bad one saves nothing', async () => {
     const info = async () => (await app.admin('/sys/strategy/login/info')).body.data;
     expect(await info()).toMatchObject({ reauthMinutes: 5, reauthForAdmin: false });
-    for (const [field, value] of [['reauthMinutes', 0], ['reauthMinutes', 61], ['reauthMinutes', 1.5], ['reauthMinutes', 'x'], ['reauthForAdmin', 'maybe']] as const) {
+    for (const [field, value] of [
+      ['reauthMinutes', 0],
+      ['reauthMinutes', 61],
+      ['reauthMinutes', 1.5],
+      ['reauthMinutes', 'x'],
+      ['reauthForAdmin', 'maybe'],
+    ] as const) {
       const res = await app.admin('/sys/strategy/login/save', { sessionExpireMinutes: 45, [field]: value });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ success: false, code: 'VALIDATION_FAILED', message: expect.stringContaining(field), data: namesFields(field) });
+      expect(res.body).toEqual({
+        success: false,
+        code: 'VALIDATION_FAILED',
+        message: expect.stringContaining(field),
+        data: namesFields(field),
+      });
     }
     expect(await info()).toMatchObject({ sessionExpireMinutes: 30, reauthMinutes: 5, reauthForAdmin: false });
-    expect((await app.admin('/sys/strategy/login/save', { reauthMinutes: 60, reauthForAdmin: true })).body.code).toBe('OK');
+    expect((await app.admin('/sys/strategy/login/save', { reauthMinutes: 60, reauthForAdmin: true })).body.code).toBe(
+      'OK',
+    );
     expect(await info()).toMatchObject({ reauthMinutes: 60, reauthForAdmin: true });
   });
 });

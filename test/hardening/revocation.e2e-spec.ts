@@ -1,7 +1,7 @@
 import { createActiveUser, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
-import { sha256hex, startApp, TestApp } from '../support/test-app';
 import { ACCOUNT_EXPIRED, ACCOUNT_LOCKED, OLD_PASSWORD_WRONG, QRCODE_INVALID } from '../support/envelopes';
+import { sha256hex, startApp, TestApp } from '../support/test-app';
 
 const WRONG = 'Wrong#pass1';
 const MINUTE = 60_000;
@@ -20,7 +20,13 @@ describe.each(BACKENDS)('revocation and lockout on $name', (backend) => {
   afterAll(() => app.close());
 
   beforeEach(async () => {
-    await app.saveLoginStrategy({ maxFailureTimes: 3, maxFailureInterval: 24, lockMinutes: 10, multiOnline: true, loginStrategyWhenExpire: 1 });
+    await app.saveLoginStrategy({
+      maxFailureTimes: 3,
+      maxFailureInterval: 24,
+      lockMinutes: 10,
+      multiOnline: true,
+      loginStrategyWhenExpire: 1,
+    });
     await app.saveUserStrategy({ passwordExpireDays: 0, forceUpdatePassword: false });
   });
 
@@ -31,15 +37,22 @@ describe.each(BACKENDS)('revocation and lockout on $name', (backend) => {
     return res.body.data.code;
   };
   const verify = (code: string) => app.post('/auth/qrcode/verify', { code }, { ip: '10.77.0.9' });
-  const changePassword = async (token: string, oldPass: string, newPass: string) => app.post('/sys/me/pass/update', {
-    oldPass: await app.encrypt(oldPass), newPass: await app.encrypt(newPass),
-  }, { token });
+  const changePassword = async (token: string, oldPass: string, newPass: string) =>
+    app.post(
+      '/sys/me/pass/update',
+      {
+        oldPass: await app.encrypt(oldPass),
+        newPass: await app.encrypt(newPass),
+      },
+      { token },
+    );
   const locked = async (user: TestUser) => !!Number((await app.userRow(user.id)).locked);
   const rowsOf = async (user: TestUser) =>
-    app.db.query('SELECT login_type, status, failure_reason FROM sys_login_log WHERE user_id = ? ORDER BY id', [user.id]);
+    app.db.query('SELECT login_type, status, failure_reason FROM sys_login_log WHERE user_id = ? ORDER BY id', [
+      user.id,
+    ]);
 
   describe('QR codes die with their session (item 1)', () => {
-
     it('a code of a session that logged out is void', async () => {
       const user = await createActiveUser(app);
       const token = await app.token(user.username, user.password);
@@ -101,10 +114,16 @@ describe.each(BACKENDS)('revocation and lockout on $name', (backend) => {
 
         await app.saveLoginStrategy({ loginStrategyWhenExpire: 2 });
         const temp = await verify(forced);
-        expect(temp.body.data).toMatchObject({ tempUser: true, forceUpdatePassword: true, tip: '您的密码已过期,请修改密码后再登录' });
+        expect(temp.body.data).toMatchObject({
+          tempUser: true,
+          forceUpdatePassword: true,
+          tip: '您的密码已过期,请修改密码后再登录',
+        });
         const tempToken = temp.body.data.accessToken;
-        expect((await app.post('/sys/user/list', { pageNum: 1, pageSize: 10 }, { token: tempToken, ip: '10.77.0.9' })).body.code)
-          .toBe('TEMP_TOKEN_FORBIDDEN');
+        expect(
+          (await app.post('/sys/user/list', { pageNum: 1, pageSize: 10 }, { token: tempToken, ip: '10.77.0.9' })).body
+            .code,
+        ).toBe('TEMP_TOKEN_FORBIDDEN');
       } finally {
         app.clock.advance(-(90 * DAY + MINUTE));
       }
@@ -115,11 +134,20 @@ describe.each(BACKENDS)('revocation and lockout on $name', (backend) => {
       const token = await app.token(user.username, user.password);
       const res = await verify(await generate(token));
       expect(res.body.success).toBe(true);
-      const rows = (await app.admin('/sys/auditLog/list', { pageNum: 1, pageSize: 10, action: 'qrcode.authorize', target: user.id })).body.data.rows;
-      expect(rows).toEqual([expect.objectContaining({
-        action: 'qrcode.authorize', userId: user.id, username: user.username, target: user.id, targetName: user.username, ip: '10.77.0.9',
-        detail: { authorizedBy: sha256hex(token), session: sha256hex(res.body.data.accessToken) },
-      })]);
+      const rows = (
+        await app.admin('/sys/auditLog/list', { pageNum: 1, pageSize: 10, action: 'qrcode.authorize', target: user.id })
+      ).body.data.rows;
+      expect(rows).toEqual([
+        expect.objectContaining({
+          action: 'qrcode.authorize',
+          userId: user.id,
+          username: user.username,
+          target: user.id,
+          targetName: user.username,
+          ip: '10.77.0.9',
+          detail: { authorizedBy: sha256hex(token), session: sha256hex(res.body.data.accessToken) },
+        }),
+      ]);
       expect(JSON.stringify(rows)).not.toContain(token);
     });
 
@@ -139,21 +167,27 @@ describe.each(BACKENDS)('revocation and lockout on $name', (backend) => {
     it('five guesses by a stranger lock new logins but do not log the owner out', async () => {
       const user = await createActiveUser(app);
       const token = await app.token(user.username, user.password);
-      for (let i = 0; i < 3; i++) expect((await app.login(user.username, WRONG, { ip: '6.6.6.6' })).body.code).toBe('BAD_CREDENTIALS');
+      for (let i = 0; i < 3; i++)
+        expect((await app.login(user.username, WRONG, { ip: '6.6.6.6' })).body.code).toBe('BAD_CREDENTIALS');
       expect(await locked(user)).toBe(true);
       expect((await app.login(user.username, user.password)).body.code).toBe('ACCOUNT_LOCKED');
       expect((await me(token)).body).toMatchObject({ success: true, data: { id: user.id } });
       expect(await app.sessionOf(token)).toMatchObject({ userId: user.id, kickout: 0 });
     });
 
-    it('the administrator too: guessing admin\'s password does not end the administrator\'s session', async () => {
+    it("the administrator too: guessing admin's password does not end the administrator's session", async () => {
       const adminToken = await app.adminToken();
       for (let i = 0; i < 3; i++) await app.login('admin', WRONG, { ip: '6.6.6.7' });
       const [{ id }] = await app.db.query("SELECT id FROM sys_user WHERE username = 'admin'");
       try {
         expect((await app.login('admin', 'Admin@12345')).body.code).toBe('ACCOUNT_LOCKED');
-        expect((await app.post('/sys/user/list', { pageNum: 1, pageSize: 1 }, { token: adminToken, ip: '10.9.9.9' })).body.success).toBe(true);
-        expect((await app.post('/sys/user/unlock', { id }, { token: adminToken, ip: '10.9.9.9' })).body.success).toBe(true);
+        expect(
+          (await app.post('/sys/user/list', { pageNum: 1, pageSize: 1 }, { token: adminToken, ip: '10.9.9.9' })).body
+            .success,
+        ).toBe(true);
+        expect((await app.post('/sys/user/unlock', { id }, { token: adminToken, ip: '10.9.9.9' })).body.success).toBe(
+          true,
+        );
       } finally {
         // Whatever happened above, the other tests need their administrator back.
         await app.db.query('UPDATE sys_user SET locked = 0, unlock_time = NULL WHERE id = ?', [id]);
@@ -186,7 +220,11 @@ describe.each(BACKENDS)('revocation and lockout on $name', (backend) => {
       expect((await me(owner)).body.success).toBe(true);
       expect((await app.login(user.username, user.password)).body.code).toBe('ACCOUNT_LOCKED');
       const rows = (await rowsOf(user)).filter((r: any) => r.login_type === 'passchange');
-      expect(rows).toEqual(Array.from({ length: 3 }, () => expect.objectContaining({ status: 'passwrong', failure_reason: '旧密码不正确' })));
+      expect(rows).toEqual(
+        Array.from({ length: 3 }, () =>
+          expect.objectContaining({ status: 'passwrong', failure_reason: '旧密码不正确' }),
+        ),
+      );
     });
 
     it('wrong logins and wrong old passwords add up in one window', async () => {
@@ -224,14 +262,20 @@ describe.each(BACKENDS)('revocation and lockout on $name', (backend) => {
       const guess = () => app.post('/sys/me/pass/update', { oldPass, newPass }, { token: thief });
       const replies = await Promise.all(Array.from({ length: 10 }, guess));
       expect(replies.every((r) => r.status < 500)).toBe(true);
-      expect(replies.every((r) => ['OLD_PASSWORD_WRONG', 'RATE_LIMITED', 'ACCOUNT_LOCKED', 'NOT_LOGGED_IN'].includes(r.body.code))).toBe(true);
+      expect(
+        replies.every((r) =>
+          ['OLD_PASSWORD_WRONG', 'RATE_LIMITED', 'ACCOUNT_LOCKED', 'NOT_LOGGED_IN'].includes(r.body.code),
+        ),
+      ).toBe(true);
       let evaluated = replies.filter((r) => r.body.code === 'OLD_PASSWORD_WRONG').length;
       expect(evaluated).toBeGreaterThanOrEqual(1);
       expect(replies.filter((r) => r.body.code === 'RATE_LIMITED').length).toBeGreaterThanOrEqual(1);
       // In turn, the guesses count up to the lock, which ends the thief's session.
       for (; evaluated < 3; evaluated++) expect((await guess()).body.code).toBe('OLD_PASSWORD_WRONG');
       expect((await guess()).body.code).toBe('NOT_LOGGED_IN');
-      const passwrong = (await rowsOf(user)).filter((r: any) => r.login_type === 'passchange' && r.status === 'passwrong');
+      const passwrong = (await rowsOf(user)).filter(
+        (r: any) => r.login_type === 'passchange' && r.status === 'passwrong',
+      );
       expect(passwrong).toHaveLength(3);
       expect(await locked(user)).toBe(true);
     });

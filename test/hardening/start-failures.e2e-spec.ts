@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { buildService, freePort } from '../cluster/cluster-node';
 
 /*
@@ -65,9 +66,15 @@ describe('a start that cannot succeed ends with one line (built service)', () =>
     const holder: Server = createServer();
     await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
     try {
-      const ended = await startUntilExit(main, {
-        PORT: String(port), DATABASE_URL: `sqlite:${join(dir, 'port.sqlite')}`, ADMIN_INITIAL_PASSWORD: 'Admin@12345',
-      }, 60_000);
+      const ended = await startUntilExit(
+        main,
+        {
+          PORT: String(port),
+          DATABASE_URL: `sqlite:${join(dir, 'port.sqlite')}`,
+          ADMIN_INITIAL_PASSWORD: 'Admin@12345',
+        },
+        60_000,
+      );
       expectOneClearLine(ended, 'PORT');
       expect(ended.lines.join('\n')).toContain(`127.0.0.1:${port} is already in use`);
     } finally {
@@ -77,10 +84,17 @@ describe('a start that cannot succeed ends with one line (built service)', () =>
 
   it('REDIS_URL to a closed port: no WARN per retry, one line after START_TIMEOUT_MS', async () => {
     const closed = await freePort();
-    const ended = await startUntilExit(main, {
-      PORT: String(await freePort()), DATABASE_URL: `sqlite:${join(dir, 'redis.sqlite')}`, ADMIN_INITIAL_PASSWORD: 'Admin@12345',
-      REDIS_URL: `redis://:secret-pass@127.0.0.1:${closed}`, START_TIMEOUT_MS: '2000',
-    }, 30_000);
+    const ended = await startUntilExit(
+      main,
+      {
+        PORT: String(await freePort()),
+        DATABASE_URL: `sqlite:${join(dir, 'redis.sqlite')}`,
+        ADMIN_INITIAL_PASSWORD: 'Admin@12345',
+        REDIS_URL: `redis://:secret-pass@127.0.0.1:${closed}`,
+        START_TIMEOUT_MS: '2000',
+      },
+      30_000,
+    );
     expectOneClearLine(ended, 'REDIS_URL');
     const output = ended.lines.join('\n');
     expect(output).toContain(`no answer from Redis at 127.0.0.1:${closed} within 2 s (ECONNREFUSED)`);
@@ -90,9 +104,15 @@ describe('a start that cannot succeed ends with one line (built service)', () =>
 
   it('DATABASE_URL to a closed MySQL port: retried quietly, one line after START_TIMEOUT_MS', async () => {
     const closed = await freePort();
-    const ended = await startUntilExit(main, {
-      PORT: String(await freePort()), DATABASE_URL: `mysql://lps:secret-pass@127.0.0.1:${closed}/lps`, START_TIMEOUT_MS: '2000',
-    }, 30_000);
+    const ended = await startUntilExit(
+      main,
+      {
+        PORT: String(await freePort()),
+        DATABASE_URL: `mysql://lps:secret-pass@127.0.0.1:${closed}/lps`,
+        START_TIMEOUT_MS: '2000',
+      },
+      30_000,
+    );
     expectOneClearLine(ended, 'DATABASE_URL');
     const output = ended.lines.join('\n');
     expect(output).toContain(`no answer from MySQL at 127.0.0.1:${closed} within 2 s (ECONNREFUSED)`);
@@ -101,11 +121,19 @@ describe('a start that cannot succeed ends with one line (built service)', () =>
   });
 
   it('DATABASE_URL with a wrong password: ends at once, without waiting for START_TIMEOUT_MS', async () => {
-    const ended = await startUntilExit(main, {
-      PORT: String(await freePort()), DATABASE_URL: 'mysql://lps_nobody:wrong-pass@127.0.0.1:3306/lps', START_TIMEOUT_MS: '60000',
-    }, 30_000);
+    const ended = await startUntilExit(
+      main,
+      {
+        PORT: String(await freePort()),
+        DATABASE_URL: 'mysql://lps_nobody:wrong-pass@127.0.0.1:3306/lps',
+        START_TIMEOUT_MS: '60000',
+      },
+      30_000,
+    );
     expectOneClearLine(ended, 'DATABASE_URL');
-    expect(ended.lines.join('\n')).toMatch(/MySQL at 127\.0\.0\.1:3306: the server refused the user or password \(ER_ACCESS_DENIED\w*\)/);
+    expect(ended.lines.join('\n')).toMatch(
+      /MySQL at 127\.0\.0\.1:3306: the server refused the user or password \(ER_ACCESS_DENIED\w*\)/,
+    );
     expect(ended.ms).toBeLessThan(30_000);
     expect(ended.lines.join('\n')).not.toContain('wrong-pass');
   });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+
 import { stepAt, totpCode } from '../../src/mfa/totp';
 import { createRole, createUser, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
@@ -37,7 +38,8 @@ describe.each(BACKENDS)('acting on another user on $name', (backend) => {
   const alive = async (token: string) => (await app.post('/sys/me/info', {}, { token })).body.success;
   /** n wrong passwords, then a second passes (a restarted count starts after them, not at their instant). */
   const wrongPasswords = async (user: TestUser, n: number) => {
-    for (let i = 0; i < n; i++) expect((await app.login(user.username, 'Wrong#pass1')).body.code).toBe('BAD_CREDENTIALS');
+    for (let i = 0; i < n; i++)
+      expect((await app.login(user.username, 'Wrong#pass1')).body.code).toBe('BAD_CREDENTIALS');
     app.clock.advance(1_000);
   };
   const deniedRows = (actorId: string) =>
@@ -57,7 +59,12 @@ describe.each(BACKENDS)('acting on another user on $name', (backend) => {
 
     // Written before the answer: the refusal is in the log by the time its caller sees it.
     const [row] = await deniedRows(helpdesk.id);
-    expect(row).toMatchObject({ username: helpdesk.username, target: target.id, target_name: target.username, ip: '10.3.3.3' });
+    expect(row).toMatchObject({
+      username: helpdesk.username,
+      target: target.id,
+      target_name: target.username,
+      ip: '10.3.3.3',
+    });
     expect(JSON.parse(row.detail)).toEqual({ path: '/sys/user/unlock', missing: ['*'], username: target.username });
   });
 
@@ -80,8 +87,12 @@ describe.each(BACKENDS)('acting on another user on $name', (backend) => {
     const before = await app.userRow(target.id);
     expect((await app.post(path, { id: target.id }, { token })).body).toEqual(FORBIDDEN);
     const after = await app.userRow(target.id);
-    expect([!!after.locked, !!after.disabled, after.password, after.delete_time ?? null])
-      .toEqual([!!before.locked, !!before.disabled, before.password, before.delete_time ?? null]);
+    expect([!!after.locked, !!after.disabled, after.password, after.delete_time ?? null]).toEqual([
+      !!before.locked,
+      !!before.disabled,
+      before.password,
+      before.delete_time ?? null,
+    ]);
     expect(await alive(targetToken)).toBe(true);
   });
 
@@ -95,11 +106,15 @@ describe.each(BACKENDS)('acting on another user on $name', (backend) => {
     expect((await app.userRow(target.id)).email).toBe(target.email);
   });
 
-  it('sys:user:mfaReset alone cannot strip a * holder\'s second factor nor end its sessions', async () => {
+  it("sys:user:mfaReset alone cannot strip a * holder's second factor nor end its sessions", async () => {
     const { token } = await caller(['sys:user:mfaReset']);
     const { user: target, token: targetToken } = await superAdmin();
     const { secret } = (await app.post('/sys/me/mfa/setup', {}, { token: targetToken })).body.data;
-    const enabled = await app.post('/sys/me/mfa/enable', { code: totpCode(secret, stepAt(app.clock.nowMs())) }, { token: targetToken });
+    const enabled = await app.post(
+      '/sys/me/mfa/enable',
+      { code: totpCode(secret, stepAt(app.clock.nowMs())) },
+      { token: targetToken },
+    );
     expect(enabled.body.success).toBe(true);
 
     expect((await app.post('/sys/user/mfa/reset', { id: target.id }, { token })).body).toEqual(FORBIDDEN);
@@ -117,7 +132,9 @@ describe.each(BACKENDS)('acting on another user on $name', (backend) => {
 
     const plain = await createUser(app);
     const plainToken = await app.token(plain.username, plain.password);
-    expect((await app.post('/sys/online/kickout', { tokenId: sha256hex(plainToken) }, { token })).body).toEqual(OK_NO_DATA);
+    expect((await app.post('/sys/online/kickout', { tokenId: sha256hex(plainToken) }, { token })).body).toEqual(
+      OK_NO_DATA,
+    );
     expect(await alive(plainToken)).toBe(false);
   });
 
@@ -132,7 +149,7 @@ describe.each(BACKENDS)('acting on another user on $name', (backend) => {
     expect(!!(await app.userRow(within.id)).locked).toBe(true);
   });
 
-  it('a caller holding every code of the target may act on it (a user without roles: any caller with the route\'s code)', async () => {
+  it("a caller holding every code of the target may act on it (a user without roles: any caller with the route's code)", async () => {
     const { token } = await caller(['sys:user:lock', 'sys:user:unlock', 'sys:loginLog:list']);
     const role = `peer_${tag()}`;
     await createRole(app, role, ['sys:loginLog:list']);
@@ -142,9 +159,10 @@ describe.each(BACKENDS)('acting on another user on $name', (backend) => {
     expect(!!(await app.userRow(peer.id)).locked).toBe(false);
   });
 
-  it('a route\'s own missing code is audited as access.denied too, at most once per session, path and minute', async () => {
+  it("a route's own missing code is audited as access.denied too, at most once per session, path and minute", async () => {
     const { user: narrow, token } = await caller(['sys:loginLog:list']);
-    for (let i = 0; i < 3; i++) expect((await app.post('/sys/user/list', { pageNum: 1, pageSize: 10 }, { token })).body).toEqual(FORBIDDEN);
+    for (let i = 0; i < 3; i++)
+      expect((await app.post('/sys/user/list', { pageNum: 1, pageSize: 10 }, { token })).body).toEqual(FORBIDDEN);
     const rows = await deniedRows(narrow.id);
     expect(rows).toHaveLength(1);
     expect(JSON.parse(rows[0].detail)).toEqual({ path: '/sys/user/list', missing: ['sys:user:list'] });

@@ -1,11 +1,24 @@
 import { randomInt } from 'node:crypto';
+
 import { createRole, createUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { FORBIDDEN, NOT_LOGGED_IN } from '../support/envelopes';
 import { startApp, TestApp } from '../support/test-app';
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
-const LOGIN_HEADER = ['id', 'account', 'userName', 'loginType', 'status', 'ip', 'browser', 'os', 'loginTime', 'failureReason', 'failureCode'];
+const LOGIN_HEADER = [
+  'id',
+  'account',
+  'userName',
+  'loginType',
+  'status',
+  'ip',
+  'browser',
+  'os',
+  'loginTime',
+  'failureReason',
+  'failureCode',
+];
 const AUDIT_HEADER = ['id', 'userId', 'username', 'action', 'target', 'targetName', 'detail', 'ip', 'createTime'];
 
 const sqlTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 23);
@@ -20,17 +33,37 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i += 1) {
     const c = text[i];
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') { cell += '"'; i += 1; } else if (c === '"') quoted = false; else cell += c;
+      if (c === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i += 1;
+      } else if (c === '"') quoted = false;
+      else cell += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') { row.push(cell); cell = ''; } else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(cell); rows.push(row); row = []; cell = ''; i += 1;
+    else if (c === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      i += 1;
     } else cell += c;
   }
-  if (cell || row.length) { row.push(cell); rows.push(row); }
+  if (cell || row.length) {
+    row.push(cell);
+    rows.push(row);
+  }
   return rows;
 }
 
-interface CsvReply { status: number; headers: Record<string, unknown>; raw: Buffer; rows: string[][]; json: any }
+interface CsvReply {
+  status: number;
+  headers: Record<string, unknown>;
+  raw: Buffer;
+  rows: string[][];
+  json: any;
+}
 
 describe.each(BACKENDS)('log export on $name', (backend) => {
   let app: TestApp;
@@ -47,28 +80,68 @@ describe.each(BACKENDS)('log export on $name', (backend) => {
     const raw = res.rawPayload;
     const isCsv = String(res.headers['content-type']).startsWith('text/csv');
     return {
-      status: res.statusCode, headers: res.headers, raw,
+      status: res.statusCode,
+      headers: res.headers,
+      raw,
       rows: isCsv ? parseCsv(raw.subarray(BOM.length).toString('utf8')) : [],
       json: isCsv ? null : JSON.parse(raw.toString('utf8')),
     };
   }
 
-  async function insertLoginRows(rows: { account: string; userName?: string | null; ip: string; time: number; status?: string; reason?: string | null; code?: string | null }[]) {
+  async function insertLoginRows(
+    rows: {
+      account: string;
+      userName?: string | null;
+      ip: string;
+      time: number;
+      status?: string;
+      reason?: string | null;
+      code?: string | null;
+    }[],
+  ) {
     for (let i = 0; i < rows.length; i += 500) {
       const chunk = rows.slice(i, i + 500);
       await app.db.query(
         `INSERT INTO sys_login_log (account, user_name, login_type, status, ip, browser, os, login_time, failure_reason, failure_code) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-        chunk.flatMap((r) => [r.account, r.userName ?? null, 'account', r.status ?? 'success', r.ip, 'Chrome 120.0', 'Windows 10', sqlTime(r.time), r.reason ?? null, r.code ?? null]));
+        chunk.flatMap((r) => [
+          r.account,
+          r.userName ?? null,
+          'account',
+          r.status ?? 'success',
+          r.ip,
+          'Chrome 120.0',
+          'Windows 10',
+          sqlTime(r.time),
+          r.reason ?? null,
+          r.code ?? null,
+        ]),
+      );
     }
   }
 
-  it('answers text/csv with a UTF-8 BOM, the list\'s row fields as header and the list\'s rows, newest first', async () => {
+  it("answers text/csv with a UTF-8 BOM, the list's row fields as header and the list's rows, newest first", async () => {
     const ip = freshIp();
     const now = app.clock.nowMs();
     await insertLoginRows([
       { account: 'wang', userName: '王五', ip, time: now - 3_000 },
-      { account: 'li', userName: '李四', ip, time: now - 2_000, status: 'passwrong', reason: '用户名或密码错误', code: 'ACCOUNT_LOCKED' },
-      { account: 'zhao', userName: null, ip, time: now - 1_000, status: 'locked', reason: '用户已被锁定', code: 'ACCOUNT_LOCKED' },
+      {
+        account: 'li',
+        userName: '李四',
+        ip,
+        time: now - 2_000,
+        status: 'passwrong',
+        reason: '用户名或密码错误',
+        code: 'ACCOUNT_LOCKED',
+      },
+      {
+        account: 'zhao',
+        userName: null,
+        ip,
+        time: now - 1_000,
+        status: 'locked',
+        reason: '用户已被锁定',
+        code: 'ACCOUNT_LOCKED',
+      },
     ]);
 
     const res = await exportOf('/sys/loginLog/export', { ip });
@@ -80,7 +153,11 @@ describe.each(BACKENDS)('log export on $name', (backend) => {
     const [header, ...lines] = res.rows;
     expect(header).toEqual(LOGIN_HEADER);
     const list = await app.admin('/sys/loginLog/list', { pageNum: 1, pageSize: 10, ip });
-    expect(lines).toEqual(list.body.data.rows.map((row: Record<string, unknown>) => LOGIN_HEADER.map((f) => (row[f] === null ? '' : String(row[f])))));
+    expect(lines).toEqual(
+      list.body.data.rows.map((row: Record<string, unknown>) =>
+        LOGIN_HEADER.map((f) => (row[f] === null ? '' : String(row[f]))),
+      ),
+    );
     expect(lines.map((l) => l[1])).toEqual(['zhao', 'li', 'wang']);
     expect(lines[2][2]).toBe('王五');
     expect(lines.map((l) => l[LOGIN_HEADER.indexOf('failureCode')])).toEqual(['ACCOUNT_LOCKED', 'ACCOUNT_LOCKED', '']);
@@ -94,7 +171,8 @@ describe.each(BACKENDS)('log export on $name', (backend) => {
       { account: 'f-b', ip, time: now - 5 * 60_000, status: 'passwrong' },
       { account: 'f-a', ip, time: now - 60_000, status: 'passwrong' },
     ]);
-    const accounts = async (filters: Record<string, unknown>) => (await exportOf('/sys/loginLog/export', { ip, ...filters })).rows.slice(1).map((r) => r[1]);
+    const accounts = async (filters: Record<string, unknown>) =>
+      (await exportOf('/sys/loginLog/export', { ip, ...filters })).rows.slice(1).map((r) => r[1]);
 
     expect(await accounts({})).toEqual(['f-a', 'f-b', 'f-a']);
     expect(await accounts({ status: 'passwrong' })).toEqual(['f-a', 'f-b']);
@@ -103,9 +181,16 @@ describe.each(BACKENDS)('log export on $name', (backend) => {
     expect(await accounts({ account: 'F-' })).toEqual(['f-a', 'f-b', 'f-a']);
     expect(await accounts({ account: 'f%' })).toEqual([]);
     expect(await accounts({ account: 'f_a' })).toEqual([]);
-    expect(await accounts({ ip: ip.slice(0, ip.lastIndexOf('.') + 1) })).toEqual(expect.arrayContaining(['f-a', 'f-b']));
+    expect(await accounts({ ip: ip.slice(0, ip.lastIndexOf('.') + 1) })).toEqual(
+      expect.arrayContaining(['f-a', 'f-b']),
+    );
     expect(await accounts({ loginType: 'qrcode' })).toEqual([]);
-    expect(await accounts({ beginTime: new Date(now - 6 * 60_000).toISOString(), endTime: new Date(now - 2 * 60_000).toISOString() })).toEqual(['f-b']);
+    expect(
+      await accounts({
+        beginTime: new Date(now - 6 * 60_000).toISOString(),
+        endTime: new Date(now - 2 * 60_000).toISOString(),
+      }),
+    ).toEqual(['f-b']);
   });
 
   it('streams more records than one database slice, each exactly once, even with equal times', async () => {
@@ -132,7 +217,10 @@ describe.each(BACKENDS)('log export on $name', (backend) => {
 
     const text = res.raw.toString('utf8');
     expect(text).toContain('"a,""b""\nc"');
-    const accounts = res.rows.slice(1).map((r) => r[1]).reverse();
+    const accounts = res.rows
+      .slice(1)
+      .map((r) => r[1])
+      .reverse();
     expect(accounts).toEqual([awkward, ...formulas.map((f) => `'${f}`)]);
     expect(res.rows.slice(1).every((r) => r.length === LOGIN_HEADER.length)).toBe(true);
   });
@@ -145,7 +233,10 @@ describe.each(BACKENDS)('log export on $name', (backend) => {
 
     const res = await exportOf('/sys/loginLog/export', { ip });
 
-    const accounts = res.rows.slice(1).map((r) => r[1]).reverse();
+    const accounts = res.rows
+      .slice(1)
+      .map((r) => r[1])
+      .reverse();
     expect(accounts).toEqual([...hidden.slice(0, 5).map((f) => `'${f}`), 'a =1', ' plain']);
   });
 
@@ -169,13 +260,22 @@ describe.each(BACKENDS)('log export on $name', (backend) => {
   });
 
   it('answers bad filters with VALIDATION_FAILED naming the field, before any CSV, and does not audit them', async () => {
-    const auditCount = async () => (await app.admin('/sys/auditLog/list', { pageNum: 1, pageSize: 1, action: 'loginLog.export' })).body.data.total;
+    const auditCount = async () =>
+      (await app.admin('/sys/auditLog/list', { pageNum: 1, pageSize: 1, action: 'loginLog.export' })).body.data.total;
     const before = await auditCount();
-    for (const [body, field] of [[{ status: 'nope' }, 'status'], [{ beginTime: '2023-02-29' }, 'beginTime'], [{ pageNum: 1 }, 'pageNum']] as const) {
+    for (const [body, field] of [
+      [{ status: 'nope' }, 'status'],
+      [{ beginTime: '2023-02-29' }, 'beginTime'],
+      [{ pageNum: 1 }, 'pageNum'],
+    ] as const) {
       const res = await exportOf('/sys/loginLog/export', body);
       expect(res.status).toBe(400);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
-      expect(res.json).toMatchObject({ success: false, code: 'VALIDATION_FAILED', data: { errors: [expect.objectContaining({ field })] } });
+      expect(res.json).toMatchObject({
+        success: false,
+        code: 'VALIDATION_FAILED',
+        data: { errors: [expect.objectContaining({ field })] },
+      });
     }
     expect((await exportOf('/sys/auditLog/export', { action: 5 })).json).toMatchObject({ code: 'VALIDATION_FAILED' });
     expect(await auditCount()).toBe(before);
@@ -185,16 +285,26 @@ describe.each(BACKENDS)('log export on $name', (backend) => {
     await exportOf('/sys/loginLog/export', { status: 'locked', ip: '10.1.2.3' });
     await exportOf('/sys/auditLog/export', { action: 'user.lock' });
 
-    const rowsOf = async (action: string) => (await app.admin('/sys/auditLog/list', { pageNum: 1, pageSize: 1, action })).body.data.rows;
-    expect(await rowsOf('loginLog.export')).toEqual([expect.objectContaining({
-      username: 'admin', action: 'loginLog.export', ip: '10.9.9.9', detail: { filters: { status: 'locked', ip: '10.1.2.3' } },
-    })]);
-    expect(await rowsOf('auditLog.export')).toEqual([expect.objectContaining({
-      username: 'admin', action: 'auditLog.export', detail: { filters: { action: 'user.lock' } },
-    })]);
+    const rowsOf = async (action: string) =>
+      (await app.admin('/sys/auditLog/list', { pageNum: 1, pageSize: 1, action })).body.data.rows;
+    expect(await rowsOf('loginLog.export')).toEqual([
+      expect.objectContaining({
+        username: 'admin',
+        action: 'loginLog.export',
+        ip: '10.9.9.9',
+        detail: { filters: { status: 'locked', ip: '10.1.2.3' } },
+      }),
+    ]);
+    expect(await rowsOf('auditLog.export')).toEqual([
+      expect.objectContaining({
+        username: 'admin',
+        action: 'auditLog.export',
+        detail: { filters: { action: 'user.lock' } },
+      }),
+    ]);
   });
 
-  it('exports the audit log with the list\'s row fields, detail as JSON text', async () => {
+  it("exports the audit log with the list's row fields, detail as JSON text", async () => {
     const user = await createUser(app);
     await app.admin('/sys/user/lock', { id: user.id });
 
@@ -204,28 +314,46 @@ describe.each(BACKENDS)('log export on $name', (backend) => {
     expect(res.raw.subarray(0, 3)).toEqual(BOM);
     const [header, ...lines] = res.rows;
     expect(header).toEqual(AUDIT_HEADER);
-    const list = await app.admin('/sys/auditLog/list', { pageNum: 1, pageSize: 10, action: 'user.lock', target: user.id });
-    expect(lines).toEqual(list.body.data.rows.map((row: Record<string, unknown>) => AUDIT_HEADER.map((f) => {
-      const v = row[f];
-      return v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
-    })));
+    const list = await app.admin('/sys/auditLog/list', {
+      pageNum: 1,
+      pageSize: 10,
+      action: 'user.lock',
+      target: user.id,
+    });
+    expect(lines).toEqual(
+      list.body.data.rows.map((row: Record<string, unknown>) =>
+        AUDIT_HEADER.map((f) => {
+          const v = row[f];
+          return v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+        }),
+      ),
+    );
     expect(lines).toHaveLength(1);
   });
 
-  it('exports the audit log with the list\'s prefix filters and beginTime/endTime', async () => {
+  it("exports the audit log with the list's prefix filters and beginTime/endTime", async () => {
     const user = await createUser(app);
     await app.admin('/sys/user/lock', { id: user.id });
     const ids = async (filters: Record<string, unknown>) =>
-      (await exportOf('/sys/auditLog/export', { action: 'user.lock', ...filters })).rows.slice(1).map((r) => r[AUDIT_HEADER.indexOf('target')]);
+      (await exportOf('/sys/auditLog/export', { action: 'user.lock', ...filters })).rows
+        .slice(1)
+        .map((r) => r[AUDIT_HEADER.indexOf('target')]);
 
     // target by a prefix of the target's user name, username by a prefix of the acting administrator's.
     expect(await ids({ target: user.username.slice(0, -1), username: 'adm' })).toEqual([user.id]);
     const at = app.clock.nowMs();
-    expect(await ids({ target: user.id, beginTime: new Date(at - 60_000).toISOString(), endTime: new Date(at + 60_000).toISOString() })).toEqual([user.id]);
+    expect(
+      await ids({
+        target: user.id,
+        beginTime: new Date(at - 60_000).toISOString(),
+        endTime: new Date(at + 60_000).toISOString(),
+      }),
+    ).toEqual([user.id]);
     expect(await ids({ target: user.id, endTime: new Date(at - 60_000).toISOString() })).toEqual([]);
     expect(await ids({ target: user.id, beginTime: new Date(at + 60_000).toISOString() })).toEqual([]);
     expect((await exportOf('/sys/auditLog/export', { beginTime: 'yesterday' })).json).toMatchObject({
-      code: 'VALIDATION_FAILED', data: { errors: [expect.objectContaining({ field: 'beginTime' })] },
+      code: 'VALIDATION_FAILED',
+      data: { errors: [expect.objectContaining({ field: 'beginTime' })] },
     });
   });
 });

@@ -1,7 +1,7 @@
+import { LogRetentionService, RETENTION_BATCH } from '../../src/retention/log-retention.service';
 import { createUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { startApp, TestApp } from '../support/test-app';
-import { LogRetentionService, RETENTION_BATCH } from '../../src/retention/log-retention.service';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -10,23 +10,39 @@ const HOUR_MS = 3_600_000;
 const sqlTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 23);
 
 /** Inserts login-log rows at the given times, in multi-row statements (fast enough for 100 000). */
-async function insertLoginRows(app: TestApp, rows: { time: number; account?: string; userId?: string | null; status?: string }[]) {
+async function insertLoginRows(
+  app: TestApp,
+  rows: { time: number; account?: string; userId?: string | null; status?: string }[],
+) {
   for (let i = 0; i < rows.length; i += 1_000) {
     const chunk = rows.slice(i, i + 1_000);
     const values = chunk.map(() => '(?, ?, ?, ?, ?, ?)').join(', ');
-    const params = chunk.flatMap((r) => [r.userId ?? null, r.account ?? 'bulk', 'account', r.status ?? 'passwrong', '10.1.1.1', sqlTime(r.time)]);
-    await app.db.query(`INSERT INTO sys_login_log (user_id, account, login_type, status, ip, login_time) VALUES ${values}`, params);
+    const params = chunk.flatMap((r) => [
+      r.userId ?? null,
+      r.account ?? 'bulk',
+      'account',
+      r.status ?? 'passwrong',
+      '10.1.1.1',
+      sqlTime(r.time),
+    ]);
+    await app.db.query(
+      `INSERT INTO sys_login_log (user_id, account, login_type, status, ip, login_time) VALUES ${values}`,
+      params,
+    );
   }
 }
 
 async function insertAuditRows(app: TestApp, times: number[], action = 'user.lock') {
   for (const time of times) {
-    await app.db.query('INSERT INTO sys_audit_log (user_id, username, action, ip, create_time) VALUES (?, ?, ?, ?, ?)',
-      ['someone', 'someone', action, '10.1.1.1', sqlTime(time)]);
+    await app.db.query(
+      'INSERT INTO sys_audit_log (user_id, username, action, ip, create_time) VALUES (?, ?, ?, ?, ?)',
+      ['someone', 'someone', action, '10.1.1.1', sqlTime(time)],
+    );
   }
 }
 
-const count = async (app: TestApp, sql: string, params: unknown[] = []) => Number((await app.db.query(sql, params))[0].n);
+const count = async (app: TestApp, sql: string, params: unknown[] = []) =>
+  Number((await app.db.query(sql, params))[0].n);
 
 describe.each(BACKENDS)('log retention on $name', (backend) => {
   describe('with LOG_RETENTION_DAYS=30', () => {
@@ -40,8 +56,10 @@ describe.each(BACKENDS)('log retention on $name', (backend) => {
       const now = app.clock.nowMs();
       const edge = now - 30 * DAY_MS;
       await insertLoginRows(app, [
-        { time: edge - 1, account: 'old-1' }, { time: edge - 400 * DAY_MS, account: 'old-2' },
-        { time: edge, account: 'edge' }, { time: edge + 1, account: 'young' },
+        { time: edge - 1, account: 'old-1' },
+        { time: edge - 400 * DAY_MS, account: 'old-2' },
+        { time: edge, account: 'edge' },
+        { time: edge + 1, account: 'young' },
       ]);
       await insertAuditRows(app, [edge - 1, edge - DAY_MS], 'user.unlock');
       await insertAuditRows(app, [edge, edge + 1], 'user.enable');
@@ -49,17 +67,31 @@ describe.each(BACKENDS)('log retention on $name', (backend) => {
       const result = await app.app.get(LogRetentionService).run();
 
       expect(result).toEqual({ cutoff: new Date(edge), loginLog: 2, auditLog: 2 });
-      const accounts = (await app.db.query("SELECT account FROM sys_login_log WHERE account IN ('old-1', 'old-2', 'edge', 'young') ORDER BY account"))
-        .map((r: { account: string }) => r.account);
+      const accounts = (
+        await app.db.query(
+          "SELECT account FROM sys_login_log WHERE account IN ('old-1', 'old-2', 'edge', 'young') ORDER BY account",
+        )
+      ).map((r: { account: string }) => r.account);
       expect(accounts).toEqual(['edge', 'young']);
       expect(await count(app, "SELECT COUNT(*) AS n FROM sys_audit_log WHERE action = 'user.unlock'")).toBe(0);
       expect(await count(app, "SELECT COUNT(*) AS n FROM sys_audit_log WHERE action = 'user.enable'")).toBe(2);
 
       const audit = await app.admin('/sys/auditLog/list', { pageNum: 1, pageSize: 10, action: 'log.retention' });
-      expect(audit.body.data.rows).toEqual([expect.objectContaining({
-        userId: 'system', username: 'system', action: 'log.retention', ip: '',
-        detail: { retentionDays: 30, maxFailureInterval: 24, cutoff: new Date(edge).toISOString(), loginLog: 2, auditLog: 2 },
-      })]);
+      expect(audit.body.data.rows).toEqual([
+        expect.objectContaining({
+          userId: 'system',
+          username: 'system',
+          action: 'log.retention',
+          ip: '',
+          detail: {
+            retentionDays: 30,
+            maxFailureInterval: 24,
+            cutoff: new Date(edge).toISOString(),
+            loginLog: 2,
+            auditLog: 2,
+          },
+        }),
+      ]);
     });
 
     it('runs on one instance at a time: a second run while one holds the job does nothing', async () => {
@@ -87,8 +119,14 @@ describe.each(BACKENDS)('log retention on $name', (backend) => {
     it(`deletes 100 000 rows in statements of at most ${RETENTION_BATCH} rows`, async () => {
       const now = app.clock.nowMs();
       const old = now - 31 * DAY_MS;
-      await insertLoginRows(app, Array.from({ length: 100_000 }, (_, i) => ({ time: old - i * 1_000 })));
-      await insertLoginRows(app, Array.from({ length: 10 }, (_, i) => ({ time: now - i * 1_000, account: 'bulk-young' })));
+      await insertLoginRows(
+        app,
+        Array.from({ length: 100_000 }, (_, i) => ({ time: old - i * 1_000 })),
+      );
+      await insertLoginRows(
+        app,
+        Array.from({ length: 10 }, (_, i) => ({ time: now - i * 1_000, account: 'bulk-young' })),
+      );
 
       // Every statement the database is sent, as the driver's query runner receives it.
       const runner = app.db.createQueryRunner();
@@ -129,17 +167,29 @@ describe.each(BACKENDS)('log retention on $name', (backend) => {
       const user = await createUser(app);
       const now = app.clock.nowMs();
       // Four failures two days ago: past the retention of 1 day, inside the 72-hour window.
-      await insertLoginRows(app, [1, 2, 3, 4].map((i) => ({
-        time: now - 2 * DAY_MS + i * 1_000, account: user.username, userId: user.id, status: 'passwrong',
-      })));
+      await insertLoginRows(
+        app,
+        [1, 2, 3, 4].map((i) => ({
+          time: now - 2 * DAY_MS + i * 1_000,
+          account: user.username,
+          userId: user.id,
+          status: 'passwrong',
+        })),
+      );
       // And one failure older than the window, which may go.
-      await insertLoginRows(app, [{ time: now - 73 * HOUR_MS, account: user.username, userId: user.id, status: 'passwrong' }]);
+      await insertLoginRows(app, [
+        { time: now - 73 * HOUR_MS, account: user.username, userId: user.id, status: 'passwrong' },
+      ]);
 
       const result = await app.app.get(LogRetentionService).run();
 
       expect(result!.cutoff).toEqual(new Date(now - 72 * HOUR_MS));
       expect(result!.loginLog).toBe(1);
-      expect(await count(app, "SELECT COUNT(*) AS n FROM sys_login_log WHERE user_id = ? AND status = 'passwrong'", [user.id])).toBe(4);
+      expect(
+        await count(app, "SELECT COUNT(*) AS n FROM sys_login_log WHERE user_id = ? AND status = 'passwrong'", [
+          user.id,
+        ]),
+      ).toBe(4);
       expect((await app.login(user.username, 'Wrong#pass1')).body.code).toBe('BAD_CREDENTIALS');
       expect((await app.userRow(user.id)).locked).toBeTruthy();
       expect((await app.login(user.username, user.password)).body.code).toBe('ACCOUNT_LOCKED');

@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+
 import { createActiveUser } from '../factories';
 import { sqliteMemory } from '../support/backends';
 import { encryptPassword } from '../support/password-transport';
@@ -51,107 +52,142 @@ function nginxConfig(dir: string, appPort: number, nginxPort: number): string {
   expect(ours).toContain(`listen 127.0.0.1:${nginxPort};`);
   writeFileSync(join(dir, 'site.conf'), ours);
   const temp = (name: string) => join(dir, name);
-  writeFileSync(join(dir, 'nginx.conf'), [
-    `pid ${temp('nginx.pid')};`,
-    `error_log ${temp('error.log')} warn;`,
-    'worker_processes 1;',
-    'events { worker_connections 64; }',
-    'http {',
-    `  access_log ${temp('access.log')};`,
-    ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `  ${kind}_temp_path ${temp(kind)};`),
-    `  include ${join(dir, 'site.conf')};`,
-    '}',
-  ].join('\n'));
+  writeFileSync(
+    join(dir, 'nginx.conf'),
+    [
+      `pid ${temp('nginx.pid')};`,
+      `error_log ${temp('error.log')} warn;`,
+      'worker_processes 1;',
+      'events { worker_connections 64; }',
+      'http {',
+      `  access_log ${temp('access.log')};`,
+      ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `  ${kind}_temp_path ${temp(kind)};`),
+      `  include ${join(dir, 'site.conf')};`,
+      '}',
+    ].join('\n'),
+  );
   return join(dir, 'nginx.conf');
 }
 
-interface Answer { status: number; body: any }
+interface Answer {
+  status: number;
+  body: any;
+}
 
 /** A POST from CLIENT_ADDRESS, as a browser on another machine would send it through nginx. */
 function post(base: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
   return new Promise((done, fail) => {
     const payload = JSON.stringify(body);
-    const req = request(`${base}${path}`, {
-      method: 'POST', localAddress: CLIENT_ADDRESS,
-      headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)), ...headers },
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => done({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-    });
+    const req = request(
+      `${base}${path}`,
+      {
+        method: 'POST',
+        localAddress: CLIENT_ADDRESS,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(payload)),
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => done({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      },
+    );
     req.on('error', fail);
     req.end(payload);
   });
 }
 
-(HAS_NGINX ? describe.each(['1', '127.0.0.1']) : describe.skip.each(['1']))('behind nginx with docs/nginx/login-policy.conf, TRUST_PROXY=%s', (trustProxy) => {
-  let app: TestApp;
-  let dir: string;
-  let nginx: ChildProcess;
-  let base: string;
-  let nginxLog = '';
+(HAS_NGINX ? describe.each(['1', '127.0.0.1']) : describe.skip.each(['1']))(
+  'behind nginx with docs/nginx/login-policy.conf, TRUST_PROXY=%s',
+  (trustProxy) => {
+    let app: TestApp;
+    let dir: string;
+    let nginx: ChildProcess;
+    let base: string;
+    let nginxLog = '';
 
-  beforeAll(async () => {
-    app = await startApp(sqliteMemory, { env: { TRUST_PROXY: trustProxy } });
-    const appPort = Number(new URL(await listenOnLocalPort(app)).port);
-    const nginxPort = await freePort();
-    dir = mkdtempSync(join(tmpdir(), 'lps-nginx-'));
-    // nginx started as root runs its worker as another user, which must reach the temp paths.
-    chmodSync(dir, 0o777);
-    nginx = spawn(NGINX, ['-p', dir, '-c', nginxConfig(dir, appPort, nginxPort), '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    nginx.stderr!.on('data', (chunk) => (nginxLog += String(chunk)));
-    base = `http://127.0.0.1:${nginxPort}`;
-    await waitFor(async () => {
-      if (nginx.exitCode !== null) throw new Error(`nginx exited: ${nginxLog}`);
-      return post(base, '/sys/publicKey', {}).then((r) => r.status === 200, () => false);
-    }, 'nginx to answer', 10_000, 50);
-  });
-
-  afterAll(async () => {
-    if (nginx && nginx.exitCode === null) {
-      const exited = new Promise((done) => nginx.once('exit', done));
-      nginx.kill('SIGQUIT');
-      await exited;
-    }
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    await app?.close();
-  });
-
-  it('records the client address nginx appended, not the one the client wrote into X-Forwarded-For', async () => {
-    const user = await createActiveUser(app);
-    const { publicKey } = (await post(base, '/sys/publicKey', {})).body.data;
-    const answer = await post(base, '/sys/login', { account: user.username, password: encryptPassword(publicKey, user.password) }, {
-      'x-forwarded-for': '203.0.113.9',
+    beforeAll(async () => {
+      app = await startApp(sqliteMemory, { env: { TRUST_PROXY: trustProxy } });
+      const appPort = Number(new URL(await listenOnLocalPort(app)).port);
+      const nginxPort = await freePort();
+      dir = mkdtempSync(join(tmpdir(), 'lps-nginx-'));
+      // nginx started as root runs its worker as another user, which must reach the temp paths.
+      chmodSync(dir, 0o777);
+      nginx = spawn(NGINX, ['-p', dir, '-c', nginxConfig(dir, appPort, nginxPort), '-g', 'daemon off;'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      nginx.stderr!.on('data', (chunk) => (nginxLog += String(chunk)));
+      base = `http://127.0.0.1:${nginxPort}`;
+      await waitFor(
+        async () => {
+          if (nginx.exitCode !== null) throw new Error(`nginx exited: ${nginxLog}`);
+          return post(base, '/sys/publicKey', {}).then(
+            (r) => r.status === 200,
+            () => false,
+          );
+        },
+        'nginx to answer',
+        10_000,
+        50,
+      );
     });
-    expect(answer.body).toMatchObject({ success: true, code: 'OK' });
 
-    // Its first row is createActiveUser's own login, sent straight to the app.
-    const rows = await app.logRows(user.username);
-    expect(rows.map((r) => [r.status, r.ip]).at(-1)).toEqual(['success', CLIENT_ADDRESS]);
-    expect(rows.map((r) => r.ip)).not.toContain('203.0.113.9');
-  });
+    afterAll(async () => {
+      if (nginx && nginx.exitCode === null) {
+        const exited = new Promise((done) => nginx.once('exit', done));
+        nginx.kill('SIGQUIT');
+        await exited;
+      }
+      if (dir) rmSync(dir, { recursive: true, force: true });
+      await app?.close();
+    });
 
-  it('passes the message stream through unbuffered: an event arrives while the stream stays open', async () => {
-    const user = await createActiveUser(app);
-    const { publicKey } = (await post(base, '/sys/publicKey', {})).body.data;
-    const token = (await post(base, '/sys/login', { account: user.username, password: encryptPassword(publicKey, user.password) })).body.data.accessToken;
-    await app.saveLoginStrategy({ sendMsgWhenErrorLogin: 'site' });
+    it('records the client address nginx appended, not the one the client wrote into X-Forwarded-For', async () => {
+      const user = await createActiveUser(app);
+      const { publicKey } = (await post(base, '/sys/publicKey', {})).body.data;
+      const answer = await post(
+        base,
+        '/sys/login',
+        { account: user.username, password: encryptPassword(publicKey, user.password) },
+        {
+          'x-forwarded-for': '203.0.113.9',
+        },
+      );
+      expect(answer.body).toMatchObject({ success: true, code: 'OK' });
 
-    const stream = await SseClient.open(`${base}/sys/message/stream`, { 'admin-token': token });
-    try {
-      expect(stream.status).toBe(200);
-      expect(stream.headers['content-type']).toBe('text/event-stream; charset=utf-8');
-      // The preamble is a few bytes: a buffering proxy would hold it back until far more arrived.
-      await waitFor(() => stream.raw.includes(': connected'), 'the stream preamble through nginx', 3_000);
+      // Its first row is createActiveUser's own login, sent straight to the app.
+      const rows = await app.logRows(user.username);
+      expect(rows.map((r) => [r.status, r.ip]).at(-1)).toEqual(['success', CLIENT_ADDRESS]);
+      expect(rows.map((r) => r.ip)).not.toContain('203.0.113.9');
+    });
 
-      await post(base, '/sys/login', { account: user.username, password: encryptPassword(publicKey, 'Wrong#pass1') });
-      const event = await stream.next((e) => e.event === 'message', 3_000);
-      expect(event.data).toMatchObject({ kind: 'login-failed', read: false });
-      expect(event.data.content).toContain(CLIENT_ADDRESS);
-      expect(stream.ended).toBe(false);
-    } finally {
-      stream.disconnect();
-    }
-  });
-});
+    it('passes the message stream through unbuffered: an event arrives while the stream stays open', async () => {
+      const user = await createActiveUser(app);
+      const { publicKey } = (await post(base, '/sys/publicKey', {})).body.data;
+      const token = (
+        await post(base, '/sys/login', { account: user.username, password: encryptPassword(publicKey, user.password) })
+      ).body.data.accessToken;
+      await app.saveLoginStrategy({ sendMsgWhenErrorLogin: 'site' });
+
+      const stream = await SseClient.open(`${base}/sys/message/stream`, { 'admin-token': token });
+      try {
+        expect(stream.status).toBe(200);
+        expect(stream.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+        // The preamble is a few bytes: a buffering proxy would hold it back until far more arrived.
+        await waitFor(() => stream.raw.includes(': connected'), 'the stream preamble through nginx', 3_000);
+
+        await post(base, '/sys/login', { account: user.username, password: encryptPassword(publicKey, 'Wrong#pass1') });
+        const event = await stream.next((e) => e.event === 'message', 3_000);
+        expect(event.data).toMatchObject({ kind: 'login-failed', read: false });
+        expect(event.data.content).toContain(CLIENT_ADDRESS);
+        expect(stream.ended).toBe(false);
+      } finally {
+        stream.disconnect();
+      }
+    });
+  },
+);

@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+
 import { Browser, BrowserContext, chromium, Locator, Page, Response } from 'playwright-core';
+
 import { Envelope } from '../../src/common/envelope';
 import { sqliteMemory } from './backends';
 import { listenOnLocalPort, startApp, StartOptions, TestApp } from './test-app';
@@ -24,8 +26,13 @@ export function launchChromium(): Promise<Browser> {
     executablePath: CHROMIUM_PATH,
     headless: true,
     args: [
-      '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
     ],
   });
 }
@@ -55,7 +62,11 @@ export async function clean(locator: Locator): Promise<string> {
 }
 
 /** Polls a condition (DOM state, API state) until it holds; never a fixed sleep. */
-export async function until<T>(probe: () => Promise<T | false | null | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
+export async function until<T>(
+  probe: () => Promise<T | false | null | undefined>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -66,7 +77,9 @@ export async function until<T>(probe: () => Promise<T | false | null | undefined
       lastError = err;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (${String(lastError)})` : ''}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (${String(lastError)})` : ''}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -185,7 +198,9 @@ export function consoleBrowserSuite(suite: string, options: ConsoleBrowserSuiteO
     context.setDefaultTimeout(15_000);
     contexts.push(context);
     if (options.checkCsp) {
-      await context.exposeBinding('__reportCspViolation', (_source, text: string) => { cspViolations.push(text); });
+      await context.exposeBinding('__reportCspViolation', (_source, text: string) => {
+        cspViolations.push(text);
+      });
       await context.addInitScript(`document.addEventListener('securitypolicyviolation', (e) => window.__reportCspViolation(
         e.violatedDirective + ' blocked ' + (e.blockedURI || '(inline)') + ' at ' + e.sourceFile + ':' + e.lineNumber));`);
     }
@@ -235,7 +250,9 @@ export function consoleBrowserSuite(suite: string, options: ConsoleBrowserSuiteO
         const notes: string[] = [];
         for (const [i, { label, page, errors: seen }] of pages.entries()) {
           notes.push(`[${label}] ${page.url()}`, ...seen.map((e) => `  ${e}`));
-          await page.screenshot({ path: join(RESULTS, `${stem}-${i}-${label}.png`), fullPage: true }).catch(() => undefined);
+          await page
+            .screenshot({ path: join(RESULTS, `${stem}-${i}-${label}.png`), fullPage: true })
+            .catch(() => undefined);
         }
         writeFileSync(join(RESULTS, `${stem}.log`), `${notes.join('\n')}\n`);
         throw err;
@@ -244,9 +261,17 @@ export function consoleBrowserSuite(suite: string, options: ConsoleBrowserSuiteO
   }
 
   async function shot(page: Page, name: string): Promise<void> {
-    await until(async () => (await page.locator('.el-button.is-loading, .el-loading-mask').filter({ visible: true }).count()) === 0,
-      `${name}: loading to finish`, 5_000);
-    await page.screenshot({ path: join(RESULTS, `${name}.png`), fullPage: options.fullPage ?? true, animations: 'disabled' });
+    await until(
+      async () =>
+        (await page.locator('.el-button.is-loading, .el-loading-mask').filter({ visible: true }).count()) === 0,
+      `${name}: loading to finish`,
+      5_000,
+    );
+    await page.screenshot({
+      path: join(RESULTS, `${name}.png`),
+      fullPage: options.fullPage ?? true,
+      animations: 'disabled',
+    });
   }
 
   return { app: () => app, base: () => base, newPage, errors, login, signIn, scenario, shot };

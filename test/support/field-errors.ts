@@ -6,8 +6,14 @@ export function fieldErrorsOk(data: unknown, field?: string): boolean {
   const errors = (data as { errors?: unknown } | null)?.errors;
   if (!Array.isArray(errors) || !errors.length) return false;
   // A field may be named '' when the client sent a key '' (the input's name, as sent).
-  const wellFormed = errors.every((e) => e && typeof e.field === 'string'
-    && typeof e.message === 'string' && e.message !== '' && Object.keys(e).length === 2);
+  const wellFormed = errors.every(
+    (e) =>
+      e &&
+      typeof e.field === 'string' &&
+      typeof e.message === 'string' &&
+      e.message !== '' &&
+      Object.keys(e).length === 2,
+  );
   return wellFormed && (field === undefined || errors.some((e) => e.field === field));
 }
 

@@ -1,13 +1,21 @@
 import type { Provider } from '@nestjs/common';
+
 import { LoginLogEntity, LoginStatus } from '../../src/login-log/login-log.entity';
 import { LoginLogCursor, LoginLogFilter, LoginLogRepository } from '../../src/login-log/login-log.repository';
+import { accountStates } from '../../src/user-account/account-state';
 import { RoleEntity, UserRoleEntity } from '../../src/user-account/role.entity';
 import { RoleRepository } from '../../src/user-account/role.repository';
-import { Identifier, IdentifierKind, identifiersOf, loginCandidates, matchLogin, normaliseIdentifier } from '../../src/user-account/user-identifier';
-import { UserIdentifierEntity } from '../../src/user-account/user-identifier.entity';
 import { UserEntity } from '../../src/user-account/user.entity';
 import { NewUserRow, UserChange, UserFilter, UserRepository } from '../../src/user-account/user.repository';
-import { accountStates } from '../../src/user-account/account-state';
+import {
+  Identifier,
+  IdentifierKind,
+  identifiersOf,
+  loginCandidates,
+  matchLogin,
+  normaliseIdentifier,
+} from '../../src/user-account/user-identifier';
+import { UserIdentifierEntity } from '../../src/user-account/user-identifier.entity';
 
 /**
  * In-memory repositories for unit specs: the tables as maps, shared between the repositories as the
@@ -53,7 +61,12 @@ export class InMemoryUserRepository implements Shape<UserRepository> {
 
   async findForLogin(account: string): Promise<{ userId: string; kind: IdentifierKind } | null> {
     const candidates = loginCandidates(account);
-    const hit = matchLogin(account, [...this.tables.identifiers.values()].filter((i) => candidates.includes(i.value) && live(this.rows.get(i.userId))));
+    const hit = matchLogin(
+      account,
+      [...this.tables.identifiers.values()].filter(
+        (i) => candidates.includes(i.value) && live(this.rows.get(i.userId)),
+      ),
+    );
     return hit ? { userId: hit.userId, kind: hit.kind } : null;
   }
 
@@ -87,13 +100,18 @@ export class InMemoryUserRepository implements Shape<UserRepository> {
   }
 
   async identifiersTaken(values: string[], exceptUserId?: string): Promise<Set<string>> {
-    return new Set(values.filter((v) => this.tables.identifiers.has(v) && this.tables.identifiers.get(v)!.userId !== exceptUserId));
+    return new Set(
+      values.filter((v) => this.tables.identifiers.has(v) && this.tables.identifiers.get(v)!.userId !== exceptUserId),
+    );
   }
 
   async page(filter: UserFilter, pageNum: number, pageSize: number): Promise<[UserEntity[], number]> {
     const keyword = filter.keyword?.toLowerCase();
-    const matching = [...this.rows.values()].filter(live)
-      .filter((u) => !keyword || [u.username, u.name, u.mobile, u.email].some((f) => f?.toLowerCase().includes(keyword)))
+    const matching = [...this.rows.values()]
+      .filter(live)
+      .filter(
+        (u) => !keyword || [u.username, u.name, u.mobile, u.email].some((f) => f?.toLowerCase().includes(keyword)),
+      )
       .filter((u) => !filter.state || inState(u, filter.state))
       .sort((a, b) => a.createTime.getTime() - b.createTime.getTime() || a.id.localeCompare(b.id));
     return [matching.slice((pageNum - 1) * pageSize, pageNum * pageSize).map(withoutPassword), matching.length];
@@ -108,8 +126,11 @@ export class InMemoryUserRepository implements Shape<UserRepository> {
 
   async update(id: string, change: UserChange): Promise<void> {
     if (change.identifiers) {
-      const taken = change.identifiers.find((i) => this.tables.identifiers.get(i.value)?.userId !== undefined
-        && this.tables.identifiers.get(i.value)!.userId !== id);
+      const taken = change.identifiers.find(
+        (i) =>
+          this.tables.identifiers.get(i.value)?.userId !== undefined &&
+          this.tables.identifiers.get(i.value)!.userId !== id,
+      );
       if (taken) throw duplicate(taken.value);
       for (const [value, i] of [...this.tables.identifiers]) if (i.userId === id) this.tables.identifiers.delete(value);
       for (const i of change.identifiers) this.tables.identifiers.set(i.value, { ...i, userId: id });
@@ -145,7 +166,9 @@ export class InMemoryUserRepository implements Shape<UserRepository> {
     const exempt = new Set(this.tables.userRoles.filter((l) => exemptRoles.includes(l.roleCode)).map((l) => l.userId));
     return [...this.rows.values()]
       .filter((u) => live(u) && u.id > afterId && !u.disabled && !exempt.has(u.id) && this.dormant(u, cutoff))
-      .sort((a, b) => (a.id < b.id ? -1 : 1)).slice(0, limit).map(withoutPassword);
+      .sort((a, b) => (a.id < b.id ? -1 : 1))
+      .slice(0, limit)
+      .map(withoutPassword);
   }
 
   async disableIfDormant(id: string, cutoff: Date): Promise<boolean> {
@@ -156,8 +179,10 @@ export class InMemoryUserRepository implements Shape<UserRepository> {
   }
 
   private dormant(u: UserEntity, cutoff: Date): boolean {
-    return (u.lastLoginTime ?? u.createTime).getTime() <= cutoff.getTime()
-      && (!u.failureResetTime || u.failureResetTime.getTime() <= cutoff.getTime());
+    return (
+      (u.lastLoginTime ?? u.createTime).getTime() <= cutoff.getTime() &&
+      (!u.failureResetTime || u.failureResetTime.getTime() <= cutoff.getTime())
+    );
   }
 
   async enable(id: string, at: Date): Promise<void> {
@@ -173,7 +198,18 @@ export class InMemoryUserRepository implements Shape<UserRepository> {
   }
 
   async recover(id: string, hash: string, at: Date, keepPrevious: number): Promise<void> {
-    this.replacePassword(id, { locked: false, unlockTime: null, disabled: false, password: hash, passwordUpdateTime: null, failureResetTime: at }, keepPrevious);
+    this.replacePassword(
+      id,
+      {
+        locked: false,
+        unlockTime: null,
+        disabled: false,
+        password: hash,
+        passwordUpdateTime: null,
+        failureResetTime: at,
+      },
+      keepPrevious,
+    );
   }
 
   async previousPasswords(userId: string, limit: number): Promise<string[]> {
@@ -231,7 +267,8 @@ export class InMemoryRoleRepository implements Shape<RoleRepository> {
   }
 
   async members(codes: string[]): Promise<{ roleCode: string; userId: string; username: string }[]> {
-    return this.tables.userRoles.filter((l) => codes.includes(l.roleCode) && live(this.tables.users.get(l.userId)))
+    return this.tables.userRoles
+      .filter((l) => codes.includes(l.roleCode) && live(this.tables.users.get(l.userId)))
       .map((l) => ({ roleCode: l.roleCode, userId: l.userId, username: this.tables.users.get(l.userId)!.username }))
       .sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
   }
@@ -276,8 +313,12 @@ export class InMemoryLoginLogRepository implements Shape<LoginLogRepository> {
   }
 
   async countFailuresSince(userId: string, since: Date): Promise<number> {
-    return this.rows.filter((r) => r.userId === userId && (r.status === LoginStatus.PASSWRONG || r.status === LoginStatus.MFAWRONG)
-      && r.loginTime.getTime() >= since.getTime()).length;
+    return this.rows.filter(
+      (r) =>
+        r.userId === userId &&
+        (r.status === LoginStatus.PASSWRONG || r.status === LoginStatus.MFAWRONG) &&
+        r.loginTime.getTime() >= since.getTime(),
+    ).length;
   }
 
   async countFailuresSinceEach(windows: { userId: string; since: Date }[]): Promise<Map<string, number>> {
@@ -291,7 +332,8 @@ export class InMemoryLoginLogRepository implements Shape<LoginLogRepository> {
 
   async recentSuccessIps(userId: string, count: number): Promise<string[]> {
     return this.newestFirst(this.rows.filter((r) => r.userId === userId && r.status === LoginStatus.SUCCESS))
-      .slice(0, count).map((r) => r.ip);
+      .slice(0, count)
+      .map((r) => r.ip);
   }
 
   async page(filter: LoginLogFilter, pageNum: number, pageSize: number): Promise<[LoginLogEntity[], number]> {
@@ -300,13 +342,22 @@ export class InMemoryLoginLogRepository implements Shape<LoginLogRepository> {
   }
 
   async slice(filter: LoginLogFilter, cursor: LoginLogCursor | null, size: number): Promise<LoginLogEntity[]> {
-    return this.matching(filter).filter((r) => !cursor || r.loginTime < cursor.loginTime
-      || (r.loginTime.getTime() === cursor.loginTime.getTime() && Number(r.id) < Number(cursor.id)))
-      .slice(0, size).map((r) => ({ ...r }));
+    return this.matching(filter)
+      .filter(
+        (r) =>
+          !cursor ||
+          r.loginTime < cursor.loginTime ||
+          (r.loginTime.getTime() === cursor.loginTime.getTime() && Number(r.id) < Number(cursor.id)),
+      )
+      .slice(0, size)
+      .map((r) => ({ ...r }));
   }
 
   async idsBefore(before: Date, limit: number): Promise<string[]> {
-    return [...this.newestFirst(this.rows.filter((r) => r.loginTime < before))].reverse().slice(0, limit).map((r) => r.id);
+    return [...this.newestFirst(this.rows.filter((r) => r.loginTime < before))]
+      .reverse()
+      .slice(0, limit)
+      .map((r) => r.id);
   }
 
   async deleteIds(ids: string[]): Promise<number> {
@@ -317,11 +368,18 @@ export class InMemoryLoginLogRepository implements Shape<LoginLogRepository> {
   }
 
   private matching(filter: LoginLogFilter): LoginLogEntity[] {
-    return this.newestFirst(this.rows.filter((r) =>
-      // Account and ip are prefixes (LIKE is case-insensitive for ASCII on both databases).
-      (!filter.account || r.account.toLowerCase().startsWith(filter.account.toLowerCase())) && (!filter.status || r.status === filter.status)
-      && (!filter.loginType || r.loginType === filter.loginType) && (!filter.ip || r.ip.startsWith(filter.ip))
-      && (!filter.from || r.loginTime >= filter.from) && (!filter.to || r.loginTime <= filter.to)));
+    return this.newestFirst(
+      this.rows.filter(
+        (r) =>
+          // Account and ip are prefixes (LIKE is case-insensitive for ASCII on both databases).
+          (!filter.account || r.account.toLowerCase().startsWith(filter.account.toLowerCase())) &&
+          (!filter.status || r.status === filter.status) &&
+          (!filter.loginType || r.loginType === filter.loginType) &&
+          (!filter.ip || r.ip.startsWith(filter.ip)) &&
+          (!filter.from || r.loginTime >= filter.from) &&
+          (!filter.to || r.loginTime <= filter.to),
+      ),
+    );
   }
 
   /** The statuses written, oldest first. */

@@ -6,9 +6,20 @@ import type { UserEntity } from '../../src/user-account/user.entity';
 /** A user as a proof's unit spec needs it; `over` sets what the case is about. */
 export function proofUser(over: Partial<UserEntity> = {}): UserEntity {
   return {
-    id: 'u1', username: 'zhangsan', name: '张三', mobile: null, email: null, password: 'hash:Right-pass1',
-    passwordUpdateTime: null, createTime: new Date('2025-01-01T00:00:00Z'), locked: false, unlockTime: null, disabled: false,
-    failureResetTime: null, lastLoginTime: null, ...over,
+    id: 'u1',
+    username: 'zhangsan',
+    name: '张三',
+    mobile: null,
+    email: null,
+    password: 'hash:Right-pass1',
+    passwordUpdateTime: null,
+    createTime: new Date('2025-01-01T00:00:00Z'),
+    locked: false,
+    unlockTime: null,
+    disabled: false,
+    failureResetTime: null,
+    lastLoginTime: null,
+    ...over,
   };
 }
 

@@ -59,16 +59,25 @@ export type LoginSettings = typeof LOGIN_DEFAULTS;
 export type UserSettings = typeof USER_DEFAULTS;
 
 /** A whole login group: the defaults with `overrides`. */
-export const loginSettings = (overrides: Partial<LoginSettings> = {}): LoginSettings => ({ ...LOGIN_DEFAULTS, ...overrides });
+export const loginSettings = (overrides: Partial<LoginSettings> = {}): LoginSettings => ({
+  ...LOGIN_DEFAULTS,
+  ...overrides,
+});
 
 /** A whole user group: the defaults with `overrides`. */
-export const userSettings = (overrides: Partial<UserSettings> = {}): UserSettings => ({ ...USER_DEFAULTS, ...overrides });
+export const userSettings = (overrides: Partial<UserSettings> = {}): UserSettings => ({
+  ...USER_DEFAULTS,
+  ...overrides,
+});
 
 /**
  * Saves both groups whole (through the admin API, as an operator would): the defaults with
  * the given overrides, so that a test starts from the defaults whatever the one before changed.
  */
-export async function saveSettings(app: TestApp, overrides: { login?: Partial<LoginSettings>; user?: Partial<UserSettings> } = {}): Promise<void> {
+export async function saveSettings(
+  app: TestApp,
+  overrides: { login?: Partial<LoginSettings>; user?: Partial<UserSettings> } = {},
+): Promise<void> {
   await app.saveLoginStrategy(loginSettings(overrides.login));
   await app.saveUserStrategy(userSettings(overrides.user));
 }

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+
 import { SMTPServer } from 'smtp-server';
 
 export interface ReceivedMail {
@@ -69,7 +70,13 @@ function mimeText(raw: string): string {
 function decodeQuotedPrintable(body: string): string {
   const joined = body.replace(/=\r?\n/g, '');
   return joined.replace(/(?:=[0-9A-F]{2})+/gi, (run) =>
-    Buffer.from(run.split('=').slice(1).map((h) => parseInt(h, 16))).toString('utf8'));
+    Buffer.from(
+      run
+        .split('=')
+        .slice(1)
+        .map((h) => parseInt(h, 16)),
+    ).toString('utf8'),
+  );
 }
 
 /** A port with nothing listening (an SMTP server that is down). */

@@ -1,4 +1,5 @@
 import { get, IncomingHttpHeaders } from 'node:http';
+
 import type { TestApp } from './test-app';
 
 export interface SseEvent {
@@ -18,7 +19,11 @@ export class SseClient {
   private buffer = '';
   private waiters: (() => void)[] = [];
 
-  private constructor(readonly status: number, readonly headers: IncomingHttpHeaders, readonly disconnect: () => void) {}
+  private constructor(
+    readonly status: number,
+    readonly headers: IncomingHttpHeaders,
+    readonly disconnect: () => void,
+  ) {}
 
   static open(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
     return new Promise((resolve, reject) => {
@@ -43,7 +48,8 @@ export class SseClient {
       const found = this.events.find(match);
       if (found) return found;
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no matching SSE event within ${timeoutMs} ms; got ${JSON.stringify(this.events)}`);
+      if (left <= 0)
+        throw new Error(`no matching SSE event within ${timeoutMs} ms; got ${JSON.stringify(this.events)}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.push(() => {

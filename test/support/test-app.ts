@@ -1,18 +1,20 @@
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+
 import type { Type } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
+
 import { AppModule } from '../../src/app.module';
 import { setupApp } from '../../src/app.setup';
 import { Clock } from '../../src/common/clock';
-import { FakeClock } from './fake-clock';
 import { Envelope } from '../../src/common/envelope';
 import { createHttpAdapter } from '../../src/common/http-adapter';
 import { loadConfig } from '../../src/config/app-config';
 import { KvStore } from '../../src/store/kv.store';
 import { Backend, Provisioned } from './backends';
+import { FakeClock } from './fake-clock';
 import { encryptPassword } from './password-transport';
 import type { LoginSettings, UserSettings } from './settings';
 
@@ -69,12 +71,16 @@ export class TestApp {
     const headers: Record<string, string> = {
       'content-type': opts.contentType ?? 'application/json',
       'x-forwarded-for': opts.ip ?? '10.0.0.1',
-      'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+      'user-agent':
+        'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
       ...opts.headers,
     };
     if (opts.token) headers['admin-token'] = opts.token;
     const res = await this.app.inject({
-      method: 'POST', url: path, headers, payload: opts.raw ?? JSON.stringify(body),
+      method: 'POST',
+      url: path,
+      headers,
+      payload: opts.raw ?? JSON.stringify(body),
     });
     return { status: res.statusCode, body: res.json() as Envelope<T>, headers: res.headers };
   }
@@ -87,7 +93,10 @@ export class TestApp {
 
   async login(account: string, password: string, opts: CallOptions = {}) {
     return this.post<{ accessToken: string; tempUser: boolean; forceUpdatePassword: boolean; tip: string }>(
-      '/sys/login', { account, password: await this.encrypt(password) }, opts);
+      '/sys/login',
+      { account, password: await this.encrypt(password) },
+      opts,
+    );
   }
 
   /** Logs in and insists on success; returns the token. */
@@ -164,12 +173,13 @@ export async function startApp(backend: Backend, options: StartOptions = {}): Pr
   });
   const clock = options.clock ?? new FakeClock();
   const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config), ...(options.imports ?? [])] })
-    .overrideProvider(Clock).useValue(clock)
+    .overrideProvider(Clock)
+    .useValue(clock)
     .compile();
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(
-    createHttpAdapter(config),
-    { bodyParser: false, logger: ['error', 'warn'] },
-  );
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(config), {
+    bodyParser: false,
+    logger: ['error', 'warn'],
+  });
   try {
     await setupApp(app);
     await app.init();

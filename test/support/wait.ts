@@ -7,7 +7,12 @@ export type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
  * Polls `probe` every `everyMs` until it returns something truthy, and returns that; fails naming
  * `what` once `timeoutMs` has passed.
  */
-export async function waitFor<T>(probe: () => Promise<T> | T, what: string, timeoutMs = 5000, everyMs = 10): Promise<Truthy<T>> {
+export async function waitFor<T>(
+  probe: () => Promise<T> | T,
+  what: string,
+  timeoutMs = 5000,
+  everyMs = 10,
+): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

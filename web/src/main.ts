@@ -1,16 +1,18 @@
-import { createApp } from 'vue';
-import { createPinia } from 'pinia';
-import ElementPlus from 'element-plus';
-import * as Icons from '@element-plus/icons-vue';
 import 'element-plus/dist/index.css';
-import App from './App.vue';
+import './styles.css';
+
+import * as Icons from '@element-plus/icons-vue';
+import ElementPlus from 'element-plus';
+import { createPinia } from 'pinia';
+import { createApp } from 'vue';
+
 import { onReauthRequired, onSessionEnd, onTempTokenForbidden } from './api/request';
+import App from './App.vue';
+import { askForProof, settleProof } from './composables/useReauth';
+import { forgetSession } from './composables/useSessionExpiry';
 import { i18n } from './i18n';
 import { router } from './router';
 import { useAuthStore } from './stores/auth';
-import { askForProof, settleProof } from './composables/useReauth';
-import { forgetSession } from './composables/useSessionExpiry';
-import './styles.css';
 
 const app = createApp(App);
 const pinia = createPinia();

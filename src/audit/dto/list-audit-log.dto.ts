@@ -1,24 +1,40 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
+
 import { IsInstant } from '../../common/instant';
 import { Optional } from '../../common/optional';
 import { PagingDto } from '../../common/paging.dto';
 
 export class ListAuditLogDto extends PagingDto {
-  @ApiPropertyOptional({ example: 'user.lock' }) @Optional() @IsString() @MaxLength(64)
+  @ApiPropertyOptional({ example: 'user.lock' })
+  @Optional()
+  @IsString()
+  @MaxLength(64)
   action?: string;
 
-  @ApiPropertyOptional({ description: 'a prefix of the acting administrator\'s user name' }) @Optional() @IsString() @MaxLength(64)
+  @ApiPropertyOptional({ description: "a prefix of the acting administrator's user name" })
+  @Optional()
+  @IsString()
+  @MaxLength(64)
   username?: string;
 
-  @ApiPropertyOptional({ description: 'a prefix of what the action was on: its id (user id, role code, setting group) or its name (user name, role name)' })
-  @Optional() @IsString() @MaxLength(128)
+  @ApiPropertyOptional({
+    description:
+      'a prefix of what the action was on: its id (user id, role code, setting group) or its name (user name, role name)',
+  })
+  @Optional()
+  @IsString()
+  @MaxLength(128)
   target?: string;
 
-  @ApiPropertyOptional({ description: 'ISO 8601, inclusive' }) @Optional() @IsInstant()
+  @ApiPropertyOptional({ description: 'ISO 8601, inclusive' })
+  @Optional()
+  @IsInstant()
   beginTime?: string;
 
-  @ApiPropertyOptional({ description: 'ISO 8601, inclusive' }) @Optional() @IsInstant()
+  @ApiPropertyOptional({ description: 'ISO 8601, inclusive' })
+  @Optional()
+  @IsInstant()
   endTime?: string;
 }
 
@@ -32,7 +48,11 @@ export class AuditRowDto {
   @ApiProperty({ type: String, nullable: true }) username: string | null;
   @ApiProperty({ example: 'user.lock' }) action: string;
   @ApiProperty({ type: String, nullable: true }) target: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'the target user\'s user name (a role\'s name) when the action was recorded' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "the target user's user name (a role's name) when the action was recorded",
+  })
   targetName: string | null;
   @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'what changed, or null' })
   detail: Record<string, unknown> | null;

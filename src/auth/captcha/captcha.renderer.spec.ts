@@ -1,4 +1,5 @@
 import { createCanvas, loadImage } from '@napi-rs/canvas';
+
 import { CAPTCHA_CHARS, CAPTCHA_HEIGHT, CAPTCHA_WIDTH, captchaText, renderCaptcha } from './captcha.renderer';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -31,7 +32,8 @@ describe('captcha renderer', () => {
   it('puts the glyphs in dark ink on a light background, for a person to read', async () => {
     const shares = async (text: string) => {
       const { data } = await pixels(await renderCaptcha(text));
-      let dark = 0, light = 0;
+      let dark = 0,
+        light = 0;
       for (let i = 0; i < data.length; i += 4) {
         const luma = 0.299 * data[i] + 0.587 * data[i + 1] + 0.114 * data[i + 2];
         if (luma < 110) dark++;
@@ -56,7 +58,8 @@ describe('captcha renderer', () => {
     expect(first.equals(second)).toBe(false);
     const [a, b] = [(await pixels(first)).data, (await pixels(second)).data];
     let differing = 0;
-    for (let i = 0; i < a.length; i += 4) if (Math.abs(a[i] - b[i]) + Math.abs(a[i + 1] - b[i + 1]) + Math.abs(a[i + 2] - b[i + 2]) > 60) differing++;
+    for (let i = 0; i < a.length; i += 4)
+      if (Math.abs(a[i] - b[i]) + Math.abs(a[i + 1] - b[i + 1]) + Math.abs(a[i + 2] - b[i + 2]) > 60) differing++;
     // Not a re-encoding of one picture: a large share of the pixels moved or changed colour.
     expect(differing / (a.length / 4)).toBeGreaterThan(0.2);
   });

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+
 import { createCanvas, GlobalFonts, type SKRSContext2D } from '@napi-rs/canvas';
 
 export const CAPTCHA_WIDTH = 120;
@@ -51,7 +52,8 @@ const rand = (min: number, max: number) => min + Math.random() * (max - min);
 
 function colour(light: boolean): string {
   const hue = Math.floor(rand(0, 360));
-  return light ? `hsl(${hue}, ${Math.floor(rand(20, 50))}%, ${Math.floor(rand(85, 95))}%)`
+  return light
+    ? `hsl(${hue}, ${Math.floor(rand(20, 50))}%, ${Math.floor(rand(85, 95))}%)`
     : `hsl(${hue}, ${Math.floor(rand(40, 80))}%, ${Math.floor(rand(18, 38))}%)`;
 }
 
@@ -65,7 +67,15 @@ function drawBackground(ctx: SKRSContext2D): void {
   for (let i = 0; i < 6; i++) {
     ctx.fillStyle = colour(true);
     ctx.beginPath();
-    ctx.ellipse(rand(0, CAPTCHA_WIDTH), rand(0, CAPTCHA_HEIGHT), rand(4, 16), rand(3, 10), rand(0, Math.PI), 0, 2 * Math.PI);
+    ctx.ellipse(
+      rand(0, CAPTCHA_WIDTH),
+      rand(0, CAPTCHA_HEIGHT),
+      rand(4, 16),
+      rand(3, 10),
+      rand(0, Math.PI),
+      0,
+      2 * Math.PI,
+    );
     ctx.fill();
   }
 }
@@ -92,25 +102,39 @@ function drawCurves(ctx: SKRSContext2D, count: number): void {
     ctx.lineWidth = rand(1, 1.8);
     ctx.beginPath();
     ctx.moveTo(rand(-5, 15), rand(5, CAPTCHA_HEIGHT - 5));
-    ctx.bezierCurveTo(rand(25, 55), rand(-10, CAPTCHA_HEIGHT + 10), rand(65, 95), rand(-10, CAPTCHA_HEIGHT + 10),
-      rand(105, CAPTCHA_WIDTH + 5), rand(5, CAPTCHA_HEIGHT - 5));
+    ctx.bezierCurveTo(
+      rand(25, 55),
+      rand(-10, CAPTCHA_HEIGHT + 10),
+      rand(65, 95),
+      rand(-10, CAPTCHA_HEIGHT + 10),
+      rand(105, CAPTCHA_WIDTH + 5),
+      rand(5, CAPTCHA_HEIGHT - 5),
+    );
     ctx.stroke();
   }
 }
 
 /** Moves every pixel along two sine waves (x by row, y by column), sampling bilinearly. */
 function warp(src: Uint8ClampedArray, dst: Uint8ClampedArray): void {
-  const ax = rand(1, 2), px = rand(16, 26), fx = rand(0, 2 * Math.PI);
-  const ay = rand(1, 2), py = rand(24, 44), fy = rand(0, 2 * Math.PI);
-  const w = CAPTCHA_WIDTH, h = CAPTCHA_HEIGHT;
+  const ax = rand(1, 2),
+    px = rand(16, 26),
+    fx = rand(0, 2 * Math.PI);
+  const ay = rand(1, 2),
+    py = rand(24, 44),
+    fy = rand(0, 2 * Math.PI);
+  const w = CAPTCHA_WIDTH,
+    h = CAPTCHA_HEIGHT;
   for (let y = 0; y < h; y++) {
     const dx = ax * Math.sin((2 * Math.PI * y) / px + fx);
     for (let x = 0; x < w; x++) {
       const sx = Math.min(w - 1, Math.max(0, x + dx));
       const sy = Math.min(h - 1, Math.max(0, y + ay * Math.sin((2 * Math.PI * x) / py + fy)));
-      const x0 = Math.floor(sx), y0 = Math.floor(sy);
-      const x1 = Math.min(w - 1, x0 + 1), y1 = Math.min(h - 1, y0 + 1);
-      const tx = sx - x0, ty = sy - y0;
+      const x0 = Math.floor(sx),
+        y0 = Math.floor(sy);
+      const x1 = Math.min(w - 1, x0 + 1),
+        y1 = Math.min(h - 1, y0 + 1);
+      const tx = sx - x0,
+        ty = sy - y0;
       const o = (y * w + x) * 4;
       for (let c = 0; c < 4; c++) {
         const top = src[(y0 * w + x0) * 4 + c] * (1 - tx) + src[(y0 * w + x1) * 4 + c] * tx;

@@ -1,18 +1,26 @@
-import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+
+import { Injectable } from '@nestjs/common';
+
 import { AppException } from '../../common/app.exception';
-import { ErrorCode } from '../../common/error-code';
 import { Clock } from '../../common/clock';
+import { ErrorCode } from '../../common/error-code';
 import { AppConfig } from '../../config/app-config';
-import { KvStore } from '../../store/kv.store';
 import { Keys } from '../../store/keys';
+import { KvStore } from '../../store/kv.store';
 import { OneTimeKind, OneTimeStore, TEXT } from '../../store/one-time-store';
 import { captchaText, renderCaptcha } from './captcha.renderer';
 
 export const CAPTCHA_TTL_MS = 3 * 60_000;
 
 /** CAPTCHA:{imgId} → the text: the id is a public handle, not a secret, so it is the key as it is. */
-const CAPTCHAS: OneTimeKind<string> = { key: Keys.captcha, ttlMs: CAPTCHA_TTL_MS, hashed: false, format: TEXT, generate: () => randomUUID() };
+const CAPTCHAS: OneTimeKind<string> = {
+  key: Keys.captcha,
+  ttlMs: CAPTCHA_TTL_MS,
+  hashed: false,
+  format: TEXT,
+  generate: () => randomUUID(),
+};
 
 /**
  * A captcha lives 3 minutes and is deleted by its first use, right or wrong, so that one image
@@ -23,7 +31,11 @@ const CAPTCHAS: OneTimeKind<string> = { key: Keys.captcha, ttlMs: CAPTCHA_TTL_MS
 export class CaptchaService {
   private readonly captchas: OneTimeStore<string>;
 
-  constructor(private readonly config: AppConfig, store: KvStore, clock: Clock) {
+  constructor(
+    private readonly config: AppConfig,
+    store: KvStore,
+    clock: Clock,
+  ) {
     this.captchas = new OneTimeStore(store, clock, CAPTCHAS);
   }
 

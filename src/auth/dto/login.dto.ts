@@ -7,19 +7,27 @@ import { Optional } from '../../common/optional';
 
 export class LoginDto {
   @ApiProperty({ description: 'account name, mobile number or e-mail address', example: 'admin' })
-  @IsString() @MinLength(1) @MaxLength(128)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(128)
   account: string;
 
   @ApiProperty({ description: 'RSA-OAEP-256 ciphertext (base64) of the password under /sys/publicKey' })
-  @IsString() @MinLength(1) @MaxLength(1024)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(1024)
   password: string;
 
   @ApiPropertyOptional({ description: 'captcha id from /sys/captcha' })
-  @Optional() @IsString() @MaxLength(64)
+  @Optional()
+  @IsString()
+  @MaxLength(64)
   imgId?: string;
 
   @ApiPropertyOptional({ description: 'the text shown in the captcha image (case-insensitive)' })
-  @Optional() @IsString() @MaxLength(16)
+  @Optional()
+  @IsString()
+  @MaxLength(16)
   imgCode?: string;
 }
 
@@ -29,26 +37,41 @@ export class LoginResultDto {
   @ApiProperty() forceUpdatePassword: boolean;
   @ApiProperty() tip: string;
   @ApiProperty({ description: 'Finish with POST /sys/login/mfa { mfaToken, code }' }) mfaRequired: boolean;
-  @ApiProperty({ type: String, nullable: true, description: 'valid 5 minutes, consumed by the first right code' }) mfaToken: string | null;
-  @ApiProperty({ description: 'MfaMode 2, not enrolled: the temporary token reaches /sys/me/mfa/setup and enable' }) mfaSetupRequired: boolean;
+  @ApiProperty({ type: String, nullable: true, description: 'valid 5 minutes, consumed by the first right code' })
+  mfaToken: string | null;
+  @ApiProperty({ description: 'MfaMode 2, not enrolled: the temporary token reaches /sys/me/mfa/setup and enable' })
+  mfaSetupRequired: boolean;
 }
 
 /** The second step of a password login. */
 export class MfaLoginDto {
   @ApiProperty({ description: 'from the login result' })
-  @IsString() @MinLength(16) @MaxLength(128) @Matches(/^[A-Za-z0-9_-]+$/, { message: '$property must be the mfaToken of the login result' })
+  @IsString()
+  @MinLength(16)
+  @MaxLength(128)
+  @Matches(/^[A-Za-z0-9_-]+$/, { message: '$property must be the mfaToken of the login result' })
   mfaToken: string;
 
   @ApiProperty({ description: 'a 6-digit TOTP code or a recovery code xxxx-xxxx', example: '123456' })
-  @IsString() @MaxLength(16) @Matches(MFA_CODE, { message: '$property must be 6 digits or a recovery code xxxx-xxxx' })
+  @IsString()
+  @MaxLength(16)
+  @Matches(MFA_CODE, { message: '$property must be 6 digits or a recovery code xxxx-xxxx' })
   code: string;
 }
 
 export class CaptchaResultDto {
   @ApiProperty({ description: 'CAPTCHA_ENABLED; when false the login needs no imgId/imgCode' }) enabled: boolean;
-  @ApiProperty({ type: String, nullable: true, description: 'id to send back as imgId; valid 180 s, for one login attempt' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'id to send back as imgId; valid 180 s, for one login attempt',
+  })
   imgId: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'the captcha as a PNG data URL (data:image/png;base64,...), 120x40 pixels' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'the captcha as a PNG data URL (data:image/png;base64,...), 120x40 pixels',
+  })
   img: string | null;
 }
 

@@ -1,6 +1,9 @@
 import type { TipKey } from '../../common/error-code';
 import {
-  LOGIN_STRATEGY_WHEN_EXPIRE_DISABLE, LOGIN_STRATEGY_WHEN_EXPIRE_FORCE, LoginStrategy, UserStrategy,
+  LOGIN_STRATEGY_WHEN_EXPIRE_DISABLE,
+  LOGIN_STRATEGY_WHEN_EXPIRE_FORCE,
+  LoginStrategy,
+  UserStrategy,
 } from '../../strategy/strategy.types';
 import { DAY_MS, passwordExpiresAt } from '../../user-account/password-expiry';
 import type { UserEntity } from '../../user-account/user.entity';
@@ -27,7 +30,10 @@ export const UNUSUAL_IP_SAMPLE = 3;
  */
 export function passwordExpiryStep(
   user: Pick<UserEntity, 'passwordUpdateTime' | 'createTime'>,
-  settings: { account: Pick<UserStrategy, 'passwordExpireDays' | 'expireNotifyDays'>; login: Pick<LoginStrategy, 'loginStrategyWhenExpire'> },
+  settings: {
+    account: Pick<UserStrategy, 'passwordExpireDays' | 'expireNotifyDays'>;
+    login: Pick<LoginStrategy, 'loginStrategyWhenExpire'>;
+  },
   now: Date,
   outcome: Outcome,
 ): 'refuse' | Outcome {

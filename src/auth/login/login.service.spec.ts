@@ -1,37 +1,43 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
-import { Clock } from '../../common/clock';
+
+import { codeOf } from '../../../test/support/code-of';
 import { FakeClock } from '../../../test/support/fake-clock';
+import {
+  InMemoryLoginLogRepository,
+  InMemoryRepositories,
+  inMemoryRepositories,
+  InMemoryUserRepository,
+} from '../../../test/support/in-memory';
+import { AuditEntry, AuditLogService } from '../../audit/audit-log.service';
+import { Clock } from '../../common/clock';
 import { ErrorCode } from '../../common/error-code';
 import { AppConfig } from '../../config/app-config';
 import { LoginStatus, LoginTypes } from '../../login-log/login-log.entity';
 import { LoginLogService } from '../../login-log/login-log.service';
+import { QrcodeService } from '../../qrcode/qrcode.service';
+import { SessionService } from '../../session/session.service';
+import { hashToken } from '../../session/session.service';
 import { KeyedMutex } from '../../store/keyed-mutex';
 import { Keys } from '../../store/keys';
 import { KvStore } from '../../store/kv.store';
 import { MemoryKvStore } from '../../store/memory-kv.store';
 import { StrategyService } from '../../strategy/strategy.service';
 import { LoginStrategy, UserStrategy } from '../../strategy/strategy.types';
+import { LoginFailedEvent } from '../../user-account/account.events';
+import { AccountStateService } from '../../user-account/account-state.service';
+import { CompareSlots } from '../../user-account/compare-slots';
+import { LockoutService } from '../../user-account/lockout.service';
 import { PasswordHasher } from '../../user-account/password-hasher';
+import { PasswordProof } from '../../user-account/password-proof.service';
 import { RoleService } from '../../user-account/role.service';
 import { SelfProtection } from '../../user-account/self-protection';
 import { TargetAccess } from '../../user-account/target-access';
-import { AccountStateService } from '../../user-account/account-state.service';
-import { UserLookup } from '../../user-account/user-lookup.service';
 import { UserEntity } from '../../user-account/user.entity';
+import { UserLookup } from '../../user-account/user-lookup.service';
 import { CaptchaService } from '../captcha/captcha.service';
-import { SessionService } from '../../session/session.service';
-import { LoginFailedEvent } from '../../user-account/account.events';
 import { UnusualIpEvent } from './login.events';
 import { LoginRequest, LoginService } from './login.service';
-import { LockoutService } from '../../user-account/lockout.service';
-import { CompareSlots } from '../../user-account/compare-slots';
-import { PasswordProof } from '../../user-account/password-proof.service';
-import { QrcodeService } from '../../qrcode/qrcode.service';
-import { AuditEntry, AuditLogService } from '../../audit/audit-log.service';
-import { hashToken } from '../../session/session.service';
-import { codeOf } from '../../../test/support/code-of';
-import { InMemoryLoginLogRepository, InMemoryRepositories, inMemoryRepositories, InMemoryUserRepository } from '../../../test/support/in-memory';
 
 const DAY = 86_400_000;
 const MINUTE = 60_000;
@@ -78,15 +84,31 @@ describe('LoginService', () => {
 
   const addUser = (over: Partial<UserEntity> = {}): UserEntity => {
     const user: UserEntity = {
-      id: 'u1', username: 'zhangsan', name: '张三', mobile: '13800138000', email: 'zs@example.com',
-      password: `hash:${PASSWORD}`, passwordUpdateTime: new Date(clock.nowMs() - DAY), createTime: new Date(clock.nowMs() - 2 * DAY),
-      locked: false, unlockTime: null, disabled: false, failureResetTime: null, lastLoginTime: null, ...over,
+      id: 'u1',
+      username: 'zhangsan',
+      name: '张三',
+      mobile: '13800138000',
+      email: 'zs@example.com',
+      password: `hash:${PASSWORD}`,
+      passwordUpdateTime: new Date(clock.nowMs() - DAY),
+      createTime: new Date(clock.nowMs() - 2 * DAY),
+      locked: false,
+      unlockTime: null,
+      disabled: false,
+      failureResetTime: null,
+      lastLoginTime: null,
+      ...over,
     };
     return users.add(user, ['viewer']);
   };
   const row = (id = 'u1') => users.rows.get(id)!;
   const req = (over: Partial<LoginRequest> = {}): LoginRequest => ({
-    account: 'zhangsan', password: PASSWORD, ip: '10.0.0.1', userAgent: 'jest', locale: 'en', ...over,
+    account: 'zhangsan',
+    password: PASSWORD,
+    ip: '10.0.0.1',
+    userAgent: 'jest',
+    locale: 'en',
+    ...over,
   });
   const attempt = (over: Partial<LoginRequest> = {}) => codeOf(service.login(req(over)));
 
@@ -101,7 +123,11 @@ describe('LoginService', () => {
     events = new EventEmitter2();
     audited = [];
     loginSettings = Object.assign(new LoginStrategy(), { maxFailureTimes: 3, maxFailureInterval: 24, lockMinutes: 60 });
-    userSettings = Object.assign(new UserStrategy(), { passwordExpireDays: 90, expireNotifyDays: 10, forceUpdatePassword: false });
+    userSettings = Object.assign(new UserStrategy(), {
+      passwordExpireDays: 90,
+      expireNotifyDays: 10,
+      forceUpdatePassword: false,
+    });
     config = { CAPTCHA_ENABLED: false };
     const strategy = {
       loginStrategy: async () => ({ ...loginSettings }),
@@ -109,7 +135,19 @@ describe('LoginService', () => {
     };
     const moduleRef = await Test.createTestingModule({
       providers: [
-        LoginService, UserLookup, AccountStateService, LockoutService, CompareSlots, PasswordProof, RoleService, SelfProtection, TargetAccess, SessionService, KeyedMutex, CaptchaService, QrcodeService,
+        LoginService,
+        UserLookup,
+        AccountStateService,
+        LockoutService,
+        CompareSlots,
+        PasswordProof,
+        RoleService,
+        SelfProtection,
+        TargetAccess,
+        SessionService,
+        KeyedMutex,
+        CaptchaService,
+        QrcodeService,
         ...repos.providers,
         LoginLogService,
         { provide: PasswordHasher, useValue: hasher },
@@ -121,7 +159,9 @@ describe('LoginService', () => {
         {
           provide: AuditLogService,
           useValue: {
-            record: async (e: AuditEntry) => { audited.push(e); },
+            record: async (e: AuditEntry) => {
+              audited.push(e);
+            },
             recordDone: async (action: AuditEntry['action'], e: object | (() => Promise<object>)) => {
               audited.push({ action, ...(typeof e === 'function' ? await e() : e) } as AuditEntry);
             },
@@ -141,10 +181,20 @@ describe('LoginService', () => {
     it('issues a normal token that resolves, and logs success with the matched login type', async () => {
       addUser();
       const result = await service.login(req());
-      expect(result).toEqual({ accessToken: expect.any(String), tempUser: false, forceUpdatePassword: false, tip: '', mfaRequired: false, mfaToken: null, mfaSetupRequired: false });
+      expect(result).toEqual({
+        accessToken: expect.any(String),
+        tempUser: false,
+        forceUpdatePassword: false,
+        tip: '',
+        mfaRequired: false,
+        mfaToken: null,
+        mfaSetupRequired: false,
+      });
       const { session } = await sessions.resolve(result.accessToken!);
       expect(session).toMatchObject({ userId: 'u1', temp: 0, ip: '10.0.0.1' });
-      expect(log.rows).toEqual([expect.objectContaining({ userId: 'u1', status: LoginStatus.SUCCESS, loginType: LoginTypes.ACCOUNT })]);
+      expect(log.rows).toEqual([
+        expect.objectContaining({ userId: 'u1', status: LoginStatus.SUCCESS, loginType: LoginTypes.ACCOUNT }),
+      ]);
     });
 
     it('finds the account by mobile and by e-mail too', async () => {
@@ -180,7 +230,9 @@ describe('LoginService', () => {
     it('an unknown account answers BAD_CREDENTIALS after a dummy compare, logged without user id', async () => {
       expect(await attempt({ account: 'nobody' })).toBe(ErrorCode.BAD_CREDENTIALS);
       expect(hasher.burns).toBe(1);
-      expect(log.rows).toEqual([expect.objectContaining({ userId: null, account: 'nobody', status: LoginStatus.PASSWRONG })]);
+      expect(log.rows).toEqual([
+        expect.objectContaining({ userId: null, account: 'nobody', status: LoginStatus.PASSWRONG }),
+      ]);
     });
   });
 
@@ -198,12 +250,16 @@ describe('LoginService', () => {
       expect(await attempt()).toBe(ErrorCode.BAD_CREDENTIALS);
       expect(hasher.compared).toEqual([]);
       expect(hasher.burns).toBe(1);
-      expect(log.rows).toEqual([expect.objectContaining({ userId: null, account: 'zhangsan', status: LoginStatus.PASSWRONG })]);
+      expect(log.rows).toEqual([
+        expect.objectContaining({ userId: null, account: 'zhangsan', status: LoginStatus.PASSWRONG }),
+      ]);
     });
 
     it('deleted during a right compare: BAD_CREDENTIALS, no second compare, no session', async () => {
       addUser();
-      hasher.meanwhile = () => { row().deleteTime = clock.now(); };
+      hasher.meanwhile = () => {
+        row().deleteTime = clock.now();
+      };
       expect(await attempt()).toBe(ErrorCode.BAD_CREDENTIALS);
       expect(hasher.compared).toEqual([PASSWORD]);
       expect(hasher.burns).toBe(0);
@@ -274,13 +330,22 @@ describe('LoginService', () => {
         ['passwrong', 'ACCOUNT_LOCKED', '用户名或密码错误'],
         ['locked', 'ACCOUNT_LOCKED', '用户已被锁定'],
       ]);
-      expect(audited).toEqual([{
-        action: 'user.lock', actorId: 'system', actorName: 'system', targetId: 'u1', targetName: 'zhangsan',
-        detail: {
-          username: 'zhangsan', reason: 'failures', failures: 3,
-          old: { locked: false, unlockTime: null }, new: { locked: true, unlockTime },
+      expect(audited).toEqual([
+        {
+          action: 'user.lock',
+          actorId: 'system',
+          actorName: 'system',
+          targetId: 'u1',
+          targetName: 'zhangsan',
+          detail: {
+            username: 'zhangsan',
+            reason: 'failures',
+            failures: 3,
+            old: { locked: false, unlockTime: null },
+            new: { locked: true, unlockTime },
+          },
         },
-      }]);
+      ]);
     });
 
     it('only failures within maxFailureInterval hours count', async () => {
@@ -320,14 +385,18 @@ describe('LoginService', () => {
       const seen: LoginFailedEvent[] = [];
       events.on(LoginFailedEvent.NAME, (e: LoginFailedEvent) => seen.push(e));
       await attempt({ password: 'wrong', ip: '10.9.9.9' });
-      expect(seen).toEqual([expect.objectContaining({ userId: 'u1', account: 'zhangsan', ip: '10.9.9.9', time: clock.now() })]);
+      expect(seen).toEqual([
+        expect.objectContaining({ userId: 'u1', account: 'zhangsan', ip: '10.9.9.9', time: clock.now() }),
+      ]);
     });
   });
 
   describe('the compare runs outside the mutex: what changed meanwhile decides, as in a serial order', () => {
     it('a password reset during a right compare: compared again with the new hash, so the old password is wrong and counts', async () => {
       addUser();
-      hasher.meanwhile = () => { row().password = 'hash:New-pass2'; };
+      hasher.meanwhile = () => {
+        row().password = 'hash:New-pass2';
+      };
       expect(await attempt()).toBe(ErrorCode.BAD_CREDENTIALS);
       expect(hasher.compared).toEqual([PASSWORD, PASSWORD]);
       expect(log.statuses()).toEqual([LoginStatus.PASSWRONG]);
@@ -336,15 +405,19 @@ describe('LoginService', () => {
 
     it('a password reset during a wrong compare to what was typed: compared again, and it logs in, nothing counted', async () => {
       addUser();
-      hasher.meanwhile = () => { row().password = 'hash:New-pass2'; };
+      hasher.meanwhile = () => {
+        row().password = 'hash:New-pass2';
+      };
       expect(await attempt({ password: 'New-pass2' })).toBe('ok');
       expect(log.statuses()).toEqual([LoginStatus.SUCCESS]);
       expect(await log.countFailuresSince('u1', new Date(0))).toBe(0);
     });
 
-    it('an administrator\'s lock during a wrong compare: ACCOUNT_LOCKED, logged locked, not counted', async () => {
+    it("an administrator's lock during a wrong compare: ACCOUNT_LOCKED, logged locked, not counted", async () => {
       addUser();
-      hasher.meanwhile = () => { Object.assign(row(), { locked: true, unlockTime: null }); };
+      hasher.meanwhile = () => {
+        Object.assign(row(), { locked: true, unlockTime: null });
+      };
       expect(await attempt({ password: 'wrong' })).toBe(ErrorCode.ACCOUNT_LOCKED);
       expect(log.statuses()).toEqual([LoginStatus.LOCKED]);
       expect(await log.countFailuresSince('u1', new Date(0))).toBe(0);
@@ -352,7 +425,9 @@ describe('LoginService', () => {
 
     it('disabled during a right compare: ACCOUNT_DISABLED, no session', async () => {
       addUser();
-      hasher.meanwhile = () => { row().disabled = true; };
+      hasher.meanwhile = () => {
+        row().disabled = true;
+      };
       expect(await attempt()).toBe(ErrorCode.ACCOUNT_DISABLED);
       expect(log.statuses()).toEqual([LoginStatus.DISABLED]);
       expect(await sessions.sessionsOf('u1')).toEqual([]);
@@ -384,7 +459,11 @@ describe('LoginService', () => {
       expired();
       loginSettings.loginStrategyWhenExpire = 2;
       const result = await service.login(req());
-      expect(result).toMatchObject({ tempUser: true, forceUpdatePassword: true, tip: 'Your password has expired, change it before logging in' });
+      expect(result).toMatchObject({
+        tempUser: true,
+        forceUpdatePassword: true,
+        tip: 'Your password has expired, change it before logging in',
+      });
       expect((await sessions.resolve(result.accessToken!)).session.temp).toBe(1);
       expect(log.statuses()).toEqual([LoginStatus.SUCCESS]);
     });
@@ -393,7 +472,11 @@ describe('LoginService', () => {
       expired();
       loginSettings.loginStrategyWhenExpire = 1;
       const result = await service.login(req({ locale: 'zh' }));
-      expect(result).toMatchObject({ tempUser: false, forceUpdatePassword: false, tip: '您的密码已过期,请尽快修改密码' });
+      expect(result).toMatchObject({
+        tempUser: false,
+        forceUpdatePassword: false,
+        tip: '您的密码已过期,请尽快修改密码',
+      });
       expect((await sessions.resolve(result.accessToken!)).session.temp).toBe(0);
     });
 
@@ -441,7 +524,10 @@ describe('LoginService', () => {
     it('otherwise a normal token with a tip', async () => {
       addUser({ passwordUpdateTime: null });
       const result = await service.login(req());
-      expect(result).toMatchObject({ tempUser: false, tip: 'You are using an initial password, please change it soon' });
+      expect(result).toMatchObject({
+        tempUser: false,
+        tip: 'You are using an initial password, please change it soon',
+      });
     });
   });
 
@@ -475,14 +561,38 @@ describe('LoginService', () => {
       addUser();
       const { code, tokenHash } = await grant();
       const result = await qrcodes.verify(code, '10.7.7.7', 'jest', 'en');
-      expect(result).toEqual({ accessToken: expect.any(String), tempUser: false, forceUpdatePassword: false, tip: '', mfaRequired: false, mfaToken: null, mfaSetupRequired: false });
-      expect((await sessions.resolve(result.accessToken!)).session).toMatchObject({ userId: 'u1', temp: 0, ip: '10.7.7.7' });
-      expect(log.rows.at(-1)).toMatchObject({ userId: 'u1', account: 'zhangsan', loginType: LoginTypes.QRCODE, status: LoginStatus.SUCCESS });
+      expect(result).toEqual({
+        accessToken: expect.any(String),
+        tempUser: false,
+        forceUpdatePassword: false,
+        tip: '',
+        mfaRequired: false,
+        mfaToken: null,
+        mfaSetupRequired: false,
+      });
+      expect((await sessions.resolve(result.accessToken!)).session).toMatchObject({
+        userId: 'u1',
+        temp: 0,
+        ip: '10.7.7.7',
+      });
+      expect(log.rows.at(-1)).toMatchObject({
+        userId: 'u1',
+        account: 'zhangsan',
+        loginType: LoginTypes.QRCODE,
+        status: LoginStatus.SUCCESS,
+      });
       // Who authorised which new session, by session id (never a token).
-      expect(audited).toEqual([{
-        action: 'qrcode.authorize', actorId: 'u1', actorName: 'zhangsan', targetId: 'u1', targetName: 'zhangsan', ip: '10.7.7.7',
-        detail: { authorizedBy: tokenHash, session: hashToken(result.accessToken!) },
-      }]);
+      expect(audited).toEqual([
+        {
+          action: 'qrcode.authorize',
+          actorId: 'u1',
+          actorName: 'zhangsan',
+          targetId: 'u1',
+          targetName: 'zhangsan',
+          ip: '10.7.7.7',
+          detail: { authorizedBy: tokenHash, session: hashToken(result.accessToken!) },
+        },
+      ]);
       expect(await verify(code)).toBe(ErrorCode.QRCODE_INVALID);
     });
 
@@ -522,20 +632,31 @@ describe('LoginService', () => {
       expect(log.rows.at(-1)).toMatchObject({ loginType: LoginTypes.QRCODE, status: LoginStatus.EXPIRED });
       loginSettings.loginStrategyWhenExpire = 2;
       const result = await qrcodes.verify(forced.code, '10.7.7.7', 'jest', 'en');
-      expect(result).toMatchObject({ tempUser: true, forceUpdatePassword: true, tip: 'Your password has expired, change it before logging in' });
+      expect(result).toMatchObject({
+        tempUser: true,
+        forceUpdatePassword: true,
+        tip: 'Your password has expired, change it before logging in',
+      });
       expect((await sessions.resolve(result.accessToken!)).session.temp).toBe(1);
     });
 
     it('applies the first-login rule (step 7): an initial password gets a temporary token', async () => {
       addUser({ passwordUpdateTime: null });
       userSettings.forceUpdatePassword = true;
-      const origin = await sessions.issue({ userId: 'u1', username: 'alice', profile: { name: 'Alice', mobile: null, email: null }, temp: false, ip: '10.0.0.1', permissions: [] });
+      const origin = await sessions.issue({
+        userId: 'u1',
+        username: 'alice',
+        profile: { name: 'Alice', mobile: null, email: null },
+        temp: false,
+        ip: '10.0.0.1',
+        permissions: [],
+      });
       const { code } = await qrcodes.generate('u1', origin.tokenHash);
       const result = await qrcodes.verify(code, '10.7.7.7', 'jest', 'en');
       expect(result).toMatchObject({ tempUser: true, forceUpdatePassword: true });
     });
 
-    it('an administrator lock that holds the account\'s login mutex is seen: no token for a locked user', async () => {
+    it("an administrator lock that holds the account's login mutex is seen: no token for a locked user", async () => {
       addUser();
       loginSettings.multiOnline = true;
       const { code } = await grant();
@@ -555,7 +676,9 @@ describe('LoginService', () => {
       addUser();
       const { code, tokenHash } = await grant();
       log.failWith = Object.assign(new Error('connection lost'), { code: 'PROTOCOL_CONNECTION_LOST' });
-      await expect(qrcodes.verify(code, '10.7.7.7', 'jest', 'en')).rejects.toMatchObject({ code: 'PROTOCOL_CONNECTION_LOST' });
+      await expect(qrcodes.verify(code, '10.7.7.7', 'jest', 'en')).rejects.toMatchObject({
+        code: 'PROTOCOL_CONNECTION_LOST',
+      });
       expect((await sessions.sessionsOf('u1')).map((s) => s.tokenHash)).toEqual([tokenHash]);
     });
 

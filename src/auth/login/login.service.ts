@@ -1,11 +1,12 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+
 import { AppException } from '../../common/app.exception';
-import { Clock } from '../../common/clock';
-import { ExtensionPoint } from '../../common/extension-point';
 import type { SessionProfile } from '../../common/auth-context';
-import { ErrorCode, Locale, tipText, TipKey } from '../../common/error-code';
+import { Clock } from '../../common/clock';
+import { ErrorCode, Locale, TipKey, tipText } from '../../common/error-code';
+import { ExtensionPoint } from '../../common/extension-point';
 import { LoginStatus, LoginTypes } from '../../login-log/login-log.entity';
 import { LoginLogService } from '../../login-log/login-log.service';
 import { parseUserAgent } from '../../login-log/user-agent';
@@ -14,17 +15,17 @@ import { KeyedMutex } from '../../store/keyed-mutex';
 import { Keys } from '../../store/keys';
 import { StrategyService } from '../../strategy/strategy.service';
 import { LoginStrategy, UserStrategy } from '../../strategy/strategy.types';
+import { AccountStateService } from '../../user-account/account-state.service';
 import { LockoutService } from '../../user-account/lockout.service';
 import { PasswordHasher } from '../../user-account/password-hasher';
 import { PasswordProof, ProofRefusals } from '../../user-account/password-proof.service';
 import { RoleService } from '../../user-account/role.service';
-import { AccountStateService } from '../../user-account/account-state.service';
-import { UserLookup } from '../../user-account/user-lookup.service';
-import { UserRepository } from '../../user-account/user.repository';
 import { UserEntity } from '../../user-account/user.entity';
+import { UserRepository } from '../../user-account/user.repository';
+import { UserLookup } from '../../user-account/user-lookup.service';
 import { CaptchaService } from '../captcha/captcha.service';
-import { firstLoginStep, isUnusualIp, Outcome, passwordExpiryStep, UNUSUAL_IP_SAMPLE } from './login-steps';
 import { LoginAnsweredEvent, SessionIssuedEvent, UnusualIpEvent } from './login.events';
+import { firstLoginStep, isUnusualIp, Outcome, passwordExpiryStep, UNUSUAL_IP_SAMPLE } from './login-steps';
 import { PasswordLoginProof } from './password-login.proof';
 
 export interface LoginRequest {
@@ -219,7 +220,12 @@ export class LoginService implements OnModuleInit {
     await this.checkCaptcha(req); // 1
     const { userId, loginType } = await this.findUser(req); // 2
     const way: LoginWay = {
-      loginType, account: req.account, ip: req.ip, userAgent: req.userAgent, locale: req.locale, unusualIpCheck: true,
+      loginType,
+      account: req.account,
+      ip: req.ip,
+      userAgent: req.userAgent,
+      locale: req.locale,
+      unusualIpCheck: true,
       freshProof: true,
     };
     try {
@@ -289,7 +295,9 @@ export class LoginService implements OnModuleInit {
 
   private checksOf(a: Attempt): LoginChecks {
     return {
-      get user() { return a.user; },
+      get user() {
+        return a.user;
+      },
       checkLock: () => this.checkLock(a),
       checkDisabled: () => this.checkDisabled(a),
       fail: (status, code) => this.fail(a, status, code),
@@ -298,9 +306,16 @@ export class LoginService implements OnModuleInit {
 
   private stepAttemptOf(a: Attempt): StepAttempt {
     return {
-      get user() { return a.user; },
-      get temp() { return a.temp; },
-      way: a.way, now: a.now, login: a.login, account: a.account,
+      get user() {
+        return a.user;
+      },
+      get temp() {
+        return a.temp;
+      },
+      way: a.way,
+      now: a.now,
+      login: a.login,
+      account: a.account,
       requireTemp: (tip, options = {}) => {
         const keepTip = options.keepForcedTip === true && a.forcePasswordChange === true;
         a.temp = true;
@@ -308,8 +323,12 @@ export class LoginService implements OnModuleInit {
         if (options.passwordChange !== false) a.forcePasswordChange = true;
         if (options.mfaSetup) a.mfaSetupRequired = true;
       },
-      hold: (result) => { a.held = result; },
-      addToProfile: (fields) => { a.profileExtra = { ...a.profileExtra, ...fields }; },
+      hold: (result) => {
+        a.held = result;
+      },
+      addToProfile: (fields) => {
+        a.profileExtra = { ...a.profileExtra, ...fields };
+      },
       fail: (status, code) => this.fail(a, status, code),
     };
   }
@@ -329,8 +348,13 @@ export class LoginService implements OnModuleInit {
   private async unknownAccount(req: LoginRequest, { compared = false } = {}): Promise<never> {
     if (!compared) await this.hasher.burn(req.password);
     await this.logs.record({
-      userId: null, account: req.account, userName: null, loginType: guessLoginType(req.account),
-      status: LoginStatus.PASSWRONG, ip: req.ip, userAgent: req.userAgent,
+      userId: null,
+      account: req.account,
+      userName: null,
+      loginType: guessLoginType(req.account),
+      status: LoginStatus.PASSWRONG,
+      ip: req.ip,
+      userAgent: req.userAgent,
       failure: ErrorCode.BAD_CREDENTIALS,
     });
     throw new AppException(ErrorCode.BAD_CREDENTIALS);
@@ -358,7 +382,11 @@ export class LoginService implements OnModuleInit {
       locked: (now) => this.refuse(now, way, LoginStatus.LOCKED, ErrorCode.ACCOUNT_LOCKED),
       wrong: async (now) => {
         await this.lockout.recordWrongPassword({
-          user: now, account: way.account, loginType: way.loginType, ip: way.ip, userAgent: way.userAgent,
+          user: now,
+          account: way.account,
+          loginType: way.loginType,
+          ip: way.ip,
+          userAgent: way.userAgent,
           reason: ErrorCode.BAD_CREDENTIALS,
         });
         throw new AppException(ErrorCode.BAD_CREDENTIALS);
@@ -429,8 +457,14 @@ export class LoginService implements OnModuleInit {
   /** Step 11 (and the record of every refused attempt). */
   private async writeLog(a: Pick<Attempt, 'user' | 'way'>, status: LoginStatus, reason?: ErrorCode): Promise<void> {
     await this.logs.record({
-      userId: a.user.id, account: a.way.account, userName: a.user.name, loginType: a.way.loginType, status,
-      ip: a.way.ip, userAgent: a.way.userAgent, failure: reason ?? null,
+      userId: a.user.id,
+      account: a.way.account,
+      userName: a.user.name,
+      loginType: a.way.loginType,
+      status,
+      ip: a.way.ip,
+      userAgent: a.way.userAgent,
+      failure: reason ?? null,
     });
   }
 

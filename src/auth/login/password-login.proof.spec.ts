@@ -1,7 +1,7 @@
-import { AppException } from '../../common/app.exception';
-import { ErrorCode } from '../../common/error-code';
 import { codeOf } from '../../../test/support/code-of';
 import { fakeChecks, proofUser } from '../../../test/support/login-checks';
+import { AppException } from '../../common/app.exception';
+import { ErrorCode } from '../../common/error-code';
 import type { ComparedPassword } from '../../user-account/password-proof.service';
 import type { UserEntity } from '../../user-account/user.entity';
 import { PasswordLoginProof } from './password-login.proof';
@@ -29,15 +29,19 @@ describe('PasswordLoginProof (the password way in, inside the tail)', () => {
 
   it('refuses a disabled account once the password is confirmed', async () => {
     const calls: string[] = [];
-    expect(await codeOf(new PasswordLoginProof(compared(calls)).prove(fakeChecks(proofUser({ disabled: true }), calls))))
-      .toBe(ErrorCode.ACCOUNT_DISABLED);
+    expect(
+      await codeOf(new PasswordLoginProof(compared(calls)).prove(fakeChecks(proofUser({ disabled: true }), calls))),
+    ).toBe(ErrorCode.ACCOUNT_DISABLED);
     expect(calls).toEqual(['confirm:hash:Right-pass1', 'checkDisabled']);
   });
 
   it('goes no further when the confirmation refuses (locked meanwhile)', async () => {
     const calls: string[] = [];
-    expect(await codeOf(new PasswordLoginProof(compared(calls, ErrorCode.ACCOUNT_LOCKED)).prove(fakeChecks(proofUser(), calls))))
-      .toBe(ErrorCode.ACCOUNT_LOCKED);
+    expect(
+      await codeOf(
+        new PasswordLoginProof(compared(calls, ErrorCode.ACCOUNT_LOCKED)).prove(fakeChecks(proofUser(), calls)),
+      ),
+    ).toBe(ErrorCode.ACCOUNT_LOCKED);
     expect(calls).toEqual(['confirm:hash:Right-pass1']);
   });
 });

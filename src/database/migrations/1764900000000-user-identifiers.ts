@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
+
 import { IDENTIFIER_KINDS, normaliseIdentifier } from '../../user-account/user-identifier';
 import { columnsFor } from '../migration-columns';
 
@@ -22,19 +23,25 @@ export class UserIdentifiers1764900000000 implements MigrationInterface {
       await q.query(`ALTER TABLE sys_user_role MODIFY role_code VARCHAR(64) ${bin} NOT NULL`);
     }
 
-    await q.createTable(new Table({
-      name: 'sys_user_identifier',
-      // 255: lower-casing can lengthen a 128-character e-mail (İ becomes two code points).
-      columns: [{ ...exact('value', 255), isPrimary: true }, str('user_id', 36), str('kind', 16)],
-    }));
-    await q.createIndex('sys_user_identifier', new TableIndex({ name: 'idx_user_identifier_user', columnNames: ['user_id'] }));
+    await q.createTable(
+      new Table({
+        name: 'sys_user_identifier',
+        // 255: lower-casing can lengthen a 128-character e-mail (İ becomes two code points).
+        columns: [{ ...exact('value', 255), isPrimary: true }, str('user_id', 36), str('kind', 16)],
+      }),
+    );
+    await q.createIndex(
+      'sys_user_identifier',
+      new TableIndex({ name: 'idx_user_identifier_user', columnNames: ['user_id'] }),
+    );
 
     // Existing users, oldest first, all user names before any mobile, mobiles before e-mails: the
     // order of the login lookup (user name, mobile, e-mail), so that a login that worked before finds the same account.
     // A value another user already holds stays with that user (before this rule, SQLite allowed
     // `Admin` beside `admin`, and a user name equal to another user's mobile).
-    const users: { id: string; username: string; mobile: string | null; email: string | null }[] =
-      await q.query('SELECT id, username, mobile, email FROM sys_user ORDER BY create_time, id');
+    const users: { id: string; username: string; mobile: string | null; email: string | null }[] = await q.query(
+      'SELECT id, username, mobile, email FROM sys_user ORDER BY create_time, id',
+    );
     const taken = new Map<string, [string, string, string]>();
     for (const kind of IDENTIFIER_KINDS) {
       for (const user of users) {

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
+
 import { columnsFor } from '../migration-columns';
 
 /** Audit rows name their target user by user name too, not by UUID only (rows written before stay null). */

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
+
 import { columnsFor } from '../migration-columns';
 
 /** dormantDays: when each user last logged in successfully (null: never). */

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
+
 import { columnsFor } from '../migration-columns';
 
 /** /sys/user/delete: a soft delete keeps the row (identifiers stay taken, log rows keep their user). */

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
+
 import { columnsFor } from '../migration-columns';
 
 /**
@@ -25,9 +26,11 @@ export class LogSearch1765410000000 implements MigrationInterface {
     // Rows written before stay null: the console then shows the stored text.
     await q.addColumn('sys_login_log', new TableColumn(str('failure_code', 32, true)));
     for (const [table, name, column] of INDEXES) {
-      await q.query(sqlite
-        ? `CREATE INDEX "${name}" ON "${table}" ("${column}" COLLATE NOCASE)`
-        : `CREATE INDEX \`${name}\` ON \`${table}\` (\`${column}\`)`);
+      await q.query(
+        sqlite
+          ? `CREATE INDEX "${name}" ON "${table}" ("${column}" COLLATE NOCASE)`
+          : `CREATE INDEX \`${name}\` ON \`${table}\` (\`${column}\`)`,
+      );
     }
   }
 

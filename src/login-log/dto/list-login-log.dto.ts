@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsIn, IsString, MaxLength } from 'class-validator';
+
 import { IsInstant } from '../../common/instant';
 import { Optional } from '../../common/optional';
 import { PagingDto } from '../../common/paging.dto';
@@ -7,23 +8,35 @@ import { LoginStatus, LoginTypes } from '../login-log.entity';
 
 export class ListLoginLogDto extends PagingDto {
   @ApiPropertyOptional({ description: 'A prefix of the account as typed (`adm` finds `admin`)' })
-  @Optional() @IsString() @MaxLength(128)
+  @Optional()
+  @IsString()
+  @MaxLength(128)
   account?: string;
 
-  @ApiPropertyOptional({ enum: LoginStatus, enumName: 'LoginStatus' }) @Optional() @IsIn(Object.values(LoginStatus))
+  @ApiPropertyOptional({ enum: LoginStatus, enumName: 'LoginStatus' })
+  @Optional()
+  @IsIn(Object.values(LoginStatus))
   status?: LoginStatus;
 
-  @ApiPropertyOptional({ enum: LoginTypes, enumName: 'LoginType' }) @Optional() @IsIn(Object.values(LoginTypes))
+  @ApiPropertyOptional({ enum: LoginTypes, enumName: 'LoginType' })
+  @Optional()
+  @IsIn(Object.values(LoginTypes))
   loginType?: LoginTypes;
 
   @ApiPropertyOptional({ description: 'A prefix of the IP (`127.0` finds `127.0.0.1`)' })
-  @Optional() @IsString() @MaxLength(64)
+  @Optional()
+  @IsString()
+  @MaxLength(64)
   ip?: string;
 
-  @ApiPropertyOptional({ description: 'ISO 8601, inclusive' }) @Optional() @IsInstant()
+  @ApiPropertyOptional({ description: 'ISO 8601, inclusive' })
+  @Optional()
+  @IsInstant()
   beginTime?: string;
 
-  @ApiPropertyOptional({ description: 'ISO 8601, inclusive' }) @Optional() @IsInstant()
+  @ApiPropertyOptional({ description: 'ISO 8601, inclusive' })
+  @Optional()
+  @IsInstant()
   endTime?: string;
 }
 
@@ -41,11 +54,14 @@ export class LoginLogRowDto {
   @ApiProperty({ type: String, nullable: true }) browser: string | null;
   @ApiProperty({ type: String, nullable: true }) os: string | null;
   @ApiProperty({ format: 'date-time' }) loginTime: string;
-  @ApiProperty({ type: String, nullable: true, description: 'the answer\'s message in the default language (zh)' })
+  @ApiProperty({ type: String, nullable: true, description: "the answer's message in the default language (zh)" })
   failureReason: string | null;
   @ApiProperty({
-    type: String, nullable: true, example: 'BAD_CREDENTIALS',
-    description: 'the ErrorCode of the answer; ACCOUNT_LOCKED on a passwrong/mfawrong row: this failure locked the account; null on successes and on rows older than the column',
+    type: String,
+    nullable: true,
+    example: 'BAD_CREDENTIALS',
+    description:
+      'the ErrorCode of the answer; ACCOUNT_LOCKED on a passwrong/mfawrong row: this failure locked the account; null on successes and on rows older than the column',
   })
   failureCode: string | null;
 }

@@ -1,16 +1,24 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Matches, MaxLength } from 'class-validator';
+
 import { MFA_CODE } from '../../auth/dto/login.dto';
 
 export class MfaCodeDto {
-  @ApiProperty({ description: 'a 6-digit TOTP code, or (disable, recoveryCodes) a recovery code xxxx-xxxx', example: '123456' })
-  @IsString() @MaxLength(16) @Matches(MFA_CODE, { message: '$property must be 6 digits or a recovery code xxxx-xxxx' })
+  @ApiProperty({
+    description: 'a 6-digit TOTP code, or (disable, recoveryCodes) a recovery code xxxx-xxxx',
+    example: '123456',
+  })
+  @IsString()
+  @MaxLength(16)
+  @Matches(MFA_CODE, { message: '$property must be 6 digits or a recovery code xxxx-xxxx' })
   code: string;
 }
 
 export class TotpCodeDto {
   @ApiProperty({ description: 'a 6-digit code of the secret from /sys/me/mfa/setup', example: '123456' })
-  @IsString() @MaxLength(16) @Matches(/^\d{6}$/, { message: '$property must be 6 digits' })
+  @IsString()
+  @MaxLength(16)
+  @Matches(/^\d{6}$/, { message: '$property must be 6 digits' })
   code: string;
 }
 

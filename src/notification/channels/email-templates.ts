@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import Handlebars from 'handlebars';
+
 import { type Locale, text } from '../../common/texts';
 import { NotificationContent } from '../notification-content';
 

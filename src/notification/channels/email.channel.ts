@@ -1,11 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { MailerService } from '@nestjs-modules/mailer';
+
 import { AppConfig } from '../../config/app-config';
-import { notificationContent } from '../notification-content';
-import {
-  ChannelNotConfiguredError, Delivery, NotificationChannel, PermanentDeliveryError,
-} from '../notification.types';
 import { NOTIFICATION_LOCALE } from '../notification.constants';
+import {
+  ChannelNotConfiguredError,
+  Delivery,
+  NotificationChannel,
+  PermanentDeliveryError,
+} from '../notification.types';
+import { notificationContent } from '../notification-content';
 import { NotificationRecipients } from '../notification-recipients';
 import { EmailTemplates } from './email-templates';
 
@@ -27,7 +31,12 @@ export class EmailChannel extends NotificationChannel {
     if (!this.config.SMTP_URL) throw new ChannelNotConfiguredError('SMTP_URL is not set');
     const user = await this.recipients.get(delivery.userId);
     if (!user.email) throw new PermanentDeliveryError('the user has no e-mail address');
-    const content = notificationContent(delivery.kind, delivery.payload, NOTIFICATION_LOCALE, this.config.DISPLAY_TIMEZONE);
+    const content = notificationContent(
+      delivery.kind,
+      delivery.payload,
+      NOTIFICATION_LOCALE,
+      this.config.DISPLAY_TIMEZONE,
+    );
     const mail = this.templates.render(content, user.name || user.username, NOTIFICATION_LOCALE);
     try {
       await this.mailer.sendMail({

@@ -1,5 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
+
 import { NOTIFICATION_CHANNELS, NotificationChannel } from '../notification.types';
 
 /** sys_notification.channel is varchar(16). */
@@ -21,7 +22,8 @@ export class NotificationChannels implements OnModuleInit {
 
   onModuleInit() {
     for (const channel of NOTIFICATION_CHANNELS.collect(this.modules)) {
-      if (!CHANNEL_NAME.test(channel.name)) throw new Error(`a channel name is 1 to 16 of a-z, 0-9, -: ${channel.name}`);
+      if (!CHANNEL_NAME.test(channel.name))
+        throw new Error(`a channel name is 1 to 16 of a-z, 0-9, -: ${channel.name}`);
       if (this.byName.has(channel.name)) throw new Error(`notification channel ${channel.name} is already in use`);
       this.byName.set(channel.name, channel);
     }

@@ -1,11 +1,15 @@
 import { Injectable } from '@nestjs/common';
+
 import { AppConfig } from '../../config/app-config';
-import { contentAsText, notificationContent } from '../notification-content';
 import { NOTIFICATION_LOCALE } from '../notification.constants';
-import { NotificationRecipients } from '../notification-recipients';
 import {
-  ChannelNotConfiguredError, Delivery, NotificationChannel, PermanentDeliveryError,
+  ChannelNotConfiguredError,
+  Delivery,
+  NotificationChannel,
+  PermanentDeliveryError,
 } from '../notification.types';
+import { contentAsText, notificationContent } from '../notification-content';
+import { NotificationRecipients } from '../notification-recipients';
 import { SmsProvider } from './sms.provider';
 
 /** `sms`: to the user's mobile number through the configured SmsProvider. */
@@ -25,7 +29,12 @@ export class SmsChannel extends NotificationChannel {
     if (!this.provider.configured) throw new ChannelNotConfiguredError('SMS_WEBHOOK_URL is not set');
     const user = await this.recipients.get(delivery.userId);
     if (!user.mobile) throw new PermanentDeliveryError('the user has no mobile number');
-    const content = notificationContent(delivery.kind, delivery.payload, NOTIFICATION_LOCALE, this.config.DISPLAY_TIMEZONE);
+    const content = notificationContent(
+      delivery.kind,
+      delivery.payload,
+      NOTIFICATION_LOCALE,
+      this.config.DISPLAY_TIMEZONE,
+    );
     await this.provider.send({
       id: delivery.id,
       to: user.mobile,

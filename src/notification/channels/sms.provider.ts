@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { AppConfig } from '../../config/app-config';
 import { PermanentDeliveryError } from '../notification.types';
 

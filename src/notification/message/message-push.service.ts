@@ -1,12 +1,13 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
-import { SessionService } from '../../session/session.service';
+
 import { ErrorCode } from '../../common/error-code';
+import { SessionService } from '../../session/session.service';
 import { KvStore } from '../../store/kv.store';
 import { MESSAGE_PUSH_CHANNEL } from '../notification.constants';
 import { reasonOf } from '../notification.errors';
-import { MessageStream } from './message-stream';
 import type { MessageView } from './message.types';
+import { MessageStream } from './message-stream';
 import { StreamSlot, StreamSlots } from './stream-slots';
 
 interface Pushed {
@@ -32,7 +33,11 @@ export class MessagePushService implements OnModuleInit, OnModuleDestroy {
   private readonly bySlot = new Map<string, MessageStream>();
   private checking = false;
 
-  constructor(private readonly store: KvStore, private readonly sessions: SessionService, private readonly slots: StreamSlots) {}
+  constructor(
+    private readonly store: KvStore,
+    private readonly sessions: SessionService,
+    private readonly slots: StreamSlots,
+  ) {}
 
   async onModuleInit() {
     await this.store.subscribe(MESSAGE_PUSH_CHANNEL, (raw) => this.fanOut(raw));
@@ -67,7 +72,9 @@ export class MessagePushService implements OnModuleInit, OnModuleDestroy {
 
   /** A slot claimed for a stream that never opened (the client left meanwhile). */
   releaseSlot(slot: StreamSlot): Promise<void> {
-    return this.slots.release(slot).catch((err: unknown) => this.logger.warn(`message stream slot not released: ${reasonOf(err)}`));
+    return this.slots
+      .release(slot)
+      .catch((err: unknown) => this.logger.warn(`message stream slot not released: ${reasonOf(err)}`));
   }
 
   attach(stream: MessageStream): void {
@@ -126,19 +133,21 @@ export class MessagePushService implements OnModuleInit, OnModuleDestroy {
           same.push(stream);
         }
       }
-      await Promise.all([...byHash].map(async ([tokenHash, streams]) => {
-        try {
-          const session = await this.sessions.byTokenId(tokenHash);
-          if (session && session.kickout !== 1) return;
-          for (const stream of streams) {
-            stream.end(session?.kickout === 1 ? ErrorCode.KICKED_OUT : ErrorCode.NOT_LOGGED_IN);
-            void this.detach(stream);
+      await Promise.all(
+        [...byHash].map(async ([tokenHash, streams]) => {
+          try {
+            const session = await this.sessions.byTokenId(tokenHash);
+            if (session && session.kickout !== 1) return;
+            for (const stream of streams) {
+              stream.end(session?.kickout === 1 ? ErrorCode.KICKED_OUT : ErrorCode.NOT_LOGGED_IN);
+              void this.detach(stream);
+            }
+          } catch (err) {
+            // The store is down: keep the stream; the next check decides.
+            this.logger.warn(`message stream session check: ${reasonOf(err)}`);
           }
-        } catch (err) {
-          // The store is down: keep the stream; the next check decides.
-          this.logger.warn(`message stream session check: ${reasonOf(err)}`);
-        }
-      }));
+        }),
+      );
       await this.endEvictedElsewhere();
     } finally {
       this.checking = false;
@@ -170,13 +179,15 @@ export class MessagePushService implements OnModuleInit, OnModuleDestroy {
         else void this.detach(stream);
       }
     }
-    await Promise.all([...this.bySlot.values()].map(async (stream) => {
-      try {
-        if (!(await this.slots.refresh(stream.slot!))) this.endEvicted(stream);
-      } catch (err) {
-        this.logger.warn(`message stream slot not refreshed: ${reasonOf(err)}`);
-      }
-    }));
+    await Promise.all(
+      [...this.bySlot.values()].map(async (stream) => {
+        try {
+          if (!(await this.slots.refresh(stream.slot!))) this.endEvicted(stream);
+        } catch (err) {
+          this.logger.warn(`message stream slot not refreshed: ${reasonOf(err)}`);
+        }
+      }),
+    );
   }
 
   private fanOut(raw: string): void {

@@ -1,9 +1,10 @@
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
+
 import { ErrorCode } from '../../common/error-code';
 import { NotificationKind } from '../notification.types';
-import { MessageStream } from './message-stream';
 import type { MessageView } from './message.types';
+import { MessageStream } from './message-stream';
 
 /** The part of a ServerResponse the stream uses: write, end, writableEnded and the 'close' event. */
 class FakeResponse extends EventEmitter {
@@ -118,7 +119,10 @@ describe('MessageStream (SSE frames of GET /sys/message/stream)', () => {
     const stream = streamOf();
     response.end();
     expect(stream.isOpen).toBe(false);
-    expect(() => { stream.send(message); stream.ping(); }).not.toThrow();
+    expect(() => {
+      stream.send(message);
+      stream.ping();
+    }).not.toThrow();
     expect(response.chunks).toEqual([]);
   });
 

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+
 import { ErrorCode, Locale, messageOf } from '../../common/error-code';
 import type { MessageView } from './message.types';
 import type { StreamSlot } from './stream-slots';

@@ -1,16 +1,17 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AcceptsStreamTicket, CurrentAuth } from '../../common/auth-context';
+
+import { ApiDoc } from '../../common/api-docs';
 import type { AuthContext } from '../../common/auth-context';
+import { AcceptsStreamTicket, CurrentAuth } from '../../common/auth-context';
 import { localeOf } from '../../common/error-code';
 import { NoInputDto } from '../../common/validation.pipe';
 import { StreamTicketService } from '../../session/stream-ticket.service';
 import { ListMessagesDto, ReadMessagesDto, SiteMessageDto, StreamTicketDto } from '../dto/message.dto';
+import { MessageService } from './message.service';
 import { MessagePushService } from './message-push.service';
 import { MessageStream } from './message-stream';
-import { MessageService } from './message.service';
-import { ApiDoc } from '../../common/api-docs';
 
 /** /sys/message/*: the caller's own site messages, and their real-time stream. */
 @ApiTags('messages')
@@ -23,13 +24,15 @@ export class MessageController {
     private readonly tickets: StreamTicketService,
   ) {}
 
-  @Post('list') @HttpCode(200)
+  @Post('list')
+  @HttpCode(200)
   @ApiDoc("The caller's site messages", { data: SiteMessageDto, shape: 'page' })
   list(@CurrentAuth() auth: AuthContext, @Body() dto: ListMessagesDto) {
     return this.messages.list(auth.session.userId, dto);
   }
 
-  @Post('read') @HttpCode(200)
+  @Post('read')
+  @HttpCode(200)
   @ApiDoc("Mark the caller's site messages read", { data: null })
   async read(@CurrentAuth() auth: AuthContext, @Body() dto: ReadMessagesDto) {
     await this.messages.markRead(auth.session.userId, dto.ids);
@@ -39,7 +42,8 @@ export class MessageController {
    * A one-time ticket for GET /sys/message/stream?ticket=…, valid 30 s, tied to the
    * calling session. A temporary token does not get one (TEMP_URIS).
    */
-  @Post('streamTicket') @HttpCode(200)
+  @Post('streamTicket')
+  @HttpCode(200)
   @ApiDoc('One-time ticket (30 s) for opening the message stream from a browser', { data: StreamTicketDto })
   async streamTicket(@CurrentAuth() auth: AuthContext, @Body() _body: NoInputDto): Promise<{ ticket: string }> {
     return { ticket: await this.tickets.issue(auth.tokenHash) };
@@ -54,11 +58,29 @@ export class MessageController {
    * The stream ends within a second of its session (MessagePushService.checkSessions), or when a
    * newer stream pushes it over the caps (5 per session, 20 per user).
    */
-  @Get('stream') @AcceptsStreamTicket()
-  @ApiQuery({ name: 'ticket', required: false, description: 'a ticket from POST /sys/message/streamTicket, for clients that cannot send Admin-Token' })
-  @ApiQuery({ name: 'lang', required: false, description: 'language of the closing event (zh, en); default Accept-Language' })
-  @ApiDoc('Server-Sent Events stream of new site messages', { produces: { contentType: 'text/event-stream', description: 'one `event: message` per new site message of the caller' } })
-  async stream(@CurrentAuth() auth: AuthContext, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  @Get('stream')
+  @AcceptsStreamTicket()
+  @ApiQuery({
+    name: 'ticket',
+    required: false,
+    description: 'a ticket from POST /sys/message/streamTicket, for clients that cannot send Admin-Token',
+  })
+  @ApiQuery({
+    name: 'lang',
+    required: false,
+    description: 'language of the closing event (zh, en); default Accept-Language',
+  })
+  @ApiDoc('Server-Sent Events stream of new site messages', {
+    produces: {
+      contentType: 'text/event-stream',
+      description: 'one `event: message` per new site message of the caller',
+    },
+  })
+  async stream(
+    @CurrentAuth() auth: AuthContext,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     // The client may have left while the session was looked up: attach nothing for it.
     if (reply.raw.destroyed || request.raw.socket?.destroyed) return;
     // Counted before anything is sent, so that a store that is away still answers the envelope.

@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
 import { DATETIME } from '../../common/datetime';
 import { NotificationKind } from '../notification.types';
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
+
 import { isUniqueViolation } from '../../common/db-errors';
 import { MessageEntity } from './message.entity';
 
@@ -21,11 +22,20 @@ export class MessageRepository {
   }
 
   /** One page of the user's messages (only unread ones when asked), newest first, and how many there are in all. */
-  pageOfUser(userId: string, unreadOnly: boolean, pageNum: number, pageSize: number): Promise<[MessageEntity[], number]> {
+  pageOfUser(
+    userId: string,
+    unreadOnly: boolean,
+    pageNum: number,
+    pageSize: number,
+  ): Promise<[MessageEntity[], number]> {
     const qb = this.messages.createQueryBuilder('m').where('m.user_id = :userId', { userId });
     if (unreadOnly) qb.andWhere('m.is_read = :read', { read: false });
-    return qb.orderBy('m.create_time', 'DESC').addOrderBy('m.id', 'DESC')
-      .skip((pageNum - 1) * pageSize).take(pageSize).getManyAndCount();
+    return qb
+      .orderBy('m.create_time', 'DESC')
+      .addOrderBy('m.id', 'DESC')
+      .skip((pageNum - 1) * pageSize)
+      .take(pageSize)
+      .getManyAndCount();
   }
 
   /** Marks read those of `ids` that are the user's messages; other ids change nothing. */

@@ -1,11 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
+
 import { Page } from '../../common/paging.dto';
 import { ListMessagesDto } from '../dto/message.dto';
 import { reasonOf } from '../notification.errors';
 import type { MessageEntity } from './message.entity';
 import { MessageRepository } from './message.repository';
-import { MessagePushService } from './message-push.service';
 import { MessageView, NewMessage } from './message.types';
+import { MessagePushService } from './message-push.service';
 
 /** The message centre behind the `site` channel: store, list, mark read, and push new ones. */
 @Injectable()
@@ -25,8 +26,9 @@ export class MessageService {
   async post(message: NewMessage): Promise<MessageView> {
     const row = await this.messages.insertOnce({ ...message, read: false });
     const view = toView(row);
-    await this.push.publish(row.userId, view).catch((err: unknown) =>
-      this.logger.warn(`could not push message ${row.id}: ${reasonOf(err)}`));
+    await this.push
+      .publish(row.userId, view)
+      .catch((err: unknown) => this.logger.warn(`could not push message ${row.id}: ${reasonOf(err)}`));
     return view;
   }
 
@@ -45,5 +47,12 @@ export class MessageService {
 }
 
 function toView(row: MessageEntity): MessageView {
-  return { id: row.id, kind: row.kind, title: row.title, content: row.content, read: !!row.read, createTime: row.createTime };
+  return {
+    id: row.id,
+    kind: row.kind,
+    title: row.title,
+    content: row.content,
+    read: !!row.read,
+    createTime: row.createTime,
+  };
 }

@@ -29,7 +29,7 @@ describe('StreamSlots', () => {
     return claimed;
   };
 
-  it('a sixth of one session pushes out that session\'s oldest, also when another instance holds it', async () => {
+  it("a sixth of one session pushes out that session's oldest, also when another instance holds it", async () => {
     const [oldest, ...rest] = await claimMany(elsewhere, 'u1', 's1', 5);
     const { evicted } = await slots.claim('u1', 's1');
     expect(evicted).toEqual([oldest.id]);
@@ -38,9 +38,10 @@ describe('StreamSlots', () => {
     expect(await elsewhere.refresh(oldest)).toBe(false);
   });
 
-  it('a 21st of one user pushes out the user\'s oldest, of whichever session', async () => {
+  it("a 21st of one user pushes out the user's oldest, of whichever session", async () => {
     const claimed: StreamSlot[] = [];
-    for (const session of ['s1', 's2', 's3', 's4']) claimed.push(...(await claimMany(session === 's2' ? elsewhere : slots, 'u1', session, 5)));
+    for (const session of ['s1', 's2', 's3', 's4'])
+      claimed.push(...(await claimMany(session === 's2' ? elsewhere : slots, 'u1', session, 5)));
     expect((await slots.claim('u1', 's5')).evicted).toEqual([claimed[0].id]);
     expect((await elsewhere.claim('u1', 's5')).evicted).toEqual([claimed[1].id]);
     // Other users count on their own.

@@ -1,5 +1,7 @@
-import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+
+import { Injectable } from '@nestjs/common';
+
 import { KeyedMutex } from '../../store/keyed-mutex';
 import { Keys } from '../../store/keys';
 import { KvStore } from '../../store/kv.store';
@@ -39,7 +41,10 @@ export interface StreamSlot {
  */
 @Injectable()
 export class StreamSlots {
-  constructor(private readonly store: KvStore, private readonly mutex: KeyedMutex) {}
+  constructor(
+    private readonly store: KvStore,
+    private readonly mutex: KeyedMutex,
+  ) {}
 
   /**
    * A slot for a new stream of the session; `evicted`: the ids of the slots it pushed out. The user's
@@ -58,12 +63,22 @@ export class StreamSlots {
         else gone.push(ids[i]);
       });
       live.sort((a, b) => a.value.seq - b.value.seq);
-      const evicted = oldestOver(live.filter((s) => s.value.tokenHash === tokenHash), STREAMS_PER_SESSION);
-      evicted.push(...oldestOver(live.filter((s) => !evicted.includes(s.id)), STREAMS_PER_USER));
+      const evicted = oldestOver(
+        live.filter((s) => s.value.tokenHash === tokenHash),
+        STREAMS_PER_SESSION,
+      );
+      evicted.push(
+        ...oldestOver(
+          live.filter((s) => !evicted.includes(s.id)),
+          STREAMS_PER_USER,
+        ),
+      );
       for (const id of evicted) await this.store.set(Keys.streamSlot(id), EVICTED, STREAM_SLOT_TTL_MS);
       if (gone.length || evicted.length) await this.store.sRem(setKey, ...gone, ...evicted);
       const slot: StreamSlot = {
-        id: randomUUID(), userId, value: JSON.stringify({ seq: (live.at(-1)?.value.seq ?? 0) + 1, tokenHash } satisfies SlotValue),
+        id: randomUUID(),
+        userId,
+        value: JSON.stringify({ seq: (live.at(-1)?.value.seq ?? 0) + 1, tokenHash } satisfies SlotValue),
       };
       await this.store.set(Keys.streamSlot(slot.id), slot.value, STREAM_SLOT_TTL_MS);
       await this.store.sAdd(setKey, slot.id);

@@ -1,6 +1,8 @@
-import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+
+import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+
 import { Clock } from '../../common/clock';
 import { NotificationKind, NotificationPayload, NotificationStatus } from '../notification.types';
 import { NotificationEntity } from './notification.entity';
@@ -21,15 +23,30 @@ export class NotificationOutbox {
 
   /** One pending row per channel, in one INSERT (so all or none), in the caller's transaction when given. */
   async add(
-    userId: string, kind: NotificationKind, channels: string[], payload: NotificationPayload, manager?: EntityManager,
+    userId: string,
+    kind: NotificationKind,
+    channels: string[],
+    payload: NotificationPayload,
+    manager?: EntityManager,
   ): Promise<string[]> {
     const unique = [...new Set(channels)];
     if (!unique.length) return [];
     const now = this.clock.now();
     const json = JSON.stringify(payload);
     const rows: NotificationEntity[] = unique.map((channel) => ({
-      id: randomUUID(), userId, channel, kind, payload: json, status: NotificationStatus.PENDING,
-      attempts: 0, nextAttemptAt: now, lastError: null, claimedBy: null, claimedUntil: null, createTime: now, sentTime: null,
+      id: randomUUID(),
+      userId,
+      channel,
+      kind,
+      payload: json,
+      status: NotificationStatus.PENDING,
+      attempts: 0,
+      nextAttemptAt: now,
+      lastError: null,
+      claimedBy: null,
+      claimedUntil: null,
+      createTime: now,
+      sentTime: null,
     }));
     await this.rows.insert(rows, manager);
     return rows.map((r) => r.id);
@@ -54,7 +71,12 @@ export class NotificationOutbox {
   }
 
   /** failed or not_configured, with the reason; never retried. */
-  async markFinal(id: string, owner: string, status: NotificationStatus.FAILED | NotificationStatus.NOT_CONFIGURED, reason: string): Promise<void> {
+  async markFinal(
+    id: string,
+    owner: string,
+    status: NotificationStatus.FAILED | NotificationStatus.NOT_CONFIGURED,
+    reason: string,
+  ): Promise<void> {
     await this.rows.markFinal(id, owner, status, reason);
   }
 

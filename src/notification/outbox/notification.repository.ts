@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, EntityManager, Repository } from 'typeorm';
+
 import { NotificationStatus } from '../notification.types';
 import { NotificationEntity } from './notification.entity';
 
@@ -19,11 +20,14 @@ export class NotificationRepository {
 
   /** Ids of pending rows that are due at `now` and not held by a live claim, oldest first. */
   async dueIds(now: Date, limit: number): Promise<string[]> {
-    const found = await this.rows.createQueryBuilder('n').select('n.id', 'id')
+    const found = await this.rows
+      .createQueryBuilder('n')
+      .select('n.id', 'id')
       .where('n.status = :pending', { pending: NotificationStatus.PENDING })
       .andWhere('n.next_attempt_at <= :now', { now })
       .andWhere(new Brackets((w) => w.where('n.claimed_by IS NULL').orWhere('n.claimed_until < :now', { now })))
-      .orderBy('n.next_attempt_at', 'ASC').addOrderBy('n.id', 'ASC')
+      .orderBy('n.next_attempt_at', 'ASC')
+      .addOrderBy('n.id', 'ASC')
       .limit(limit)
       .getRawMany<{ id: string }>();
     return found.map((r) => r.id);
@@ -35,7 +39,9 @@ export class NotificationRepository {
    * for the others.
    */
   async claimDue(id: string, owner: string, now: Date, until: Date): Promise<NotificationEntity | null> {
-    const result = await this.rows.createQueryBuilder().update(NotificationEntity)
+    const result = await this.rows
+      .createQueryBuilder()
+      .update(NotificationEntity)
       .set({ claimedBy: owner, claimedUntil: until, attempts: () => 'attempts + 1' })
       .where('id = :id', { id })
       .andWhere('status = :pending', { pending: NotificationStatus.PENDING })
@@ -50,7 +56,12 @@ export class NotificationRepository {
     await this.releaseIfOwned(id, owner, { status: NotificationStatus.SENT, sentTime });
   }
 
-  async markFinal(id: string, owner: string, status: NotificationStatus.FAILED | NotificationStatus.NOT_CONFIGURED, reason: string): Promise<void> {
+  async markFinal(
+    id: string,
+    owner: string,
+    status: NotificationStatus.FAILED | NotificationStatus.NOT_CONFIGURED,
+    reason: string,
+  ): Promise<void> {
     await this.releaseIfOwned(id, owner, { status, lastError: reason });
   }
 
@@ -60,9 +71,12 @@ export class NotificationRepository {
 
   /** Records an outcome and drops the claim, only while `owner` still holds it. */
   private async releaseIfOwned(id: string, owner: string, changes: Partial<NotificationEntity>): Promise<void> {
-    await this.rows.createQueryBuilder().update(NotificationEntity)
+    await this.rows
+      .createQueryBuilder()
+      .update(NotificationEntity)
       .set({ ...changes, claimedBy: null, claimedUntil: null })
-      .where('id = :id', { id }).andWhere('claimed_by = :owner', { owner })
+      .where('id = :id', { id })
+      .andWhere('claimed_by = :owner', { owner })
       .execute();
   }
 }

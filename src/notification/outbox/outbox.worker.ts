@@ -1,15 +1,15 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Interval } from '@nestjs/schedule';
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
+
 import { Clock } from '../../common/clock';
 import { NotificationChannels } from '../channels/notification-channels';
 import { reasonOf } from '../notification.errors';
-import {
-  ChannelNotConfiguredError, NotificationStatus, PermanentDeliveryError,
-} from '../notification.types';
 import { NotificationOutcome, NotificationOutcomeEvent } from '../notification.events';
+import { ChannelNotConfiguredError, NotificationStatus, PermanentDeliveryError } from '../notification.types';
 import { NotificationEntity } from './notification.entity';
 import { NotificationOutbox } from './notification-outbox';
 import { backoffMs, OUTBOX } from './outbox.options';
@@ -103,13 +103,19 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
       const channel = this.channels.get(row.channel);
       if (!channel) throw new PermanentDeliveryError(`unknown channel ${row.channel}`);
       await channel.deliver({
-        id: row.id, userId: row.userId, channel: row.channel, kind: row.kind, payload: JSON.parse(row.payload), createTime: row.createTime,
+        id: row.id,
+        userId: row.userId,
+        channel: row.channel,
+        kind: row.kind,
+        payload: JSON.parse(row.payload),
+        createTime: row.createTime,
       });
       await this.outbox.markSent(row.id, this.owner);
       this.outcome(row, 'sent');
     } catch (err) {
       await this.recordFailure(row, err).catch((e: unknown) =>
-        this.logger.warn(`could not record the outcome of notification ${row.id}: ${reasonOf(e)}`));
+        this.logger.warn(`could not record the outcome of notification ${row.id}: ${reasonOf(e)}`),
+      );
     }
   }
 
@@ -127,7 +133,9 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
       return;
     }
     const next = new Date(this.clock.nowMs() + backoffMs(row.attempts));
-    this.logger.warn(`${row.channel} notification ${row.id} attempt ${row.attempts} failed, retry at ${next.toISOString()}: ${reason}`);
+    this.logger.warn(
+      `${row.channel} notification ${row.id} attempt ${row.attempts} failed, retry at ${next.toISOString()}: ${reason}`,
+    );
     await this.outbox.markRetry(row.id, this.owner, next, reason);
     this.outcome(row, 'retry');
   }

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Cron, CronExpression, Timeout } from '@nestjs/schedule';
+
 import { Clock } from '../../common/clock';
 import { DailyJob } from '../../store/daily-job';
 import { StrategyService } from '../../strategy/strategy.service';
@@ -98,9 +99,8 @@ export class PasswordExpiryReminderService implements OnModuleDestroy {
       days: Math.max(1, Math.ceil((expireTime.getTime() - now) / DAY_MS)),
     };
     // False when another instance recorded the same period first: it sends, this one does not.
-    return this.reminders.recordOnce(
-      { userId: user.id, expireTime, createTime: this.clock.now() },
-      (tx) => this.notifications.enqueue(tx, user.id, NotificationKind.PASSWORD_EXPIRY, channels, payload),
+    return this.reminders.recordOnce({ userId: user.id, expireTime, createTime: this.clock.now() }, (tx) =>
+      this.notifications.enqueue(tx, user.id, NotificationKind.PASSWORD_EXPIRY, channels, payload),
     );
   }
 }

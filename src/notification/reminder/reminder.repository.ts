@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
+
 import { isUniqueViolation } from '../../common/db-errors';
 import { PasswordReminderEntity } from './password-reminder.entity';
 
@@ -22,7 +23,10 @@ export class ReminderRepository {
    * transaction. The primary key (user, expiry time) makes it once per period: when another
    * instance recorded the same period first, nothing is written and this resolves to false.
    */
-  async recordOnce(reminder: PasswordReminderEntity, alongside: (tx: EntityManager) => Promise<unknown>): Promise<boolean> {
+  async recordOnce(
+    reminder: PasswordReminderEntity,
+    alongside: (tx: EntityManager) => Promise<unknown>,
+  ): Promise<boolean> {
     try {
       await this.dataSource.transaction(async (tx) => {
         await tx.insert(PasswordReminderEntity, reminder);

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Matches } from 'class-validator';
+
 import { PagingDto } from '../../common/paging.dto';
 
 export class ListOnlineDto extends PagingDto {}
@@ -23,5 +24,5 @@ export class OnlineSessionRowDto {
   @ApiProperty({ type: Number, nullable: true }) renewedAt: number | null;
   @ApiProperty({ type: Number }) expireAt: number;
   @ApiProperty() temp: boolean;
-  @ApiPropertyOptional({ description: 'the caller\'s own session (/sys/me/sessions only)' }) current?: boolean;
+  @ApiPropertyOptional({ description: "the caller's own session (/sys/me/sessions only)" }) current?: boolean;
 }

@@ -3,7 +3,9 @@ import { IsString, MaxLength, MinLength } from 'class-validator';
 
 export class VerifyQrcodeDto {
   @ApiProperty({ description: 'the code from /auth/qrcode/generate' })
-  @IsString() @MinLength(1) @MaxLength(64)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(64)
   code: string;
 }
 

@@ -1,8 +1,14 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
+
 import {
-  ACCEPTS_STREAM_TICKET, ALLOWS_TEMP_TOKEN, changesWithCodes, IS_PUBLIC, PERMISSIONS, REQUIRES_FRESH_PROOF,
+  ACCEPTS_STREAM_TICKET,
+  ALLOWS_TEMP_TOKEN,
+  changesWithCodes,
+  IS_PUBLIC,
+  PERMISSIONS,
+  REQUIRES_FRESH_PROOF,
 } from '../../common/auth-context';
 import { CallerRequirements, SessionAuthenticator } from '../session-authenticator';
 
@@ -45,9 +51,12 @@ export class SessionGuard implements CanActivate {
         acceptsTicket: this.reflector.getAllAndOverride<boolean>(ACCEPTS_STREAM_TICKET, targets) === true,
         allowsTemp: this.reflector.getAllAndOverride<boolean>(ALLOWS_TEMP_TOKEN, targets) === true,
         permissions,
-        freshProof: this.reflector.getAllAndOverride<boolean>(REQUIRES_FRESH_PROOF, targets) === true
-          ? 'always'
-          : changesWithCodes(permissions) ? 'reauthForAdmin' : undefined,
+        freshProof:
+          this.reflector.getAllAndOverride<boolean>(REQUIRES_FRESH_PROOF, targets) === true
+            ? 'always'
+            : changesWithCodes(permissions)
+              ? 'reauthForAdmin'
+              : undefined,
       };
       this.routes.set(handler, access);
     }

@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+import { Injectable } from '@nestjs/common';
 
 /**
  * rejectCommonPasswords: the bundled lists, one password a line, in lower case (see

@@ -1,8 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
-  ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsEmail, IsIn, IsString, Matches, MaxLength, MinLength, ValidateBy, ValidateIf,
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsEmail,
+  IsIn,
+  IsString,
+  Matches,
+  MaxLength,
+  MinLength,
+  ValidateBy,
+  ValidateIf,
 } from 'class-validator';
+
 import { FormArray } from '../../common/form-body';
 import { Optional } from '../../common/optional';
 import { PagingDto } from '../../common/paging.dto';
@@ -25,7 +37,10 @@ const IsMail = () => IsEmail({}, { message: textRule('validation.email') });
  */
 const Nfkc = () => Transform(({ value }) => (typeof value === 'string' ? nfkc(value) : value));
 const textOnly = (name: string, refused: (value: string) => boolean, key: Parameters<typeof textRule>[0]) =>
-  ValidateBy({ name, validator: { validate: (value) => typeof value !== 'string' || !refused(value) } }, { message: textRule(key) });
+  ValidateBy(
+    { name, validator: { validate: (value) => typeof value !== 'string' || !refused(value) } },
+    { message: textRule(key) },
+  );
 const NoHiddenOrSpace = () => textOnly('identifierCharacters', hasHiddenOrSpace, 'validation.identifierCharacters');
 const OneScriptPerPart = () => textOnly('mixedScripts', mixesScripts, 'validation.mixedScripts');
 /** A display name shows in lists and notices; no control or format characters. */
@@ -36,33 +51,60 @@ const OptionalOrNull = () => ValidateIf((_object, value) => value !== undefined 
 
 export class CreateUserDto {
   @ApiProperty({ example: 'zhangsan' })
-  @Nfkc() @IsString() @NoHiddenOrSpace() @Matches(/^[A-Za-z0-9_.-]{2,64}$/, { message: 'username must be 2-64 letters, digits, _ . or -' })
+  @Nfkc()
+  @IsString()
+  @NoHiddenOrSpace()
+  @Matches(/^[A-Za-z0-9_.-]{2,64}$/, { message: 'username must be 2-64 letters, digits, _ . or -' })
   username: string;
 
   @ApiProperty({ example: '张三' })
-  @IsString() @MinLength(1) @MaxLength(64) @DisplayText()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(64)
+  @DisplayText()
   name: string;
 
   @ApiPropertyOptional({ example: '13800138000' })
-  @Optional() @Nfkc() @IsString() @NoHiddenOrSpace() @IsMobile()
+  @Optional()
+  @Nfkc()
+  @IsString()
+  @NoHiddenOrSpace()
+  @IsMobile()
   mobile?: string;
 
   @ApiPropertyOptional({ example: 'zhangsan@example.com' })
-  @Optional() @Nfkc() @IsString() @MaxLength(128) @NoHiddenOrSpace() @IsMail() @OneScriptPerPart()
+  @Optional()
+  @Nfkc()
+  @IsString()
+  @MaxLength(128)
+  @NoHiddenOrSpace()
+  @IsMail()
+  @OneScriptPerPart()
   email?: string;
 
-  @ApiPropertyOptional({ description: 'RSA-OAEP-256 ciphertext (base64); omitted: a password is generated and returned once' })
-  @Optional() @IsString() @MaxLength(1024)
+  @ApiPropertyOptional({
+    description: 'RSA-OAEP-256 ciphertext (base64); omitted: a password is generated and returned once',
+  })
+  @Optional()
+  @IsString()
+  @MaxLength(1024)
   password?: string;
 
   @ApiPropertyOptional({ type: [String], example: ['admin'] })
-  @Optional() @FormArray() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(64, { each: true })
+  @Optional()
+  @FormArray()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(64, { each: true })
   roles?: string[];
 }
 
 export class UserIdDto {
   @ApiProperty()
-  @IsString() @MinLength(1) @MaxLength(36)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(36)
   id: string;
 }
 
@@ -73,35 +115,65 @@ export class UserIdDto {
 export class UserIdsDto {
   @ApiPropertyOptional()
   @ValidateIf((o: UserIdsDto) => o.id !== undefined || o.ids === undefined)
-  @IsString() @MinLength(1) @MaxLength(36)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(36)
   id?: string;
 
   @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: 100 })
-  @Optional() @FormArray() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @ArrayUnique()
-  @IsString({ each: true }) @MinLength(1, { each: true }) @MaxLength(36, { each: true })
+  @Optional()
+  @FormArray()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(100)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxLength(36, { each: true })
   ids?: string[];
 }
 
 /** /sys/user/update: partial; `null` clears mobile or e-mail; `roles` replaces the set. */
 export class UpdateUserDto {
   @ApiProperty()
-  @IsString() @MinLength(1) @MaxLength(36)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(36)
   id: string;
 
   @ApiPropertyOptional({ example: '张三' })
-  @Optional() @IsString() @MinLength(1) @MaxLength(64) @DisplayText()
+  @Optional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(64)
+  @DisplayText()
   name?: string;
 
   @ApiPropertyOptional({ type: String, nullable: true, example: '13800138000', description: 'null clears it' })
-  @OptionalOrNull() @Nfkc() @IsString() @NoHiddenOrSpace() @IsMobile()
+  @OptionalOrNull()
+  @Nfkc()
+  @IsString()
+  @NoHiddenOrSpace()
+  @IsMobile()
   mobile?: string | null;
 
   @ApiPropertyOptional({ type: String, nullable: true, example: 'zhangsan@example.com', description: 'null clears it' })
-  @OptionalOrNull() @Nfkc() @IsString() @MaxLength(128) @NoHiddenOrSpace() @IsMail() @OneScriptPerPart()
+  @OptionalOrNull()
+  @Nfkc()
+  @IsString()
+  @MaxLength(128)
+  @NoHiddenOrSpace()
+  @IsMail()
+  @OneScriptPerPart()
   email?: string | null;
 
-  @ApiPropertyOptional({ type: [String], example: ['auditor'], description: 'replaces the user\'s roles' })
-  @Optional() @FormArray() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(64, { each: true })
+  @ApiPropertyOptional({ type: [String], example: ['auditor'], description: "replaces the user's roles" })
+  @Optional()
+  @FormArray()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(64, { each: true })
   roles?: string[];
 }
 
@@ -111,43 +183,64 @@ export type UserState = (typeof USER_STATES)[number];
 
 export class ListUsersDto extends PagingDto {
   @ApiPropertyOptional({ description: 'matches user name, name, mobile or e-mail' })
-  @Optional() @IsString() @MaxLength(64)
+  @Optional()
+  @IsString()
+  @MaxLength(64)
   keyword?: string;
 
   @ApiPropertyOptional({
     enum: USER_STATES,
-    description: 'locked: locked and the unlock time not past; disabled; expired: password expired by the account strategy; '
-      + 'initial: password never changed since set by an administrator; normal: none of these',
+    description:
+      'locked: locked and the unlock time not past; disabled; expired: password expired by the account strategy; ' +
+      'initial: password never changed since set by an administrator; normal: none of these',
   })
-  @Optional() @IsIn(USER_STATES)
+  @Optional()
+  @IsIn(USER_STATES)
   state?: UserState;
 }
 
 export class RoleCodeDto {
   @ApiProperty({ example: 'auditor' })
-  @IsString() @MinLength(1) @MaxLength(64)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(64)
   code: string;
 }
 
 export class ChangePasswordDto {
   @ApiProperty({ description: 'RSA-OAEP-256 ciphertext (base64)' })
-  @IsString() @MinLength(1) @MaxLength(1024)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(1024)
   oldPass: string;
 
   @ApiProperty({ description: 'RSA-OAEP-256 ciphertext (base64)' })
-  @IsString() @MinLength(1) @MaxLength(1024)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(1024)
   newPass: string;
 }
 
 /** /sys/me/reauth: the password or, for a user with TOTP, a code (exactly one; checked in MeController). */
 export class ReauthDto {
   @ApiPropertyOptional({ description: 'the password, RSA-OAEP-256 ciphertext (base64) as at login' })
-  @Optional() @IsString() @MinLength(1) @MaxLength(1024)
+  @Optional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(1024)
   password?: string;
 
-  @ApiPropertyOptional({ description: 'a 6-digit TOTP code or a recovery code xxxx-xxxx (users with TOTP enabled)', example: '123456' })
+  @ApiPropertyOptional({
+    description: 'a 6-digit TOTP code or a recovery code xxxx-xxxx (users with TOTP enabled)',
+    example: '123456',
+  })
   // The format of a second-factor code (MFA_CODE in src/auth/dto/login.dto.ts, which this module cannot import).
-  @Optional() @IsString() @MaxLength(16) @Matches(/^(\d{6}|[A-Za-z0-9]{4}-?[A-Za-z0-9]{4})$/, { message: '$property must be 6 digits or a recovery code xxxx-xxxx' })
+  @Optional()
+  @IsString()
+  @MaxLength(16)
+  @Matches(/^(\d{6}|[A-Za-z0-9]{4}-?[A-Za-z0-9]{4})$/, {
+    message: '$property must be 6 digits or a recovery code xxxx-xxxx',
+  })
   code?: string;
 }
 
@@ -158,15 +251,22 @@ export class ReauthResultDto {
 
 export class SaveRoleDto {
   @ApiProperty({ example: 'auditor' })
-  @IsString() @Matches(/^[A-Za-z0-9_:.-]{1,64}$/, { message: 'code must be 1-64 letters, digits, _ : . or -' })
+  @IsString()
+  @Matches(/^[A-Za-z0-9_:.-]{1,64}$/, { message: 'code must be 1-64 letters, digits, _ : . or -' })
   code: string;
 
   @ApiProperty({ example: '审计员' })
-  @IsString() @MinLength(1) @MaxLength(64)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(64)
   name: string;
 
   @ApiProperty({ type: [String], example: ['sys:loginLog:list'] })
-  @FormArray() @IsArray() @ArrayMaxSize(200) @IsString({ each: true }) @MaxLength(64, { each: true })
+  @FormArray()
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsString({ each: true })
+  @MaxLength(64, { each: true })
   permissions: string[];
 }
 
@@ -185,11 +285,29 @@ export class UserRowDto {
   @ApiProperty({ format: 'date-time' }) createTime: string;
   @ApiProperty({ type: [String] }) roles: string[];
   @ApiProperty({ description: 'TOTP enabled' }) mfaEnabled: boolean;
-  @ApiProperty({ description: 'Failures counted by the lock check now (its window, starting no earlier than the last unlock, enable or reset)' }) failureCount: number;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Last successful login; null when never' }) lastLoginTime: string | null;
-  @ApiProperty({ enum: USER_STATES, description: 'the most pressing of states: locked, disabled, expired, initial, in that order; normal when none applies' })
+  @ApiProperty({
+    description:
+      'Failures counted by the lock check now (its window, starting no earlier than the last unlock, enable or reset)',
+  })
+  failureCount: number;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Last successful login; null when never',
+  })
+  lastLoginTime: string | null;
+  @ApiProperty({
+    enum: USER_STATES,
+    description:
+      'the most pressing of states: locked, disabled, expired, initial, in that order; normal when none applies',
+  })
   state: UserState;
-  @ApiProperty({ enum: USER_STATES, isArray: true, description: 'every state that applies now, most pressing first; the state filter finds the user under each' })
+  @ApiProperty({
+    enum: USER_STATES,
+    isArray: true,
+    description: 'every state that applies now, most pressing first; the state filter finds the user under each',
+  })
   states: UserState[];
 }
 
@@ -216,7 +334,11 @@ export class RoleDto {
 /** OpenAPI only: a permission of /sys/permission/list. */
 export class PermissionDto {
   @ApiProperty({ example: 'sys:user:list' }) code: string;
-  @ApiProperty({ example: 'user', description: 'group of the code (strategy, user, role, loginLog, online, auditLog, …)' }) module: string;
+  @ApiProperty({
+    example: 'user',
+    description: 'group of the code (strategy, user, role, loginLog, online, auditLog, …)',
+  })
+  module: string;
   @ApiProperty({ example: '查看用户', description: 'in the language of Accept-Language' }) name: string;
 }
 
@@ -230,9 +352,14 @@ export class MeInfoDto {
   @ApiProperty({ type: [String], description: 'permission codes; `*` holds every one' }) permissions: string[];
   @ApiProperty() tempUser: boolean;
   @ApiProperty({ description: 'TOTP enabled' }) mfaEnabled: boolean;
-  @ApiProperty({ description: 'end of the calling session, epoch ms (after this request\'s renewal)' }) expireAt: number;
-  @ApiProperty({ description: 'the service\'s clock when it answered, epoch ms: what is left is expireAt − serverTime' }) serverTime: number;
-  @ApiProperty({ example: 'Asia/Shanghai', description: 'DISPLAY_TIMEZONE: the IANA zone the service writes times for people in; the console shows times in it' })
+  @ApiProperty({ description: "end of the calling session, epoch ms (after this request's renewal)" }) expireAt: number;
+  @ApiProperty({ description: "the service's clock when it answered, epoch ms: what is left is expireAt − serverTime" })
+  serverTime: number;
+  @ApiProperty({
+    example: 'Asia/Shanghai',
+    description:
+      'DISPLAY_TIMEZONE: the IANA zone the service writes times for people in; the console shows times in it',
+  })
   displayTimeZone: string;
 }
 

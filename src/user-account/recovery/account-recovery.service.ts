@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
+
 import { AuditLogService, SYSTEM_ACTOR } from '../../audit/audit-log.service';
-import { SessionService } from '../../session/session.service';
 import { Clock } from '../../common/clock';
 import { AppConfig } from '../../config/app-config';
+import { SessionService } from '../../session/session.service';
 import { KeyedMutex } from '../../store/keyed-mutex';
 import { Keys } from '../../store/keys';
 import { StrategyService } from '../../strategy/strategy.service';
@@ -56,11 +57,18 @@ export class AccountRecoveryService {
       await this.sessions.endAll(user.id);
     });
     const recovered = {
-      id: user.id, username: user.username, password,
-      wasLocked: !!user.locked, wasDisabled: !!user.disabled, sessionsEnded: this.config.usesRedis,
+      id: user.id,
+      username: user.username,
+      password,
+      wasLocked: !!user.locked,
+      wasDisabled: !!user.disabled,
+      sessionsEnded: this.config.usesRedis,
     };
     await this.audit.record({
-      action: 'user.recover', ...SYSTEM_ACTOR, targetId: user.id, targetName: user.username,
+      action: 'user.recover',
+      ...SYSTEM_ACTOR,
+      targetId: user.id,
+      targetName: user.username,
       detail: { username: user.username, unlocked: recovered.wasLocked, enabled: recovered.wasDisabled },
     });
     return recovered;

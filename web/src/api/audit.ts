@@ -1,4 +1,4 @@
-import { download, post, type Page } from './request';
+import { download, type Page, post } from './request';
 import type { components } from './schema';
 
 /** From the service's OpenAPI document (schema.d.ts, npm run api:types). */

@@ -1,4 +1,4 @@
-import { download, post, type Page } from './request';
+import { download, type Page, post } from './request';
 import type { components } from './schema';
 
 type Schemas = components['schemas'];
@@ -13,4 +13,5 @@ export type LoginLogExportQuery = Schemas['ExportLoginLogDto'];
 
 export const listLoginLog = (q: LoginLogQuery) => post<Page<LoginLogRow>>('/sys/loginLog/list', q);
 /** Every record of the filters as CSV (BOM, opens in Excel with Chinese intact). */
-export const exportLoginLog = (q: LoginLogExportQuery, filename: string) => download('/sys/loginLog/export', q, filename);
+export const exportLoginLog = (q: LoginLogExportQuery, filename: string) =>
+  download('/sys/loginLog/export', q, filename);

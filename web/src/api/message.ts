@@ -1,4 +1,4 @@
-import { acceptLanguage, post, type Page } from './request';
+import { acceptLanguage, type Page, post } from './request';
 import type { components } from './schema';
 
 type Schemas = components['schemas'];

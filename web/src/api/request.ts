@@ -36,8 +36,13 @@ function fieldErrorsIn(code: string, data: unknown): FieldError[] {
   if (code !== 'VALIDATION_FAILED' || !data || typeof data !== 'object') return [];
   const errors = (data as { errors?: unknown }).errors;
   if (!Array.isArray(errors)) return [];
-  return errors.filter((e): e is FieldError => !!e && typeof e === 'object'
-    && typeof (e as FieldError).field === 'string' && typeof (e as FieldError).message === 'string');
+  return errors.filter(
+    (e): e is FieldError =>
+      !!e &&
+      typeof e === 'object' &&
+      typeof (e as FieldError).field === 'string' &&
+      typeof (e as FieldError).message === 'string',
+  );
 }
 
 export const TOKEN_KEY = 'Admin-Token';
@@ -81,7 +86,9 @@ export function onReauthRequired(prompt: ReauthPrompt): void {
  */
 async function provenAfter(error: unknown): Promise<boolean> {
   if (!(error instanceof ApiError) || error.code !== 'REAUTH_REQUIRED' || !reauthPrompt || !getToken()) return false;
-  pendingProof ??= reauthPrompt().finally(() => { pendingProof = null; });
+  pendingProof ??= reauthPrompt().finally(() => {
+    pendingProof = null;
+  });
   return pendingProof;
 }
 
@@ -172,7 +179,12 @@ async function envelopeOf<T>(response: Response, token: string | null, sentAt: n
     return envelope.data as T;
   }
 
-  const error = new ApiError(envelope.code, envelope.message, response.status, fieldErrorsIn(envelope.code, envelope.data));
+  const error = new ApiError(
+    envelope.code,
+    envelope.message,
+    response.status,
+    fieldErrorsIn(envelope.code, envelope.data),
+  );
   // Only a request that carried a token can end a session; a failed login is just a failed login.
   if (token && SESSION_END_CODES.has(error.code)) {
     sessionEnded(token, error);
@@ -211,7 +223,10 @@ export interface PageQuery {
  * that is one of `fields`, with the service's message for it. `rest` is true when the failure is not
  * (only) about those fields, so the form shows the message as a whole too.
  */
-export function fieldErrorsFor(error: unknown, fields: readonly string[]): { marks: Record<string, string>; rest: boolean } {
+export function fieldErrorsFor(
+  error: unknown,
+  fields: readonly string[],
+): { marks: Record<string, string>; rest: boolean } {
   const marks: Record<string, string> = {};
   if (!(error instanceof ApiError) || !error.fieldErrors.length) return { marks, rest: true };
   let rest = false;

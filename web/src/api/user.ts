@@ -1,4 +1,4 @@
-import { post, type Page } from './request';
+import { type Page, post } from './request';
 import type { components } from './schema';
 
 type Schemas = components['schemas'];
@@ -29,7 +29,8 @@ export const changeUserState = (action: UserAction, id: string) => post(`/sys/us
 /** Bulk: all or nothing, each user audited on its own. */
 export const changeUsersState = (action: UserAction, ids: string[]) => post(`/sys/user/${action}`, { ids });
 /** `{ password }` when the service generated it; null when DEFAULT_PASSWORD is configured. */
-export const resetPassword = (id: string) => post<Schemas['ResetPasswordResultDto'] | null>('/sys/user/resetPass', { id });
+export const resetPassword = (id: string) =>
+  post<Schemas['ResetPasswordResultDto'] | null>('/sys/user/resetPass', { id });
 /** TOTP and recovery codes removed, the user's sessions ended (sys:user:mfaReset). */
 export const resetUserMfa = (id: string) => post('/sys/user/mfa/reset', { id });
 export const listRoles = () => post<Role[]>('/sys/role/list');

@@ -1,4 +1,5 @@
 import { onMounted, reactive, ref, shallowRef } from 'vue';
+
 import type { Page, PageQuery } from '@/api/request';
 import { showError } from '@/utils/errors';
 

@@ -1,6 +1,7 @@
 import { computed, onBeforeUnmount, onMounted, ref, watch } from 'vue';
-import { getToken, onTokenCallAnswered } from '@/api/request';
+
 import type { MeInfo } from '@/api/auth';
+import { getToken, onTokenCallAnswered } from '@/api/request';
 import { useAuthStore } from '@/stores/auth';
 
 /** Warn this long before the end at most (a quarter of the validity when that is shorter). */
@@ -58,14 +59,28 @@ export function useSessionExpiry() {
   const notExtended = ref(false);
 
   const remaining = computed(() => (expireAt.value === null ? null : expireAt.value - serverNow(now.value)));
-  const warning = computed(() => !auth.tempUser && remaining.value !== null && remaining.value > 0
-    && remaining.value <= Math.min(WARN_MS, validity / 4));
+  const warning = computed(
+    () =>
+      !auth.tempUser &&
+      remaining.value !== null &&
+      remaining.value > 0 &&
+      remaining.value <= Math.min(WARN_MS, validity / 4),
+  );
 
-  watch(() => auth.me, (me) => { trackSession(me); now.value = Date.now(); }, { immediate: true, flush: 'sync' });
+  watch(
+    () => auth.me,
+    (me) => {
+      trackSession(me);
+      now.value = Date.now();
+    },
+    { immediate: true, flush: 'sync' },
+  );
 
   let timer: ReturnType<typeof setInterval> | undefined;
   onMounted(() => {
-    timer = setInterval(() => { now.value = Date.now(); }, 1000);
+    timer = setInterval(() => {
+      now.value = Date.now();
+    }, 1000);
   });
   onBeforeUnmount(() => clearInterval(timer));
 

@@ -1,8 +1,10 @@
-import { ref } from 'vue';
-import { createI18n } from 'vue-i18n';
 import elEn from 'element-plus/es/locale/lang/en';
 import elZhCn from 'element-plus/es/locale/lang/zh-cn';
+import { ref } from 'vue';
+import { createI18n } from 'vue-i18n';
+
 import { LANG_KEY } from '@/api/request';
+
 import en from './en';
 import zh from './zh';
 

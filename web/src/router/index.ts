@@ -1,7 +1,8 @@
 import { createRouter, createWebHistory, type RouteRecordRaw } from 'vue-router';
+
+import AppLayout from '@/layout/AppLayout.vue';
 import { useAuthStore } from '@/stores/auth';
 import { useMessageStore } from '@/stores/messages';
-import AppLayout from '@/layout/AppLayout.vue';
 
 declare module 'vue-router' {
   interface RouteMeta {
@@ -17,39 +18,57 @@ declare module 'vue-router' {
 /** The pages of the menu, in menu order; `/` opens the first one the user may see. */
 export const pages: RouteRecordRaw[] = [
   {
-    path: '/system/strategy', name: 'strategy', component: () => import('@/views/system/StrategyView.vue'),
+    path: '/system/strategy',
+    name: 'strategy',
+    component: () => import('@/views/system/StrategyView.vue'),
     meta: { title: 'menu.strategy', perms: ['sys:strategy:login:info', 'sys:strategy:user:info'] },
   },
   {
-    path: '/system/users', name: 'users', component: () => import('@/views/system/UsersView.vue'),
+    path: '/system/users',
+    name: 'users',
+    component: () => import('@/views/system/UsersView.vue'),
     meta: { title: 'menu.users', perms: ['sys:user:list'] },
   },
   {
-    path: '/system/roles', name: 'roles', component: () => import('@/views/system/RolesView.vue'),
+    path: '/system/roles',
+    name: 'roles',
+    component: () => import('@/views/system/RolesView.vue'),
     meta: { title: 'menu.roles', perms: ['sys:role:list'] },
   },
   {
-    path: '/system/loginlog', name: 'loginlog', component: () => import('@/views/system/LoginLogView.vue'),
+    path: '/system/loginlog',
+    name: 'loginlog',
+    component: () => import('@/views/system/LoginLogView.vue'),
     meta: { title: 'menu.loginlog', perms: ['sys:loginLog:list'] },
   },
   {
-    path: '/system/online', name: 'online', component: () => import('@/views/system/OnlineView.vue'),
+    path: '/system/online',
+    name: 'online',
+    component: () => import('@/views/system/OnlineView.vue'),
     meta: { title: 'menu.online', perms: ['sys:online:list'] },
   },
   {
-    path: '/system/auditlog', name: 'auditlog', component: () => import('@/views/system/AuditLogView.vue'),
+    path: '/system/auditlog',
+    name: 'auditlog',
+    component: () => import('@/views/system/AuditLogView.vue'),
     meta: { title: 'menu.auditlog', perms: ['sys:auditLog:list'] },
   },
   {
-    path: '/me/devices', name: 'devices', component: () => import('@/views/me/DevicesView.vue'),
+    path: '/me/devices',
+    name: 'devices',
+    component: () => import('@/views/me/DevicesView.vue'),
     meta: { title: 'menu.devices' },
   },
   {
-    path: '/me/mfa', name: 'mfa', component: () => import('@/views/me/MfaView.vue'),
+    path: '/me/mfa',
+    name: 'mfa',
+    component: () => import('@/views/me/MfaView.vue'),
     meta: { title: 'menu.mfa' },
   },
   {
-    path: '/messages', name: 'messages', component: () => import('@/views/messages/MessagesView.vue'),
+    path: '/messages',
+    name: 'messages',
+    component: () => import('@/views/messages/MessagesView.vue'),
     meta: { title: 'menu.messages' },
   },
 ];
@@ -63,7 +82,9 @@ const routes: RouteRecordRaw[] = [
       { path: '', name: 'home', component: { render: () => null } },
       ...pages,
       {
-        path: '/password', name: 'password', component: () => import('@/views/password/PasswordView.vue'),
+        path: '/password',
+        name: 'password',
+        component: () => import('@/views/password/PasswordView.vue'),
         meta: { title: 'menu.password' },
       },
     ],

@@ -1,9 +1,11 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import * as authApi from '@/api/auth';
+
 import type { LoginResult, MeInfo } from '@/api/auth';
+import * as authApi from '@/api/auth';
 import { getToken, removeToken, setToken } from '@/api/request';
 import { setDisplayTimeZone } from '@/utils/format';
+
 import { useMessageStore } from './messages';
 
 const END_MESSAGE_KEY = 'sessionEndMessage';
@@ -97,5 +99,20 @@ export const useAuthStore = defineStore('auth', () => {
 
   const hasToken = (): boolean => getToken() !== null;
 
-  return { hasToken, me, loginTip, sessionEndMessage, tempUser, mfaSetupRequired, tempPage, can, holdsAll, signIn, fetchMe, setSessionEndMessage, clear, signOut };
+  return {
+    hasToken,
+    me,
+    loginTip,
+    sessionEndMessage,
+    tempUser,
+    mfaSetupRequired,
+    tempPage,
+    can,
+    holdsAll,
+    signIn,
+    fetchMe,
+    setSessionEndMessage,
+    clear,
+    signOut,
+  };
 });

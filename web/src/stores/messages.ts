@@ -1,5 +1,6 @@
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
+
 import { getMeInfo } from '@/api/auth';
 import { listMessages, markRead, openMessageStream, type SiteMessage } from '@/api/message';
 import { ApiError, getToken, SESSION_END_CODES, sessionEnded } from '@/api/request';
@@ -113,7 +114,8 @@ export const useMessageStore = defineStore('messages', () => {
   }
 
   function scheduleProbe(error?: unknown): void {
-    if (error instanceof ApiError && (SESSION_END_CODES.has(error.code) || error.code === 'TEMP_TOKEN_FORBIDDEN')) return;
+    if (error instanceof ApiError && (SESSION_END_CODES.has(error.code) || error.code === 'TEMP_TOKEN_FORBIDDEN'))
+      return;
     window.clearTimeout(retry);
     retry = window.setTimeout(probe, RETRY_MS);
   }

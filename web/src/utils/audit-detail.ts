@@ -36,7 +36,8 @@ export function detailView(detail: unknown): DetailView {
     view.created = before === null || before === undefined;
     if ((isPlain(before) || view.created) && isPlain(after)) {
       const keys = [...new Set([...Object.keys(before ?? {}), ...Object.keys(after)])];
-      for (const key of keys) view.changes.push({ field: key, old: (before as Record<string, unknown> | null)?.[key], new: after[key] });
+      for (const key of keys)
+        view.changes.push({ field: key, old: (before as Record<string, unknown> | null)?.[key], new: after[key] });
     } else {
       view.changes.push({ field: '', old: before, new: after });
     }
@@ -57,11 +58,16 @@ export function detailView(detail: unknown): DetailView {
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 /** One value of a detail as text; times through `formatTime`. */
-export function detailValue(value: unknown, labels: { yes: string; no: string; empty: string }, formatTime: (v: string) => string): string {
+export function detailValue(
+  value: unknown,
+  labels: { yes: string; no: string; empty: string },
+  formatTime: (v: string) => string,
+): string {
   if (value === null || value === undefined || value === '') return labels.empty;
   if (typeof value === 'boolean') return value ? labels.yes : labels.no;
   if (typeof value === 'string') return ISO_TIME.test(value) ? formatTime(value) : value;
-  if (Array.isArray(value)) return value.length ? value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ') : labels.empty;
+  if (Array.isArray(value))
+    return value.length ? value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ') : labels.empty;
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }

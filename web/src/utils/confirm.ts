@@ -1,4 +1,5 @@
 import { ElMessageBox } from 'element-plus';
+
 import { i18n } from '@/i18n';
 import { isCancel, showError } from '@/utils/errors';
 
@@ -7,7 +8,9 @@ export async function confirmed(text: string): Promise<boolean> {
   const { t } = i18n.global;
   try {
     await ElMessageBox.confirm(text, t('common.confirmTitle'), {
-      type: 'warning', confirmButtonText: t('common.confirm'), cancelButtonText: t('common.cancel'),
+      type: 'warning',
+      confirmButtonText: t('common.confirm'),
+      cancelButtonText: t('common.cancel'),
     });
     return true;
   } catch (e) {

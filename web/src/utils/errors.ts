@@ -1,4 +1,5 @@
 import { ElMessage } from 'element-plus';
+
 import { ApiError, SESSION_END_CODES } from '@/api/request';
 
 /** Show a failed call's message (the server's, verbatim); a session end was already handled. */

@@ -19,8 +19,14 @@ export function setDisplayTimeZone(zone: string | undefined | null): void {
   if (usable === displayTimeZone && formatter) return;
   displayTimeZone = usable;
   formatter = new Intl.DateTimeFormat('en-US', {
-    timeZone: displayTimeZone, year: 'numeric', month: '2-digit', day: '2-digit',
-    hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+    timeZone: displayTimeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
   });
 }
 
@@ -28,13 +34,27 @@ export function getDisplayTimeZone(): string {
   return displayTimeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
 }
 
-interface WallTime { year: number; month: number; day: number; hour: number; minute: number; second: number }
+interface WallTime {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
 
 /** The wall time of an instant in the display zone. */
 function wallTime(d: Date): WallTime {
   if (!formatter) setDisplayTimeZone(displayTimeZone);
   const parts = Object.fromEntries(formatter!.formatToParts(d).map((p) => [p.type, Number(p.value)]));
-  return { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second };
+  return {
+    year: parts.year,
+    month: parts.month,
+    day: parts.day,
+    hour: parts.hour,
+    minute: parts.minute,
+    second: parts.second,
+  };
 }
 
 /** 'YYYY-MM-DD HH:mm:ss' in the display zone; '' for nothing. */
@@ -49,7 +69,9 @@ export function formatTime(value: string | number | Date | null | undefined): st
 /** The display zone's offset from UTC at `d`, in minutes (Shanghai: 480). */
 function offsetMinutes(d: Date): number {
   const w = wallTime(d);
-  return Math.round((Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(d.getTime() / 1000) * 1000) / 60_000);
+  return Math.round(
+    (Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(d.getTime() / 1000) * 1000) / 60_000,
+  );
 }
 
 /** The display zone's offset as '+08:00', for labels. */
@@ -86,8 +108,14 @@ export function toPickerDate(instant: Date): Date {
 
 /** The instant a picker date means: its wall time read in the display zone. */
 export function fromPickerDate(picked: Date): Date {
-  return instantOfWall(picked.getFullYear(), picked.getMonth() + 1, picked.getDate(),
-    picked.getHours(), picked.getMinutes(), picked.getSeconds());
+  return instantOfWall(
+    picked.getFullYear(),
+    picked.getMonth() + 1,
+    picked.getDate(),
+    picked.getHours(),
+    picked.getMinutes(),
+    picked.getSeconds(),
+  );
 }
 
 /** A picker range as the lists' beginTime / endTime (ISO instants). */

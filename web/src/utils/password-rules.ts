@@ -49,7 +49,8 @@ const SYMBOL = /[^\p{L}0-9\s]/u;
 export function checkRules(password: string, rules: PasswordRules, who: AccountParts = {}): RuleCheck[] {
   const length = [...password].length;
   const checks: RuleCheck[] = [];
-  if (rules.minPasswordLength > 0) checks.push({ key: 'min', n: rules.minPasswordLength, ok: length >= rules.minPasswordLength });
+  if (rules.minPasswordLength > 0)
+    checks.push({ key: 'min', n: rules.minPasswordLength, ok: length >= rules.minPasswordLength });
   // BCrypt reads 72 bytes: the service refuses more as too long, whatever maxPasswordLength says.
   const fitsBcrypt = new TextEncoder().encode(password).length <= BCRYPT_MAX_BYTES;
   if (rules.maxPasswordLength > 0) {

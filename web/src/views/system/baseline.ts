@@ -1,5 +1,6 @@
 import type { LoginStrategy, UserStrategy } from '@/api/strategy';
-import { LOGIN_FIELDS, USER_FIELDS, type FieldDef } from './strategy-fields';
+
+import { type FieldDef, LOGIN_FIELDS, USER_FIELDS } from './strategy-fields';
 
 /**
  * The recommended values for GB/T 22239-2019 (等保 2.0) level 3, mapped onto the strategy fields
@@ -61,7 +62,10 @@ const FIELDS: Record<Group, FieldDef[]> = { login: LOGIN_FIELDS, user: USER_FIEL
  * The fields whose saved value differs from the baseline, in the order of the strategy page.
  * `current` holds the values the service answered (a field it does not report is undefined: it changes).
  */
-export function baselineChanges(current: Record<Group, Record<string, unknown>>, groups: Group[] = ['login', 'user']): BaselineChange[] {
+export function baselineChanges(
+  current: Record<Group, Record<string, unknown>>,
+  groups: Group[] = ['login', 'user'],
+): BaselineChange[] {
   const changes: BaselineChange[] = [];
   for (const group of groups) {
     const target = MLPS3_BASELINE[group] as Record<string, unknown>;

@@ -20,18 +20,28 @@ export interface FieldDef<K extends string = string> {
 }
 
 type Unit = NonNullable<FieldDef['unit']>;
-interface Limits { minimum?: number; maximum?: number; default?: number | boolean | string }
+interface Limits {
+  minimum?: number;
+  maximum?: number;
+  default?: number | boolean | string;
+}
 
 /** A field of `group` with the default and range the service's document gives it. */
 function field<G extends keyof typeof LIMITS, K extends keyof (typeof LIMITS)[G] & string>(
-  group: G, key: K, kind: FieldKind, unit?: Unit,
+  group: G,
+  key: K,
+  kind: FieldKind,
+  unit?: Unit,
 ): FieldDef<K> {
   const limits = (LIMITS[group] as Record<string, Limits>)[key];
-  if (limits?.default === undefined) throw new Error(`strategy-limits.json has no default for ${key}: run npm run api:types`);
+  if (limits?.default === undefined)
+    throw new Error(`strategy-limits.json has no default for ${key}: run npm run api:types`);
   return { key, kind, def: limits.default, ...(unit ? { unit } : {}), min: limits.minimum, max: limits.maximum };
 }
-const login = <K extends keyof LoginStrategy & keyof typeof LIMITS.login>(key: K, kind: FieldKind, unit?: Unit) => field('login', key, kind, unit);
-const user = <K extends keyof UserStrategy & keyof typeof LIMITS.user>(key: K, kind: FieldKind, unit?: Unit) => field('user', key, kind, unit);
+const login = <K extends keyof LoginStrategy & keyof typeof LIMITS.login>(key: K, kind: FieldKind, unit?: Unit) =>
+  field('login', key, kind, unit);
+const user = <K extends keyof UserStrategy & keyof typeof LIMITS.user>(key: K, kind: FieldKind, unit?: Unit) =>
+  field('user', key, kind, unit);
 
 export const LOGIN_FIELDS: FieldDef<keyof LoginStrategy>[] = [
   login('sessionExpireMinutes', 'int', 'minutes'),
@@ -87,7 +97,11 @@ export function outOfRange(f: FieldDef, value: unknown): boolean {
 
 export const CHANNELS = ['email', 'sms', 'site'] as const;
 
-export const toChannels = (value: string): string[] => value.split(',').map((s) => s.trim()).filter(Boolean);
+export const toChannels = (value: string): string[] =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 export const fromChannels = (list: string[]): string => CHANNELS.filter((c) => list.includes(c)).join(',');
 
 type Translate = (key: string, named?: Record<string, unknown>) => string;
@@ -97,13 +111,17 @@ export function fieldValueText(t: Translate, f: FieldDef, value: unknown): strin
   // Not reported by the service (or emptied in the form).
   if (value === undefined || value === null) return '—';
   switch (f.kind) {
-    case 'int': return `${String(value)} ${t(`common.${f.unit}`)}`;
-    case 'bool': return t(value ? 'common.yes' : 'common.no');
+    case 'int':
+      return `${String(value)} ${t(`common.${f.unit}`)}`;
+    case 'bool':
+      return t(value ? 'common.yes' : 'common.no');
     case 'channels': {
       const list = toChannels(String(value));
       return list.length ? list.map((c) => t(`strategy.channel.${c}`)).join(', ') : t('common.none');
     }
-    case 'mfa': return t(`strategy.mfaShort.${String(value)}`);
-    default: return t(`strategy.expireShort.${String(value)}`);
+    case 'mfa':
+      return t(`strategy.mfaShort.${String(value)}`);
+    default:
+      return t(`strategy.expireShort.${String(value)}`);
   }
 }
