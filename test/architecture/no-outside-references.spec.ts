@@ -3,8 +3,8 @@ import { join, relative, resolve } from 'node:path';
 
 /**
  * A comment or a description string that sends the reader to a document a clone does not have
- * ("contract §5", "spec 4.1", "issue 17", "see the spec") explains nothing: the reader cannot
- * follow it. The code says the rule itself, or points into the repository (docs/).
+ * (a section of the contract, a numbered section of the spec, an issue number) explains nothing:
+ * the reader cannot follow it. The code says the rule itself, or points into the repository (docs/).
  */
 const ROOT = resolve(__dirname, '../..');
 const FOLDERS = ['src', 'web/src', 'tools', 'bench'];
@@ -47,11 +47,14 @@ describe('no comment points at a document outside the repository', () => {
   });
 
   it('recognises the references it forbids and lets ordinary words through', () => {
+    // Assembled from parts, so that this file holds no such reference itself.
+    const section = '\u00a7';
+    const number = ['4', '1'].join('.');
     const caught = [
-      '// Contract §5: the lock',
-      '/** spec 4.1 step 9 */',
-      "@ApiDoc('Log in (spec 4.1)')",
-      '// Issue 17: the code of a failure',
+      `// Contract ${section}5: the lock`,
+      `/** spec ${number} step 9 */`,
+      `@ApiDoc('Log in (spec ${number})')`,
+      `// Issue ${17}: the code of a failure`,
       '// as the spec wants',
       '// see contract.md',
     ];
