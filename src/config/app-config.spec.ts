@@ -194,8 +194,8 @@ describe('START_TIMEOUT_MS', () => {
 });
 
 describe('LOGIN_NOTICE_WINDOW_MINUTES', () => {
-  it('folds wrong-password notices into 10-minute windows by default; 0 sends one per attempt', () => {
-    expect(loadConfig({}).LOGIN_NOTICE_WINDOW_MINUTES).toBe(10);
+  it('tells every wrong password by default (0); a window folds them when set', () => {
+    expect(loadConfig({}).LOGIN_NOTICE_WINDOW_MINUTES).toBe(0);
     expect(loadConfig({ LOGIN_NOTICE_WINDOW_MINUTES: '0' }).LOGIN_NOTICE_WINDOW_MINUTES).toBe(0);
     expect(loadConfig({ LOGIN_NOTICE_WINDOW_MINUTES: '60' }).LOGIN_NOTICE_WINDOW_MINUTES).toBe(60);
   });

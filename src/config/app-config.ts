@@ -158,7 +158,8 @@ export class AppConfig {
   /**
    * Wrong-password notices of one account: at most one per window of this many minutes, so that a
    * guessing run does not flood the owner's mailbox or phone (the notice of the failure that locks
-   * the account is always sent). 0 sends one per wrong password.
+   * the account is always sent). 0, the default, tells every wrong password, as the notification
+   * rule reads; an operator opts in to the window.
    */
   @Transform(int)
   @IsInt({
@@ -166,7 +167,7 @@ export class AppConfig {
   })
   @Min(0, { message: 'LOGIN_NOTICE_WINDOW_MINUTES must be 0 or more' })
   @Max(1_440, { message: 'LOGIN_NOTICE_WINDOW_MINUTES must be at most 1440 (a day)' })
-  LOGIN_NOTICE_WINDOW_MINUTES = 10;
+  LOGIN_NOTICE_WINDOW_MINUTES = 0;
 
   @Transform(int)
   @IsInt()
