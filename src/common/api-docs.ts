@@ -20,7 +20,7 @@ import { ErrorCode, HTTP_STATUS } from './error-code';
  * answer, the shape of `data` — comes from one decorator per route (@ApiDoc) plus what the code
  * already declares (@Public, @RequirePermissions, @AllowsTempToken, @RateLimit, TEMP_URIS). The
  * access part is derived when the document is built (describeOperations), so it cannot drift from
- * what the session guard enforces. test/api-docs.e2e-spec.ts fails for a route without them.
+ * what the session guard enforces. test/docs/api-docs.e2e-spec.ts fails for a route without them.
  */
 
 export const API_DOC = 'api:doc';

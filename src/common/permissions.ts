@@ -4,7 +4,7 @@ import type { Bilingual } from './texts';
  * Every permission code the service knows: the one registry. Routes name
  * their code through RequirePermissions, whose parameter type is a code of this list, so a route
  * cannot require a code that is not here; /sys/permission/list answers this list, and
- * test/permission-registry.e2e-spec.ts checks that every code here gates some route. A new
+ * test/architecture/permission-registry.e2e-spec.ts checks that every code here gates some route. A new
  * permission is one line here and its @RequirePermissions. `module` groups the codes (the console's
  * tree); `name` is what people read.
  */

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 
 import { createClient } from 'redis';
 
-import { createActiveUser, TestUser } from '../factories';
 import { mariadbRedis } from '../support/backends';
 import { ACCOUNT_LOCKED, BAD_CREDENTIALS, SERVICE_UNAVAILABLE } from '../support/envelopes';
+import { createActiveUser, TestUser } from '../support/factories';
 import { Reply, startApp, TestApp } from '../support/test-app';
 import { sleep, waitFor } from '../support/wait';
 

@@ -1,7 +1,6 @@
 import type { Locator, Page } from 'playwright-core';
 
 import { Envelope } from '../../src/common/envelope';
-import { createActiveUser, createRole } from '../factories';
 import {
   browserSuiteMissing,
   clean,
@@ -13,6 +12,7 @@ import {
   until,
   waitForText,
 } from '../support/console-browser';
+import { createActiveUser, createRole } from '../support/factories';
 import { ADMIN_PASSWORD } from '../support/test-app';
 
 /*

@@ -1,7 +1,6 @@
 import type { Page } from 'playwright-core';
 
 import { Envelope } from '../../src/common/envelope';
-import { createActiveUser } from '../factories';
 import {
   browserSuiteMissing,
   clean,
@@ -11,6 +10,7 @@ import {
   until,
   waitForText,
 } from '../support/console-browser';
+import { createActiveUser } from '../support/factories';
 import { ADMIN_PASSWORD, sha256hex, tokenKey } from '../support/test-app';
 
 /*

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 
 import { Envelope } from '../../src/common/envelope';
-import { createUser, TestUser } from '../factories';
 import {
   browserSuiteMissing,
   clean,
@@ -16,6 +15,7 @@ import {
   until,
   waitForText,
 } from '../support/console-browser';
+import { createUser, TestUser } from '../support/factories';
 import { ADMIN_PASSWORD } from '../support/test-app';
 
 /*

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 
-import { createActiveUser } from '../factories';
 import { browserSuiteMissing, clean, consoleBrowserSuite, sel, until, waitForText } from '../support/console-browser';
+import { createActiveUser } from '../support/factories';
 
 /*
  * In the admin console: a session keeps at most 5 open message

@@ -4,7 +4,6 @@ import { Secret, TOTP } from 'otpauth';
 import type { Locator, Page } from 'playwright-core';
 
 import { Envelope } from '../../src/common/envelope';
-import { createActiveUser, TestUser } from '../factories';
 import {
   browserSuiteMissing,
   clean,
@@ -16,6 +15,7 @@ import {
   until,
   waitForText,
 } from '../support/console-browser';
+import { createActiveUser, TestUser } from '../support/factories';
 import { ADMIN_PASSWORD } from '../support/test-app';
 
 /*

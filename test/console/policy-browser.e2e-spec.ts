@@ -1,7 +1,6 @@
 import type { Locator, Page } from 'playwright-core';
 
 import { Envelope } from '../../src/common/envelope';
-import { createUser } from '../factories';
 import {
   browserSuiteMissing,
   clean,
@@ -12,6 +11,7 @@ import {
   until,
   waitForText,
 } from '../support/console-browser';
+import { createUser } from '../support/factories';
 import { ADMIN_PASSWORD } from '../support/test-app';
 
 /*

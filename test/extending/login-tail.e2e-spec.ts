@@ -18,8 +18,8 @@ import { ErrorCode } from '../../src/common/error-code';
 import { LoginStatus, LoginTypes } from '../../src/login-log/login-log.entity';
 import { UserAccountModule } from '../../src/user-account/user-account.module';
 import { UserLookup } from '../../src/user-account/user-lookup.service';
-import { createActiveUser } from '../factories';
 import { BACKENDS } from '../support/backends';
+import { createActiveUser } from '../support/factories';
 import { startApp, TestApp } from '../support/test-app';
 
 /**

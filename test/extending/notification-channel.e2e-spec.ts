@@ -10,8 +10,8 @@ import {
   NotificationKind,
 } from '../../src/notification/notification.types';
 import { LoginFailedEvent } from '../../src/user-account/account.events';
-import { createActiveUser } from '../factories';
 import { BACKENDS } from '../support/backends';
+import { createActiveUser } from '../support/factories';
 import { startApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait';
 

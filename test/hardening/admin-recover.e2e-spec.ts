@@ -5,9 +5,9 @@ import { join } from 'node:path';
 
 import { NotificationKind } from '../../src/notification/notification.types';
 import { NotificationEntity } from '../../src/notification/outbox/notification.entity';
-import { createActiveUser, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { buildCommands, runCommand } from '../support/built-command';
+import { createActiveUser, TestUser } from '../support/factories';
 import { startApp, TestApp } from '../support/test-app';
 
 /**

@@ -1,7 +1,7 @@
 import { AccountStateService } from '../../src/user-account/account-state.service';
-import { createActiveUser, createRole, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { codeOf } from '../support/code-of';
+import { createActiveUser, createRole, TestUser } from '../support/factories';
 import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
 
 // FORBIDDEN has one message; both refusals (one's own account, the last usable holder of *) use it.

@@ -8,8 +8,8 @@ import { StrategyService } from '../../src/strategy/strategy.service';
 import { SysPropEntity } from '../../src/strategy/sys-prop.entity';
 import { RoleEntity } from '../../src/user-account/role.entity';
 import { RoleService } from '../../src/user-account/role.service';
-import { createActiveUser, createRole, createUser, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
+import { createActiveUser, createRole, createUser, TestUser } from '../support/factories';
 import { startApp, TestApp } from '../support/test-app';
 import { sleep } from '../support/wait';
 

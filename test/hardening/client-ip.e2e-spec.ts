@@ -1,5 +1,5 @@
-import { createActiveUser, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
+import { createActiveUser, TestUser } from '../support/factories';
 import { startApp, TestApp } from '../support/test-app';
 
 /**

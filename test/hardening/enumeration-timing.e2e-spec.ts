@@ -1,6 +1,6 @@
-import { createActiveUser, TestUser } from '../factories';
 import { sqliteMemory } from '../support/backends';
 import { ACCOUNT_LOCKED, BAD_CREDENTIALS } from '../support/envelopes';
+import { createActiveUser, TestUser } from '../support/factories';
 import { startApp, TestApp } from '../support/test-app';
 
 const SAMPLES = 15;

@@ -8,9 +8,9 @@ import { LoginLogService } from '../../src/login-log/login-log.service';
 import { SessionService } from '../../src/session/session.service';
 import { KvStore } from '../../src/store/kv.store';
 import { PasswordHasher } from '../../src/user-account/password-hasher';
-import { createActiveUser, TestUser } from '../factories';
 import { BACKENDS, mariadbRedis, Provisioned } from '../support/backends';
 import { SERVICE_UNAVAILABLE } from '../support/envelopes';
+import { createActiveUser, TestUser } from '../support/factories';
 import { Reply, startApp, TestApp } from '../support/test-app';
 import { sleep } from '../support/wait';
 

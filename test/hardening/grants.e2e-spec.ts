@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 
-import { createRole, createUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { FORBIDDEN } from '../support/envelopes';
+import { createRole, createUser } from '../support/factories';
 import { permsKey, startApp, TestApp } from '../support/test-app';
 
 const tag = () => randomBytes(4).toString('hex');

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
-import { createUser } from '../factories';
 import { BACKENDS } from '../support/backends';
+import { createUser } from '../support/factories';
 import { startApp, TestApp } from '../support/test-app';
 
 const tag = () => randomBytes(4).toString('hex');

@@ -4,8 +4,8 @@ import { hash } from 'bcrypt';
 import { DataSource } from 'typeorm';
 
 import { dataSourceOptions, MIGRATIONS } from '../../src/database/data-source-options';
-import { createUser } from '../factories';
 import { BACKENDS } from '../support/backends';
+import { createUser } from '../support/factories';
 import { FakeClock } from '../support/fake-clock';
 import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
 

@@ -1,6 +1,6 @@
-import { createActiveUser, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { NOT_LOGGED_IN } from '../support/envelopes';
+import { createActiveUser, TestUser } from '../support/factories';
 import { SseClient, streamTicket } from '../support/sse-client';
 import { listenOnLocalPort, sha256hex, startApp, TestApp } from '../support/test-app';
 import { sleep, waitFor } from '../support/wait';

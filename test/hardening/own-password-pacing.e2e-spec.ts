@@ -1,6 +1,6 @@
-import { createUser, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { failure, OK_NO_DATA, RATE_LIMITED } from '../support/envelopes';
+import { createUser, TestUser } from '../support/factories';
 import { saveSettings } from '../support/settings';
 import { startApp, TestApp } from '../support/test-app';
 

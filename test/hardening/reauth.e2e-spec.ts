@@ -1,7 +1,7 @@
 import { stepAt, totpCode } from '../../src/mfa/totp';
-import { createActiveUser, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { ACCOUNT_LOCKED, BAD_CREDENTIALS, failure, NOT_LOGGED_IN } from '../support/envelopes';
+import { createActiveUser, TestUser } from '../support/factories';
 import { namesFields } from '../support/field-errors';
 import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
 

@@ -1,6 +1,6 @@
-import { createActiveUser, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { ACCOUNT_EXPIRED, ACCOUNT_LOCKED, OLD_PASSWORD_WRONG, QRCODE_INVALID } from '../support/envelopes';
+import { createActiveUser, TestUser } from '../support/factories';
 import { sha256hex, startApp, TestApp } from '../support/test-app';
 
 const WRONG = 'Wrong#pass1';

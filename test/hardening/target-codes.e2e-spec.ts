@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 
 import { stepAt, totpCode } from '../../src/mfa/totp';
-import { createRole, createUser, TestUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { FORBIDDEN, OK_NO_DATA } from '../support/envelopes';
+import { createRole, createUser, TestUser } from '../support/factories';
 import { sha256hex, startApp, TestApp } from '../support/test-app';
 
 const tag = () => randomBytes(4).toString('hex');

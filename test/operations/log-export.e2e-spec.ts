@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
 
-import { createRole, createUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { FORBIDDEN, NOT_LOGGED_IN } from '../support/envelopes';
+import { createRole, createUser } from '../support/factories';
 import { startApp, TestApp } from '../support/test-app';
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);

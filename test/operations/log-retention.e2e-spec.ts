@@ -1,6 +1,6 @@
 import { LogRetentionService, RETENTION_BATCH } from '../../src/retention/log-retention.service';
-import { createUser } from '../factories';
 import { BACKENDS } from '../support/backends';
+import { createUser } from '../support/factories';
 import { startApp, TestApp } from '../support/test-app';
 
 const DAY_MS = 86_400_000;

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 
-import { createUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { failure, NOT_LOGGED_IN } from '../support/envelopes';
+import { createUser } from '../support/factories';
 import { startApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait';
 

@@ -5,8 +5,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-import { createActiveUser } from '../factories';
 import { sqliteMemory } from '../support/backends';
+import { createActiveUser } from '../support/factories';
 import { encryptPassword } from '../support/password-transport';
 import { SseClient } from '../support/sse-client';
 import { listenOnLocalPort, startApp, TestApp } from '../support/test-app';

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 
-import { ConfigError, loadConfig } from '../src/config/app-config';
-import { decryptSecret } from '../src/mfa/mfa-crypto';
-import { stepAt, totpCode } from '../src/mfa/totp';
-import { createActiveUser, createRole, createUser, TestUser } from './factories';
-import { BACKENDS, sqliteMemory } from './support/backends';
-import { ADMIN_PASSWORD, epochMs, startApp, TestApp } from './support/test-app';
+import { ConfigError, loadConfig } from '../../src/config/app-config';
+import { decryptSecret } from '../../src/mfa/mfa-crypto';
+import { stepAt, totpCode } from '../../src/mfa/totp';
+import { BACKENDS, sqliteMemory } from '../support/backends';
+import { createActiveUser, createRole, createUser, TestUser } from '../support/factories';
+import { ADMIN_PASSWORD, epochMs, startApp, TestApp } from '../support/test-app';
 
 /** The TOTP second factor, on SQLite + memory and MariaDB + Redis, with a fake clock. */
 describe.each(BACKENDS)('second factor on $name', (backend) => {

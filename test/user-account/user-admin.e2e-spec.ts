@@ -1,8 +1,8 @@
-import { createActiveUser, createRole, createUser, TestUser } from './factories';
-import { BACKENDS } from './support/backends';
-import { BAD_CREDENTIALS, FORBIDDEN, NOT_LOGGED_IN, OK_NO_DATA } from './support/envelopes';
-import { namesFields } from './support/field-errors';
-import { ADMIN_PASSWORD, permsKey, startApp, TestApp } from './support/test-app';
+import { BACKENDS } from '../support/backends';
+import { BAD_CREDENTIALS, FORBIDDEN, NOT_LOGGED_IN, OK_NO_DATA } from '../support/envelopes';
+import { createActiveUser, createRole, createUser, TestUser } from '../support/factories';
+import { namesFields } from '../support/field-errors';
+import { ADMIN_PASSWORD, permsKey, startApp, TestApp } from '../support/test-app';
 
 const NOT_FOUND = { success: false, code: 'NOT_FOUND', message: '资源不存在', data: null };
 let seq = 0;

@@ -1,10 +1,10 @@
 import { randomBytes, randomInt } from 'node:crypto';
 
-import { createRole, createUser, TestUser } from './factories';
-import { BACKENDS } from './support/backends';
-import { FORBIDDEN, NOT_LOGGED_IN } from './support/envelopes';
-import { namesFields } from './support/field-errors';
-import { epochMs, startApp, TestApp } from './support/test-app';
+import { BACKENDS } from '../support/backends';
+import { FORBIDDEN, NOT_LOGGED_IN } from '../support/envelopes';
+import { createRole, createUser, TestUser } from '../support/factories';
+import { namesFields } from '../support/field-errors';
+import { epochMs, startApp, TestApp } from '../support/test-app';
 
 const FIREFOX_LINUX = 'Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0';
 const SAFARI_IPHONE =

@@ -1,9 +1,9 @@
-import { DormantAccountJob } from '../src/dormant-account/dormant-account.job';
-import { UserEntity } from '../src/user-account/user.entity';
-import { createActiveUser, createRole, createUser, TestUser } from './factories';
-import { BACKENDS } from './support/backends';
-import { ACCOUNT_DISABLED, NOT_LOGGED_IN } from './support/envelopes';
-import { startApp, TestApp } from './support/test-app';
+import { DormantAccountJob } from '../../src/dormant-account/dormant-account.job';
+import { UserEntity } from '../../src/user-account/user.entity';
+import { BACKENDS } from '../support/backends';
+import { ACCOUNT_DISABLED, NOT_LOGGED_IN } from '../support/envelopes';
+import { createActiveUser, createRole, createUser, TestUser } from '../support/factories';
+import { startApp, TestApp } from '../support/test-app';
 
 const DAY = 86_400_000;
 

@@ -2,11 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 
 import { createClient } from 'redis';
 
-import { KvStore } from '../src/store/kv.store';
-import { MemoryKvStore } from '../src/store/memory-kv.store';
-import { json, OneTimeKind, OneTimeStore, TEXT } from '../src/store/one-time-store';
-import { RedisKvStore } from '../src/store/redis-kv.store';
-import { FakeClock } from './support/fake-clock';
+import { KvStore } from '../../src/store/kv.store';
+import { MemoryKvStore } from '../../src/store/memory-kv.store';
+import { json, OneTimeKind, OneTimeStore, TEXT } from '../../src/store/one-time-store';
+import { RedisKvStore } from '../../src/store/redis-kv.store';
+import { FakeClock } from '../support/fake-clock';
 
 const REDIS = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
 const sha256hex = (value: string) => createHash('sha256').update(value).digest('hex');

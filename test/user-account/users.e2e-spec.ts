@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 
 import { Logger } from '@nestjs/common';
 
-import { Keys } from '../src/store/keys';
-import { createRole, createUser } from './factories';
-import { BACKENDS } from './support/backends';
-import { FORBIDDEN, NOT_LOGGED_IN, OK_NO_DATA, PASSWORD_NEEDS_UPPER } from './support/envelopes';
-import { namesFields } from './support/field-errors';
-import { ADMIN_PASSWORD, startApp, TestApp, tokenKey } from './support/test-app';
-import { sleep } from './support/wait';
+import { Keys } from '../../src/store/keys';
+import { BACKENDS } from '../support/backends';
+import { FORBIDDEN, NOT_LOGGED_IN, OK_NO_DATA, PASSWORD_NEEDS_UPPER } from '../support/envelopes';
+import { createRole, createUser } from '../support/factories';
+import { namesFields } from '../support/field-errors';
+import { ADMIN_PASSWORD, startApp, TestApp, tokenKey } from '../support/test-app';
+import { sleep } from '../support/wait';
 
 const tag = () => randomBytes(4).toString('hex');
 const mobileOf = () => `137${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;

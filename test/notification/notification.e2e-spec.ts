@@ -1,22 +1,22 @@
 import { getRepositoryToken } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 
-import { MessagePushService } from '../src/notification/message/message-push.service';
-import { NotificationService } from '../src/notification/notification.service';
-import { formatNotificationTime } from '../src/notification/notification-content';
-import { NotificationOutbox } from '../src/notification/outbox/notification-outbox';
-import { PasswordExpiryReminderService } from '../src/notification/reminder/password-expiry-reminder.service';
-import { PasswordReminderEntity } from '../src/notification/reminder/password-reminder.entity';
-import { createActiveUser, createUser, TestUser } from './factories';
-import { Backend, BACKENDS, mariadbRedis, Provisioned } from './support/backends';
-import { NOT_LOGGED_IN } from './support/envelopes';
-import { FakeClock } from './support/fake-clock';
-import { LOGIN_DEFAULTS } from './support/settings';
-import { deadSmtp, SmtpSink } from './support/smtp-sink';
-import { SseClient, streamTicket } from './support/sse-client';
-import { listenOnLocalPort, startApp, TestApp } from './support/test-app';
-import { sleep, waitFor } from './support/wait';
-import { WebhookSink } from './support/webhook-sink';
+import { MessagePushService } from '../../src/notification/message/message-push.service';
+import { NotificationService } from '../../src/notification/notification.service';
+import { formatNotificationTime } from '../../src/notification/notification-content';
+import { NotificationOutbox } from '../../src/notification/outbox/notification-outbox';
+import { PasswordExpiryReminderService } from '../../src/notification/reminder/password-expiry-reminder.service';
+import { PasswordReminderEntity } from '../../src/notification/reminder/password-reminder.entity';
+import { Backend, BACKENDS, mariadbRedis, Provisioned } from '../support/backends';
+import { NOT_LOGGED_IN } from '../support/envelopes';
+import { createActiveUser, createUser, TestUser } from '../support/factories';
+import { FakeClock } from '../support/fake-clock';
+import { LOGIN_DEFAULTS } from '../support/settings';
+import { deadSmtp, SmtpSink } from '../support/smtp-sink';
+import { SseClient, streamTicket } from '../support/sse-client';
+import { listenOnLocalPort, startApp, TestApp } from '../support/test-app';
+import { sleep, waitFor } from '../support/wait';
+import { WebhookSink } from '../support/webhook-sink';
 
 // ---------------------------------------------------------------- sinks and clients
 

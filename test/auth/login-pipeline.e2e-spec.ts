@@ -1,12 +1,12 @@
 import { loadImage } from '@napi-rs/canvas';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 
-import { UnusualIpEvent } from '../src/auth/login/login.events';
-import { LoginFailedEvent } from '../src/user-account/account.events';
-import { createActiveUser, createUser } from './factories';
-import { BACKENDS } from './support/backends';
-import { BAD_CREDENTIALS, CAPTCHA_INVALID } from './support/envelopes';
-import { startApp, TestApp } from './support/test-app';
+import { UnusualIpEvent } from '../../src/auth/login/login.events';
+import { LoginFailedEvent } from '../../src/user-account/account.events';
+import { BACKENDS } from '../support/backends';
+import { BAD_CREDENTIALS, CAPTCHA_INVALID } from '../support/envelopes';
+import { createActiveUser, createUser } from '../support/factories';
+import { startApp, TestApp } from '../support/test-app';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 

@@ -1,7 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 
-import { createActiveUser, createRole, createUser } from './factories';
-import { BACKENDS } from './support/backends';
+import { BACKENDS } from '../support/backends';
 import {
   ACCOUNT_EXPIRED,
   BAD_CREDENTIALS,
@@ -9,11 +8,12 @@ import {
   NOT_LOGGED_IN,
   OK_NO_DATA,
   OLD_PASSWORD_WRONG,
-} from './support/envelopes';
-import { namesFields } from './support/field-errors';
-import { encryptPassword } from './support/password-transport';
-import { PASSWORD_RULE_DEFAULTS } from './support/settings';
-import { epochMs, startApp, TestApp } from './support/test-app';
+} from '../support/envelopes';
+import { createActiveUser, createRole, createUser } from '../support/factories';
+import { namesFields } from '../support/field-errors';
+import { encryptPassword } from '../support/password-transport';
+import { PASSWORD_RULE_DEFAULTS } from '../support/settings';
+import { epochMs, startApp, TestApp } from '../support/test-app';
 
 const MINUTE = 60_000;
 

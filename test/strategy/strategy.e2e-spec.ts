@@ -1,13 +1,13 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 
-import { SysPropsChangedEvent } from '../src/strategy/strategy.types';
-import { createRole, createUser } from './factories';
-import { BACKENDS, mariadbRedis } from './support/backends';
-import { FORBIDDEN, KICKED_OUT, NOT_LOGGED_IN, OK_NO_DATA, PASSWORD_NEEDS_UPPER } from './support/envelopes';
-import { namesFields } from './support/field-errors';
-import { LOGIN_DEFAULTS, saveSettings, USER_DEFAULTS } from './support/settings';
-import { startApp, TestApp, tokenKey } from './support/test-app';
-import { sleep } from './support/wait';
+import { SysPropsChangedEvent } from '../../src/strategy/strategy.types';
+import { BACKENDS, mariadbRedis } from '../support/backends';
+import { FORBIDDEN, KICKED_OUT, NOT_LOGGED_IN, OK_NO_DATA, PASSWORD_NEEDS_UPPER } from '../support/envelopes';
+import { createRole, createUser } from '../support/factories';
+import { namesFields } from '../support/field-errors';
+import { LOGIN_DEFAULTS, saveSettings, USER_DEFAULTS } from '../support/settings';
+import { startApp, TestApp, tokenKey } from '../support/test-app';
+import { sleep } from '../support/wait';
 
 const LOGIN = {
   info: '/sys/strategy/login/info',

@@ -4,15 +4,15 @@ import { runInNewContext } from 'node:vm';
 
 import { createClient } from 'redis';
 
-import { SystemClock } from '../src/common/clock';
-import { KeyedMutex } from '../src/store/keyed-mutex';
-import { Keys } from '../src/store/keys';
-import { KvStore } from '../src/store/kv.store';
-import { MemoryKvStore } from '../src/store/memory-kv.store';
-import { RedisKvStore } from '../src/store/redis-kv.store';
-import { CompareSlots } from '../src/user-account/compare-slots';
-import { FakeClock } from './support/fake-clock';
-import { sleep } from './support/wait';
+import { SystemClock } from '../../src/common/clock';
+import { KeyedMutex } from '../../src/store/keyed-mutex';
+import { Keys } from '../../src/store/keys';
+import { KvStore } from '../../src/store/kv.store';
+import { MemoryKvStore } from '../../src/store/memory-kv.store';
+import { RedisKvStore } from '../../src/store/redis-kv.store';
+import { CompareSlots } from '../../src/user-account/compare-slots';
+import { FakeClock } from '../support/fake-clock';
+import { sleep } from '../support/wait';
 
 /** A full garbage collection, as node --expose-gc would offer it. */
 function collectGarbage(): void {

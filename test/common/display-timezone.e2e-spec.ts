@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 
-import { NotificationService } from '../src/notification/notification.service';
-import { createActiveUser } from './factories';
-import { BACKENDS } from './support/backends';
-import { buildCommands, runCommand } from './support/built-command';
-import { startApp, TestApp } from './support/test-app';
+import { NotificationService } from '../../src/notification/notification.service';
+import { BACKENDS } from '../support/backends';
+import { buildCommands, runCommand } from '../support/built-command';
+import { createActiveUser } from '../support/factories';
+import { startApp, TestApp } from '../support/test-app';
 
 /** The instant as wall time in UTC+08:00 (Asia/Shanghai has kept +08:00 without DST since 1991), worked out by hand. */
 const shanghai = (d: Date) => {

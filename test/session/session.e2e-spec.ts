@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 
-import { UserRepository } from '../src/user-account/user.repository';
-import { createActiveUser, createRole, createUser } from './factories';
-import { BACKENDS } from './support/backends';
-import { FORBIDDEN, IP_MISMATCH, KICKED_OUT, NOT_LOGGED_IN, OK_NO_DATA, QRCODE_INVALID } from './support/envelopes';
-import { saveSettings } from './support/settings';
-import { permsKey, sha256hex, startApp, TestApp, tokenKey } from './support/test-app';
+import { UserRepository } from '../../src/user-account/user.repository';
+import { BACKENDS } from '../support/backends';
+import { FORBIDDEN, IP_MISMATCH, KICKED_OUT, NOT_LOGGED_IN, OK_NO_DATA, QRCODE_INVALID } from '../support/envelopes';
+import { createActiveUser, createRole, createUser } from '../support/factories';
+import { saveSettings } from '../support/settings';
+import { permsKey, sha256hex, startApp, TestApp, tokenKey } from '../support/test-app';
 
 const MIN = 60_000;
 const userTokensKey = (userId: string) => `AUTH_USER_TOKENS:${userId}`;

@@ -1,10 +1,10 @@
 import { constants, createHash, generateKeyPairSync, publicEncrypt, randomBytes } from 'node:crypto';
 
-import { createUser, TestUser } from './factories';
-import { BACKENDS } from './support/backends';
-import { BAD_CREDENTIALS } from './support/envelopes';
-import { fieldErrorsOk } from './support/field-errors';
-import { ADMIN_PASSWORD, CallOptions, Reply, startApp, TestApp } from './support/test-app';
+import { BACKENDS } from '../support/backends';
+import { BAD_CREDENTIALS } from '../support/envelopes';
+import { createUser, TestUser } from '../support/factories';
+import { fieldErrorsOk } from '../support/field-errors';
+import { ADMIN_PASSWORD, CallOptions, Reply, startApp, TestApp } from '../support/test-app';
 
 /**
  * Whatever a client sends, the answer is a 4xx in the envelope

@@ -1,9 +1,9 @@
-import { createActiveUser, createUser, TestUser } from './factories';
-import { BACKENDS } from './support/backends';
-import { KICKED_OUT, NOT_LOGGED_IN } from './support/envelopes';
-import { namesFields } from './support/field-errors';
-import { LOGIN_DEFAULTS, saveSettings, USER_DEFAULTS } from './support/settings';
-import { epochMs, startApp, TestApp, tokenKey } from './support/test-app';
+import { BACKENDS } from '../support/backends';
+import { KICKED_OUT, NOT_LOGGED_IN } from '../support/envelopes';
+import { createActiveUser, createUser, TestUser } from '../support/factories';
+import { namesFields } from '../support/field-errors';
+import { LOGIN_DEFAULTS, saveSettings, USER_DEFAULTS } from '../support/settings';
+import { epochMs, startApp, TestApp, tokenKey } from '../support/test-app';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

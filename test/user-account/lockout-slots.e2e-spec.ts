@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto';
 
-import { PasswordHasher } from '../src/user-account/password-hasher';
-import { createActiveUser, TestUser } from './factories';
-import { BACKENDS, mariadbRedis } from './support/backends';
-import { ACCOUNT_LOCKED, BAD_CREDENTIALS } from './support/envelopes';
-import { startApp, TestApp } from './support/test-app';
-import { sleep, waitFor } from './support/wait';
+import { PasswordHasher } from '../../src/user-account/password-hasher';
+import { BACKENDS, mariadbRedis } from '../support/backends';
+import { ACCOUNT_LOCKED, BAD_CREDENTIALS } from '../support/envelopes';
+import { createActiveUser, TestUser } from '../support/factories';
+import { startApp, TestApp } from '../support/test-app';
+import { sleep, waitFor } from '../support/wait';
 
 /**
  * The compares of one account run at once, in slots — never more at a time than
  * maxFailureTimes − failures, so that no more than maxFailureTimes wrong passwords are evaluated
  * before the lock, on one instance or two — and a right password racing wrong ones gets the answer
- * a serial order would give. test/lockout.e2e-spec.ts keeps the exactness under 20 parallel attempts.
+ * a serial order would give. test/user-account/lockout.e2e-spec.ts keeps the exactness under 20 parallel attempts.
  */
 
 const WRONG = 'Wrong#pass1';

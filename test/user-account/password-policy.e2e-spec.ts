@@ -1,10 +1,10 @@
 import { randomInt } from 'node:crypto';
 
-import { createUser, TestUser } from './factories';
-import { BACKENDS } from './support/backends';
-import { failure, OK_NO_DATA } from './support/envelopes';
-import { USER_DEFAULTS } from './support/settings';
-import { startApp, TestApp } from './support/test-app';
+import { BACKENDS } from '../support/backends';
+import { failure, OK_NO_DATA } from '../support/envelopes';
+import { createUser, TestUser } from '../support/factories';
+import { USER_DEFAULTS } from '../support/settings';
+import { startApp, TestApp } from '../support/test-app';
 
 /*
  * The password part: passwordHistoryCount (sys_password_history), rejectCommonPasswords

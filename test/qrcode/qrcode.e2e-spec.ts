@@ -1,6 +1,6 @@
-import { createActiveUser, createRole, createUser } from './factories';
-import { BACKENDS, mariadbRedis } from './support/backends';
-import { startApp, TestApp } from './support/test-app';
+import { BACKENDS, mariadbRedis } from '../support/backends';
+import { createActiveUser, createRole, createUser } from '../support/factories';
+import { startApp, TestApp } from '../support/test-app';
 
 describe.each(BACKENDS)('QR-code login and online sessions on $name', (backend) => {
   let app: TestApp;

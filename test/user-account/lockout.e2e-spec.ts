@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 
-import { createActiveUser, createRole, createUser, TestUser } from './factories';
-import { BACKENDS } from './support/backends';
+import { BACKENDS } from '../support/backends';
 import {
   ACCOUNT_DISABLED,
   ACCOUNT_LOCKED,
@@ -9,9 +8,10 @@ import {
   FORBIDDEN,
   NOT_LOGGED_IN,
   OK_NO_DATA,
-} from './support/envelopes';
-import { namesFields } from './support/field-errors';
-import { epochMs, Reply, startApp, TestApp } from './support/test-app';
+} from '../support/envelopes';
+import { createActiveUser, createRole, createUser, TestUser } from '../support/factories';
+import { namesFields } from '../support/field-errors';
+import { epochMs, Reply, startApp, TestApp } from '../support/test-app';
 
 const LOCK_MINUTES = 10;
 const MINUTE = 60_000;

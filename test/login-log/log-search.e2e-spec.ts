@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 
-import { createUser } from './factories';
-import { BACKENDS } from './support/backends';
-import { epochMs, startApp, TestApp } from './support/test-app';
+import { BACKENDS } from '../support/backends';
+import { createUser } from '../support/factories';
+import { epochMs, startApp, TestApp } from '../support/test-app';
 
 const tag = () => randomBytes(3).toString('hex');
 

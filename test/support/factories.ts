@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-import { TestApp } from './support/test-app';
+import { TestApp } from './test-app';
 
 export interface TestUser {
   id: string;
