@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 
-import { MemoryKvStore } from '../store/memory-kv.store';
 import { FakeClock } from '../../test/support/fake-clock';
 import { unit } from '../../test/support/unit';
+import { MemoryKvStore } from '../store/memory-kv.store';
 import { allowsAddress, ApiKeyCache } from './api-key.cache';
 import type { ApiKeyEntity } from './api-key.entity';
 import type { ApiKeyRepository } from './api-key.repository';
