@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 
 import { controllerRoutes } from '../../src/common/api-docs';
 import { PERMISSION_REGISTRY } from '../../src/common/permissions';
-import { createRole, createUser } from '../factories';
 import { BACKENDS } from '../support/backends';
 import { FORBIDDEN, NOT_LOGGED_IN, OK_NO_DATA } from '../support/envelopes';
+import { createRole, createUser } from '../support/factories';
 import { namesFields } from '../support/field-errors';
 import { sha256hex, startApp, TestApp } from '../support/test-app';
 

@@ -1,7 +1,6 @@
 import type { Locator, Page } from 'playwright-core';
 
 import { Envelope } from '../../src/common/envelope';
-import { createRole, createUser } from '../factories';
 import {
   browserSuiteMissing,
   clean,
@@ -14,6 +13,7 @@ import {
   waitForText,
 } from '../support/console-browser';
 import { NOT_LOGGED_IN } from '../support/envelopes';
+import { createRole, createUser } from '../support/factories';
 import { ADMIN_PASSWORD } from '../support/test-app';
 
 /*
