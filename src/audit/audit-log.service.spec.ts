@@ -6,10 +6,10 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { FakeClock } from '../../test/support/fake-clock';
 import { unit } from '../../test/support/unit';
 import type { Actor } from '../common/auth-context';
+import { AuditRecordedEvent } from './audit.events';
 import { AuditLogEntity } from './audit-log.entity';
 import { AuditLogCursor, AuditLogFilter, AuditLogRepository } from './audit-log.repository';
 import { AuditLogService, changedFields, SYSTEM_ACTOR } from './audit-log.service';
-import { AuditRecordedEvent } from './audit.events';
 
 /** sys_audit_log as an array; filters only by action, and keeps the filters it was asked for. */
 class FakeAuditRows implements Pick<AuditLogRepository, keyof AuditLogRepository> {
@@ -66,7 +66,11 @@ describe('AuditLogService (who did what to whom, kept and shown to administrator
     const events = new EventEmitter2();
     announced = [];
     events.on(AuditRecordedEvent.NAME, (e: AuditRecordedEvent) => announced.push(e));
-    ({ service: audit } = await unit(AuditLogService, { AuditLogRepository: rows, Clock: clock, EventEmitter2: events }));
+    ({ service: audit } = await unit(AuditLogService, {
+      AuditLogRepository: rows,
+      Clock: clock,
+      EventEmitter2: events,
+    }));
   });
 
   it('records the actor, action, target, what changed and the time', async () => {

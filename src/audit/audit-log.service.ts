@@ -7,9 +7,9 @@ import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
 import { csvStream } from '../common/csv';
 import { Page } from '../common/paging.dto';
+import { AuditRecordedEvent } from './audit.events';
 import { AuditLogEntity } from './audit-log.entity';
 import { AuditLogCursor, AuditLogFilter, AuditLogRepository } from './audit-log.repository';
-import { AuditRecordedEvent } from './audit.events';
 import { ExportAuditLogDto, ListAuditLogDto } from './dto/list-audit-log.dto';
 
 /**

@@ -32,6 +32,9 @@ export const PERMISSION_REGISTRY = [
   { code: 'sys:online:kickout', module: 'online', name: { zh: '强制下线', en: 'End sessions' } },
   { code: 'sys:auditLog:list', module: 'auditLog', name: { zh: '查看审计日志', en: 'View the audit log' } },
   { code: 'sys:auditLog:export', module: 'auditLog', name: { zh: '导出审计日志', en: 'Export the audit log' } },
+  { code: 'sys:webhook:list', module: 'webhook', name: { zh: '查看Webhook', en: 'List webhooks' } },
+  { code: 'sys:webhook:save', module: 'webhook', name: { zh: '保存Webhook', en: 'Save webhooks' } },
+  { code: 'sys:webhook:delete', module: 'webhook', name: { zh: '删除Webhook', en: 'Delete webhooks' } },
 ] as const satisfies readonly { code: string; module: string; name: Bilingual }[];
 
 export type PermissionCode = (typeof PERMISSION_REGISTRY)[number]['code'];

@@ -17,6 +17,7 @@ import { PasswordHistoryEntity } from '../user-account/password-history.entity';
 import { RoleEntity, UserRoleEntity } from '../user-account/role.entity';
 import { UserEntity } from '../user-account/user.entity';
 import { UserIdentifierEntity } from '../user-account/user-identifier.entity';
+import { WebhookDeliveryEntity, WebhookEntity } from '../webhook/webhook.entity';
 import { InitSchema1763900000000 } from './migrations/1763900000000-init-schema';
 import { Notifications1764300000000 } from './migrations/1764300000000-notifications';
 import { AuditLog1764600000000 } from './migrations/1764600000000-audit-log';
@@ -28,6 +29,7 @@ import { PasswordHistory1765220000000 } from './migrations/1765220000000-passwor
 import { UserSoftDelete1765300000000 } from './migrations/1765300000000-user-soft-delete';
 import { LogSearch1765410000000 } from './migrations/1765410000000-log-search';
 import { NormaliseIdentifiers1765500000000 } from './migrations/1765500000000-normalise-identifiers';
+import { Webhooks1765700000000 } from './migrations/1765700000000-webhooks';
 
 export const ENTITIES = [
   UserEntity,
@@ -43,6 +45,8 @@ export const ENTITIES = [
   UserMfaEntity,
   RecoveryCodeEntity,
   PasswordHistoryEntity,
+  WebhookEntity,
+  WebhookDeliveryEntity,
 ];
 export const MIGRATIONS = [
   InitSchema1763900000000,
@@ -56,6 +60,7 @@ export const MIGRATIONS = [
   UserSoftDelete1765300000000,
   LogSearch1765410000000,
   NormaliseIdentifiers1765500000000,
+  Webhooks1765700000000,
 ];
 
 /**

@@ -200,7 +200,11 @@ describe('SessionService', () => {
       await sessions.end(current.tokenHash, 'u1');
       expect(ended).toHaveLength(1);
       const last = await sessions.issue(options());
-      await sessions.end(last.tokenHash, 'u1', { reason: 'kickout', session: last.session, by: { id: 'a1', name: 'admin' } });
+      await sessions.end(last.tokenHash, 'u1', {
+        reason: 'kickout',
+        session: last.session,
+        by: { id: 'a1', name: 'admin' },
+      });
       expect(ended[1]).toMatchObject({ reason: 'kickout', by: { id: 'a1', name: 'admin' }, session: { userId: 'u1' } });
     });
 

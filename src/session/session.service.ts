@@ -11,7 +11,7 @@ import { Keys } from '../store/keys';
 import { KvStore } from '../store/kv.store';
 import { StrategyService } from '../strategy/strategy.service';
 import type { LoginStrategy } from '../strategy/strategy.types';
-import { SessionEnder, SessionEndedEvent, SessionEndReason } from './session.events';
+import { SessionEndedEvent, SessionEnder, SessionEndReason } from './session.events';
 
 // crypto.hash: the one-shot digest, without a Hash object per request, is cheaper than
 // createHash().update().digest() on every request that carries a token.
