@@ -8,14 +8,7 @@ import { SessionEndedEvent } from '../session/session.events';
 import { PasswordChangedEvent } from '../user-account/account.events';
 import { UserLookup } from '../user-account/user-lookup.service';
 import { WebhookPublisher } from './webhook.publisher';
-import {
-  fromAudit,
-  fromLogin,
-  fromMfaChange,
-  fromPasswordChange,
-  fromSessionEnd,
-  WebhookEvent,
-} from './webhook-events';
+import { fromAudit, fromLogin, fromMfaChange, fromPasswordChange, fromSessionEnd } from './webhook-events';
 
 /**
  * Turns what happened into webhook events: the audit port's rows (account changes by an
@@ -35,29 +28,35 @@ export class WebhookEventListener implements OnModuleDestroy {
 
   @OnEvent(AuditRecordedEvent.NAME)
   onAudit(e: AuditRecordedEvent): void {
-    this.queue(() => fromAudit(e.entry, e.time));
+    const event = fromAudit(e.entry, e.time);
+    if (event) this.queue(() => this.publisher.publish(event));
   }
 
+  /** The log row names the user by id (and by what was typed): the user name is read when someone listens. */
   @OnEvent(LoginRecordedEvent.NAME)
   onLogin(e: LoginRecordedEvent): void {
-    this.queue(async () =>
-      fromLogin(e, e.userId ? ((await this.accounts.byIds([e.userId])).get(e.userId)?.username ?? null) : null),
+    const { userId } = e;
+    this.queue(() =>
+      this.publisher.publish(fromLogin(e, null), async (data) => ({
+        ...data,
+        username: userId ? ((await this.accounts.byIds([userId])).get(userId)?.username ?? null) : null,
+      })),
     );
   }
 
   @OnEvent(PasswordChangedEvent.NAME)
   onPasswordChanged(e: PasswordChangedEvent): void {
-    this.queue(() => fromPasswordChange(e));
+    this.queue(() => this.publisher.publish(fromPasswordChange(e)));
   }
 
   @OnEvent(SessionEndedEvent.NAME)
   onSessionEnded(e: SessionEndedEvent): void {
-    this.queue(() => fromSessionEnd(e));
+    this.queue(() => this.publisher.publish(fromSessionEnd(e)));
   }
 
   @OnEvent(MfaChangedEvent.NAME)
   onMfaChanged(e: MfaChangedEvent): void {
-    this.queue(() => fromMfaChange(e));
+    this.queue(() => this.publisher.publish(fromMfaChange(e)));
   }
 
   /** Messages still being queued are written before the database closes. */
@@ -65,12 +64,11 @@ export class WebhookEventListener implements OnModuleDestroy {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  private queue(build: () => WebhookEvent | null | Promise<WebhookEvent | null>): void {
+  private queue(publish: () => Promise<void>): void {
     const task = (async () => {
       // After the emitter's caller has gone on: its answer never waits for the queue.
       await Promise.resolve();
-      const event = await build();
-      if (event) await this.publisher.publish(event);
+      await publish();
     })()
       .catch((err: unknown) =>
         this.logger.warn(`could not queue a webhook event: ${(err as Error)?.name ?? typeof err}`),

@@ -23,11 +23,19 @@ export class WebhookPublisher {
     private readonly channel: WebhookChannel,
   ) {}
 
-  async publish(event: WebhookEvent): Promise<void> {
-    const message: WebhookMessage = { type: event.type, timestamp: event.time.toISOString(), data: event.data };
-    for (const hook of await this.webhooks.enabled()) {
-      if (eventsOf(hook).includes(event.type)) await this.send(hook.id, message);
-    }
+  /**
+   * `event` to every enabled webhook subscribed to its type. `complete` adds to its data what costs a
+   * query (a user name), only when some webhook wants the event: most logins have no subscriber.
+   */
+  async publish(
+    event: WebhookEvent,
+    complete?: (data: WebhookEvent['data']) => Promise<WebhookEvent['data']>,
+  ): Promise<void> {
+    const hooks = (await this.webhooks.enabled()).filter((hook) => eventsOf(hook).includes(event.type));
+    if (!hooks.length) return;
+    const data = complete ? await complete(event.data) : event.data;
+    const message: WebhookMessage = { type: event.type, timestamp: event.time.toISOString(), data };
+    for (const hook of hooks) await this.send(hook.id, message);
   }
 
   /** One message to one webhook, whatever it subscribed to; answers its id (the `webhook-id` header). */
