@@ -29,6 +29,7 @@ import { StrategyModule } from './strategy/strategy.module';
 import { AdminBootstrapModule } from './user-account/admin-bootstrap.module';
 import { AccountRecoveryModule } from './user-account/recovery/account-recovery.module';
 import { UserAccountModule } from './user-account/user-account.module';
+import { WebhookModule } from './webhook/webhook.module';
 
 @Global()
 @Module({})
@@ -95,7 +96,8 @@ export class AppModule {
         QrcodeModule,
         // The second factor sends site messages through the outbox, so it stays out of a command too;
         // so does the dormant-account job (it notifies, and a command runs no schedule).
-        ...(command ? [] : [NotificationModule, AdminBootstrapModule, MfaModule, DormantAccountModule]),
+        // Webhooks deliver through the outbox and read their secrets with the second factor's key.
+        ...(command ? [] : [NotificationModule, AdminBootstrapModule, MfaModule, DormantAccountModule, WebhookModule]),
         // A command deletes no logs: the retention job runs in the service only.
         ...(command ? [] : [LogRetentionModule, MetricsModule]),
         // API keys authenticate requests and flush their last-used times on a timer: the service's only.

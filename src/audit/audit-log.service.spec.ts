@@ -1,10 +1,12 @@
 import type { Readable } from 'node:stream';
 
 import { Logger } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 
 import { FakeClock } from '../../test/support/fake-clock';
 import { unit } from '../../test/support/unit';
 import type { Actor } from '../common/auth-context';
+import { AuditRecordedEvent } from './audit.events';
 import { AuditLogEntity } from './audit-log.entity';
 import { AuditLogCursor, AuditLogFilter, AuditLogRepository } from './audit-log.repository';
 import { AuditLogService, changedFields, SYSTEM_ACTOR } from './audit-log.service';
@@ -55,12 +57,20 @@ describe('AuditLogService (who did what to whom, kept and shown to administrator
   let clock: FakeClock;
   let rows: FakeAuditRows;
   let audit: AuditLogService;
+  let announced: AuditRecordedEvent[];
   const admin = { id: 'a1', name: 'admin', ip: '10.0.0.9', codes: ['*'] } as Actor;
 
   beforeEach(async () => {
     clock = new FakeClock(new Date('2025-06-01T00:00:00Z'));
     rows = new FakeAuditRows();
-    ({ service: audit } = await unit(AuditLogService, { AuditLogRepository: rows, Clock: clock }));
+    const events = new EventEmitter2();
+    announced = [];
+    events.on(AuditRecordedEvent.NAME, (e: AuditRecordedEvent) => announced.push(e));
+    ({ service: audit } = await unit(AuditLogService, {
+      AuditLogRepository: rows,
+      Clock: clock,
+      EventEmitter2: events,
+    }));
   });
 
   it('records the actor, action, target, what changed and the time', async () => {
@@ -102,6 +112,14 @@ describe('AuditLogService (who did what to whom, kept and shown to administrator
   it('rejects record() when the row cannot be written, so that the caller knows', async () => {
     rows.failWith = new Error('db gone');
     await expect(audit.record({ action: 'user.create', ...SYSTEM_ACTOR, targetId: 'u1' })).rejects.toThrow('db gone');
+    // Nothing is announced for a row that is not there.
+    expect(announced).toEqual([]);
+  });
+
+  it('announces each written row with its entry and time (what webhooks are told)', async () => {
+    const entry = { action: 'user.unlock' as const, ...SYSTEM_ACTOR, targetId: 'u1', targetName: 'zhangsan' };
+    await audit.record(entry);
+    expect(announced).toEqual([new AuditRecordedEvent(entry, clock.now())]);
   });
 
   it('never rejects recordDone(), when the write or the reading of the entry fails: the action is done', async () => {

@@ -1,11 +1,13 @@
 import type { Readable } from 'node:stream';
 
 import { Injectable, Logger } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 
 import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
 import { csvStream } from '../common/csv';
 import { Page } from '../common/paging.dto';
+import { AuditRecordedEvent } from './audit.events';
 import { AuditLogEntity } from './audit-log.entity';
 import { AuditLogCursor, AuditLogFilter, AuditLogRepository } from './audit-log.repository';
 import { ExportAuditLogDto, ListAuditLogDto } from './dto/list-audit-log.dto';
@@ -38,7 +40,10 @@ export type AuditAction =
   // The retention job's deletions (by system) and each CSV export of a log.
   | 'log.retention'
   | 'loginLog.export'
-  | 'auditLog.export';
+  | 'auditLog.export'
+  // Webhooks: a subscription created or changed, and one deleted (src/webhook).
+  | 'webhook.save'
+  | 'webhook.delete';
 
 /**
  * One audited action, recorded by the service (or, where there is none, the controller) that
@@ -98,10 +103,15 @@ export class AuditLogService {
   constructor(
     private readonly rows: AuditLogRepository,
     private readonly clock: Clock,
+    private readonly events: EventEmitter2,
   ) {}
 
-  /** Writes one row; rejects when it cannot (a caller whose action already happened should log and go on). */
+  /**
+   * Writes one row; rejects when it cannot (a caller whose action already happened should log and go
+   * on). Once written, the row is announced (AuditRecordedEvent) to whoever tells other systems.
+   */
   async record(e: AuditEntry): Promise<void> {
+    const createTime = this.clock.now();
     await this.rows.insert({
       userId: e.actorId.slice(0, 36),
       username: e.actorName?.slice(0, 64) ?? null,
@@ -110,8 +120,9 @@ export class AuditLogService {
       targetName: e.targetName?.slice(0, 64) ?? null,
       detail: e.detail ? JSON.stringify(e.detail) : null,
       ip: (e.ip ?? '').slice(0, 64),
-      createTime: this.clock.now(),
+      createTime,
     });
+    this.events.emit(AuditRecordedEvent.NAME, new AuditRecordedEvent(e, createTime));
   }
 
   /**

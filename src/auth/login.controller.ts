@@ -57,7 +57,7 @@ export class LoginController {
   @ApiSecurity('Admin-Token')
   @ApiDoc('Log out: end the calling session', { data: null })
   async logout(@CurrentAuth() auth: AuthContext, @Body() _body: NoInputDto) {
-    await this.sessions.end(auth.tokenHash, auth.session.userId);
+    await this.sessions.end(auth.tokenHash, auth.session.userId, { reason: 'logout', session: auth.session });
   }
 
   @Post('publicKey')

@@ -35,6 +35,9 @@ export const PERMISSION_REGISTRY = [
   { code: 'sys:apiKey:list', module: 'apiKey', name: { zh: '查看API密钥', en: 'List API keys' } },
   { code: 'sys:apiKey:create', module: 'apiKey', name: { zh: '新建API密钥', en: 'Create API keys' } },
   { code: 'sys:apiKey:revoke', module: 'apiKey', name: { zh: '吊销API密钥', en: 'Revoke API keys' } },
+  { code: 'sys:webhook:list', module: 'webhook', name: { zh: '查看Webhook', en: 'List webhooks' } },
+  { code: 'sys:webhook:save', module: 'webhook', name: { zh: '保存Webhook', en: 'Save webhooks' } },
+  { code: 'sys:webhook:delete', module: 'webhook', name: { zh: '删除Webhook', en: 'Delete webhooks' } },
 ] as const satisfies readonly { code: string; module: string; name: Bilingual }[];
 
 export type PermissionCode = (typeof PERMISSION_REGISTRY)[number]['code'];

@@ -157,6 +157,11 @@ const validation = {
     zh: '参数code不合法: 角色{code}已存在(角色编码不区分大小写)',
     en: 'Invalid code: the role {code} already exists (role codes ignore case)',
   },
+  webhookUrl: { zh: '参数{field}不合法: 须为http或https地址', en: 'Invalid {field}: must be an http or https URL' },
+  webhookUrlCredentials: {
+    zh: '参数{field}不合法: 地址中不能包含用户名或密码',
+    en: 'Invalid {field}: the URL must not contain a user name or password',
+  },
 } satisfies Record<string, Bilingual>;
 
 /** And expireNotifyDays: e-mail, SMS and site message contents. */

@@ -18,6 +18,7 @@ import { PasswordHistoryEntity } from '../user-account/password-history.entity';
 import { RoleEntity, UserRoleEntity } from '../user-account/role.entity';
 import { UserEntity } from '../user-account/user.entity';
 import { UserIdentifierEntity } from '../user-account/user-identifier.entity';
+import { WebhookDeliveryEntity, WebhookEntity } from '../webhook/webhook.entity';
 import { InitSchema1763900000000 } from './migrations/1763900000000-init-schema';
 import { Notifications1764300000000 } from './migrations/1764300000000-notifications';
 import { AuditLog1764600000000 } from './migrations/1764600000000-audit-log';
@@ -30,6 +31,7 @@ import { UserSoftDelete1765300000000 } from './migrations/1765300000000-user-sof
 import { LogSearch1765410000000 } from './migrations/1765410000000-log-search';
 import { NormaliseIdentifiers1765500000000 } from './migrations/1765500000000-normalise-identifiers';
 import { ApiKeys1765600000000 } from './migrations/1765600000000-api-keys';
+import { Webhooks1765700000000 } from './migrations/1765700000000-webhooks';
 
 export const ENTITIES = [
   UserEntity,
@@ -46,6 +48,8 @@ export const ENTITIES = [
   RecoveryCodeEntity,
   PasswordHistoryEntity,
   ApiKeyEntity,
+  WebhookEntity,
+  WebhookDeliveryEntity,
 ];
 export const MIGRATIONS = [
   InitSchema1763900000000,
@@ -60,6 +64,7 @@ export const MIGRATIONS = [
   LogSearch1765410000000,
   NormaliseIdentifiers1765500000000,
   ApiKeys1765600000000,
+  Webhooks1765700000000,
 ];
 
 /**

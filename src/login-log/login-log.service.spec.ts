@@ -9,7 +9,7 @@ import type { AuditEntry } from '../audit/audit-log.service';
 import type { Actor } from '../common/auth-context';
 import { ErrorCode, messageOf } from '../common/error-code';
 import { LoginStatus, LoginTypes } from './login-log.entity';
-import { LoginAttemptLoggedEvent } from './login-log.events';
+import { LoginAttemptLoggedEvent, LoginRecordedEvent } from './login-log.events';
 import { LoginAttempt, LoginLogService } from './login-log.service';
 
 const CHROME =
@@ -28,6 +28,7 @@ describe('LoginLogService (one record per login attempt, listed and exported)', 
   let audited: AuditEntry[];
   let auditFails: boolean;
   let counted: LoginAttemptLoggedEvent[];
+  let recorded: LoginRecordedEvent[];
   const admin = { id: 'a1', name: 'admin', ip: '10.0.0.9', codes: ['*'] } as Actor;
 
   const attempt = (over: Partial<LoginAttempt> = {}): LoginAttempt => ({
@@ -49,6 +50,8 @@ describe('LoginLogService (one record per login attempt, listed and exported)', 
     counted = [];
     const events = new EventEmitter2();
     events.on(LoginAttemptLoggedEvent.NAME, (e: LoginAttemptLoggedEvent) => counted.push(e));
+    recorded = [];
+    events.on(LoginRecordedEvent.NAME, (e: LoginRecordedEvent) => recorded.push(e));
     ({ service: logs } = await unit(LoginLogService, {
       LoginLogRepository: rows,
       Clock: clock,
@@ -89,6 +92,23 @@ describe('LoginLogService (one record per login attempt, listed and exported)', 
       failureCode: ErrorCode.BAD_CREDENTIALS,
       failureReason: messageOf(ErrorCode.BAD_CREDENTIALS, 'zh'),
     });
+  });
+
+  it('announces each record with who, how, from where and how it ended, for other systems', async () => {
+    await logs.record(attempt({ status: LoginStatus.PASSWRONG, failure: ErrorCode.BAD_CREDENTIALS }));
+    expect(recorded).toEqual([
+      new LoginRecordedEvent(
+        'u1',
+        'zhangsan',
+        LoginTypes.ACCOUNT,
+        LoginStatus.PASSWRONG,
+        '10.0.0.1',
+        expect.stringContaining('Chrome'),
+        expect.stringContaining('Windows'),
+        ErrorCode.BAD_CREDENTIALS,
+        clock.now(),
+      ),
+    ]);
   });
 
   it('records an unknown account typed at the form, cut to its column, with no user', async () => {

@@ -11,7 +11,7 @@ import { ErrorCode, messageOf } from '../common/error-code';
 import { Page } from '../common/paging.dto';
 import { ExportLoginLogDto, ListLoginLogDto } from './dto/list-login-log.dto';
 import { LoginLogEntity, LoginStatus, LoginTypes } from './login-log.entity';
-import { LoginAttemptLoggedEvent } from './login-log.events';
+import { LoginAttemptLoggedEvent, LoginRecordedEvent } from './login-log.events';
 import { LoginLogCursor, LoginLogFilter, LoginLogRepository } from './login-log.repository';
 import { parseUserAgent } from './user-agent';
 
@@ -44,6 +44,7 @@ export class LoginLogService {
   /** One record per attempt; answers the record's id. */
   async record(attempt: LoginAttempt): Promise<string> {
     const { browser, os } = parseUserAgent(attempt.userAgent);
+    const loginTime = this.clock.now();
     const id = await this.logs.insert({
       userId: attempt.userId,
       account: attempt.account.slice(0, 128),
@@ -53,11 +54,25 @@ export class LoginLogService {
       ip: attempt.ip.slice(0, 64),
       browser,
       os,
-      loginTime: this.clock.now(),
+      loginTime,
       failureReason: attempt.failure ? messageOf(attempt.failure, 'zh').slice(0, 255) : null,
       failureCode: attempt.failure ?? null,
     });
     this.events.emit(LoginAttemptLoggedEvent.NAME, new LoginAttemptLoggedEvent(attempt.status, attempt.loginType));
+    this.events.emit(
+      LoginRecordedEvent.NAME,
+      new LoginRecordedEvent(
+        attempt.userId,
+        attempt.account,
+        attempt.loginType,
+        attempt.status,
+        attempt.ip,
+        browser,
+        os,
+        attempt.failure ?? null,
+        loginTime,
+      ),
+    );
     return id;
   }
 

@@ -40,5 +40,7 @@ import { MfaLoginService } from './mfa-login.service';
     MFA_STATUS.provide(MfaService),
     REAUTH_CODE_PROOF.provide(MfaService),
   ],
+  // The key of the TOTP secrets also keeps other secrets that must be read back (src/webhook).
+  exports: [MfaCrypto],
 })
 export class MfaModule {}

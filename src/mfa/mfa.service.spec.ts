@@ -10,6 +10,7 @@ import { LoginStrategy, MFA_MODE_REQUIRED } from '../strategy/strategy.types';
 import type { WrongProof } from '../user-account/lockout.service';
 import type { UserEntity } from '../user-account/user.entity';
 import { RecoveryCodeEntity, UserMfaEntity } from './mfa.entities';
+import type { MfaChangedEvent } from './mfa.events';
 import { MfaRepository } from './mfa.repository';
 import { MfaCaller, MfaService } from './mfa.service';
 import { MfaCrypto } from './mfa-crypto';
@@ -119,6 +120,7 @@ describe('MfaService (enrolment and the second-factor code check)', () => {
       },
       StrategyService: { loginStrategy: async () => policy },
       AppConfig: { MFA_ISSUER: 'LPS' },
+      EventEmitter2: { emit: (_name: string, e: MfaChangedEvent) => void seen.push(`changed:${e.change}`) },
     }));
   });
 
@@ -133,7 +135,7 @@ describe('MfaService (enrolment and the second-factor code check)', () => {
     expect(recoveryCodes).toHaveLength(10);
     expect(new Set(recoveryCodes).size).toBe(10);
     expect(await mfa.enabled('u1')).toBe(true);
-    expect(seen).toEqual(['profile:{"mfaEnabled":true}']);
+    expect(seen).toEqual(['profile:{"mfaEnabled":true}', 'changed:enabled']);
     // The secret is kept encrypted, the recovery codes only as hashes.
     expect(rows.enrolments.get('u1')!.secret).not.toContain(secret);
     expect(rows.codes.map((c) => c.codeHash)).not.toContain(recoveryCodes[0]);
@@ -210,7 +212,7 @@ describe('MfaService (enrolment and the second-factor code check)', () => {
     clock.advance(TOTP_PERIOD_S * 1000);
     await mfa.disable(caller, codeNow(secret));
     expect(await mfa.enabled('u1')).toBe(false);
-    expect(seen).toEqual(['profile:{"mfaEnabled":false}']);
+    expect(seen).toEqual(['profile:{"mfaEnabled":false}', 'changed:disabled']);
   });
 
   it('refuses to disable while the second factor is required, whatever the code', async () => {

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 
 import { actedBy, AuditLogService } from '../audit/audit-log.service';
 import { AppException } from '../common/app.exception';
@@ -22,6 +23,7 @@ import { SelfProtection } from '../user-account/self-protection';
 import { TargetAccess } from '../user-account/target-access';
 import type { UserEntity } from '../user-account/user.entity';
 import { UserLookup } from '../user-account/user-lookup.service';
+import { MfaChange, MfaChangedEvent } from './mfa.events';
 import { MfaRepository } from './mfa.repository';
 import { MfaCrypto, newRecoveryCodes } from './mfa-crypto';
 import { acceptedStep, isReplay, newTotpSecret, otpauthUrl } from './totp';
@@ -70,6 +72,7 @@ export class MfaService implements MfaStatus, ReauthCodeProof {
     private readonly protection: SelfProtection,
     private readonly access: TargetAccess,
     private readonly config: AppConfig,
+    private readonly events: EventEmitter2,
   ) {}
 
   async enabled(userId: string): Promise<boolean> {
@@ -139,6 +142,7 @@ export class MfaService implements MfaStatus, ReauthCodeProof {
       );
       await this.store.del(Keys.mfaSetup(user.id));
       await this.sessions.updateProfile(user.id, { mfaEnabled: true });
+      this.changed(user, 'enabled', caller.ip);
       return { recoveryCodes };
     });
   }
@@ -150,6 +154,7 @@ export class MfaService implements MfaStatus, ReauthCodeProof {
     await this.withProvenCode(caller, code, async (user) => {
       await this.repo.remove(user.id);
       await this.sessions.updateProfile(user.id, { mfaEnabled: false });
+      this.changed(user, 'disabled', caller.ip);
     });
   }
 
@@ -162,6 +167,7 @@ export class MfaService implements MfaStatus, ReauthCodeProof {
         user.id,
         recoveryCodes.map((c) => this.crypto.hashRecoveryCode(c)),
       );
+      this.changed(user, 'recoveryCodes', caller.ip);
     });
     return { recoveryCodes };
   }
@@ -182,7 +188,16 @@ export class MfaService implements MfaStatus, ReauthCodeProof {
       await this.store.del(Keys.mfaSetup(user.id));
       await this.sessions.endAll(user.id);
     });
+    this.changed(user, 'reset', actor.ip, { id: actor.id, name: actor.name });
     await this.audit.recordDone('user.mfaReset', { ...actedBy(actor), targetId: user.id, targetName: user.username });
+  }
+
+  /** Announces a change of the user's second factor (MfaChangedEvent), once it is done. */
+  private changed(user: UserEntity, change: MfaChange, ip: string, by: MfaChangedEvent['by'] = null): void {
+    this.events.emit(
+      MfaChangedEvent.NAME,
+      new MfaChangedEvent(user.id, user.username, change, ip, by, this.clock.now()),
+    );
   }
 
   /**

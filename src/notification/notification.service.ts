@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 
-import { NotificationKind, NotificationPayload } from './notification.types';
+import {
+  AnyNotificationChannel,
+  NotificationChannel,
+  NotificationKind,
+  NotificationPayload,
+} from './notification.types';
 import { NotificationOutbox } from './outbox/notification-outbox';
 import { OutboxWorker } from './outbox/outbox.worker';
 
@@ -26,6 +31,27 @@ export class NotificationService {
     const ids = await this.outbox.add(userId, kind, channels, payload);
     if (ids.length) this.worker.kick();
     return ids;
+  }
+
+  /**
+   * For a channel a module adds for rows of its own (src/webhook): one row to `recipient` with the
+   * module's own kind and payload, delivered, retried and recorded like every other. Answers the
+   * row's id, which the channel sees as Delivery.id on every try.
+   */
+  async sendTo<P, K extends string>(
+    channel: NotificationChannel<P, K>,
+    recipient: string,
+    kind: K,
+    payload: P,
+  ): Promise<string> {
+    const [id] = await this.outbox.add(recipient, kind, [channel.name], payload);
+    this.worker.kick();
+    return id;
+  }
+
+  /** Ends what is still pending for `recipient` on `channel` (the recipient went away), as failed with `reason`. */
+  cancelPending(channel: AnyNotificationChannel, recipient: string, reason: string): Promise<void> {
+    return this.outbox.cancelPending(channel.name, recipient, reason);
   }
 
   /** Rows inside the caller's transaction; the caller kicks the worker after commit. */

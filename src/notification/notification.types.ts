@@ -50,16 +50,31 @@ export interface DormantAccountPayload {
 
 export type NotificationPayload = LoginAlertPayload | PasswordExpiryPayload | DormantAccountPayload;
 
-/** One outbox row as a channel sees it. */
-export interface Delivery {
+/**
+ * One outbox row as a channel sees it. The built-in channels get the service's notifications; a
+ * channel a module adds for rows of its own (NotificationService.sendTo) names its own payload and
+ * kind (src/webhook: an event for another system).
+ */
+export interface Delivery<P = NotificationPayload, K extends string = NotificationKind> {
   id: string;
+  /** The recipient: a user for the built-in channels; whatever the added channel's rows name (a webhook). */
   userId: string;
   /** The channel's name (NotificationChannels). */
   channel: string;
-  kind: NotificationKind;
-  payload: NotificationPayload;
+  kind: K;
+  payload: P;
   /** When the notification was raised (the event), not when it is delivered. */
   createTime: Date;
+  /** Which try this is: 1 the first time, one more on each retry. */
+  attempt: number;
+}
+
+/** How often, and after how long, the outbox tries a row again whose delivery threw. */
+export interface RetryPolicy {
+  /** Tries in all, the first one included; a row still failing then is given up as failed. */
+  maxAttempts: number;
+  /** The pause after the n-th failed try (n ≥ 1). */
+  delayMs(failedAttempts: number): number;
 }
 
 /**
@@ -67,14 +82,19 @@ export interface Delivery {
  * resolves (delivered), or throws: ChannelNotConfiguredError and
  * PermanentDeliveryError end the row, anything else is retried with backoff.
  */
-export abstract class NotificationChannel {
+export abstract class NotificationChannel<P = NotificationPayload, K extends string = NotificationKind> {
   /** email, sms and site are built in; a module's own channel has its own name (see NOTIFICATION_CHANNELS). */
   abstract readonly name: string;
-  abstract deliver(delivery: Delivery): Promise<void>;
+  /** The channel's own retries; absent: the outbox's (OUTBOX in outbox.options.ts). */
+  readonly retry?: RetryPolicy;
+  abstract deliver(delivery: Delivery<P, K>): Promise<void>;
 }
 
+/** Any channel, whatever its rows carry: what the outbox holds and hands rows to. */
+export type AnyNotificationChannel = NotificationChannel<unknown, string>;
+
 /** The channels the outbox delivers to: a module adds one with `NOTIFICATION_CHANNELS.provide(MyChannel)`. */
-export const NOTIFICATION_CHANNELS = new ExtensionPoint<NotificationChannel>('NOTIFICATION_CHANNELS');
+export const NOTIFICATION_CHANNELS = new ExtensionPoint<AnyNotificationChannel>('NOTIFICATION_CHANNELS');
 
 /** The transport is not configured: status not_configured, no retry. */
 export class ChannelNotConfiguredError extends Error {

@@ -54,7 +54,11 @@ export class OnlineController {
       const holder = (await this.accounts.byIds([session.userId])).get(session.userId);
       await this.access.assertMayActOn(actor, [{ id: session.userId, username: holder?.username ?? session.username }]);
     }
-    await this.sessions.end(dto.tokenId, session.userId);
+    await this.sessions.end(dto.tokenId, session.userId, {
+      reason: 'kickout',
+      session,
+      by: { id: actor.id, name: actor.name },
+    });
     await this.audit.recordDone('online.kickout', async () => {
       const users = await this.accounts.byIds([session.userId, ...(actor.name === null ? [actor.id] : [])]);
       const username = users.get(session.userId)?.username ?? null;
@@ -85,7 +89,11 @@ export class OnlineController {
   async kickoutMine(@CurrentAuth() auth: AuthContext, @Body() dto: KickoutDto) {
     const session = await this.sessions.byTokenId(dto.tokenId);
     if (!session || session.userId !== auth.session.userId) throw new AppException(ErrorCode.NOT_FOUND);
-    await this.sessions.end(dto.tokenId, session.userId);
+    await this.sessions.end(dto.tokenId, session.userId, {
+      reason: 'kickout',
+      session,
+      by: { id: auth.session.userId, name: auth.session.username },
+    });
   }
 
   private async rows(page: { tokenHash: string; session: Session }[]): Promise<OnlineSessionRowDto[]> {

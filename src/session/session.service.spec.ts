@@ -1,3 +1,4 @@
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
 
 import { codeOf } from '../../test/support/code-of';
@@ -9,6 +10,7 @@ import { KvStore } from '../store/kv.store';
 import { MemoryKvStore } from '../store/memory-kv.store';
 import { StrategyService } from '../strategy/strategy.service';
 import { LoginStrategy } from '../strategy/strategy.types';
+import { SessionEndedEvent } from './session.events';
 import { freshUntil, hashToken, IssueOptions, SessionService } from './session.service';
 
 const MINUTE = 60_000;
@@ -29,6 +31,8 @@ describe('SessionService', () => {
   let store: RacingKvStore;
   let settings: LoginStrategy;
   let sessions: SessionService;
+  let events: EventEmitter2;
+  let ended: SessionEndedEvent[];
 
   const options = (over: Partial<IssueOptions> = {}): IssueOptions => ({
     userId: 'u1',
@@ -44,12 +48,16 @@ describe('SessionService', () => {
     clock = new FakeClock(new Date('2025-01-01T00:00:00Z'));
     store = new RacingKvStore(clock);
     settings = Object.assign(new LoginStrategy(), { sessionExpireMinutes: 30, tempSessionExpireMinutes: 5 });
+    events = new EventEmitter2();
+    ended = [];
+    events.on(SessionEndedEvent.NAME, (e: SessionEndedEvent) => ended.push(e));
     const moduleRef = await Test.createTestingModule({
       providers: [
         SessionService,
         { provide: KvStore, useValue: store },
         { provide: Clock, useValue: clock },
         { provide: StrategyService, useValue: { loginStrategy: async () => settings } },
+        { provide: EventEmitter2, useValue: events },
       ],
     }).compile();
     sessions = moduleRef.get(SessionService);
@@ -174,6 +182,30 @@ describe('SessionService', () => {
       const codes = await Promise.all(Array.from({ length: 10 }, () => codeOf(sessions.resolve(token))));
       expect(codes.filter((c) => c === ErrorCode.KICKED_OUT)).toHaveLength(1);
       expect(codes.filter((c) => c === ErrorCode.NOT_LOGGED_IN)).toHaveLength(9);
+    });
+
+    it('announces each session a newer login replaces, once, and nothing for a plain end', async () => {
+      const old = await sessions.issue(options({ ip: '10.0.0.7' }));
+      const current = await sessions.issue(options());
+      await sessions.kickOutOthers('u1', current.tokenHash);
+      await sessions.kickOutOthers('u1', current.tokenHash);
+      expect(ended).toEqual([
+        new SessionEndedEvent(
+          { userId: 'u1', username: 'alice', ip: '10.0.0.7', loginTime: old.session.loginTime },
+          'replaced',
+          null,
+          clock.now(),
+        ),
+      ]);
+      await sessions.end(current.tokenHash, 'u1');
+      expect(ended).toHaveLength(1);
+      const last = await sessions.issue(options());
+      await sessions.end(last.tokenHash, 'u1', {
+        reason: 'kickout',
+        session: last.session,
+        by: { id: 'a1', name: 'admin' },
+      });
+      expect(ended[1]).toMatchObject({ reason: 'kickout', by: { id: 'a1', name: 'admin' }, session: { userId: 'u1' } });
     });
 
     it('a kick-out keeps the session’s remaining validity', async () => {

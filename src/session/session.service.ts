@@ -1,6 +1,7 @@
 import { hash, randomBytes } from 'node:crypto';
 
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 
 import { AppException } from '../common/app.exception';
 import type { AuthContext, Session, SessionProfile } from '../common/auth-context';
@@ -10,6 +11,7 @@ import { Keys } from '../store/keys';
 import { KvStore } from '../store/kv.store';
 import { StrategyService } from '../strategy/strategy.service';
 import type { LoginStrategy } from '../strategy/strategy.types';
+import { SessionEndedEvent, SessionEnder, SessionEndReason } from './session.events';
 
 // crypto.hash: the one-shot digest, without a Hash object per request, is cheaper than
 // createHash().update().digest() on every request that carries a token.
@@ -105,6 +107,7 @@ export class SessionService {
     private readonly store: KvStore,
     private readonly clock: Clock,
     private readonly strategy: StrategyService,
+    private readonly events: EventEmitter2,
   ) {}
 
   async issue(options: IssueOptions): Promise<{ token: string; tokenHash: string; session: Session }> {
@@ -227,11 +230,12 @@ export class SessionService {
     return renewed;
   }
 
-  /** With multiOnline = false every other token of the user is marked kickout = 1. */
+  /** With multiOnline = false every other token of the user is marked kickout = 1 (told as `replaced`). */
   async kickOutOthers(userId: string, exceptHash: string | null): Promise<void> {
     for (const { tokenHash, session } of await this.sessionsOf(userId)) {
       if (tokenHash === exceptHash || session.kickout === 1) continue;
       await this.store.replaceKeepTtl(Keys.token(tokenHash), JSON.stringify({ ...session, kickout: 1 }));
+      this.told(session, 'replaced', null);
     }
   }
 
@@ -248,6 +252,7 @@ export class SessionService {
       .sort((a, b) => a.session.loginTime - b.session.loginTime);
     for (const { tokenHash, session } of live.slice(0, Math.max(0, live.length - (max - 1)))) {
       await this.store.replaceKeepTtl(Keys.token(tokenHash), JSON.stringify({ ...session, kickout: 1 }));
+      this.told(session, 'replaced', null);
     }
   }
 
@@ -303,11 +308,27 @@ export class SessionService {
     return session && endOf(session, await this.strategy.loginStrategy()) > this.clock.nowMs() ? session : null;
   }
 
-  /** Ends one session (logout, kick-out by id, expiry); its token then answers NOT_LOGGED_IN. */
-  async end(tokenHash: string, userId: string): Promise<void> {
+  /**
+   * Ends one session (logout, kick-out by id, expiry); its token then answers NOT_LOGGED_IN. With
+   * `why` (a logout, a kick-out: someone ended it), the end is announced (SessionEndedEvent).
+   */
+  async end(
+    tokenHash: string,
+    userId: string,
+    why?: { reason: SessionEndReason; session: Session; by?: SessionEnder },
+  ): Promise<void> {
     this.parsed.delete(tokenHash);
     await this.store.del(Keys.token(tokenHash), Keys.perms(tokenHash));
     await this.store.sRem(Keys.userTokens(userId), tokenHash);
+    if (why) this.told(why.session, why.reason, why.by ?? null);
+  }
+
+  private told(session: Session, reason: SessionEndReason, by: SessionEnder | null): void {
+    const { userId, username, ip, loginTime } = session;
+    this.events.emit(
+      SessionEndedEvent.NAME,
+      new SessionEndedEvent({ userId, username, ip, loginTime }, reason, by, this.clock.now()),
+    );
   }
 
   /**

@@ -32,3 +32,14 @@ export class AccountLockedEvent {
     readonly reason: LockReason,
   ) {}
 }
+
+/** A user changed their own password (not an administrator's reset, which the audit log records). */
+export class PasswordChangedEvent {
+  static readonly NAME = 'account.password-changed';
+  constructor(
+    readonly userId: string,
+    readonly username: string,
+    readonly ip: string,
+    readonly time: Date,
+  ) {}
+}

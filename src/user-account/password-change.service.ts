@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 
 import { AppException } from '../common/app.exception';
 import { Clock } from '../common/clock';
@@ -10,6 +11,7 @@ import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
 import { KvStore } from '../store/kv.store';
 import { StrategyService } from '../strategy/strategy.service';
+import { PasswordChangedEvent } from './account.events';
 import { LockoutService } from './lockout.service';
 import { PasswordHasher } from './password-hasher';
 import { checkPasswordComplexity } from './password-policy';
@@ -56,6 +58,7 @@ export class PasswordChangeService {
     private readonly mutex: KeyedMutex,
     private readonly screen: PasswordScreen,
     private readonly store: KvStore,
+    private readonly events: EventEmitter2,
   ) {}
 
   /**
@@ -73,6 +76,7 @@ export class PasswordChangeService {
     if (!paced.ran) throw new AppException(ErrorCode.RATE_LIMITED);
   }
 
+  /** The change; announced (PasswordChangedEvent) once the new password is set. */
   private async change(c: OwnPasswordChange): Promise<void> {
     const attempt = { loginType: LoginTypes.PASSCHANGE, ip: c.ip, userAgent: c.userAgent };
     const refuseLocked = async (user: UserEntity): Promise<never> => {
@@ -86,7 +90,7 @@ export class PasswordChangeService {
       });
       throw new AppException(ErrorCode.ACCOUNT_LOCKED);
     };
-    await this.proof.proveThen(
+    const changed = await this.proof.proveThen(
       c.userId,
       c.oldPass,
       {
@@ -102,11 +106,18 @@ export class PasswordChangeService {
           throw new AppException(ErrorCode.OLD_PASSWORD_WRONG);
         },
       },
-      () => this.setOwnPassword(c.userId, c.tokenHash, c.newPass),
+      async (current) => {
+        await this.setOwnPassword(c.userId, c.tokenHash, c.newPass);
+        return current;
+      },
       // The new password's rules and screen first, outside the login mutex (their BCrypt compares with
       // the remembered passwords take time); a password changed meanwhile voids the proof, and the
       // screen runs again with the next one.
       async () => this.screen.checkOwn(await this.accounts.withPassword(c.userId), c.newPass),
+    );
+    this.events.emit(
+      PasswordChangedEvent.NAME,
+      new PasswordChangedEvent(changed.id, changed.username, c.ip, this.clock.now()),
     );
   }
 

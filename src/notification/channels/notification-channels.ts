@@ -1,7 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 
-import { NOTIFICATION_CHANNELS, NotificationChannel } from '../notification.types';
+import { AnyNotificationChannel, NOTIFICATION_CHANNELS } from '../notification.types';
 
 /** sys_notification.channel is varchar(16). */
 const CHANNEL_NAME = /^[a-z][a-z0-9-]{0,15}$/;
@@ -16,7 +16,7 @@ const CHANNEL_NAME = /^[a-z][a-z0-9-]{0,15}$/;
  */
 @Injectable()
 export class NotificationChannels implements OnModuleInit {
-  private readonly byName = new Map<string, NotificationChannel>();
+  private readonly byName = new Map<string, AnyNotificationChannel>();
 
   constructor(private readonly modules: ModuleRef) {}
 
@@ -29,7 +29,7 @@ export class NotificationChannels implements OnModuleInit {
     }
   }
 
-  get(name: string): NotificationChannel | undefined {
+  get(name: string): AnyNotificationChannel | undefined {
     return this.byName.get(name);
   }
 }

@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 
 import { Clock } from '../../common/clock';
-import { NotificationKind, NotificationPayload, NotificationStatus } from '../notification.types';
+import { NotificationStatus } from '../notification.types';
 import { NotificationEntity } from './notification.entity';
 import { NotificationRepository } from './notification.repository';
 
@@ -24,9 +24,9 @@ export class NotificationOutbox {
   /** One pending row per channel, in one INSERT (so all or none), in the caller's transaction when given. */
   async add(
     userId: string,
-    kind: NotificationKind,
+    kind: string,
     channels: string[],
-    payload: NotificationPayload,
+    payload: unknown,
     manager?: EntityManager,
   ): Promise<string[]> {
     const unique = [...new Set(channels)];
@@ -78,6 +78,14 @@ export class NotificationOutbox {
     reason: string,
   ): Promise<void> {
     await this.rows.markFinal(id, owner, status, reason);
+  }
+
+  /**
+   * Ends the pending rows of `recipient` on `channel` as failed with `reason` (their recipient went
+   * away: a webhook deleted). A row being delivered right now keeps its claim and finishes.
+   */
+  async cancelPending(channel: string, recipient: string, reason: string): Promise<void> {
+    await this.rows.failPending(channel, recipient, reason);
   }
 
   /** Still pending; due again at `next`. */

@@ -1,7 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 import { DATETIME } from '../../common/datetime';
-import { NotificationKind, NotificationStatus } from '../notification.types';
+import { NotificationStatus } from '../notification.types';
 
 /**
  * `sys_notification`: the outbox. One row per notification and channel, written
@@ -21,10 +21,11 @@ export class NotificationEntity {
   @Column({ type: 'varchar', length: 16 })
   channel: string;
 
+  /** A NotificationKind, or the kind an added channel gives its own rows (src/webhook: an event type). */
   @Column({ type: 'varchar', length: 32 })
-  kind: NotificationKind;
+  kind: string;
 
-  /** JSON of the kind's payload (notification.types.ts). */
+  /** JSON of the kind's payload (notification.types.ts, or the added channel's own). */
   @Column({ type: 'text' })
   payload: string;
 

@@ -65,6 +65,18 @@ export class NotificationRepository {
     await this.releaseIfOwned(id, owner, { status, lastError: reason });
   }
 
+  /** Every pending row of `userId` on `channel` becomes failed with `reason`, claimed or not. */
+  async failPending(channel: string, userId: string, reason: string): Promise<void> {
+    await this.rows
+      .createQueryBuilder()
+      .update(NotificationEntity)
+      .set({ status: NotificationStatus.FAILED, lastError: reason })
+      .where('channel = :channel', { channel })
+      .andWhere('user_id = :userId', { userId })
+      .andWhere('status = :pending', { pending: NotificationStatus.PENDING })
+      .execute();
+  }
+
   async markRetry(id: string, owner: string, next: Date, reason: string): Promise<void> {
     await this.releaseIfOwned(id, owner, { nextAttemptAt: next, lastError: reason });
   }

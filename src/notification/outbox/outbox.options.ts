@@ -1,3 +1,5 @@
+import type { RetryPolicy } from '../notification.types';
+
 /** Tuning of the outbox worker. Times are milliseconds. */
 export const OUTBOX = {
   /** How often every instance looks for due rows (besides the kick after each insert). */
@@ -16,3 +18,6 @@ export const OUTBOX = {
 export function backoffMs(attempts: number): number {
   return Math.min(OUTBOX.backoffBaseMs * 2 ** Math.max(0, attempts - 1), OUTBOX.backoffMaxMs);
 }
+
+/** The retries of every channel that names none of its own (email, sms, site). */
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: OUTBOX.maxAttempts, delayMs: backoffMs };

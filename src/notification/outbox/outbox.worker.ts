@@ -9,15 +9,21 @@ import { Clock } from '../../common/clock';
 import { NotificationChannels } from '../channels/notification-channels';
 import { reasonOf } from '../notification.errors';
 import { NotificationOutcome, NotificationOutcomeEvent } from '../notification.events';
-import { ChannelNotConfiguredError, NotificationStatus, PermanentDeliveryError } from '../notification.types';
+import {
+  AnyNotificationChannel,
+  ChannelNotConfiguredError,
+  NotificationStatus,
+  PermanentDeliveryError,
+} from '../notification.types';
 import { NotificationEntity } from './notification.entity';
 import { NotificationOutbox } from './notification-outbox';
-import { backoffMs, OUTBOX } from './outbox.options';
+import { DEFAULT_RETRY, OUTBOX } from './outbox.options';
 
 /**
  * Delivers the outbox: every instance polls (and is kicked right after an
  * insert), claims due rows one by one, hands each to its channel, and records
- * sent / failed / not_configured, or schedules a retry with exponential backoff.
+ * sent / failed / not_configured, or schedules a retry with backoff (the channel's own RetryPolicy,
+ * or the outbox's exponential one).
  * Rows left pending by a stopped instance are picked up by the next poll of any
  * instance, including this one after a restart.
  */
@@ -99,8 +105,8 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async deliver(row: NotificationEntity): Promise<void> {
+    const channel = this.channels.get(row.channel);
     try {
-      const channel = this.channels.get(row.channel);
       if (!channel) throw new PermanentDeliveryError(`unknown channel ${row.channel}`);
       await channel.deliver({
         id: row.id,
@@ -109,30 +115,32 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
         kind: row.kind,
         payload: JSON.parse(row.payload),
         createTime: row.createTime,
+        attempt: row.attempts,
       });
       await this.outbox.markSent(row.id, this.owner);
       this.outcome(row, 'sent');
     } catch (err) {
-      await this.recordFailure(row, err).catch((e: unknown) =>
+      await this.recordFailure(row, err, channel).catch((e: unknown) =>
         this.logger.warn(`could not record the outcome of notification ${row.id}: ${reasonOf(e)}`),
       );
     }
   }
 
-  private async recordFailure(row: NotificationEntity, err: unknown): Promise<void> {
+  private async recordFailure(row: NotificationEntity, err: unknown, channel?: AnyNotificationChannel): Promise<void> {
     const reason = reasonOf(err);
+    const retry = channel?.retry ?? DEFAULT_RETRY;
     if (err instanceof ChannelNotConfiguredError) {
       await this.outbox.markFinal(row.id, this.owner, NotificationStatus.NOT_CONFIGURED, reason);
       this.outcome(row, 'not_configured');
       return;
     }
-    if (err instanceof PermanentDeliveryError || row.attempts >= OUTBOX.maxAttempts) {
+    if (err instanceof PermanentDeliveryError || row.attempts >= retry.maxAttempts) {
       this.logger.warn(`${row.channel} notification ${row.id} failed after ${row.attempts} attempt(s): ${reason}`);
       await this.outbox.markFinal(row.id, this.owner, NotificationStatus.FAILED, reason);
       this.outcome(row, 'failed');
       return;
     }
-    const next = new Date(this.clock.nowMs() + backoffMs(row.attempts));
+    const next = new Date(this.clock.nowMs() + retry.delayMs(row.attempts));
     this.logger.warn(
       `${row.channel} notification ${row.id} attempt ${row.attempts} failed, retry at ${next.toISOString()}: ${reason}`,
     );

@@ -60,6 +60,12 @@ export const pages: RouteRecordRaw[] = [
     meta: { title: 'menu.auditlog', perms: ['sys:auditLog:list'] },
   },
   {
+    path: '/system/webhooks',
+    name: 'webhooks',
+    component: () => import('@/views/system/WebhooksView.vue'),
+    meta: { title: 'menu.webhooks', perms: ['sys:webhook:list'] },
+  },
+  {
     path: '/me/devices',
     name: 'devices',
     component: () => import('@/views/me/DevicesView.vue'),
