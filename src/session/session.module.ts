@@ -10,7 +10,7 @@ import { StreamTicketService } from './stream-ticket.service';
 /**
  * The session kernel (5): tokens and sessions, the one authentication
  * of a request, the guard (with the renewal) that every route passes. Features import it to end,
- * list or refresh sessions; it imports no feature but the settings it reads (StrategyModule).
+ * list or refresh sessions, or to introspect a token; it imports no feature but the settings it reads (StrategyModule).
  */
 @Module({
   imports: [StrategyModule],
@@ -21,6 +21,6 @@ import { StreamTicketService } from './stream-ticket.service';
     // A caller (token, kick-out, bindIp, temporary scope), its permission codes, the renewal.
     { provide: APP_GUARD, useClass: SessionGuard },
   ],
-  exports: [SessionService, StreamTicketService],
+  exports: [SessionService, SessionAuthenticator, StreamTicketService],
 })
 export class SessionModule {}
