@@ -384,15 +384,13 @@ describe.each(BACKENDS)('token introspection on $name', (backend) => {
       const runner = app.db.createQueryRunner();
       const sql = jest.spyOn(Object.getPrototypeOf(runner), 'query');
       await runner.release();
-      let sqlCount = 0;
       try {
         await during();
-        sqlCount = sql.mock.calls.length;
+        return { calls, sqlCount: sql.mock.calls.length };
       } finally {
         spies.forEach((spy) => spy.mockRestore());
         sql.mockRestore();
       }
-      return { calls, sqlCount };
     }
 
     it('an active token costs one store read (session and codes together) and no SQL', async () => {
