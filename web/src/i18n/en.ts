@@ -399,6 +399,7 @@ const en: typeof zh = {
       loginLog: 'Login log',
       online: 'Online sessions',
       auditLog: 'Audit log',
+      token: 'Tokens',
     },
   },
   loginlog: {

@@ -346,6 +346,7 @@ export default {
       loginLog: '登录日志',
       online: '在线会话',
       auditLog: '审计日志',
+      token: '令牌',
     },
   },
   loginlog: {
