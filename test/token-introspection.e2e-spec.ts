@@ -4,6 +4,7 @@ import { createClient } from 'redis';
 
 import { stepAt, totpCode } from '../src/mfa/totp';
 import { KvStore } from '../src/store/kv.store';
+import { INTROSPECTION_RESPONSE } from '../src/token/dto/introspect.dto';
 import { createActiveUser, createRole, createUser, TestUser } from './factories';
 import { BACKENDS } from './support/backends';
 import { failure, FORBIDDEN, KICKED_OUT, NOT_LOGGED_IN } from './support/envelopes';
@@ -345,6 +346,37 @@ describe.each(BACKENDS)('token introspection on $name', (backend) => {
         expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED' });
       }
     });
+  });
+
+  it("answers through a serializer that carries exactly IntrospectionDto's fields", async () => {
+    // INTROSPECTION_RESPONSE drops what it does not list: a documented field missing there would
+    // silently vanish from the answer.
+    const doc = (await app.app.inject({ method: 'GET', url: '/docs-json' })).json();
+    const documented = doc.components.schemas.IntrospectionDto.properties as Record<string, any>;
+    const typeOf = (p: any) => (p.type === 'array' ? `array of ${p.items.type}` : p.type);
+    const serialized = INTROSPECTION_RESPONSE[200].properties.data.properties as Record<string, any>;
+    expect(Object.fromEntries(Object.entries(serialized).map(([k, p]) => [k, typeOf(p)]))).toEqual(
+      Object.fromEntries(Object.entries(documented).map(([k, p]) => [k, typeOf(p)])),
+    );
+    // The route does answer through it: a field slipped into the answer on its way is not sent.
+    const user = await createActiveUser(app);
+    const token = await app.token(user.username, user.password);
+    await gateway();
+    const adapter = app.app.getHttpAdapter() as any;
+    const send = adapter.reply.bind(adapter);
+    const reply = jest
+      .spyOn(adapter, 'reply')
+      .mockImplementation((response: any, result: any, status?: any) =>
+        send(response, result?.userId ? { ...result, tokenHash: sha256hex(token) } : result, status),
+      );
+    try {
+      const slipped = await stateOf(token);
+      expect(reply).toHaveBeenCalled();
+      expect(slipped).toMatchObject({ active: true, userId: user.id });
+      expect(slipped).not.toHaveProperty('tokenHash');
+    } finally {
+      reply.mockRestore();
+    }
   });
 
   describe('the hot path', () => {

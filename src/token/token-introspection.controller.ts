@@ -1,4 +1,5 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { RouteSchema } from '@nestjs/platform-fastify';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 
 import { ApiDoc } from '../common/api-docs';
@@ -6,7 +7,13 @@ import { AppException } from '../common/app.exception';
 import { RequirePermissions } from '../common/auth-context';
 import { ipAddress } from '../common/client-info';
 import { SessionAuthenticator } from '../session/session-authenticator';
-import { INACTIVE_REASONS, InactiveReason, IntrospectionDto, IntrospectTokenDto } from './dto/introspect.dto';
+import {
+  INACTIVE_REASONS,
+  InactiveReason,
+  INTROSPECTION_RESPONSE,
+  IntrospectionDto,
+  IntrospectTokenDto,
+} from './dto/introspect.dto';
 
 const isInactiveReason = (code: string): code is InactiveReason =>
   (INACTIVE_REASONS as readonly string[]).includes(code);
@@ -31,6 +38,7 @@ export class TokenIntrospectionController {
       'Runs the checks of a request with that token (expiry, kick-out answered once, bindIp when `ip` is given) ' +
       'and renews it when due. An inactive token is `OK` with `{ active: false, reason }`.',
   })
+  @RouteSchema({ response: INTROSPECTION_RESPONSE })
   async introspect(@Body() dto: IntrospectTokenDto): Promise<IntrospectionDto> {
     try {
       const ip = dto.ip === undefined ? undefined : ipAddress(dto.ip)!;

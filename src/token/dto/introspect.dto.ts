@@ -60,3 +60,35 @@ export class IntrospectionDto {
   })
   mfa?: boolean;
 }
+
+/**
+ * The OK answer for Fastify's response serializer (fast-json-stringify, compiled once) instead of
+ * JSON.stringify: a gateway calls this route for every request it lets through. Only 200 is
+ * described, so errors keep their own serialization. Fields left undefined (those of the other
+ * state) are not sent; a field not listed here is not sent either, so
+ * test/token-introspection.e2e-spec.ts keeps it equal to IntrospectionDto.
+ */
+export const INTROSPECTION_RESPONSE = {
+  200: {
+    type: 'object',
+    properties: {
+      success: { type: 'boolean' },
+      code: { type: 'string' },
+      message: { type: 'string' },
+      data: {
+        type: 'object',
+        properties: {
+          active: { type: 'boolean' },
+          reason: { type: 'string' },
+          userId: { type: 'string' },
+          username: { type: 'string' },
+          permissions: { type: 'array', items: { type: 'string' } },
+          tempUser: { type: 'boolean' },
+          loginTime: { type: 'number' },
+          expireAt: { type: 'number' },
+          mfa: { type: 'boolean' },
+        },
+      },
+    },
+  },
+} as const;
