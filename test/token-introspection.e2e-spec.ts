@@ -55,6 +55,51 @@ describe.each(BACKENDS)('token introspection on $name', (backend) => {
 
   const me = (token: string, ip = '10.0.0.1') => app.post('/sys/me/info', {}, { token, ip });
 
+  /** The store's operations (the KvStore port), each call recorded with its arguments. */
+  const STORE_METHODS = [
+    'get',
+    'mget',
+    'set',
+    'setIfAbsent',
+    'replaceKeepTtl',
+    'replaceIfEquals',
+    'getDel',
+    'delIfEquals',
+    'del',
+    'expire',
+    'expireIfEquals',
+    'incrWithTtl',
+    'ttl',
+    'sAdd',
+    'sRem',
+    'sMembers',
+    'publish',
+  ] as const;
+
+  /** Every call of the store's operations and the number of SQL statements while `during` runs. */
+  async function traced(during: () => Promise<unknown>) {
+    const store = app.app.get(KvStore) as any;
+    const calls: { method: string; args: string }[] = [];
+    const spies = STORE_METHODS.map((method) => {
+      const original = store[method].bind(store);
+      return jest.spyOn(store, method).mockImplementation((...args: unknown[]) => {
+        calls.push({ method, args: JSON.stringify(args) });
+        return original(...args);
+      });
+    });
+    // Every statement TypeORM runs goes through its driver's query runner.
+    const runner = app.db.createQueryRunner();
+    const sql = jest.spyOn(Object.getPrototypeOf(runner), 'query');
+    await runner.release();
+    try {
+      await during();
+      return { calls, sqlCount: sql.mock.calls.length };
+    } finally {
+      spies.forEach((spy) => spy.mockRestore());
+      sql.mockRestore();
+    }
+  }
+
   it('an active token: its user, codes, times (epoch ms) and flags, with no more fields', async () => {
     await createRole(app, 'viewer', ['sys:user:list', 'sys:loginLog:list']);
     const user = await createActiveUser(app, { roles: ['viewer'] });
@@ -319,6 +364,73 @@ describe.each(BACKENDS)('token introspection on $name', (backend) => {
     });
   });
 
+  describe('an API key as the gateway', () => {
+    /** A key made by the administrator with these codes. */
+    async function newKey(permissions: string[]): Promise<{ id: string; key: string }> {
+      const res = await app.admin('/sys/apiKey/create', { name: `gw-${randomBytes(4).toString('hex')}`, permissions });
+      expect(res.body).toMatchObject({ success: true, code: 'OK' });
+      return res.body.data;
+    }
+    const withKey = (key: string, body: unknown, header: 'x-api-key' | 'bearer' = 'x-api-key') =>
+      app.post('/sys/token/introspect', body, {
+        ip: GATEWAY_IP,
+        headers: header === 'bearer' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key },
+      });
+
+    it('a key holding sys:token:introspect asks as a session would, in either header', async () => {
+      const { key } = await newKey(['sys:token:introspect']);
+      await app.saveLoginStrategy({ multiOnline: false });
+      const user = await createActiveUser(app);
+      const first = await app.token(user.username, user.password);
+      for (const header of ['x-api-key', 'bearer'] as const) {
+        const res = await withKey(key, { token: first }, header);
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ success: true, data: { active: true, userId: user.id, mfa: false } });
+      }
+      await app.token(user.username, user.password);
+      expect((await withKey(key, { token: first })).body.data).toEqual({ active: false, reason: 'KICKED_OUT' });
+      expect((await withKey(key, { token: first }, 'bearer')).body.data).toEqual({
+        active: false,
+        reason: 'NOT_LOGGED_IN',
+      });
+      // A key is no session: asked about as a token, it is unknown.
+      expect((await withKey(key, { token: key })).body.data).toEqual({ active: false, reason: 'NOT_LOGGED_IN' });
+    });
+
+    it('a key without the code is FORBIDDEN; a revoked key NOT_LOGGED_IN — errors of the call, the token untouched', async () => {
+      const user = await createActiveUser(app);
+      const token = await app.token(user.username, user.password);
+      const other = await newKey(['sys:user:list', 'sys:online:list']);
+      const refused = await withKey(other.key, { token });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toEqual(FORBIDDEN);
+
+      const gatewayKey = await newKey(['sys:token:introspect']);
+      expect((await withKey(gatewayKey.key, { token })).body.data).toMatchObject({ active: true });
+      expect((await app.admin('/sys/apiKey/revoke', { id: gatewayKey.id })).body.success).toBe(true);
+      const revoked = await withKey(gatewayKey.key, { token });
+      expect(revoked.status).toBe(401);
+      expect(revoked.body).toEqual(NOT_LOGGED_IN);
+      expect(await stateOf(token)).toMatchObject({ active: true, userId: user.id });
+    });
+
+    it('with a key, the token is the only session read: one MGET, and no SQL', async () => {
+      const { key } = await newKey(['sys:token:introspect']);
+      const user = await createActiveUser(app);
+      const token = await app.token(user.username, user.password);
+      // The first call puts the key into the process's cache.
+      expect((await withKey(key, { token })).body.data).toMatchObject({ active: true });
+      const hash = sha256hex(token);
+      const { calls, sqlCount } = await traced(async () => {
+        expect((await withKey(key, { token })).body.data).toMatchObject({ active: true });
+      });
+      expect(calls.filter((c) => c.args.includes('AUTH_TOKEN:'))).toEqual([
+        { method: 'mget', args: JSON.stringify([[`AUTH_TOKEN:${hash}`, `AUTH_PERMS:${hash}`]]) },
+      ]);
+      expect(sqlCount).toBe(0);
+    });
+  });
+
   describe('bad input', () => {
     it.each([
       ['no token', {}, 'token'],
@@ -380,51 +492,6 @@ describe.each(BACKENDS)('token introspection on $name', (backend) => {
   });
 
   describe('the hot path', () => {
-    /** The store's operations (the KvStore port), each call recorded with its arguments. */
-    const STORE_METHODS = [
-      'get',
-      'mget',
-      'set',
-      'setIfAbsent',
-      'replaceKeepTtl',
-      'replaceIfEquals',
-      'getDel',
-      'delIfEquals',
-      'del',
-      'expire',
-      'expireIfEquals',
-      'incrWithTtl',
-      'ttl',
-      'sAdd',
-      'sRem',
-      'sMembers',
-      'publish',
-    ] as const;
-
-    /** Every call of the store's operations and the number of SQL statements while `during` runs. */
-    async function traced(during: () => Promise<unknown>) {
-      const store = app.app.get(KvStore) as any;
-      const calls: { method: string; args: string }[] = [];
-      const spies = STORE_METHODS.map((method) => {
-        const original = store[method].bind(store);
-        return jest.spyOn(store, method).mockImplementation((...args: unknown[]) => {
-          calls.push({ method, args: JSON.stringify(args) });
-          return original(...args);
-        });
-      });
-      // Every statement TypeORM runs goes through its driver's query runner.
-      const runner = app.db.createQueryRunner();
-      const sql = jest.spyOn(Object.getPrototypeOf(runner), 'query');
-      await runner.release();
-      try {
-        await during();
-        return { calls, sqlCount: sql.mock.calls.length };
-      } finally {
-        spies.forEach((spy) => spy.mockRestore());
-        sql.mockRestore();
-      }
-    }
-
     it('an active token costs one store read (session and codes together) and no SQL', async () => {
       const user = await createActiveUser(app);
       const token = await app.token(user.username, user.password);
