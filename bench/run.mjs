@@ -14,7 +14,7 @@
 //   (6)  one captcha render (PNG) against one BCrypt compare, in this process
 //   (7)  soak: /sys/me/info for BENCH_SOAK_MINUTES, RSS and req/s printed per minute, and the
 //        bare route for a few seconds after each minute (how fast the host was that minute)
-//   (8)  POST /sys/token/introspect of a live user's token by a gateway caller, against the bare
+//   (8)  POST /sys/token/introspect of a live user's token by a gateway's API key, against the bare
 //        route, taking turns in rounds as (3) does; the ratio is the median of the rounds' ratios
 //
 // Environment (all optional): MARIADB_URL (mysql://root@127.0.0.1:3306), REDIS_URL
@@ -274,8 +274,8 @@ async function cpuPerRequest(pid, during) {
 
 // ---------------------------------------------------------------- HTTP helpers
 
-async function post(url, path, body = {}, token) {
-  const headers = { 'content-type': 'application/json', 'user-agent': UA };
+async function post(url, path, body = {}, token, extraHeaders = {}) {
+  const headers = { 'content-type': 'application/json', 'user-agent': UA, ...extraHeaders };
   if (token) headers['admin-token'] = token;
   const res = await fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
   const json = await res.json();
@@ -835,11 +835,17 @@ async function main() {
     }
 
     if (PHASES.has('introspection')) {
-      // A gateway asking about a live user's token. The gateway's credential: the administrator's
-      // session now; an API key holding only sys:token:introspect is `{ authorization: `Bearer ${key}` }`.
-      const gateway = { 'admin-token': adminToken };
+      // A gateway asking about a live user's token, with an API key holding only sys:token:introspect
+      // (the administrator's session instead: `{ 'admin-token': adminToken }`).
+      const { key } = await post(
+        url,
+        '/sys/apiKey/create',
+        { name: 'bench-gateway', permissions: ['sys:token:introspect'] },
+        adminToken,
+      );
+      const gateway = { authorization: `Bearer ${key}` };
       const introspectOpts = apiOpts(url, '/sys/token/introspect', gateway, JSON.stringify({ token }));
-      const probe = await post(url, '/sys/token/introspect', { token }, adminToken);
+      const probe = await post(url, '/sys/token/introspect', { token }, undefined, gateway);
       if (!probe.active) throw new Error(`the introspected token is not active: ${probe.reason}`);
       await load('warm-up', { ...introspectOpts, duration: 3 });
       log(
