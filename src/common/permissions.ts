@@ -38,6 +38,7 @@ export const PERMISSION_REGISTRY = [
   { code: 'sys:webhook:list', module: 'webhook', name: { zh: '查看Webhook', en: 'List webhooks' } },
   { code: 'sys:webhook:save', module: 'webhook', name: { zh: '保存Webhook', en: 'Save webhooks' } },
   { code: 'sys:webhook:delete', module: 'webhook', name: { zh: '删除Webhook', en: 'Delete webhooks' } },
+  { code: 'sys:token:introspect', module: 'token', name: { zh: '令牌校验', en: 'Introspect tokens' } },
 ] as const satisfies readonly { code: string; module: string; name: Bilingual }[];
 
 export type PermissionCode = (typeof PERMISSION_REGISTRY)[number]['code'];

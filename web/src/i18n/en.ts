@@ -403,6 +403,7 @@ const en: typeof zh = {
       auditLog: 'Audit log',
       apiKey: 'API keys',
       webhook: 'Webhooks',
+      token: 'Tokens',
     },
   },
   apikeys: {

@@ -350,6 +350,7 @@ export default {
       auditLog: '审计日志',
       apiKey: 'API 密钥',
       webhook: 'Webhook',
+      token: '令牌',
     },
   },
   apikeys: {
