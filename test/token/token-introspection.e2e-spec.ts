@@ -5,9 +5,9 @@ import { createClient } from 'redis';
 import { stepAt, totpCode } from '../../src/mfa/totp';
 import { KvStore } from '../../src/store/kv.store';
 import { INTROSPECTION_RESPONSE } from '../../src/token/dto/introspect.dto';
-import { createActiveUser, createRole, createUser, TestUser } from '../../support/factories';
 import { BACKENDS } from '../support/backends';
 import { failure, FORBIDDEN, KICKED_OUT, NOT_LOGGED_IN } from '../support/envelopes';
+import { createActiveUser, createRole, createUser, TestUser } from '../support/factories';
 import { saveSettings } from '../support/settings';
 import { ADMIN_PASSWORD, CallOptions, permsKey, sha256hex, startApp, TestApp, tokenKey } from '../support/test-app';
 
