@@ -63,7 +63,7 @@ export type Introspection = ActiveToken | InactiveToken;
 export interface IntrospectionCacheOptions {
   /** How long an active answer is reused, in ms (0 to 60 000; default 5 000). */
   ttlMs?: number;
-  /** How long an inactive answer is reused, in ms (0 to `ttlMs`; default 1 000; 0 = never). */
+  /** How long an inactive answer is reused, in ms (0 to `ttlMs`; default 1 000 or `ttlMs` if less; 0 = never). */
   inactiveTtlMs?: number;
   /** At most this many answers are kept; the least recently used goes first (default 10 000). */
   maxEntries?: number;
@@ -110,7 +110,11 @@ export class LoginPolicyClient {
     this.now = options.now ?? Date.now;
     const cache = options.introspectionCache ?? {};
     this.ttlMs = checkedMs('introspectionCache.ttlMs', cache.ttlMs ?? 5_000, MAX_CACHE_TTL_MS);
-    this.inactiveTtlMs = checkedMs('introspectionCache.inactiveTtlMs', cache.inactiveTtlMs ?? 1_000, this.ttlMs);
+    this.inactiveTtlMs = checkedMs(
+      'introspectionCache.inactiveTtlMs',
+      cache.inactiveTtlMs ?? Math.min(1_000, this.ttlMs),
+      this.ttlMs,
+    );
     const maxEntries = cache.maxEntries ?? 10_000;
     if (!Number.isInteger(maxEntries) || maxEntries < 0) {
       throw new RangeError('introspectionCache.maxEntries must be a whole number, 0 or more');
