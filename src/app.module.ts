@@ -6,6 +6,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule, Params } from 'nestjs-pino';
 
+import { ApiKeyModule } from './api-key/api-key.module';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
@@ -97,6 +98,8 @@ export class AppModule {
         ...(command ? [] : [NotificationModule, AdminBootstrapModule, MfaModule, DormantAccountModule]),
         // A command deletes no logs: the retention job runs in the service only.
         ...(command ? [] : [LogRetentionModule, MetricsModule]),
+        // API keys authenticate requests and flush their last-used times on a timer: the service's only.
+        ...(command ? [] : [ApiKeyModule]),
         AuditModule,
         AccountRecoveryModule,
         ...(logging ? [LoggerModule.forRoot(logging)] : []),

@@ -46,7 +46,7 @@ export async function setupApp(app: NestFastifyApplication): Promise<void> {
     app.enableCors({
       origin: CORS_ORIGINS.includes('*') ? '*' : CORS_ORIGINS,
       methods: ['GET', 'POST'],
-      allowedHeaders: ['Content-Type', 'Admin-Token', 'Authorization', 'Accept-Language'],
+      allowedHeaders: ['Content-Type', 'Admin-Token', 'Authorization', 'X-Api-Key', 'Accept-Language'],
       maxAge: 600,
     });
   }
@@ -77,6 +77,8 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
       // Relative: the operations are on the origin that serves this document, whatever its host name.
       .addServer('/', 'this service')
       .addApiKey({ type: 'apiKey', in: 'header', name: 'Admin-Token' }, 'Admin-Token')
+      // An API key of an internal service (also as `Authorization: Bearer lps_…`), on the operations marked x-api-key.
+      .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }, 'Api-Key')
       .build(),
     { extraModels: [FieldErrorDto, ValidationFailedDto] },
   );

@@ -44,6 +44,8 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
+         *     **API key:** may call it, with these codes among its own.
+         *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["StrategyController_loginInfo"];
@@ -67,6 +69,8 @@ export interface paths {
          * @description **Access:** permission `sys:strategy:login:save` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
          *
          *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
@@ -94,6 +98,8 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
+         *     **API key:** may call it, with these codes among its own.
+         *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["StrategyController_userInfo"];
@@ -117,6 +123,8 @@ export interface paths {
          * @description **Access:** permission `sys:strategy:user:save` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
          *
          *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
@@ -144,6 +152,8 @@ export interface paths {
          *
          *     **Temporary token:** may call it.
          *
+         *     **API key:** refused (FORBIDDEN).
+         *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["StrategyController_rules"];
@@ -167,6 +177,8 @@ export interface paths {
          * @description **Access:** permission `sys:loginLog:list` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
          *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
@@ -194,6 +206,8 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
+         *     **API key:** may call it, with these codes among its own.
+         *
          *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
@@ -219,6 +233,8 @@ export interface paths {
          * @description **Access:** permission `sys:user:create` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
          *
          *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
@@ -246,6 +262,8 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
+         *     **API key:** may call it, with these codes among its own.
+         *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["UserController_list"];
@@ -271,6 +289,8 @@ export interface paths {
          *     **Access:** permission `sys:user:update` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
          *
          *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
@@ -300,6 +320,8 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
+         *     **API key:** may call it, with these codes among its own.
+         *
          *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
@@ -327,6 +349,8 @@ export interface paths {
          *     **Access:** permission `sys:user:lock` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
          *
          *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
@@ -356,6 +380,8 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
+         *     **API key:** may call it, with these codes among its own.
+         *
          *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
@@ -383,6 +409,8 @@ export interface paths {
          *     **Access:** permission `sys:user:disable` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
          *
          *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
@@ -412,6 +440,8 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
+         *     **API key:** may call it, with these codes among its own.
+         *
          *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
@@ -440,6 +470,8 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
+         *     **API key:** may call it, with these codes among its own.
+         *
          *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
@@ -465,6 +497,8 @@ export interface paths {
          * @description **Access:** permission `sys:role:save` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
          *
          *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
@@ -492,6 +526,8 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
+         *     **API key:** may call it, with these codes among its own.
+         *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["RoleController_list"];
@@ -517,6 +553,8 @@ export interface paths {
          *     **Access:** permission `sys:role:delete` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
          *
          *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
@@ -544,6 +582,8 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
+         *     **API key:** may call it, with these codes among its own.
+         *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["PermissionController_list"];
@@ -567,6 +607,8 @@ export interface paths {
          * @description **Access:** any logged-in caller, no permission code.
          *
          *     **Temporary token:** may call it.
+         *
+         *     **API key:** refused (FORBIDDEN).
          *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
@@ -592,6 +634,8 @@ export interface paths {
          *
          *     **Temporary token:** may call it.
          *
+         *     **API key:** refused (FORBIDDEN).
+         *
          *     **Error codes:** `VALIDATION_FAILED`, `OLD_PASSWORD_WRONG`, `PASSWORD_TOO_SHORT`, `PASSWORD_TOO_LONG`, `PASSWORD_NEEDS_DIGIT`, `PASSWORD_NEEDS_UPPER`, `PASSWORD_NEEDS_LOWER`, `PASSWORD_NEEDS_SYMBOL`, `PASSWORD_CONTAINS_ACCOUNT`, `PASSWORD_TOO_COMMON`, `PASSWORD_REUSED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `RATE_LIMITED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["MeController_updatePassword"];
@@ -615,6 +659,8 @@ export interface paths {
          * @description **Access:** any logged-in caller, no permission code.
          *
          *     **Temporary token:** may call it.
+         *
+         *     **API key:** refused (FORBIDDEN).
          *
          *     **Error codes:** `VALIDATION_FAILED`, `BAD_CREDENTIALS`, `ACCOUNT_LOCKED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `MFA_CODE_INVALID`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
@@ -663,6 +709,8 @@ export interface paths {
          * @description **Access:** any logged-in caller, no permission code.
          *
          *     **Temporary token:** may call it.
+         *
+         *     **API key:** refused (FORBIDDEN).
          *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
@@ -736,6 +784,8 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
+         *     **API key:** may call it, with these codes among its own.
+         *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["OnlineController_list"];
@@ -761,6 +811,8 @@ export interface paths {
          *     **Access:** permission `sys:online:kickout` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
          *
          *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
@@ -788,6 +840,8 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
+         *     **API key:** refused (FORBIDDEN).
+         *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["OnlineController_mine"];
@@ -812,6 +866,8 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
+         *     **API key:** refused (FORBIDDEN).
+         *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["OnlineController_kickoutMine"];
@@ -835,6 +891,8 @@ export interface paths {
          * @description **Access:** any logged-in caller, no permission code.
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** refused (FORBIDDEN).
          *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
@@ -884,6 +942,8 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
+         *     **API key:** refused (FORBIDDEN).
+         *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["MessageController_list"];
@@ -907,6 +967,8 @@ export interface paths {
          * @description **Access:** any logged-in caller, no permission code.
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** refused (FORBIDDEN).
          *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
@@ -932,6 +994,8 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
+         *     **API key:** refused (FORBIDDEN).
+         *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["MessageController_streamTicket"];
@@ -953,6 +1017,8 @@ export interface paths {
          * @description **Access:** any logged-in caller, no permission code. Also takes `?ticket=` from POST /sys/message/streamTicket.
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** refused (FORBIDDEN).
          *
          *     **Error codes:** `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
@@ -1004,6 +1070,8 @@ export interface paths {
          *
          *     **Temporary token:** may call it.
          *
+         *     **API key:** refused (FORBIDDEN).
+         *
          *     **Fresh proof:** needed (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `MFA_ALREADY_ENABLED`, `REAUTH_REQUIRED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
@@ -1029,6 +1097,8 @@ export interface paths {
          * @description **Access:** any logged-in caller, no permission code.
          *
          *     **Temporary token:** may call it.
+         *
+         *     **API key:** refused (FORBIDDEN).
          *
          *     **Fresh proof:** needed (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
@@ -1056,6 +1126,8 @@ export interface paths {
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
+         *     **API key:** refused (FORBIDDEN).
+         *
          *     **Fresh proof:** needed (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `MFA_CODE_INVALID`, `REAUTH_REQUIRED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
@@ -1081,6 +1153,8 @@ export interface paths {
          * @description **Access:** any logged-in caller, no permission code.
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** refused (FORBIDDEN).
          *
          *     **Fresh proof:** needed (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
@@ -1109,6 +1183,8 @@ export interface paths {
          *     **Access:** permission `sys:user:mfaReset` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
          *
          *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
@@ -1147,6 +1223,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sys/apiKey/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an API key for an internal service (shown once)
+         * @description The key authenticates with `Authorization: Bearer lps_…` or `X-Api-Key: lps_…` and holds only `permissions`. Unknown codes, `*`, `sys:apiKey:*`, a bad CIDR or a name taken answer VALIDATION_FAILED (data.errors names the field); codes the caller does not hold answer FORBIDDEN.
+         *
+         *     **Access:** permission `sys:apiKey:create` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** refused (FORBIDDEN).
+         *
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["ApiKeyController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/apiKey/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List API keys (their first 8 characters, never the key or its hash)
+         * @description **Access:** permission `sys:apiKey:list` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** refused (FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["ApiKeyController_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/apiKey/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an API key (refused on every instance within a second)
+         * @description Revoking a revoked key answers OK and changes nothing.
+         *
+         *     **Access:** permission `sys:apiKey:revoke` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** refused (FORBIDDEN).
+         *
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["ApiKeyController_revoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sys/auditLog/list": {
         parameters: {
             query?: never;
@@ -1161,6 +1323,8 @@ export interface paths {
          * @description **Access:** permission `sys:auditLog:list` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
          *
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
@@ -1187,6 +1351,8 @@ export interface paths {
          *     **Access:** permission `sys:auditLog:export` (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
          *
          *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
@@ -1783,6 +1949,64 @@ export interface components {
              * @example 123456
              */
             code: string;
+        };
+        CreatedApiKeyDto: {
+            id: string;
+            /** @description `lps_` and 43 base62 characters; shown this once, stored only as its SHA-256 */
+            key: string;
+        };
+        CreateApiKeyDto: {
+            /**
+             * @description 1–48 letters, digits, `_`, `.` or `-`; unique ignoring case
+             * @example billing-gateway
+             */
+            name: string;
+            /**
+             * @description permission codes of the registry, within the caller's; never `*` nor `sys:apiKey:*`
+             * @example [
+             *       "sys:user:list",
+             *       "sys:user:lock"
+             *     ]
+             */
+            permissions: string[];
+            /** @description left out: the key does not expire */
+            expiresInDays?: number;
+            /**
+             * @description CIDR ranges or addresses (IPv4, IPv6) the key is good from; left out or empty: any
+             * @example [
+             *       "10.0.0.0/8",
+             *       "2001:db8::/32"
+             *     ]
+             */
+            ipRanges?: string[];
+        };
+        ApiKeyRowDto: {
+            id: string;
+            name: string;
+            /**
+             * @description the first 8 characters of the key
+             * @example lps_7Hq2
+             */
+            prefix: string;
+            permissions: string[];
+            /** Format: date-time */
+            createTime: string;
+            /**
+             * Format: date-time
+             * @description null: never expires
+             */
+            expireTime: string | null;
+            /**
+             * Format: date-time
+             * @description null: never used; each instance writes it every 30 s
+             */
+            lastUsedTime: string | null;
+            /** @description empty: any address */
+            ipRanges: string[];
+            revoked: boolean;
+        };
+        ApiKeyIdDto: {
+            id: string;
         };
         AuditRowDto: {
             id: string;
@@ -6990,6 +7214,362 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "NOT_LOGGED_IN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    ApiKeyController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["CreatedApiKeyDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    ApiKeyController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoInputDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["ApiKeyRowDto"][];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    ApiKeyController_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyIdDto"];
+            };
+        };
+        responses: {
+            /** @description data is null */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 import { AccessDeniedEvent } from './access-denied.event';
 import { AccessDenied, AppException } from './app.exception';
-import { clientIp } from './client-info';
+import { actorOf, isApiKey } from './auth-context';
 import { ErrorCode, localeOf } from './error-code';
 import { toEnvelope } from './http-errors';
 
@@ -43,13 +43,13 @@ export class AllExceptionsFilter implements ExceptionFilter {
   }
 
   private announceDenied(request: FastifyRequest, exception: AppException): Promise<unknown> {
-    const { session, tokenHash, permissions } = request.auth!;
+    const caller = request.auth!;
     const denied = exception instanceof AccessDenied ? exception : undefined;
     return this.events.emitAsync(
       AccessDeniedEvent.NAME,
       new AccessDeniedEvent(
-        { id: session.userId, name: session.username, ip: clientIp(request), codes: permissions },
-        tokenHash,
+        actorOf(request),
+        isApiKey(caller) ? `apikey:${caller.apiKey.id}` : caller.tokenHash,
         request.url.split('?')[0].slice(0, 128),
         denied?.missing ?? [],
         denied?.target,

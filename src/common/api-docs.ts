@@ -7,6 +7,7 @@ import { ApiEnvelope, ValidationFailedDto } from './api-envelope';
 import {
   ACCEPTS_STREAM_TICKET,
   ALLOWS_TEMP_TOKEN,
+  apiKeyReaches,
   changesWithCodes,
   IS_PUBLIC,
   PERMISSIONS,
@@ -172,7 +173,7 @@ const ORDER = Object.values(ErrorCode);
 
 /**
  * Adds to each documented operation what its route declares: `x-permission` (the codes; an empty
- * list = any logged-in caller), `x-public`, `x-temp-token`, `x-error-codes`, the security
+ * list = any logged-in caller), `x-public`, `x-temp-token`, `x-api-key`, `x-error-codes`, the security
  * requirement, a description line for each, and one envelope response per HTTP status of its codes.
  */
 export function describeOperations(app: INestApplication, document: OpenAPIObject, tempUris: string[]): void {
@@ -213,12 +214,14 @@ export function describeOperations(app: INestApplication, document: OpenAPIObjec
       if (freshProof !== 'never') codes.add(ErrorCode.REAUTH_REQUIRED);
     }
     const errorCodes = ORDER.filter((c) => codes.has(c));
+    const keyAllowed = !isPublic && apiKeyReaches(route.path, permissions, freshProof === 'always');
 
     operation['x-public'] = isPublic;
     operation['x-permission'] = isPublic ? null : permissions;
     operation['x-temp-token'] = tempAllowed;
+    operation['x-api-key'] = keyAllowed;
     operation['x-error-codes'] = errorCodes;
-    operation.security = isPublic ? [] : [{ 'Admin-Token': [] }];
+    operation.security = isPublic ? [] : [{ 'Admin-Token': [] }, ...(keyAllowed ? [{ 'Api-Key': [] }] : [])];
     const access = isPublic
       ? 'no token needed (public)'
       : permissions.length
@@ -231,6 +234,9 @@ export function describeOperations(app: INestApplication, document: OpenAPIObjec
       operation.description,
       `**Access:** ${access}.${ticket}`,
       `**Temporary token:** ${isPublic ? 'not needed' : tempAllowed ? 'may call it' : 'refused (TEMP_TOKEN_FORBIDDEN)'}.`,
+      isPublic
+        ? ''
+        : `**API key:** ${keyAllowed ? 'may call it, with these codes among its own' : 'refused (FORBIDDEN)'}.`,
       isPublic || freshProof === 'never'
         ? ''
         : `**Fresh proof:** ${freshProof === 'always' ? 'needed' : "needed while the login strategy's reauthForAdmin is on"} (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).`,

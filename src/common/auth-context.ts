@@ -1,7 +1,9 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 
+import { AppException } from './app.exception';
 import { clientIp } from './client-info';
+import { ErrorCode } from './error-code';
 import type { PermissionCode } from './permissions';
 
 /**
@@ -66,9 +68,45 @@ export interface AuthContext {
   permissions: string[];
 }
 
+/**
+ * An API key as the caller (src/api-key): a service, not a person. It has no session and no user,
+ * only the key's own permission codes, so it reaches only routes gated by permission codes
+ * (apiKeyReaches); whatever it does is audited with the actor `apikey:<name>`.
+ */
+export interface ApiKeyAuth {
+  apiKey: { id: string; name: string };
+  permissions: readonly string[];
+}
+
+/** Whoever a request authenticated as: a session (AuthContext) or an API key. */
+export type Caller = AuthContext | ApiKeyAuth;
+
+export const isApiKey = (caller: Caller): caller is ApiKeyAuth => 'apiKey' in caller;
+
+/** The audit actor name of an API key: never a user name, which cannot hold a colon. */
+export const apiKeyActorName = (name: string) => `apikey:${name}`;
+
+/**
+ * Paths no API key reaches whatever its codes: the caller's own account and sessions (a key has
+ * none), the keys themselves (a key never makes or ends keys) and the token operations, except
+ * introspection, which gateways call with a key.
+ */
+const API_KEY_REFUSED = /^\/sys\/(me|apiKey|token)(\/|$)/;
+const API_KEY_ALLOWED = new Set(['/sys/token/introspect']);
+
+/**
+ * Whether an API key may call a route at all (before its codes are compared): only a route gated
+ * by permission codes (a route without codes serves a person: logout, messages, QR codes), never
+ * one needing a fresh proof of a person, and none of the refused paths. `path` is the route's path.
+ */
+export function apiKeyReaches(path: string, permissions: readonly string[], freshProofAlways: boolean): boolean {
+  if (!permissions.length || freshProofAlways) return false;
+  return API_KEY_ALLOWED.has(path) || !API_KEY_REFUSED.test(path);
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
-    auth?: AuthContext;
+    auth?: Caller;
   }
 }
 
@@ -111,8 +149,15 @@ export const changesWithCodes = (codes: readonly string[]): boolean =>
  */
 export const AcceptsStreamTicket = () => SetMetadata(ACCEPTS_STREAM_TICKET, true);
 
-/** The caller SessionGuard authenticated (set on every route that is not @Public). */
-export const authOf = (request: FastifyRequest): AuthContext => request.auth!;
+/**
+ * The session SessionGuard authenticated (set on every route that is not @Public). An API key never
+ * reaches a route that reads it (apiKeyReaches); should one, it is refused rather than crash.
+ */
+export const authOf = (request: FastifyRequest): AuthContext => {
+  const caller = request.auth!;
+  if (isApiKey(caller)) throw new AppException(ErrorCode.FORBIDDEN);
+  return caller;
+};
 
 /** The authenticated caller's session, as authentication attached it. */
 export const CurrentAuth = createParamDecorator((_data: unknown, ctx: ExecutionContext): AuthContext =>
@@ -121,8 +166,9 @@ export const CurrentAuth = createParamDecorator((_data: unknown, ctx: ExecutionC
 
 /** Who performs an administrative action, as its audit row records it (AuditLogService). */
 export interface Actor {
+  /** The user's id; for an API key, the key's id (never a user's). */
   id: string;
-  /** The user name the session carries. */
+  /** The user name the session carries; `apikey:<name>` for an API key. */
   name: string;
   ip: string;
   /**
@@ -132,9 +178,20 @@ export interface Actor {
   codes: readonly string[];
 }
 
-/** The authenticated caller as the actor of what the handler does: the session's user and the client IP. */
-export const CurrentActor = createParamDecorator((_data: unknown, ctx: ExecutionContext): Actor => {
-  const request = ctx.switchToHttp().getRequest<FastifyRequest>();
-  const { session, permissions } = request.auth!;
-  return { id: session.userId, name: session.username, ip: clientIp(request), codes: permissions };
-});
+/** The caller of a request as the actor of what its handler does. */
+export function actorOf(request: FastifyRequest): Actor {
+  const caller = request.auth!;
+  const ip = clientIp(request);
+  if (isApiKey(caller)) {
+    return { id: caller.apiKey.id, name: apiKeyActorName(caller.apiKey.name), ip, codes: caller.permissions };
+  }
+  return { id: caller.session.userId, name: caller.session.username, ip, codes: caller.permissions };
+}
+
+/**
+ * The authenticated caller as the actor of what the handler does: the session's user (or the API
+ * key, as `apikey:<name>`), its codes and the client IP.
+ */
+export const CurrentActor = createParamDecorator((_data: unknown, ctx: ExecutionContext): Actor =>
+  actorOf(ctx.switchToHttp().getRequest<FastifyRequest>()),
+);

@@ -32,6 +32,9 @@ export const PERMISSION_REGISTRY = [
   { code: 'sys:online:kickout', module: 'online', name: { zh: '强制下线', en: 'End sessions' } },
   { code: 'sys:auditLog:list', module: 'auditLog', name: { zh: '查看审计日志', en: 'View the audit log' } },
   { code: 'sys:auditLog:export', module: 'auditLog', name: { zh: '导出审计日志', en: 'Export the audit log' } },
+  { code: 'sys:apiKey:list', module: 'apiKey', name: { zh: '查看API密钥', en: 'List API keys' } },
+  { code: 'sys:apiKey:create', module: 'apiKey', name: { zh: '新建API密钥', en: 'Create API keys' } },
+  { code: 'sys:apiKey:revoke', module: 'apiKey', name: { zh: '吊销API密钥', en: 'Revoke API keys' } },
 ] as const satisfies readonly { code: string; module: string; name: Bilingual }[];
 
 export type PermissionCode = (typeof PERMISSION_REGISTRY)[number]['code'];

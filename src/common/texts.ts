@@ -137,6 +137,22 @@ const validation = {
     en: 'Invalid code: the role {code} is still held by {count} user(s); take it from them first',
   },
   adminRoleKept: { zh: '内置角色admin不能删除', en: 'The built-in role admin cannot be deleted' },
+  ipRange: {
+    zh: '参数{field}不合法: 每一项应为IP地址或CIDR网段(如10.0.0.0/8、2001:db8::/32)',
+    en: 'Invalid {field}: each entry must be an IP address or a CIDR range (such as 10.0.0.0/8, 2001:db8::/32)',
+  },
+  unknownCodes: {
+    zh: '参数{field}不合法: 未知的权限编码 {codes}',
+    en: 'Invalid {field}: unknown permission codes {codes}',
+  },
+  apiKeyCodes: {
+    zh: '参数{field}不合法: API密钥不能持有 {codes}',
+    en: 'Invalid {field}: an API key cannot hold {codes}',
+  },
+  apiKeyNameTaken: {
+    zh: '参数name不合法: 已有名为{name}的API密钥(名称不区分大小写)',
+    en: 'Invalid name: an API key named {name} already exists (names ignore case)',
+  },
   duplicateRole: {
     zh: '参数code不合法: 角色{code}已存在(角色编码不区分大小写)',
     en: 'Invalid code: the role {code} already exists (role codes ignore case)',

@@ -1,14 +1,16 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 
 import { AccessDenied, AppException } from '../common/app.exception';
-import type { AuthContext } from '../common/auth-context';
+import type { AuthContext, Caller } from '../common/auth-context';
 import { clientIp } from '../common/client-info';
 import { Clock } from '../common/clock';
 import { ErrorCode } from '../common/error-code';
 import { AppConfig } from '../config/app-config';
 import { StrategyService } from '../strategy/strategy.service';
 import type { LoginStrategy } from '../strategy/strategy.types';
+import { CALLER_CREDENTIALS, CallerCredential } from './caller-credential';
 import { freshUntil, SessionService } from './session.service';
 import { StreamTicketService } from './stream-ticket.service';
 
@@ -45,8 +47,9 @@ export interface CallerRequirements {
  * in that order — and then the renewal of a request that passed. The login strategy is read once for all of it.
  */
 @Injectable()
-export class SessionAuthenticator {
+export class SessionAuthenticator implements OnModuleInit {
   private readonly tempUris: Set<string>;
+  private credential?: CallerCredential;
 
   constructor(
     private readonly sessions: SessionService,
@@ -54,8 +57,21 @@ export class SessionAuthenticator {
     private readonly tickets: StreamTicketService,
     private readonly clock: Clock,
     config: AppConfig,
+    private readonly modules: ModuleRef,
   ) {
     this.tempUris = new Set(config.TEMP_URIS);
+  }
+
+  onModuleInit() {
+    this.credential = CALLER_CREDENTIALS.collectOne(this.modules);
+  }
+
+  /**
+   * The caller of a request: an API key when the request carries one (its own checks, see
+   * src/api-key), otherwise the session of its token (authenticate).
+   */
+  async callerOf(request: FastifyRequest, requirements: CallerRequirements = {}): Promise<Caller> {
+    return (await this.credential?.authenticate(request, requirements)) ?? this.authenticate(request, requirements);
   }
 
   async authenticate(

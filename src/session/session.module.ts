@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 
 import { StrategyModule } from '../strategy/strategy.module';
+import { CALLER_CREDENTIALS } from './caller-credential';
 import { SessionGuard } from './guards/session.guard';
 import { SessionService } from './session.service';
 import { SessionAuthenticator } from './session-authenticator';
@@ -18,7 +19,9 @@ import { StreamTicketService } from './stream-ticket.service';
     SessionService,
     SessionAuthenticator,
     StreamTicketService,
-    // A caller (token, kick-out, bindIp, temporary scope), its permission codes, the renewal.
+    // Other credentials than a session token: none here; src/api-key adds the API key.
+    CALLER_CREDENTIALS.provide(),
+    // A caller (an API key, or a token, kick-out, bindIp, temporary scope), its permission codes, the renewal.
     { provide: APP_GUARD, useClass: SessionGuard },
   ],
   exports: [SessionService, StreamTicketService],

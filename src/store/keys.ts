@@ -48,4 +48,8 @@ export const Keys = {
   /** Taken by the first wrong-password notice of an account in one window (LOGIN_NOTICE_WINDOW_MINUTES; window index). */
   loginNoticeWindow: (userId: string, index: number) => `LOGIN_NOTICE_WINDOW:${userId}:${index}`,
   propsChannel: 'SYS_PROPS_CHANGED',
+  /** Rewritten (a random value) after every API key create and revoke; each instance compares it every second. */
+  apiKeysStamp: 'API_KEYS_STAMP',
+  /** A revoked API key's id, to every instance at once (the stamp is the net under a lost message). */
+  apiKeyRevokedChannel: 'API_KEY_REVOKED',
 } as const;

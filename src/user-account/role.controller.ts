@@ -2,8 +2,8 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 
 import { ApiDoc } from '../common/api-docs';
-import type { Actor, AuthContext } from '../common/auth-context';
-import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
+import type { Actor } from '../common/auth-context';
+import { CurrentActor, RequirePermissions } from '../common/auth-context';
 import { ErrorCode } from '../common/error-code';
 import { NoInputDto } from '../common/validation.pipe';
 import { RoleCodeDto, RoleDto, SaveRoleDto } from './dto/user.dto';
@@ -15,13 +15,13 @@ import { RoleService } from './role.service';
 export class RoleController {
   constructor(private readonly roles: RoleService) {}
 
-  /** Within the codes of the caller's session. */
+  /** Within the caller's codes (a session's, or an API key's). */
   @Post('save')
   @HttpCode(200)
   @RequirePermissions('sys:role:save')
   @ApiDoc('Create or update a role by code (only codes the caller holds)', { data: RoleDto })
-  async save(@Body() dto: SaveRoleDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
-    return this.roles.save(dto, auth.permissions, actor);
+  async save(@Body() dto: SaveRoleDto, @CurrentActor() actor: Actor) {
+    return this.roles.save(dto, [...actor.codes], actor);
   }
 
   @Post('list')
@@ -42,7 +42,7 @@ export class RoleController {
     description:
       'A role still held by a user, or `admin`, answers VALIDATION_FAILED (data.errors on `code`); a role with codes the caller does not hold answers FORBIDDEN.',
   })
-  async delete(@Body() dto: RoleCodeDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
-    await this.roles.delete(dto.code, auth.permissions, actor);
+  async delete(@Body() dto: RoleCodeDto, @CurrentActor() actor: Actor) {
+    await this.roles.delete(dto.code, [...actor.codes], actor);
   }
 }

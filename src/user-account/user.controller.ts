@@ -3,8 +3,8 @@ import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 
 import { ApiDoc } from '../common/api-docs';
 import { validationFailed } from '../common/app.exception';
-import type { Actor, AuthContext } from '../common/auth-context';
-import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
+import type { Actor } from '../common/auth-context';
+import { CurrentActor, RequirePermissions } from '../common/auth-context';
 import { ErrorCode } from '../common/error-code';
 import { RsaKeyService } from '../crypto/rsa-key.service';
 import { AccountStateService } from './account-state.service';
@@ -30,7 +30,7 @@ export class UserController {
     private readonly rsa: RsaKeyService,
   ) {}
 
-  /** The roles given must lie within the codes of the caller's session. */
+  /** The roles given must lie within the caller's codes (a session's, or an API key's). */
   @Post('create')
   @HttpCode(200)
   @RequirePermissions('sys:user:create')
@@ -45,13 +45,13 @@ export class UserController {
       ErrorCode.PASSWORD_NEEDS_SYMBOL,
     ],
   })
-  async create(@Body() dto: CreateUserDto, @CurrentAuth() auth: AuthContext, @CurrentActor() actor: Actor) {
+  async create(@Body() dto: CreateUserDto, @CurrentActor() actor: Actor) {
     return this.accounts.create(
       {
         ...dto,
         password: dto.password === undefined ? undefined : this.rsa.decrypt('password', dto.password),
       },
-      auth.permissions,
+      [...actor.codes],
       actor,
     );
   }

@@ -179,12 +179,17 @@ export class ServiceNode {
     clearTimeout(timer);
   }
 
-  async post<T = any>(path: string, body: unknown = {}, opts: { token?: string; ip?: string } = {}): Promise<Reply<T>> {
+  async post<T = any>(
+    path: string,
+    body: unknown = {},
+    opts: { token?: string; ip?: string; headers?: Record<string, string> } = {},
+  ): Promise<Reply<T>> {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'x-forwarded-for': opts.ip ?? '10.0.0.1',
       'user-agent':
         'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+      ...opts.headers,
     };
     if (opts.token) headers['admin-token'] = opts.token;
     const res = await fetch(`${this.url}${path}`, {

@@ -500,4 +500,31 @@ describe('two instances on one MariaDB + Redis (scale-out)', () => {
       await saveLoginStrategy(a, { sendMsgWhenErrorLogin: '', maxFailureTimes: 5 });
     }
   });
+
+  it('an API key made on A works on B at once; revoked on A, B refuses it within a second', async () => {
+    const made = await admin(a, '/sys/apiKey/create', { name: `cluster-${seq++}`, permissions: ['sys:user:list'] });
+    expect(made.body).toMatchObject({ success: true });
+    const { id, key } = made.body.data;
+    const use = (node: ServiceNode) =>
+      node.post('/sys/user/list', { pageNum: 1, pageSize: 1 }, { headers: { authorization: `Bearer ${key}` } });
+    expect((await use(b)).body).toMatchObject({ success: true });
+    expect((await use(a)).body).toMatchObject({ success: true });
+
+    expect((await admin(a, '/sys/apiKey/revoke', { id })).body).toMatchObject({ success: true });
+    const revokedAt = Date.now();
+    expect((await use(a)).body).toEqual(NOT_LOGGED_IN);
+    for (;;) {
+      const res = await use(b);
+      if (!res.body.success) {
+        expect(res.body).toEqual(NOT_LOGGED_IN);
+        break;
+      }
+      if (Date.now() - revokedAt > 1_000) throw new Error('B still accepts a key revoked on A after a second');
+      await sleep(20);
+    }
+    // Only its hash is stored, in the shared database.
+    const [rows] = await db.query<any[]>('SELECT key_hash, revoked_time FROM sys_api_key WHERE id = ?', [id]);
+    expect(rows[0].key_hash).toBe(sha256hex(key));
+    expect(rows[0].revoked_time).not.toBeNull();
+  });
 });

@@ -133,7 +133,17 @@ describe('OpenAPI document: every operation documented', () => {
       'x-public': false,
       'x-permission': ['sys:user:lock'],
       'x-temp-token': false,
-      security: [{ 'Admin-Token': [] }],
+      'x-api-key': true,
+      security: [{ 'Admin-Token': [] }, { 'Api-Key': [] }],
+    });
+    // An API key reaches only routes with codes, never the caller's own account nor the keys.
+    for (const path of ['/sys/me/info', '/sys/logout', '/sys/apiKey/list', '/sys/me/mfa/setup']) {
+      expect([path, op(path)['x-api-key'], op(path).security]).toEqual([path, false, [{ 'Admin-Token': [] }]]);
+    }
+    expect(document.components?.securitySchemes?.['Api-Key']).toEqual({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Api-Key',
     });
     expect(op('/sys/user/lock')['x-error-codes']).toEqual(
       expect.arrayContaining([

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 import { createClient, RedisClientType } from 'redis';
 
 import { stepAt, totpCode } from '../../src/mfa/totp';
@@ -147,6 +149,19 @@ describe('the log of a full run carries no secret (built service, MariaDB + Redi
       newPass: await encrypt(NEW_PASSWORD),
     });
     expect(changed.body).toMatchObject({ success: true });
+    // An API key: answered once, then sent in each of its headers, and refused once revoked.
+    const made = await admin('/sys/apiKey/create', { name: 'logged-service', permissions: ['sys:user:list'] });
+    expect(made.body).toMatchObject({ success: true });
+    const apiKey = keep(made.body.data.key as string);
+    keep(createHash('sha256').update(apiKey).digest('hex'));
+    const withKey = (headers: Record<string, string>) =>
+      node.post('/sys/user/list', { pageNum: 1, pageSize: 1 }, { headers });
+    expect((await withKey({ 'x-api-key': apiKey })).body).toMatchObject({ success: true });
+    expect((await withKey({ authorization: `Bearer ${apiKey}` })).body).toMatchObject({ success: true });
+    expect((await admin('/sys/apiKey/list')).body).toMatchObject({ success: true });
+    expect((await admin('/sys/apiKey/revoke', { id: made.body.data.id })).body).toMatchObject({ success: true });
+    expect((await withKey({ 'x-api-key': apiKey })).body).toMatchObject({ code: 'NOT_LOGGED_IN' });
+
     expect((await changing('/sys/logout')).body).toMatchObject({ success: true });
     expect((await admin('/sys/logout')).body).toMatchObject({ success: true });
 
@@ -182,6 +197,11 @@ describe('the log of a full run carries no secret (built service, MariaDB + Redi
     // The credentials' headers and the ticket are there, redacted.
     const resetLine = requests.find((e) => e.msg === 'POST /sys/user/resetPass 200')!;
     expect(resetLine.req.headers['admin-token']).toBe('[Redacted]');
+    const keyLines = requests.filter((e) => e.msg === 'POST /sys/user/list 200' && !e.req.headers['admin-token']);
+    expect(keyLines.map((e) => e.req.headers['x-api-key'] ?? e.req.headers.authorization)).toEqual([
+      '[Redacted]',
+      '[Redacted]',
+    ]);
     expect(requests.find((e) => e.req.url.startsWith('/sys/message/stream?'))!.req.url).toBe(
       '/sys/message/stream?ticket=[Redacted]',
     );

@@ -18,7 +18,7 @@ interface RouteAccess extends CallerRequirements {
 }
 
 /**
- * Every route but the white-listed ones needs a caller (SessionAuthenticator: token, kick-out,
+ * Every route but the white-listed ones needs a caller (SessionAuthenticator: an API key, or a token, kick-out,
  * bindIp, temporary scope, the @RequirePermissions codes against the token's permission cache, then
  * the renewal below half the validity). One guard and plain awaits: each request pays for one guard call and
  * no rxjs chain.
@@ -36,7 +36,7 @@ export class SessionGuard implements CanActivate {
     const access = this.accessOf(context);
     if (access.public) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    request.auth = await this.authenticator.authenticate(request, access);
+    request.auth = await this.authenticator.callerOf(request, access);
     return true;
   }
 

@@ -36,6 +36,12 @@ export const pages: RouteRecordRaw[] = [
     meta: { title: 'menu.roles', perms: ['sys:role:list'] },
   },
   {
+    path: '/system/apikeys',
+    name: 'apikeys',
+    component: () => import('@/views/system/ApiKeysView.vue'),
+    meta: { title: 'menu.apikeys', perms: ['sys:apiKey:list'] },
+  },
+  {
     path: '/system/loginlog',
     name: 'loginlog',
     component: () => import('@/views/system/LoginLogView.vue'),
