@@ -3,7 +3,8 @@
 // runs under node --cpu-prof while autocannon drives /sys/me/info; the profile's self time is
 // then printed by package and by function (bench/profile-summary.mjs).
 //
-// Environment (optional): BENCH_SECONDS (10), BENCH_CONNECTIONS_API (16). The build and the
+// Environment (optional): BENCH_SECONDS (10), BENCH_CONNECTIONS_API (16), BENCH_ROUTE (`info`, or
+// `introspect`: POST /sys/token/introspect of the admin's token by the admin). The build and the
 // profile land in node_modules/.cache/lps-bench and bench/profiles/.
 import { execFileSync, spawn } from 'node:child_process';
 import { constants, publicEncrypt } from 'node:crypto';
@@ -22,6 +23,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS_API ?? 16);
 const PORT = 3000 + Math.floor(Math.random() * 2000);
 const URL_ = `http://127.0.0.1:${PORT}`;
 const log = (...args) => console.error('[profile]', ...args);
+const INTROSPECT = process.env.BENCH_ROUTE === 'introspect';
+const ROUTE = INTROSPECT ? '/sys/token/introspect' : '/sys/me/info';
 
 execFileSync(
   process.execPath,
@@ -90,18 +93,18 @@ try {
     requests: [
       {
         method: 'POST',
-        path: '/sys/me/info',
+        path: ROUTE,
         headers: { 'content-type': 'application/json', 'admin-token': accessToken },
-        body: '{}',
+        body: INTROSPECT ? JSON.stringify({ token: accessToken }) : '{}',
       },
     ],
   });
   log('warm-up 3 s');
   await autocannon(opts(3));
-  log(`/sys/me/info, ${SECONDS} s, ${CONNECTIONS} connections`);
+  log(`${ROUTE}, ${SECONDS} s, ${CONNECTIONS} connections`);
   const result = await autocannon(opts(SECONDS));
   console.log(
-    `/sys/me/info under the profiler: ${(result.requests.total / result.duration).toFixed(0)} req/s, ` +
+    `${ROUTE} under the profiler: ${(result.requests.total / result.duration).toFixed(0)} req/s, ` +
       `p99 ${result.latency.p99} ms, ${result.non2xx + result.errors} errors (the profile covers start-up and warm-up too)\n`,
   );
 } finally {

@@ -14,6 +14,8 @@
 //   (6)  one captcha render (PNG) against one BCrypt compare, in this process
 //   (7)  soak: /sys/me/info for BENCH_SOAK_MINUTES, RSS and req/s printed per minute, and the
 //        bare route for a few seconds after each minute (how fast the host was that minute)
+//   (8)  POST /sys/token/introspect of a live user's token by a gateway's API key, against the bare
+//        route, taking turns in rounds as (3) does; the ratio is the median of the rounds' ratios
 //
 // Environment (all optional): MARIADB_URL (mysql://root@127.0.0.1:3306), REDIS_URL
 // (redis://127.0.0.1:6379), BCRYPT_COST (10), BENCH_SECONDS (15, per load phase),
@@ -22,7 +24,9 @@
 // BENCH_ROUNDS (5: (3) and its yardsticks take turns in this many rounds of BENCH_SECONDS / 5),
 // BENCH_PROFILE=1 (node --cpu-prof on the service, written to bench/profiles/),
 // BENCH_HEAP=1 (heap snapshots of the service after the soak's first minute and at its end, in
-// bench/profiles/), BENCH_KEEP_DB=1 (leave the lps_bench database / SQLite file for inspection).
+// bench/profiles/), BENCH_KEEP_DB=1 (leave the lps_bench database / SQLite file for inspection),
+// BENCH_PHASES (all: login,info,introspection,soak,log — login = (1) (2) (2b) (6), info = (3) (3b)
+// (3c), introspection = (8), soak = (7), log = (4) with the filled table).
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { constants, privateDecrypt, publicEncrypt, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -52,6 +56,17 @@ const LOG_ROWS = Number(process.env.BENCH_LOG_ROWS ?? 1_000_000);
 const SOAK_MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 10);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const SOAK_YARDSTICK_SECONDS = 6;
+// BENCH_PHASES: which measurements run (comma-separated); the service, its users and a token always.
+const ALL_PHASES = ['login', 'info', 'introspection', 'soak', 'log'];
+const PHASES = new Set(
+  (process.env.BENCH_PHASES ?? ALL_PHASES.join(','))
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean),
+);
+for (const phase of PHASES) {
+  if (!ALL_PHASES.includes(phase)) throw new Error(`BENCH_PHASES: unknown phase ${phase} (${ALL_PHASES.join(', ')})`);
+}
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const HEAP = process.env.BENCH_HEAP === '1';
 const EMBEDDED = process.argv.includes('--embedded');
@@ -259,8 +274,8 @@ async function cpuPerRequest(pid, during) {
 
 // ---------------------------------------------------------------- HTTP helpers
 
-async function post(url, path, body = {}, token) {
-  const headers = { 'content-type': 'application/json', 'user-agent': UA };
+async function post(url, path, body = {}, token, extraHeaders = {}) {
+  const headers = { 'content-type': 'application/json', 'user-agent': UA, ...extraHeaders };
   if (token) headers['admin-token'] = token;
   const res = await fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
   const json = await res.json();
@@ -621,16 +636,10 @@ async function interleaved(targets, rounds) {
       cpuMs,
     };
   }
-  const ratio = (a, b) => {
+  // The ratio of two targets' req/s: the median of the rounds' ratios, with the lowest and highest.
+  out.ratio = (a, b) => {
     const each = runs[a].map((r, i) => r.rps / runs[b][i].rps);
     return { median: median(each), low: Math.min(...each), high: Math.max(...each) };
-  };
-  out.ratios = {
-    infoBare: ratio('info', 'bare'),
-    infoFloor: ratio('info', 'floor'),
-    floorBare: ratio('floor', 'bare'),
-    headersBare: ratio('bareHeaders', 'bare'),
-    infoHeaders: ratio('info', 'bareHeaders'),
   };
   return out;
 }
@@ -678,12 +687,15 @@ async function main() {
     cpu: cpus()[0]?.model ?? '?',
     memGiB: totalmem() / 2 ** 30,
   };
+  log(`phases: ${[...PHASES].join(', ')}`);
   try {
     // (1) is measured twice, before and right after the login runs, so that other load on the
     // machine during the bench shows as a difference instead of skewing the ratio silently.
     const bcryptSeconds = Math.min(SECONDS, 8);
-    log(`${backend.name}; (1) bcrypt limit at cost ${COST}, ${bcryptSeconds} s`);
-    out.bcryptBefore = await bcryptLimit(bcryptSeconds);
+    if (PHASES.has('login')) {
+      log(`${backend.name}; (1) bcrypt limit at cost ${COST}, ${bcryptSeconds} s`);
+      out.bcryptBefore = await bcryptLimit(bcryptSeconds);
+    }
 
     const service = await startService(await freePort(), backend);
     const { url } = service;
@@ -692,7 +704,7 @@ async function main() {
     out.rssIdle = (await peakRss(pid, async () => sleep(500))).rssMiB;
 
     // Users: created through the API (their hashes at BCRYPT_COST), with a changed password so
-    // that a login is the plain success path (no first-login tip).
+    // that a login is the plain success path (no first-login tip). One is enough without logins.
     const { publicKey } = await post(url, '/sys/publicKey');
     const encrypt = (plain) =>
       publicEncrypt(
@@ -702,8 +714,9 @@ async function main() {
     const adminToken = (await post(url, '/sys/login', { account: 'admin', password: encrypt(ADMIN_PASSWORD) }))
       .accessToken;
     const userPassword = encrypt(USER_PASSWORD);
-    log(`creating ${USERS} users`);
-    const accounts = Array.from({ length: USERS }, (_, i) => `bench${String(i).padStart(4, '0')}`);
+    const userCount = PHASES.has('login') || PHASES.has('log') ? USERS : 1;
+    log(`creating ${userCount} users`);
+    const accounts = Array.from({ length: userCount }, (_, i) => `bench${String(i).padStart(4, '0')}`);
     const ids = [];
     for (let i = 0; i < accounts.length; i += 4) {
       ids.push(
@@ -728,7 +741,7 @@ async function main() {
     log('warm-up: logins and /sys/me/info, 3 s each');
     await loginLoad(url, accounts, userPassword, { duration: 3 });
     const token = (await post(url, '/sys/login', { account: accounts[0], password: userPassword })).accessToken;
-    const apiOpts = (target, path, headers = {}) => ({
+    const apiOpts = (target, path, headers = {}, body = '{}') => ({
       url: target,
       connections: API_CONNECTIONS,
       requests: [
@@ -736,46 +749,48 @@ async function main() {
           method: 'POST',
           path,
           headers: { 'content-type': 'application/json', 'user-agent': UA, ...headers },
-          body: '{}',
+          body,
         },
       ],
     });
     const infoOpts = apiOpts(url, '/sys/me/info', { 'admin-token': token });
     await load('warm-up', { ...infoOpts, duration: 3 });
 
-    await backend.truncateLog();
-    log(`(2)(4) logins, empty sys_login_log, ${SECONDS} s, ${LOGIN_CONNECTIONS} connections, ${USERS} accounts`);
-    const measured = await cpuPerRequest(pid, () => peakRss(pid, () => loginLoad(url, accounts, userPassword)));
-    out.loginCpu = measured.cpuMs;
-    out.loginEmpty = measured.result.result;
-    out.rssLogin = measured.result.rssMiB;
-    out.emptyRows = await backend.countLog();
-    log(`(2b) logins on one account, ${SECONDS} s, ${ONE_ACCOUNT_CONNECTIONS} connections`);
-    const one = await cpuPerRequest(pid, () =>
-      peakRss(pid, () => loginLoad(url, [accounts[1]], userPassword, { connections: ONE_ACCOUNT_CONNECTIONS })),
-    );
-    out.oneCpu = one.cpuMs;
-    out.loginOne = one.result.result;
-    out.rssLoginOne = one.result.rssMiB;
-    log(`(1) bcrypt limit again, ${bcryptSeconds} s`);
-    out.bcryptAfter = await bcryptLimit(bcryptSeconds);
-    out.bcrypt = (out.bcryptBefore.rate + out.bcryptAfter.rate) / 2;
-    out.failureCountEmptyMs = await backend.failureCountMs(ids);
-    // What one login's password transport costs the service's main thread.
-    const pem = await backend.rsaPem();
-    if (pem) {
-      const started = process.hrtime.bigint();
-      for (let i = 0; i < 100; i += 1) {
-        privateDecrypt(
-          { key: pem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
-          Buffer.from(userPassword, 'base64'),
-        );
+    if (PHASES.has('login')) {
+      await backend.truncateLog();
+      log(`(2)(4) logins, empty sys_login_log, ${SECONDS} s, ${LOGIN_CONNECTIONS} connections, ${USERS} accounts`);
+      const measured = await cpuPerRequest(pid, () => peakRss(pid, () => loginLoad(url, accounts, userPassword)));
+      out.loginCpu = measured.cpuMs;
+      out.loginEmpty = measured.result.result;
+      out.rssLogin = measured.result.rssMiB;
+      out.emptyRows = await backend.countLog();
+      log(`(2b) logins on one account, ${SECONDS} s, ${ONE_ACCOUNT_CONNECTIONS} connections`);
+      const one = await cpuPerRequest(pid, () =>
+        peakRss(pid, () => loginLoad(url, [accounts[1]], userPassword, { connections: ONE_ACCOUNT_CONNECTIONS })),
+      );
+      out.oneCpu = one.cpuMs;
+      out.loginOne = one.result.result;
+      out.rssLoginOne = one.result.rssMiB;
+      log(`(1) bcrypt limit again, ${bcryptSeconds} s`);
+      out.bcryptAfter = await bcryptLimit(bcryptSeconds);
+      out.bcrypt = (out.bcryptBefore.rate + out.bcryptAfter.rate) / 2;
+      out.failureCountEmptyMs = await backend.failureCountMs(ids);
+      // What one login's password transport costs the service's main thread.
+      const pem = await backend.rsaPem();
+      if (pem) {
+        const started = process.hrtime.bigint();
+        for (let i = 0; i < 100; i += 1) {
+          privateDecrypt(
+            { key: pem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+            Buffer.from(userPassword, 'base64'),
+          );
+        }
+        out.rsaMs = Number(process.hrtime.bigint() - started) / 1e6 / 100;
       }
-      out.rsaMs = Number(process.hrtime.bigint() - started) / 1e6 / 100;
-    }
 
-    log('(6) captcha renders against one BCrypt compare');
-    out.captcha = await captchaCost();
+      log('(6) captcha renders against one BCrypt compare');
+      out.captcha = await captchaCost();
+    }
 
     // (3) and its yardsticks, in processes of their own like the service, measured in rounds that
     // take turns (interleaved) rather than one after the other: on a host whose speed drifts within
@@ -789,28 +804,64 @@ async function main() {
       ['floor', 'nest-floor.mjs', '/floor', []],
       ['bareHeaders', 'bare-route.mjs', '/bare', [JSON.stringify(out.headers)]],
     ]) {
+      if (key !== 'bare' && !PHASES.has('info')) continue;
       const yardstick = await startYardstick(script, await freePort(), [...read, ...extra]);
       await load('warm-up', { ...apiOpts(yardstick.url, path), duration: 3 });
       yardsticks[key] = { key, pid: yardstick.child.pid, child: yardstick.child, opts: apiOpts(yardstick.url, path) };
     }
-    log(
-      `(3) /sys/me/info, (3) bare route, (3b) Nest floor, (3c) bare route + the service's headers: ${ROUNDS} rounds of ` +
-        `${(SECONDS / ROUNDS).toFixed(1)} s each, taking turns, ${API_CONNECTIONS} connections`,
-    );
-    const rounds = await interleaved(
-      [{ key: 'info', pid, opts: infoOpts }, yardsticks.bare, yardsticks.floor, yardsticks.bareHeaders],
-      ROUNDS,
-    );
-    out.info = rounds.info.result;
-    out.infoCpu = rounds.info.cpuMs;
-    out.rssInfo = rounds.info.rssMiB;
-    for (const key of ['bare', 'floor', 'bareHeaders']) out[key] = rounds[key].result;
-    out.mainCpu = Object.fromEntries(
-      ['info', 'bare', 'floor', 'bareHeaders'].map((key) => [key, rounds[key].cpuMs.main]),
-    );
-    out.ratios = rounds.ratios;
+    if (PHASES.has('info')) {
+      log(
+        `(3) /sys/me/info, (3) bare route, (3b) Nest floor, (3c) bare route + the service's headers: ${ROUNDS} rounds of ` +
+          `${(SECONDS / ROUNDS).toFixed(1)} s each, taking turns, ${API_CONNECTIONS} connections`,
+      );
+      const rounds = await interleaved(
+        [{ key: 'info', pid, opts: infoOpts }, yardsticks.bare, yardsticks.floor, yardsticks.bareHeaders],
+        ROUNDS,
+      );
+      out.info = rounds.info.result;
+      out.infoCpu = rounds.info.cpuMs;
+      out.rssInfo = rounds.info.rssMiB;
+      for (const key of ['bare', 'floor', 'bareHeaders']) out[key] = rounds[key].result;
+      out.mainCpu = Object.fromEntries(
+        ['info', 'bare', 'floor', 'bareHeaders'].map((key) => [key, rounds[key].cpuMs.main]),
+      );
+      out.ratios = {
+        infoBare: rounds.ratio('info', 'bare'),
+        infoFloor: rounds.ratio('info', 'floor'),
+        floorBare: rounds.ratio('floor', 'bare'),
+        headersBare: rounds.ratio('bareHeaders', 'bare'),
+        infoHeaders: rounds.ratio('info', 'bareHeaders'),
+      };
+    }
 
-    if (SOAK_MINUTES > 0) {
+    if (PHASES.has('introspection')) {
+      // A gateway asking about a live user's token, with an API key holding only sys:token:introspect
+      // (the administrator's session instead: `{ 'admin-token': adminToken }`).
+      const { key } = await post(
+        url,
+        '/sys/apiKey/create',
+        { name: 'bench-gateway', permissions: ['sys:token:introspect'] },
+        adminToken,
+      );
+      const gateway = { authorization: `Bearer ${key}` };
+      const introspectOpts = apiOpts(url, '/sys/token/introspect', gateway, JSON.stringify({ token }));
+      const probe = await post(url, '/sys/token/introspect', { token }, undefined, gateway);
+      if (!probe.active) throw new Error(`the introspected token is not active: ${probe.reason}`);
+      await load('warm-up', { ...introspectOpts, duration: 3 });
+      log(
+        `(8) introspection: POST /sys/token/introspect against the bare route, ${ROUNDS} rounds of ` +
+          `${(SECONDS / ROUNDS).toFixed(1)} s each, taking turns, ${API_CONNECTIONS} connections`,
+      );
+      const rounds = await interleaved([{ key: 'introspect', pid, opts: introspectOpts }, yardsticks.bare], ROUNDS);
+      out.introspect = rounds.introspect.result;
+      out.introspectCpu = rounds.introspect.cpuMs;
+      out.rssIntrospect = rounds.introspect.rssMiB;
+      out.introspectBareRun = rounds.bare.result;
+      out.introspectRatio = rounds.ratio('introspect', 'bare');
+      out.introspectMainCpu = { introspect: rounds.introspect.cpuMs.main, bare: rounds.bare.cpuMs.main };
+    }
+
+    if (PHASES.has('soak') && SOAK_MINUTES > 0) {
       log(
         `(7) soak: /sys/me/info for ${SOAK_MINUTES} minutes, ${API_CONNECTIONS} connections; the bare route ${SOAK_YARDSTICK_SECONDS} s after each minute`,
       );
@@ -818,17 +869,19 @@ async function main() {
     }
     for (const { child } of Object.values(yardsticks)) await stopChild(child);
 
-    log(`(4) inserting ${LOG_ROWS} rows into sys_login_log`);
-    const fillStarted = Date.now();
-    await backend.fill(ids, LOG_ROWS);
-    out.fillSeconds = (Date.now() - fillStarted) / 1000;
-    out.fullRows = await backend.countLog();
-    out.explain = await backend.explain(ids[0]);
-    out.failureCountFullMs = await backend.failureCountMs(ids);
-    log(`(4) logins, ${out.fullRows} rows, ${SECONDS} s`);
-    const loginFull = await peakRss(pid, () => loginLoad(url, accounts, userPassword));
-    out.loginFull = loginFull.result;
-    out.rssLoginFull = loginFull.rssMiB;
+    if (PHASES.has('log')) {
+      log(`(4) inserting ${LOG_ROWS} rows into sys_login_log`);
+      const fillStarted = Date.now();
+      await backend.fill(ids, LOG_ROWS);
+      out.fillSeconds = (Date.now() - fillStarted) / 1000;
+      out.fullRows = await backend.countLog();
+      out.explain = await backend.explain(ids[0]);
+      out.failureCountFullMs = await backend.failureCountMs(ids);
+      log(`(4) logins, ${out.fullRows} rows, ${SECONDS} s`);
+      const loginFull = await peakRss(pid, () => loginLoad(url, accounts, userPassword));
+      out.loginFull = loginFull.result;
+      out.rssLoginFull = loginFull.rssMiB;
+    }
 
     await backend.close();
     await stopChild(service.child);
@@ -843,98 +896,128 @@ function report(o) {
   const ms = (x) => `${x.toFixed(0)} ms`;
   const verdict = (ok) => (ok ? 'met' : 'MISSED');
   const soakErrors = o.soak ? o.soak.rows.reduce((n, r) => n + r.errors, 0) : 0;
+  // Only the phases that ran (BENCH_PHASES) have results.
   const errors =
-    o.loginEmpty.errors +
-    o.loginOne.errors +
-    o.info.errors +
-    o.loginFull.errors +
-    o.bare.errors +
-    o.floor.errors +
-    o.bareHeaders.errors +
-    soakErrors;
-  const loginRatio = o.loginEmpty.rps / o.bcrypt;
-  const oneRatio = o.loginOne.rps / o.bcrypt;
-  // Ratios of runs made in the same round (medians over the rounds; see interleaved()).
-  const infoRatio = o.ratios.infoBare.median;
-  const floorRatio = o.ratios.infoFloor.median;
+    [o.loginEmpty, o.loginOne, o.info, o.loginFull, o.bare, o.floor, o.bareHeaders, o.introspect, o.introspectBareRun]
+      .filter(Boolean)
+      .reduce((n, r) => n + r.errors, 0) + soakErrors;
   // (7) against the host's speed each minute: the service's req/s over the bare route's.
   const relative = (r) => r.rps / r.bareRps;
   const spread = (r) => `${pct(r.median)} (rounds ${(r.low * 100).toFixed(0)}–${(r.high * 100).toFixed(0)} %)`;
-  const p99Ratio = o.loginFull.p99 / o.loginEmpty.p99;
   const rssPeak = Math.max(
-    o.rssLogin,
-    o.rssLoginOne,
-    o.rssInfo,
-    o.rssLoginFull,
+    ...[o.rssLogin, o.rssLoginOne, o.rssInfo, o.rssIntrospect, o.rssLoginFull].filter((x) => x !== undefined),
     ...(o.soak ? o.soak.rows.map((r) => r.rssPeak) : []),
   );
-  const rows = [
-    [
-      '(1) BCrypt limit, cost ' + COST + ', 2 in parallel',
-      `${o.bcrypt.toFixed(1)} compares/s`,
-      '',
-      '',
-      `mean of ${o.bcryptBefore.rate.toFixed(1)} before and ${o.bcryptAfter.rate.toFixed(1)} after (2) and (2b)`,
-    ],
-    [
-      `(2) login, ${LOGIN_CONNECTIONS} conn., ${USERS} accounts`,
-      `${o.loginEmpty.rps.toFixed(1)} req/s`,
-      ms(o.loginEmpty.p50),
-      ms(o.loginEmpty.p99),
-      `${pct(loginRatio)} of (1) — target ≥ 90 %: ${verdict(loginRatio >= 0.9)}`,
-    ],
-    [
-      `(2b) login, ${ONE_ACCOUNT_CONNECTIONS} conn., one account`,
-      `${o.loginOne.rps.toFixed(1)} req/s`,
-      ms(o.loginOne.p50),
-      ms(o.loginOne.p99),
-      `${pct(oneRatio)} of (1) — target ≥ 80 %, p99 ≤ 2 s: ${verdict(oneRatio >= 0.8 && o.loginOne.p99 <= 2000)}`,
-    ],
-    [
-      `(3) /sys/me/info, ${API_CONNECTIONS} conn.`,
-      `${o.info.rps.toFixed(0)} req/s`,
-      ms(o.info.p50),
-      ms(o.info.p99),
-      `${spread(o.ratios.infoBare)} of bare, ${spread(o.ratios.infoFloor)} of the Nest floor — target ≥ 60 %, ≥ 75 %, p99 ≤ 10 ms: ` +
-        verdict(infoRatio >= 0.6 && floorRatio >= 0.75 && o.info.p99 <= 10),
-    ],
-    [`    bare Fastify + 1 store read`, `${o.bare.rps.toFixed(0)} req/s`, ms(o.bare.p50), ms(o.bare.p99), ''],
-    [
-      `(3b) Nest floor: Nest + Fastify + 1 guard + 1 read`,
-      `${o.floor.rps.toFixed(0)} req/s`,
-      ms(o.floor.p50),
-      ms(o.floor.p99),
-      `${spread(o.ratios.floorBare)} of bare`,
-    ],
-    [
-      `(3c) bare + the service's ${Object.keys(o.headers).length} response headers`,
-      `${o.bareHeaders.rps.toFixed(0)} req/s`,
-      ms(o.bareHeaders.p50),
-      ms(o.bareHeaders.p99),
-      `${spread(o.ratios.headersBare)} of bare; (3) is ${spread(o.ratios.infoHeaders)} of it`,
-    ],
-    [
+  const rows = [];
+  if (o.loginEmpty) {
+    const loginRatio = o.loginEmpty.rps / o.bcrypt;
+    const oneRatio = o.loginOne.rps / o.bcrypt;
+    rows.push(
+      [
+        '(1) BCrypt limit, cost ' + COST + ', 2 in parallel',
+        `${o.bcrypt.toFixed(1)} compares/s`,
+        '',
+        '',
+        `mean of ${o.bcryptBefore.rate.toFixed(1)} before and ${o.bcryptAfter.rate.toFixed(1)} after (2) and (2b)`,
+      ],
+      [
+        `(2) login, ${LOGIN_CONNECTIONS} conn., ${USERS} accounts`,
+        `${o.loginEmpty.rps.toFixed(1)} req/s`,
+        ms(o.loginEmpty.p50),
+        ms(o.loginEmpty.p99),
+        `${pct(loginRatio)} of (1) — target ≥ 90 %: ${verdict(loginRatio >= 0.9)}`,
+      ],
+      [
+        `(2b) login, ${ONE_ACCOUNT_CONNECTIONS} conn., one account`,
+        `${o.loginOne.rps.toFixed(1)} req/s`,
+        ms(o.loginOne.p50),
+        ms(o.loginOne.p99),
+        `${pct(oneRatio)} of (1) — target ≥ 80 %, p99 ≤ 2 s: ${verdict(oneRatio >= 0.8 && o.loginOne.p99 <= 2000)}`,
+      ],
+    );
+  }
+  if (o.info) {
+    // Ratios of runs made in the same round (medians over the rounds; see interleaved()).
+    const infoRatio = o.ratios.infoBare.median;
+    const floorRatio = o.ratios.infoFloor.median;
+    rows.push(
+      [
+        `(3) /sys/me/info, ${API_CONNECTIONS} conn.`,
+        `${o.info.rps.toFixed(0)} req/s`,
+        ms(o.info.p50),
+        ms(o.info.p99),
+        `${spread(o.ratios.infoBare)} of bare, ${spread(o.ratios.infoFloor)} of the Nest floor — target ≥ 60 %, ≥ 75 %, p99 ≤ 10 ms: ` +
+          verdict(infoRatio >= 0.6 && floorRatio >= 0.75 && o.info.p99 <= 10),
+      ],
+      [`    bare Fastify + 1 store read`, `${o.bare.rps.toFixed(0)} req/s`, ms(o.bare.p50), ms(o.bare.p99), ''],
+      [
+        `(3b) Nest floor: Nest + Fastify + 1 guard + 1 read`,
+        `${o.floor.rps.toFixed(0)} req/s`,
+        ms(o.floor.p50),
+        ms(o.floor.p99),
+        `${spread(o.ratios.floorBare)} of bare`,
+      ],
+      [
+        `(3c) bare + the service's ${Object.keys(o.headers).length} response headers`,
+        `${o.bareHeaders.rps.toFixed(0)} req/s`,
+        ms(o.bareHeaders.p50),
+        ms(o.bareHeaders.p99),
+        `${spread(o.ratios.headersBare)} of bare; (3) is ${spread(o.ratios.infoHeaders)} of it`,
+      ],
+    );
+  }
+  if (o.introspect) {
+    rows.push(
+      [
+        `(8) /sys/token/introspect, ${API_CONNECTIONS} conn.`,
+        `${o.introspect.rps.toFixed(0)} req/s`,
+        ms(o.introspect.p50),
+        ms(o.introspect.p99),
+        `${spread(o.introspectRatio)} of bare — target ≥ 60 %: ${verdict(o.introspectRatio.median >= 0.6)}`,
+      ],
+      [
+        `    bare Fastify + 1 store read, same rounds`,
+        `${o.introspectBareRun.rps.toFixed(0)} req/s`,
+        ms(o.introspectBareRun.p50),
+        ms(o.introspectBareRun.p99),
+        '',
+      ],
+    );
+  }
+  if (o.loginEmpty) {
+    rows.push([
       `(4) login, sys_login_log ${o.emptyRows} rows`,
       `${o.loginEmpty.rps.toFixed(1)} req/s`,
       ms(o.loginEmpty.p50),
       ms(o.loginEmpty.p99),
       '',
-    ],
-    [
+    ]);
+  }
+  if (o.loginFull) {
+    const p99Ratio = o.loginEmpty ? o.loginFull.p99 / o.loginEmpty.p99 : null;
+    rows.push([
       `    login, sys_login_log ${o.fullRows} rows`,
       `${o.loginFull.rps.toFixed(1)} req/s`,
       ms(o.loginFull.p50),
       ms(o.loginFull.p99),
-      `p99 ${p99Ratio.toFixed(2)}× — target ≤ 1.2×: ${verdict(p99Ratio <= 1.2)}`,
-    ],
+      p99Ratio === null ? '' : `p99 ${p99Ratio.toFixed(2)}× — target ≤ 1.2×: ${verdict(p99Ratio <= 1.2)}`,
+    ]);
+  }
+  const rssPhases = [
+    o.rssLogin !== undefined ? `login ${o.rssLogin.toFixed(0)} / ${o.rssLoginOne.toFixed(0)} MiB` : '',
     [
-      `(5) service RSS (VmRSS), peak`,
-      `idle ${o.rssIdle.toFixed(0)} MiB`,
-      `login ${o.rssLogin.toFixed(0)} / ${o.rssLoginOne.toFixed(0)} MiB`,
-      `info ${o.rssInfo.toFixed(0)} MiB`,
-      `peak of every phase ${rssPeak.toFixed(0)} MiB — target ≤ 250 MiB: ${verdict(rssPeak <= 250)}`,
-    ],
+      o.rssInfo !== undefined ? `info ${o.rssInfo.toFixed(0)} MiB` : '',
+      o.rssIntrospect !== undefined ? `introspection ${o.rssIntrospect.toFixed(0)} MiB` : '',
+    ]
+      .filter(Boolean)
+      .join(', '),
   ];
+  rows.push([
+    `(5) service RSS (VmRSS), peak`,
+    `idle ${o.rssIdle.toFixed(0)} MiB`,
+    ...rssPhases,
+    `peak of every phase ${rssPeak.toFixed(0)} MiB — target ≤ 250 MiB: ${verdict(rssPeak <= 250)}`,
+  ]);
   if (o.soak) {
     const first = o.soak.rows[0];
     const last = o.soak.rows.at(-1);
@@ -964,7 +1047,7 @@ function report(o) {
   const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
   console.log(
     `\n${o.backend}. Machine: ${o.cpus} × ${o.cpu}, ${o.memGiB.toFixed(1)} GiB, Node ${process.version}; ` +
-      `${SECONDS} s per phase; load generator (autocannon) on the same machine\n`,
+      `${SECONDS} s per phase; phases ${[...PHASES].join(', ')}; load generator (autocannon) on the same machine\n`,
   );
   console.log(line(head));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
@@ -979,38 +1062,53 @@ function report(o) {
     }
     console.log(`  after 10 s idle: RSS ${o.soak.idle.toFixed(0)} MiB`);
   }
-  console.log(
-    `\nFailure-count query straight on the database: ${o.failureCountEmptyMs.toFixed(2)} ms with ${o.emptyRows} rows, ` +
-      `${o.failureCountFullMs.toFixed(2)} ms with ${o.fullRows} rows (filled in ${o.fillSeconds.toFixed(0)} s)`,
-  );
-  console.log(`Query plans at ${o.fullRows} rows:\n${o.explain}`);
+  if (o.loginFull) {
+    console.log(
+      `\nFailure-count query straight on the database: ${o.failureCountEmptyMs?.toFixed(2) ?? '?'} ms with ${o.emptyRows ?? '?'} rows, ` +
+        `${o.failureCountFullMs.toFixed(2)} ms with ${o.fullRows} rows (filled in ${o.fillSeconds.toFixed(0)} s)`,
+    );
+    console.log(`Query plans at ${o.fullRows} rows:\n${o.explain}`);
+  }
   const cpu = (c) =>
     `service main thread ${c.main.toFixed(2)}, service pool/helper threads ${c.pool.toFixed(2)}, ` +
     `mariadbd ${c.mariadb.toFixed(2)}, redis-server ${c.redis.toFixed(2)}, load generator ${c.bench.toFixed(2)}; ` +
     `other processes kept ${c.otherCores.toFixed(2)} of ${o.cpus} cores busy meanwhile`;
-  console.log(
-    `Other processes kept ${o.bcryptBefore.otherCores.toFixed(2)} / ${o.bcryptAfter.otherCores.toFixed(2)} cores busy during (1) before / after`,
-  );
-  console.log(`CPU ms per login (2): ${cpu(o.loginCpu)}`);
-  const c = o.loginCpu;
-  console.log(
-    `  BCrypt's share of the CPU one login costs on this machine: ${pct(c.pool / (c.main + c.pool + c.mariadb + c.redis + c.bench))} ` +
-      '(the ceiling of (2) ÷ (1) when both cores are busy)',
-  );
-  if (o.rsaMs) console.log(`  of the main thread's: one RSA-OAEP private decrypt ${o.rsaMs.toFixed(2)} ms`);
-  console.log(`CPU ms per login (2b): ${cpu(o.oneCpu)}`);
-  console.log(`CPU ms per /sys/me/info (3): ${cpu(o.infoCpu)}`);
+  if (o.loginEmpty) {
+    console.log(
+      `Other processes kept ${o.bcryptBefore.otherCores.toFixed(2)} / ${o.bcryptAfter.otherCores.toFixed(2)} cores busy during (1) before / after`,
+    );
+    console.log(`CPU ms per login (2): ${cpu(o.loginCpu)}`);
+    const c = o.loginCpu;
+    console.log(
+      `  BCrypt's share of the CPU one login costs on this machine: ${pct(c.pool / (c.main + c.pool + c.mariadb + c.redis + c.bench))} ` +
+        '(the ceiling of (2) ÷ (1) when both cores are busy)',
+    );
+    if (o.rsaMs) console.log(`  of the main thread's: one RSA-OAEP private decrypt ${o.rsaMs.toFixed(2)} ms`);
+    console.log(`CPU ms per login (2b): ${cpu(o.oneCpu)}`);
+  }
   // Throughput ratios also move with which side is the bottleneck (the service, or the load generator on the
   // other core); the CPU each answer costs its own process's main thread does not.
-  const us = (key) => `${(o.mainCpu[key] * 1000).toFixed(1)} µs`;
-  console.log(
-    `Main-thread CPU per request in (3)'s rounds: /sys/me/info ${us('info')}, bare ${us('bare')}, Nest floor ${us('floor')}, ` +
-      `bare + headers ${us('bareHeaders')}; the floor's is ${pct(o.mainCpu.floor / o.mainCpu.info)} of the service's, the bare route's ${pct(o.mainCpu.bare / o.mainCpu.info)}`,
-  );
-  console.log(
-    `(6) one captcha (120×40 PNG): ${o.captcha.renderMs.toFixed(2)} ms; one BCrypt compare at cost ${COST}: ` +
-      `${o.captcha.compareMs.toFixed(1)} ms (a captcha costs ${pct(o.captcha.renderMs / o.captcha.compareMs)} of a compare)`,
-  );
+  const us = (x) => `${(x * 1000).toFixed(1)} µs`;
+  if (o.info) {
+    console.log(`CPU ms per /sys/me/info (3): ${cpu(o.infoCpu)}`);
+    console.log(
+      `Main-thread CPU per request in (3)'s rounds: /sys/me/info ${us(o.mainCpu.info)}, bare ${us(o.mainCpu.bare)}, Nest floor ${us(o.mainCpu.floor)}, ` +
+        `bare + headers ${us(o.mainCpu.bareHeaders)}; the floor's is ${pct(o.mainCpu.floor / o.mainCpu.info)} of the service's, the bare route's ${pct(o.mainCpu.bare / o.mainCpu.info)}`,
+    );
+  }
+  if (o.introspect) {
+    console.log(`CPU ms per /sys/token/introspect (8): ${cpu(o.introspectCpu)}`);
+    console.log(
+      `Main-thread CPU per request in (8)'s rounds: /sys/token/introspect ${us(o.introspectMainCpu.introspect)}, ` +
+        `bare ${us(o.introspectMainCpu.bare)} (${pct(o.introspectMainCpu.bare / o.introspectMainCpu.introspect)} of it)`,
+    );
+  }
+  if (o.captcha) {
+    console.log(
+      `(6) one captcha (120×40 PNG): ${o.captcha.renderMs.toFixed(2)} ms; one BCrypt compare at cost ${COST}: ` +
+        `${o.captcha.compareMs.toFixed(1)} ms (a captcha costs ${pct(o.captcha.renderMs / o.captcha.compareMs)} of a compare)`,
+    );
+  }
   console.log('(mariadbd and redis-server figures include whatever else uses them on the machine)');
 }
 

@@ -26,6 +26,7 @@ import { LogRetentionModule } from './retention/log-retention.module';
 import { SessionModule } from './session/session.module';
 import { StoreModule } from './store/store.module';
 import { StrategyModule } from './strategy/strategy.module';
+import { TokenModule } from './token/token.module';
 import { AdminBootstrapModule } from './user-account/admin-bootstrap.module';
 import { AccountRecoveryModule } from './user-account/recovery/account-recovery.module';
 import { UserAccountModule } from './user-account/user-account.module';
@@ -93,6 +94,7 @@ export class AppModule {
         AuthModule,
         OnlineModule,
         QrcodeModule,
+        TokenModule,
         // The second factor sends site messages through the outbox, so it stays out of a command too;
         // so does the dormant-account job (it notifies, and a command runs no schedule).
         ...(command ? [] : [NotificationModule, AdminBootstrapModule, MfaModule, DormantAccountModule]),

@@ -186,6 +186,12 @@ const ENDPOINTS: Endpoint[] = [
     fields: { tokenId: { type: 'string', required: true, unicode: 'VALIDATION_FAILED' } },
     valid: (c) => ({ tokenId: c.victimTokenId }),
   },
+  {
+    path: '/sys/token/introspect',
+    // Any other text is a token like any other (NOT_LOGGED_IN in an OK answer); an ip must be an address.
+    fields: { token: { type: 'string', required: true }, ip: { type: 'string', unicode: 'VALIDATION_FAILED' } },
+    valid: () => ({ token: 'no-such-token', ip: '10.0.0.1' }),
+  },
   { path: '/sys/me/sessions', fields: PAGING, valid: () => ({ pageNum: 1, pageSize: 10 }) },
   {
     path: '/sys/me/sessions/kickout',

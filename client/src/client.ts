@@ -36,26 +36,20 @@ export interface LoginInput {
   captcha?: { imgId: string; imgCode: string };
 }
 
-/** A token that works now, and who it belongs to. */
-export interface ActiveToken {
-  active: true;
-  userId: string;
-  username: string;
-  /** The user's permission codes; `*` holds every code. */
-  permissions: string[];
-  /** A temporary token (password change or second-factor enrolment due) reaches almost nothing. */
-  tempUser: boolean;
-  loginTime: number;
-  /** Epoch ms: when the session ends unless it is used again. */
-  expireAt: number;
-  /** Whether the login passed a second factor. */
-  mfa: boolean;
-}
+type IntrospectionData = DataOf<'/sys/token/introspect'>;
+
+/**
+ * A token that works now, and who it belongs to (docs/api.md#token-introspection): `permissions`
+ * (`*` holds every code), `tempUser` (a temporary token reaches almost nothing), `loginTime` and
+ * `expireAt` (epoch ms, after the renewal the introspection made), `mfa` (the login proved a second
+ * factor).
+ */
+export type ActiveToken = Required<Omit<IntrospectionData, 'active' | 'reason'>> & { active: true };
 
 /** A token that does not work, with the code a request carrying it would get. */
 export interface InactiveToken {
   active: false;
-  reason: 'NOT_LOGGED_IN' | 'KICKED_OUT' | 'IP_MISMATCH';
+  reason: NonNullable<IntrospectionData['reason']>;
 }
 
 export type Introspection = ActiveToken | InactiveToken;
@@ -192,13 +186,13 @@ export class LoginPolicyClient {
 
   private async askIntrospection(token: string, ip: string | undefined): Promise<Introspection> {
     if (!this.options.apiKey) throw new TypeError('introspect needs the apiKey option (an API key, lps_…)');
-    const data = await this.call<Introspection>('/sys/token/introspect', ip ? { token, ip } : { token }, {
+    const data = await this.post('/sys/token/introspect', ip ? { token, ip } : { token }, {
       authorization: `Bearer ${this.options.apiKey}`,
     });
     if (data === null || typeof data !== 'object' || typeof data.active !== 'boolean') {
       throw notTheEnvelope('/sys/token/introspect', 200);
     }
-    return data;
+    return data as Introspection;
   }
 
   private remember(key: string, result: Introspection): void {
@@ -211,8 +205,8 @@ export class LoginPolicyClient {
     this.cache.set(key, result, typeof result.expireAt === 'number' ? Math.min(until, result.expireAt) : until);
   }
 
-  private post<P extends PostPath>(path: P, body: BodyOf<P>): Promise<DataOf<P>> {
-    return this.call<DataOf<P>>(path, body);
+  private post<P extends PostPath>(path: P, body: BodyOf<P>, headers?: Record<string, string>): Promise<DataOf<P>> {
+    return this.call<DataOf<P>>(path, body, headers);
   }
 
   /** POSTs JSON and answers the envelope's `data`, or throws its refusal as a LoginPolicyError. */

@@ -927,6 +927,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sys/token/introspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The state of a user's token, as a request with it would find it
+         * @description Runs the checks of a request with that token (expiry, kick-out answered once, bindIp when `ip` is given) and renews it when due. An inactive token is `OK` with `{ active: false, reason }`.
+         *
+         *     **Access:** permission `sys:token:introspect` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["TokenIntrospectionController_introspect"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sys/message/list": {
         parameters: {
             query?: never;
@@ -1886,6 +1914,35 @@ export interface components {
         VerifyQrcodeDto: {
             /** @description the code from /auth/qrcode/generate */
             code: string;
+        };
+        IntrospectionDto: {
+            active: boolean;
+            /**
+             * @description inactive only: the code a request with the token gets
+             * @enum {string}
+             */
+            reason?: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+            userId?: string;
+            username?: string;
+            /** @description the permission codes of the session (`*` = every code) */
+            permissions?: string[];
+            /** @description a temporary token (it reaches only TEMP_URIS) */
+            tempUser?: boolean;
+            /** @description epoch ms */
+            loginTime?: number;
+            /** @description epoch ms, after the renewal this introspection made */
+            expireAt?: number;
+            /** @description the login that made the session proved a second factor (or was a QR login authorised by a session that had) */
+            mfa?: boolean;
+        };
+        IntrospectTokenDto: {
+            /** @description the token a client sent to the gateway (Admin-Token or Bearer) */
+            token: string;
+            /**
+             * @description the client's IP as the gateway saw it; with bindIp on, a token from another IP is IP_MISMATCH. Without it the bindIp check is skipped.
+             * @example 203.0.113.7
+             */
+            ip?: string;
         };
         /** @enum {string} */
         MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used" | "account-dormant";
@@ -5943,6 +6000,118 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "RATE_LIMITED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    TokenIntrospectionController_introspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IntrospectTokenDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["IntrospectionDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;

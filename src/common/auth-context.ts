@@ -50,6 +50,11 @@ export interface Session {
   provenAt?: number | null;
   /** 1 on the temporary token mfaMode 2 issues for enrolment after a password login. */
   mfaSetup?: 0 | 1;
+  /**
+   * 1 when the login that made this session proved a second factor, or was a QR login authorised
+   * by such a session (token introspection's `mfa`, docs/api.md#token-introspection).
+   */
+  mfa?: 0 | 1;
 }
 
 export interface SessionProfile {
@@ -139,9 +144,11 @@ export const RequiresFreshProof = () => SetMetadata(REQUIRES_FRESH_PROOF, true);
 /**
  * reauthForAdmin: a route whose permission codes include one that is not a `list` /
  * `info` one changes something, and then needs a fresh proof too while the login strategy says so.
+ * `introspect` only reads a token's state for a gateway, which has no one to prove anything again
+ * (docs/security.md#token-introspection).
  */
 export const changesWithCodes = (codes: readonly string[]): boolean =>
-  codes.some((code) => !/:(list|info)$/.test(code));
+  codes.some((code) => !/:(list|info|introspect)$/.test(code));
 
 /**
  * Besides Admin-Token, the route takes `?ticket=` from POST /sys/message/streamTicket

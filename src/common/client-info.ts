@@ -11,10 +11,17 @@ const unmapped = (address: string | undefined): string => (address ?? '').trim()
  * (nor stored, nor throttled on); the socket address stands in for it.
  */
 export function clientIp(request: FastifyRequest): string {
-  const resolved = unmapped(request.ip);
-  if (isAddress(resolved)) return resolved.toLowerCase();
-  const socket = unmapped(request.socket?.remoteAddress);
-  return isAddress(socket) ? socket.toLowerCase() : 'unknown';
+  return ipAddress(request.ip) ?? ipAddress(request.socket?.remoteAddress) ?? 'unknown';
+}
+
+/**
+ * An address in the one form sessions store and compare (an IPv4-mapped IPv6 address as IPv4,
+ * lower case), or null when the text is no IP address: also for an address a client names itself,
+ * such as the `ip` of a token introspection.
+ */
+export function ipAddress(text: string | undefined): string | null {
+  const address = unmapped(text);
+  return isAddress(address) ? address.toLowerCase() : null;
 }
 
 /** An IPv4 or IPv6 address, without an IPv6 zone (`fe80::1%eth0`: the zone is free text of any length). */

@@ -35,6 +35,7 @@ export const PERMISSION_REGISTRY = [
   { code: 'sys:apiKey:list', module: 'apiKey', name: { zh: '查看API密钥', en: 'List API keys' } },
   { code: 'sys:apiKey:create', module: 'apiKey', name: { zh: '新建API密钥', en: 'Create API keys' } },
   { code: 'sys:apiKey:revoke', module: 'apiKey', name: { zh: '吊销API密钥', en: 'Revoke API keys' } },
+  { code: 'sys:token:introspect', module: 'token', name: { zh: '令牌校验', en: 'Introspect tokens' } },
 ] as const satisfies readonly { code: string; module: string; name: Bilingual }[];
 
 export type PermissionCode = (typeof PERMISSION_REGISTRY)[number]['code'];

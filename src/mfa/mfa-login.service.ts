@@ -98,6 +98,7 @@ export class MfaLoginService implements LoginStep {
       locale: pending.locale,
       unusualIpCheck: true,
       secondFactorProven: true,
+      twoFactors: true,
       freshProof: pending.freshProof === true,
     };
     const proof = new SecondFactorProof(this.pendingLogins, this.mfa, this.lockout, {

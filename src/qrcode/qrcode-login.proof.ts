@@ -19,7 +19,7 @@ export interface GrantOrigin {
  * generated it is still alive and belongs to the account, and the password has not changed since
  * (so a stolen or revoked session cannot mint access that outlives it). Then the account's
  * disabled and locked state, in that order. The new session ends when the generating one would
- * (`way.originTime`).
+ * (`way.originTime`) and has proven two factors when it had (`way.twoFactors`).
  */
 export class QrcodeLoginProof implements LoginProof {
   readonly name = 'qrcode';
@@ -31,7 +31,9 @@ export class QrcodeLoginProof implements LoginProof {
   ) {}
 
   async prove(checks: LoginChecks): Promise<void> {
-    this.way.originTime = originOf(await this.aliveOrigin(checks));
+    const origin = await this.aliveOrigin(checks);
+    this.way.originTime = originOf(origin);
+    this.way.twoFactors = origin.mfa === 1;
     await checks.checkDisabled();
     await checks.checkLock();
   }

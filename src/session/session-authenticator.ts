@@ -74,16 +74,55 @@ export class SessionAuthenticator implements OnModuleInit {
     return (await this.credential?.authenticate(request, requirements)) ?? this.authenticate(request, requirements);
   }
 
-  async authenticate(
-    request: FastifyRequest,
-    { acceptsTicket = false, allowsTemp = false, permissions = [], freshProof }: CallerRequirements = {},
-  ): Promise<AuthContext> {
+  async authenticate(request: FastifyRequest, requirements: CallerRequirements = {}): Promise<AuthContext> {
     const login = await this.strategy.loginStrategy();
-    const auth = await this.sessionOf(request, acceptsTicket, login);
-    const { session } = auth;
-    if (login.bindIp && session.ip !== clientIp(request)) {
+    return this.checkToken(
+      this.sessionOf(request, requirements.acceptsTicket === true, login),
+      () => clientIp(request),
+      login,
+      (auth) => this.admit(request, auth, requirements, login),
+    );
+  }
+
+  /**
+   * POST /sys/token/introspect: what a request with `token` (from `ip`, when given) would meet
+   * before its route's own checks, renewal included, so that a user active through a gateway stays
+   * logged in. Throws NOT_LOGGED_IN, KICKED_OUT or IP_MISMATCH exactly as that request would.
+   */
+  async introspect(token: string, ip: string | undefined): Promise<AuthContext> {
+    const login = await this.strategy.loginStrategy();
+    return this.checkToken(this.sessions.resolve(token, login), ip === undefined ? undefined : () => ip, login);
+  }
+
+  /**
+   * The token's own checks, the same for a request and for an introspection: a live session
+   * (unknown or expired NOT_LOGGED_IN, a kick-out KICKED_OUT once), then bindIp against `ipOf`
+   * (read only while bindIp is on; introspection without an ip skips it), then `admit` (a request's
+   * route checks), then the renewal of a token that passed them all.
+   */
+  private async checkToken(
+    found: Promise<AuthContext>,
+    ipOf: (() => string) | undefined,
+    login: LoginStrategy,
+    admit?: (auth: AuthContext) => void,
+  ): Promise<AuthContext> {
+    const auth = await found;
+    if (login.bindIp && ipOf !== undefined && auth.session.ip !== ipOf()) {
       throw new AppException(ErrorCode.IP_MISMATCH);
     }
+    admit?.(auth);
+    auth.session = await this.sessions.renewIfDue(auth.tokenHash, auth.session, login);
+    return auth;
+  }
+
+  /** A route's own checks of a caller: the temporary token's scope, the permission codes, the fresh proof. */
+  private admit(
+    request: FastifyRequest,
+    auth: AuthContext,
+    { allowsTemp = false, permissions = [], freshProof }: CallerRequirements,
+    login: LoginStrategy,
+  ): void {
+    const { session } = auth;
     if (session.temp === 1 && !allowsTemp && !this.tempUris.has(pathOf(request))) {
       throw new AppException(ErrorCode.TEMP_TOKEN_FORBIDDEN);
     }
@@ -102,8 +141,6 @@ export class SessionAuthenticator implements OnModuleInit {
     ) {
       throw new AppException(ErrorCode.REAUTH_REQUIRED);
     }
-    auth.session = await this.sessions.renewIfDue(auth.tokenHash, session, login);
-    return auth;
   }
 
   /** A `?ticket=` is spent here, whatever follows; the session that asked for it must still be live. */

@@ -11,7 +11,7 @@ import { StreamTicketService } from './stream-ticket.service';
 /**
  * The session kernel (5): tokens and sessions, the one authentication
  * of a request, the guard (with the renewal) that every route passes. Features import it to end,
- * list or refresh sessions; it imports no feature but the settings it reads (StrategyModule).
+ * list or refresh sessions, or to introspect a token; it imports no feature but the settings it reads (StrategyModule).
  */
 @Module({
   imports: [StrategyModule],
@@ -24,6 +24,6 @@ import { StreamTicketService } from './stream-ticket.service';
     // A caller (an API key, or a token, kick-out, bindIp, temporary scope), its permission codes, the renewal.
     { provide: APP_GUARD, useClass: SessionGuard },
   ],
-  exports: [SessionService, StreamTicketService],
+  exports: [SessionService, SessionAuthenticator, StreamTicketService],
 })
 export class SessionModule {}

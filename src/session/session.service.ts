@@ -77,6 +77,8 @@ export interface IssueOptions {
   freshProof?: boolean;
   /** The temporary token for enrolment of mfaMode 2. */
   mfaSetup?: boolean;
+  /** The login proved a second factor (Session.mfa). */
+  mfa?: boolean;
   /**
    * The login that began the chain this session continues (Session.originTime): a QR login passes
    * its generating session's, so that the chain never outlives sessionMaxHours. Absent: this login.
@@ -133,6 +135,7 @@ export class SessionService {
       renewedAt: null,
       provenAt: options.freshProof ? now : null,
       ...(options.mfaSetup ? { mfaSetup: 1 as const } : {}),
+      ...(options.mfa ? { mfa: 1 as const } : {}),
     };
     // One round trip (Redis runs them in this order): the indexes first and the token last, so a
     // token that exists is always found by endAll and the online list, and never without its permissions.

@@ -123,6 +123,11 @@ const ENDPOINTS: Endpoint[] = [
   { path: '/sys/user/enable', admin: true, fields: { id: { type: 'string', max: 36 } } },
   { path: '/sys/online/list', admin: true, fields: { pageNum: { type: 'int' }, pageSize: { type: 'int' } } },
   { path: '/sys/me/sessions', admin: true, fields: { pageNum: { type: 'int' }, pageSize: { type: 'int' } } },
+  {
+    path: '/sys/token/introspect',
+    admin: true,
+    fields: { token: { type: 'string', max: 256 }, ip: { type: 'string', max: 64 } },
+  },
   { path: '/sys/me/sessions/kickout', admin: true, fields: { tokenId: { type: 'string', max: 64 } } },
   // Operations without input: every field is an unknown one. (/sys/logout is left out: a valid
   // random body, {}, would end the token the other cases use.)

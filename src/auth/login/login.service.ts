@@ -85,6 +85,12 @@ export interface LoginWay {
    */
   secondFactorProven?: boolean;
   /**
+   * The session this way issues counts as proven by two factors (Session.mfa): the resumed second
+   * step, and a QR login authorised by such a session. Not every way that skips the second-factor
+   * step: a QR code from a session that never gave a code proves one factor.
+   */
+  twoFactors?: boolean;
+  /**
    * The way proved the password just now (a password login, and the resumed second
    * step of one), so the session starts freshly proven; a QR code does not.
    */
@@ -429,6 +435,7 @@ export class LoginService implements OnModuleInit {
       os,
       freshProof: a.way.freshProof === true,
       mfaSetup: a.mfaSetupRequired === true,
+      mfa: a.way.twoFactors === true,
       originTime: a.way.originTime,
     });
     a.token = issued.token;

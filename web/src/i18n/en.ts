@@ -401,6 +401,7 @@ const en: typeof zh = {
       online: 'Online sessions',
       auditLog: 'Audit log',
       apiKey: 'API keys',
+      token: 'Tokens',
     },
   },
   apikeys: {

@@ -348,6 +348,7 @@ export default {
       online: '在线会话',
       auditLog: '审计日志',
       apiKey: 'API 密钥',
+      token: '令牌',
     },
   },
   apikeys: {
