@@ -31,7 +31,7 @@ const swc = (syntax) => [
 module.exports = {
   testEnvironment: 'node',
   testRegex: '(\\.spec|\\.e2e-spec)\\.ts$',
-  roots: ['<rootDir>/src', '<rootDir>/test'],
+  roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/client/src'],
   transform: { '^.+\\.ts$': swc('typescript'), '^.+\\.m?js$': swc('ecmascript') },
   transformIgnorePatterns: [`/node_modules/(?!(${esm.join('|')})/)`],
   testTimeout: 30000,

@@ -7,7 +7,7 @@ import { join, relative, resolve } from 'node:path';
  * the reader cannot follow it. The code says the rule itself, or points into the repository (docs/).
  */
 const ROOT = resolve(__dirname, '../..');
-const FOLDERS = ['src', 'web/src', 'tools', 'bench'];
+const FOLDERS = ['src', 'web/src', 'tools', 'bench', 'client/src'];
 const CODE = /\.(ts|mts|cts|js|mjs|cjs|vue|html|css)$/;
 
 const OUTSIDE: Array<[string, RegExp]> = [

@@ -1,13 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 
-import { generateApiTypes, OPENAPI_JSON, SCHEMA_TS, STRATEGY_LIMITS_JSON } from '../../tools/api-types';
+import {
+  CLIENT_SCHEMA_TS,
+  generateApiTypes,
+  OPENAPI_JSON,
+  SCHEMA_TS,
+  STRATEGY_LIMITS_JSON,
+} from '../../tools/api-types';
 
 /*
  * The console's API types (web/src/api/schema.d.ts, and the OpenAPI document they come
- * from) are generated from the service's DTOs and committed. This regenerates both in memory and
- * fails when the committed files are stale, i.e. when a DTO or its @nestjs/swagger decorators
- * changed without `npm run api:types`.
+ * from) and the Node client's copy (client/src/schema.ts) are generated from the service's DTOs and
+ * committed. This regenerates them in memory and fails when a committed one is stale, i.e. when a
+ * DTO or its @nestjs/swagger decorators changed without `npm run api:types`.
  */
 
 jest.setTimeout(60_000);
@@ -24,7 +30,7 @@ function firstDifference(committed: string, generated: string): string {
 }
 
 describe('console API types generated from the OpenAPI document', () => {
-  let generated: { json: string; types: string; limits: string };
+  let generated: Awaited<ReturnType<typeof generateApiTypes>>;
 
   beforeAll(async () => {
     generated = await generateApiTypes();
@@ -33,8 +39,9 @@ describe('console API types generated from the OpenAPI document', () => {
   it.each([
     ['the OpenAPI document', OPENAPI_JSON, 'json'],
     ['the TypeScript types', SCHEMA_TS, 'types'],
+    ["the Node client's TypeScript types", CLIENT_SCHEMA_TS, 'clientTypes'],
     ["the strategy fields' ranges and defaults", STRATEGY_LIMITS_JSON, 'limits'],
-  ] as const)('%s in the console are what the service generates now', (_what, file, key) => {
+  ] as const)('%s are what the service generates now', (_what, file, key) => {
     const committed = readFileSync(file, 'utf8');
     if (committed !== generated[key]) {
       throw new Error(

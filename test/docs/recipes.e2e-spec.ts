@@ -2,6 +2,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
+import { createActiveUser, createRole } from '../factories';
 import { sqliteMemory } from '../support/backends';
 import { ADMIN_PASSWORD, listenOnLocalPort, startApp, TestApp } from '../support/test-app';
 
@@ -68,6 +69,58 @@ describe('docs/recipes: log in and call an API', () => {
       120_000,
     );
   }
+
+  /** The token-check recipes: an API key of a downstream service asks about a user's token. */
+  const introspectionRecipes: { name: string; needs: string[]; command: string[] }[] = [
+    { name: 'curl', needs: ['bash', 'curl', 'jq'], command: ['bash', join(RECIPES, 'introspect.sh')] },
+    { name: 'Java', needs: ['java'], command: ['java', join(RECIPES, 'Introspect.java')] },
+    { name: 'Python', needs: ['python3'], command: ['python3', join(RECIPES, 'introspect.py')] },
+  ];
+
+  for (const recipe of introspectionRecipes) {
+    const available = has(recipe.needs);
+    if (!available) {
+      console.log(
+        `docs/recipes: ${recipe.name} introspection skipped, its toolchain (${recipe.needs.join(', ')}) is not installed here`,
+      );
+    }
+    (available ? it : it.skip)(
+      `${recipe.name}: checks a token with an API key, live and after logout`,
+      async () => {
+        const created = await app.admin('/sys/apiKey/create', {
+          name: `recipe-${recipe.name}`,
+          permissions: ['sys:token:introspect'],
+        });
+        expect(created.body.code).toBe('OK');
+        await createRole(app, `recipe-${recipe.name}`, ['report:read', 'report:write']);
+        const user = await createActiveUser(app, { roles: [`recipe-${recipe.name}`] });
+        const token = await app.token(user.username, user.password, { ip: '10.0.0.7' });
+        const check = () =>
+          run(recipe.command[0], recipe.command.slice(1), {
+            env: {
+              ...process.env,
+              LPS_URL: url,
+              LPS_API_KEY: created.body.data.key,
+              LPS_TOKEN: token,
+              LPS_IP: '10.0.0.7',
+            },
+            timeout: 110_000,
+          });
+        expect((await check()).stdout.trim()).toBe(`active: ${user.username} (report:read, report:write)`);
+        await app.post('/sys/logout', {}, { token });
+        expect((await check()).stdout.trim()).toBe('inactive: NOT_LOGGED_IN');
+      },
+      120_000,
+    );
+  }
+
+  (has(['bash', 'curl', 'jq']) ? it : it.skip)('the curl token check stops on a refused API key', async () => {
+    const err: any = await run('bash', [join(RECIPES, 'introspect.sh')], {
+      env: { ...process.env, LPS_URL: url, LPS_API_KEY: 'lps_not-a-key', LPS_TOKEN: 'whatever' },
+    }).catch((e: unknown) => e);
+    expect(err.code).toBe(1);
+    expect(err.stderr.trim()).toBe('NOT_LOGGED_IN: Not logged in, or the session has expired');
+  });
 
   (has(['bash', 'curl', 'openssl', 'jq']) ? it : it.skip)(
     'a ciphertext with MGF1 over SHA-1 is refused, naming password',
