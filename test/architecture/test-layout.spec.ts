@@ -8,6 +8,8 @@ import { join, resolve } from 'node:path';
  */
 const ROOT = resolve(__dirname, '../..');
 const CROSS_CUTTING = ['architecture', 'cluster', 'console', 'docs', 'extending', 'hardening', 'operations', 'support'];
+/** Packages beside src/ with suites of their own against the running service. */
+const PACKAGES = ['client'];
 
 const modules = () => readdirSync(join(ROOT, 'src')).filter((name) => statSync(join(ROOT, 'src', name)).isDirectory());
 
@@ -17,8 +19,8 @@ describe('the layout of test/', () => {
     expect(loose).toEqual([]);
   });
 
-  it('names each folder after a module of src/ or one of the cross-cutting suites', () => {
-    const known = new Set([...modules(), ...CROSS_CUTTING]);
+  it('names each folder after a module of src/ or one of the cross-cutting suites or packages', () => {
+    const known = new Set([...modules(), ...CROSS_CUTTING, ...PACKAGES]);
     const folders = readdirSync(join(ROOT, 'test')).filter((name) => statSync(join(ROOT, 'test', name)).isDirectory());
     expect(folders.filter((name) => !known.has(name))).toEqual([]);
   });

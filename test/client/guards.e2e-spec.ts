@@ -6,8 +6,8 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 
 import { callerOf, type LoginPolicyClient, type PermissionGuard } from '../../client/src';
-import { createActiveUser, createRole, createUser } from '../factories';
 import { BACKENDS } from '../support/backends';
+import { createActiveUser, createRole, createUser } from '../support/factories';
 import { listenOnLocalPort, startApp, TestApp } from '../support/test-app';
 import { countingClient, createApiKey } from './support';
 

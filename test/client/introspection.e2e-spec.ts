@@ -1,6 +1,6 @@
 import { LoginPolicyError } from '../../client/src';
-import { createActiveUser, createRole } from '../factories';
 import { BACKENDS } from '../support/backends';
+import { createActiveUser, createRole } from '../support/factories';
 import { listenOnLocalPort, sha256hex, startApp, TestApp } from '../support/test-app';
 import { countingClient, createApiKey } from './support';
 

@@ -1,7 +1,7 @@
 import { LoginPolicyClient, LoginPolicyError } from '../../client/src';
 import { stepAt, totpCode } from '../../src/mfa/totp';
-import { createActiveUser } from '../factories';
 import { BACKENDS } from '../support/backends';
+import { createActiveUser } from '../support/factories';
 import { listenOnLocalPort, startApp, TestApp } from '../support/test-app';
 
 /** The Node client's login against a running service, over a real socket, on both backends. */

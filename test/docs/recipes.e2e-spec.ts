@@ -2,8 +2,8 @@ import { execFile, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-import { createActiveUser, createRole } from '../factories';
 import { sqliteMemory } from '../support/backends';
+import { createActiveUser, createRole } from '../support/factories';
 import { ADMIN_PASSWORD, listenOnLocalPort, startApp, TestApp } from '../support/test-app';
 
 const run = promisify(execFile);
