@@ -6,6 +6,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule, Params } from 'nestjs-pino';
 
+import { AccessRuleModule } from './access-rule/access-rule.module';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
@@ -90,6 +91,9 @@ export class AppModule {
         LoginLogModule,
         UserAccountModule,
         AuthModule,
+        // Before the second factor: its step then runs first, so no code is asked of a login the
+        // rules refuse (AccessRuleStep); admin:recover lifts rules, so a command has it too.
+        AccessRuleModule,
         OnlineModule,
         QrcodeModule,
         // The second factor sends site messages through the outbox, so it stays out of a command too;

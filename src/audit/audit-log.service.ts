@@ -31,6 +31,8 @@ export type AuditAction =
   | 'qrcode.authorize'
   | 'user.recover'
   | 'user.mfaReset'
+  | 'accessRule.save'
+  | 'accessRule.delete'
   // A FORBIDDEN answer to a logged-in caller.
   | 'access.denied'
   // The retention job's deletions (by system) and each CSV export of a log.

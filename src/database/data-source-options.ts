@@ -5,6 +5,7 @@ import { Logger } from '@nestjs/common';
 import * as mysql2 from 'mysql2';
 import { DataSource, DataSourceOptions, MigrationExecutor } from 'typeorm';
 
+import { AccessRuleEntity } from '../access-rule/access-rule.entity';
 import { AuditLogEntity } from '../audit/audit-log.entity';
 import { addressOf, reasonOf, StartFailure } from '../common/start-failure';
 import { LoginLogEntity } from '../login-log/login-log.entity';
@@ -28,6 +29,7 @@ import { PasswordHistory1765220000000 } from './migrations/1765220000000-passwor
 import { UserSoftDelete1765300000000 } from './migrations/1765300000000-user-soft-delete';
 import { LogSearch1765410000000 } from './migrations/1765410000000-log-search';
 import { NormaliseIdentifiers1765500000000 } from './migrations/1765500000000-normalise-identifiers';
+import { AccessRules1765800000000 } from './migrations/1765800000000-access-rules';
 
 export const ENTITIES = [
   UserEntity,
@@ -43,6 +45,7 @@ export const ENTITIES = [
   UserMfaEntity,
   RecoveryCodeEntity,
   PasswordHistoryEntity,
+  AccessRuleEntity,
 ];
 export const MIGRATIONS = [
   InitSchema1763900000000,
@@ -56,6 +59,7 @@ export const MIGRATIONS = [
   UserSoftDelete1765300000000,
   LogSearch1765410000000,
   NormaliseIdentifiers1765500000000,
+  AccessRules1765800000000,
 ];
 
 /**
