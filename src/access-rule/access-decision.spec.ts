@@ -35,10 +35,18 @@ describe('parseIpRange', () => {
     (text) => expect(parseIpRange(text)).not.toBeNull(),
   );
 
-  it.each(['', '10.0.0', '10.0.0.0/33', '2001:db8::/129', '10.0.0.0/', '10.0.0.0/8/1', '10.0.0.0/-1', 'fe80::1%eth0', 'x/8', '10.0.0.0/08x'])(
-    'refuses %p',
-    (text) => expect(parseIpRange(text)).toBeNull(),
-  );
+  it.each([
+    '',
+    '10.0.0',
+    '10.0.0.0/33',
+    '2001:db8::/129',
+    '10.0.0.0/',
+    '10.0.0.0/8/1',
+    '10.0.0.0/-1',
+    'fe80::1%eth0',
+    'x/8',
+    '10.0.0.0/08x',
+  ])('refuses %p', (text) => expect(parseIpRange(text)).toBeNull());
 });
 
 describe('clockMinutes', () => {
@@ -114,12 +122,19 @@ describe('decide', () => {
   it('lets a matching deny win over a matching allow', () => {
     const allow = rule({ ipRanges: ['10.0.0.0/8'] });
     const deny = rule({ action: 'deny', ipRanges: ['10.66.0.0/16'] });
-    expect(decide([allow, deny], bob, '10.66.1.1', WED_10)).toEqual({ allowed: false, reason: 'deny', rule: deny.rule });
+    expect(decide([allow, deny], bob, '10.66.1.1', WED_10)).toEqual({
+      allowed: false,
+      reason: 'deny',
+      rule: deny.rule,
+    });
     expect(decide([allow, deny], bob, '10.67.1.1', WED_10).allowed).toBe(true);
   });
 
   it('needs both the address and the time of one rule to match', () => {
-    const office = rule({ ipRanges: ['10.0.0.0/8'], timeWindows: [{ days: [1, 2, 3, 4, 5], start: '09:00', end: '18:00' }] });
+    const office = rule({
+      ipRanges: ['10.0.0.0/8'],
+      timeWindows: [{ days: [1, 2, 3, 4, 5], start: '09:00', end: '18:00' }],
+    });
     expect(decide([office], bob, '10.0.0.1', WED_10).allowed).toBe(true);
     expect(decide([office], bob, '10.0.0.1', { day: 6, minute: 600 }).allowed).toBe(false);
     expect(decide([office], bob, '11.0.0.1', WED_10).allowed).toBe(false);
@@ -187,7 +202,10 @@ describe('ruleInputProblems', () => {
     expect(
       ruleInputProblems({
         ipRanges: ['::1', '0.0.0.0/0'],
-        timeWindows: [{ days: [7, 1], start: '22:00', end: '06:00' }, { days: [3], start: '00:00', end: '24:00' }],
+        timeWindows: [
+          { days: [7, 1], start: '22:00', end: '06:00' },
+          { days: [3], start: '00:00', end: '24:00' },
+        ],
       }),
     ).toEqual([]);
   });

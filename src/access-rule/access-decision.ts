@@ -182,7 +182,9 @@ export function decide(rules: readonly CompiledRule[], subject: Subject, ip: str
   const allows = applicable.filter((r) => r.rule.action === 'allow');
   if (!allows.length) return { allowed: true, reason: 'none', rule: null };
   const allow = allows.find((r) => r.matches(ip, at));
-  return allow ? { allowed: true, reason: 'allow', rule: allow.rule } : { allowed: false, reason: 'noAllowMatch', rule: null };
+  return allow
+    ? { allowed: true, reason: 'allow', rule: allow.rule }
+    : { allowed: false, reason: 'noAllowMatch', rule: null };
 }
 
 /**

@@ -31,6 +31,10 @@ export function normalisedInput<T extends { ipRanges: string[]; timeWindows: Tim
   return {
     ...input,
     ipRanges: input.ipRanges.map((r) => r.trim().toLowerCase()),
-    timeWindows: input.timeWindows.map((w) => ({ days: [...w.days].sort((a, b) => a - b), start: w.start, end: w.end })),
+    timeWindows: input.timeWindows.map((w) => ({
+      days: [...w.days].sort((a, b) => a - b),
+      start: w.start,
+      end: w.end,
+    })),
   };
 }

@@ -11,7 +11,7 @@ export class AccessRuleRepository {
 
   /** Every rule, oldest first (the console's order). */
   all(): Promise<AccessRuleEntity[]> {
-    return this.rules.find({ order: { createTime: 'ASC', id: 'ASC' } });
+    return this.rules.find({ order: { createTime: 'ASC', name: 'ASC', id: 'ASC' } });
   }
 
   /** Inserts a new rule or overwrites the one of its id. */

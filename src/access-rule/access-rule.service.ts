@@ -15,7 +15,7 @@ import { Keys } from '../store/keys';
 import { SysPropsChangedEvent } from '../strategy/strategy.types';
 import { RoleService } from '../user-account/role.service';
 import { UserLookup } from '../user-account/user-lookup.service';
-import { type AccessRule, CompiledRule, type Decision, decide, refusingRules, wallTime } from './access-decision';
+import { type AccessRule, CompiledRule, decide, type Decision, refusingRules, wallTime } from './access-decision';
 import { AccessRuleEntity } from './access-rule.entity';
 import { AccessRuleRepository } from './access-rule.repository';
 import { normalisedInput, ruleInputProblems } from './access-rule-input';
@@ -112,11 +112,7 @@ export class AccessRuleService {
         createTime: current?.createTime ?? now,
         updateTime: now,
       };
-      await this.assertCallerKeepsAccess(
-        [...all.filter((r) => r.id !== row.id), row],
-        actor,
-        'body',
-      );
+      await this.assertCallerKeepsAccess([...all.filter((r) => r.id !== row.id), row], actor, 'body');
       await this.rules.save(row);
       await this.changed();
       await this.audit.recordDone('accessRule.save', async () => ({
@@ -169,7 +165,11 @@ export class AccessRuleService {
     if (!user) problems.push(fieldProblem('validation.unknownUser', 'userId'));
     if (isIP(dto.ip) === 0) problems.push(fieldProblem('validation.ipAddress', 'ip'));
     if (problems.length) throw fieldsFailed(problems);
-    const decision = await this.decide(user!.id, dto.ip.toLowerCase(), dto.time ? new Date(dto.time) : this.clock.now());
+    const decision = await this.decide(
+      user!.id,
+      dto.ip.toLowerCase(),
+      dto.time ? new Date(dto.time) : this.clock.now(),
+    );
     const rule = decision.rule && { id: decision.rule.id, name: decision.rule.name, action: decision.rule.action };
     return { allowed: decision.allowed, reason: decision.reason, rule };
   }

@@ -32,8 +32,16 @@ export const PERMISSION_REGISTRY = [
   { code: 'sys:online:kickout', module: 'online', name: { zh: '强制下线', en: 'End sessions' } },
   { code: 'sys:auditLog:list', module: 'auditLog', name: { zh: '查看审计日志', en: 'View the audit log' } },
   { code: 'sys:auditLog:export', module: 'auditLog', name: { zh: '导出审计日志', en: 'Export the audit log' } },
-  { code: 'sys:accessRule:list', module: 'accessRule', name: { zh: '查看登录访问规则', en: 'View login access rules' } },
-  { code: 'sys:accessRule:save', module: 'accessRule', name: { zh: '保存登录访问规则', en: 'Save login access rules' } },
+  {
+    code: 'sys:accessRule:list',
+    module: 'accessRule',
+    name: { zh: '查看登录访问规则', en: 'View login access rules' },
+  },
+  {
+    code: 'sys:accessRule:save',
+    module: 'accessRule',
+    name: { zh: '保存登录访问规则', en: 'Save login access rules' },
+  },
   {
     code: 'sys:accessRule:delete',
     module: 'accessRule',
