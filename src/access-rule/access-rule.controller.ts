@@ -16,7 +16,9 @@ import {
 } from './dto/access-rule.dto';
 
 const SELF_LOCKOUT =
-  'A change after which the caller could not log in from its current IP at this time answers VALIDATION_FAILED and changes nothing.';
+  'A save after which the caller could not log in from its current IP at this time answers VALIDATION_FAILED and changes nothing.';
+const SELF_LOCKOUT_DELETE =
+  'The delete of an allow rule after which the caller could not log in from its current IP at this time answers VALIDATION_FAILED (naming `id`) and changes nothing.';
 
 @ApiTags('access rules')
 @ApiSecurity('Admin-Token')
@@ -47,7 +49,11 @@ export class AccessRuleController {
   @Post('delete')
   @HttpCode(200)
   @RequirePermissions('sys:accessRule:delete')
-  @ApiDoc('Delete a login access rule', { data: null, errors: [ErrorCode.NOT_FOUND], description: SELF_LOCKOUT })
+  @ApiDoc('Delete a login access rule', {
+    data: null,
+    errors: [ErrorCode.NOT_FOUND],
+    description: SELF_LOCKOUT_DELETE,
+  })
   async delete(@Body() dto: AccessRuleIdDto, @CurrentActor() actor: Actor) {
     await this.rules.delete(dto.id, actor);
   }
