@@ -93,6 +93,17 @@ describe('windowCovers', () => {
     expect(windowCovers({ days: [7], start: '23:00', end: '01:00' }, { day: 1, minute: 30 })).toBe(true);
   });
 
+  it('makes 24 hours of a window whose end equals its start', () => {
+    const day = { days: [3], start: '00:00', end: '00:00' };
+    expect(windowCovers(day, { day: 3, minute: 0 })).toBe(true);
+    expect(windowCovers(day, { day: 3, minute: 1439 })).toBe(true);
+    expect(windowCovers(day, { day: 4, minute: 0 })).toBe(false);
+    const shift = { days: [3], start: '09:00', end: '09:00' };
+    expect(windowCovers(shift, { day: 4, minute: 8 * 60 + 59 })).toBe(true);
+    expect(windowCovers(shift, { day: 4, minute: 9 * 60 })).toBe(false);
+    expect(windowCovers(shift, { day: 3, minute: 8 * 60 + 59 })).toBe(false);
+  });
+
   it('ends at midnight with 24:00', () => {
     const evening = { days: [3], start: '18:00', end: '24:00' };
     expect(windowCovers(evening, { day: 3, minute: 1439 })).toBe(true);
@@ -180,6 +191,7 @@ describe('ruleInputProblems', () => {
         { days: [1, 8], start: '9:00', end: '18:00' },
         { days: [2, 2], start: '08:00', end: '08:00' },
         { days: [3], start: '24:00', end: '24:00' },
+        { days: [4], start: '08:00', end: '8:00' },
       ],
     });
     expect(problems.map((p) => p.field)).toEqual([
@@ -188,8 +200,8 @@ describe('ruleInputProblems', () => {
       'timeWindows.0.days',
       'timeWindows.0.start',
       'timeWindows.1.days',
-      'timeWindows.1.end',
       'timeWindows.2.start',
+      'timeWindows.3.end',
     ]);
     expect(problems[0]).toEqual({
       field: 'ipRanges.1',

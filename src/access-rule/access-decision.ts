@@ -10,7 +10,7 @@ import { BlockList, isIP } from 'node:net';
 export type RuleAction = 'allow' | 'deny';
 export const RULE_ACTIONS: readonly RuleAction[] = ['allow', 'deny'];
 
-/** Days 1–7 (Monday = 1); start and end `HH:mm` in DISPLAY_TIMEZONE, end exclusive, `24:00` allowed as end. */
+/** Days 1–7 (Monday = 1); start and end `HH:mm` in DISPLAY_TIMEZONE, end exclusive (`24:00` allowed); see windowCovers. */
 export interface TimeWindow {
   days: number[];
   start: string;
@@ -115,9 +115,10 @@ export function wallTime(at: Date, timeZone: string): WallTime {
 const previousDay = (day: number) => (day === 1 ? 7 : day - 1);
 
 /**
- * A window covers [start, end) on each of its days. One whose end is earlier than its start
+ * A window covers [start, end) on each of its days. One whose end is not later than its start
  * crosses midnight: it begins on each listed day and runs into the next (`Fri 22:00–06:00`
- * is Friday 22:00 to Saturday 06:00), so a night belongs to the day it starts on.
+ * is Friday 22:00 to Saturday 06:00), so a night belongs to the day it starts on; an end equal to
+ * the start makes a whole 24 hours (`00:00–00:00` is the day itself).
  */
 export function windowCovers(window: TimeWindow, at: WallTime): boolean {
   const start = clockMinutes(window.start)!;

@@ -21,7 +21,6 @@ export function ruleInputProblems(input: { ipRanges: string[]; timeWindows: Time
     const end = clockMinutes(w.end, { end: true });
     if (start === null) problems.push(fieldProblem('validation.clockTime', `${at}.start`));
     if (end === null) problems.push(fieldProblem('validation.clockTime', `${at}.end`));
-    else if (start === end) problems.push(fieldProblem('validation.sameStartEnd', `${at}.end`));
   });
   return problems;
 }

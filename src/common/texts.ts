@@ -151,10 +151,6 @@ const validation = {
     zh: '参数{field}不合法: 应为HH:mm格式的时间(00:00至23:59,结束时间也可为24:00)',
     en: 'Invalid {field}: not a time of the form HH:mm (00:00 to 23:59; an end may also be 24:00)',
   },
-  sameStartEnd: {
-    zh: '参数{field}不合法: 结束时间不能等于开始时间',
-    en: 'Invalid {field}: the end must differ from the start',
-  },
   weekDay: {
     zh: '参数{field}不合法: 星期应为1到7(星期一为1)且不重复',
     en: 'Invalid {field}: days are 1 to 7 (Monday = 1), each at most once',

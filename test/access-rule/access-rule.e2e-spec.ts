@@ -370,10 +370,10 @@ describe.each(BACKENDS)('login access rules on $name', (backend) => {
         '星期应为1到7',
       ],
       [
-        'a window that starts where it ends',
-        { timeWindows: [{ days: [1], start: '09:00', end: '09:00' }] },
-        ['timeWindows.0.end'],
-        '结束时间不能等于开始时间',
+        'a start of 24:00',
+        { timeWindows: [{ days: [1], start: '24:00', end: '09:00' }] },
+        ['timeWindows.0.start'],
+        '参数timeWindows.0.start不合法: 应为HH:mm格式的时间',
       ],
       ['an unknown role', { roles: ['no_such_role'] }, ['roles'], '参数roles不合法: 角色不存在 no_such_role'],
       [

@@ -34,7 +34,8 @@ export class TimeWindowDto {
 
   @ApiProperty({
     example: '18:00',
-    description: 'HH:mm, exclusive; `24:00` = the end of the day; earlier than start: the window runs past midnight',
+    description:
+      'HH:mm, exclusive; `24:00` = the end of the day; not later than start: the window runs past midnight into the next day (equal: 24 hours)',
   })
   @IsString()
   @MaxLength(5)

@@ -1811,7 +1811,7 @@ export interface components {
              */
             start: string;
             /**
-             * @description HH:mm, exclusive; `24:00` = the end of the day; earlier than start: the window runs past midnight
+             * @description HH:mm, exclusive; `24:00` = the end of the day; not later than start: the window runs past midnight into the next day (equal: 24 hours)
              * @example 18:00
              */
             end: string;
