@@ -30,7 +30,15 @@ const missing = browserSuiteMissing();
 const whenRunnable = missing ? describe.skip : describe;
 
 /** The menu entries of the system pages and the codes that open them. */
-const SYSTEM_MENUS = ['nav-strategy', 'nav-users', 'nav-roles', 'nav-loginlog', 'nav-online', 'nav-auditlog'];
+const SYSTEM_MENUS = [
+  'nav-strategy',
+  'nav-users',
+  'nav-roles',
+  'nav-accessrules',
+  'nav-loginlog',
+  'nav-online',
+  'nav-auditlog',
+];
 
 async function act<T = any>(
   page: Page,

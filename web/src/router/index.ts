@@ -36,6 +36,12 @@ export const pages: RouteRecordRaw[] = [
     meta: { title: 'menu.roles', perms: ['sys:role:list'] },
   },
   {
+    path: '/system/accessrules',
+    name: 'accessrules',
+    component: () => import('@/views/system/AccessRulesView.vue'),
+    meta: { title: 'menu.accessrules', perms: ['sys:accessRule:list'] },
+  },
+  {
     path: '/system/loginlog',
     name: 'loginlog',
     component: () => import('@/views/system/LoginLogView.vue'),
