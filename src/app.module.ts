@@ -6,6 +6,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule, Params } from 'nestjs-pino';
 
+import { AccessRuleModule } from './access-rule/access-rule.module';
 import { ApiKeyModule } from './api-key/api-key.module';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
@@ -93,6 +94,9 @@ export class AppModule {
         LoginLogModule,
         UserAccountModule,
         AuthModule,
+        // Before the second factor: its step then runs first, so no code is asked of a login the
+        // rules refuse (AccessRuleStep); admin:recover lifts rules, so a command has it too.
+        AccessRuleModule,
         OnlineModule,
         QrcodeModule,
         TokenModule,

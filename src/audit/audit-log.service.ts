@@ -35,6 +35,8 @@ export type AuditAction =
   | 'user.mfaReset'
   | 'apiKey.create'
   | 'apiKey.revoke'
+  | 'accessRule.save'
+  | 'accessRule.delete'
   // A FORBIDDEN answer to a logged-in caller.
   | 'access.denied'
   // The retention job's deletions (by system) and each CSV export of a log.

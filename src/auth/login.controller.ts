@@ -38,6 +38,7 @@ export class LoginController {
       ErrorCode.ACCOUNT_LOCKED,
       ErrorCode.ACCOUNT_DISABLED,
       ErrorCode.ACCOUNT_EXPIRED,
+      ErrorCode.ACCESS_DENIED,
     ],
   })
   login(@Body() dto: LoginDto, @Req() request: FastifyRequest) {

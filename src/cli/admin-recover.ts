@@ -6,6 +6,7 @@ import { ConsoleLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { SchedulerRegistry } from '@nestjs/schedule';
 
+import { AccessRuleService } from '../access-rule/access-rule.service';
 import { AppModule } from '../app.module';
 import { StartFailure } from '../common/start-failure';
 import { loadConfigOrExplain } from '../config/app-config';
@@ -13,7 +14,8 @@ import { AccountRecoveryService } from '../user-account/recovery/account-recover
 
 /**
  * `npm run admin:recover -- <username>`, run on the server with the service's own
- * environment (DATABASE_URL, REDIS_URL, ...), for when no administrator can log in any more.
+ * environment (DATABASE_URL, REDIS_URL, ...), for when no administrator can log in any more:
+ * the account recovered, and every login access rule that could refuse it disabled.
  * The application context has no HTTP server; the scheduled jobs are removed as soon as it
  * starts, and closing it ends the database and Redis connections, so the process exits.
  * Exit codes: 0 recovered, 1 unknown user or failure, 2 usage. Messages are one line, no stack.
@@ -57,6 +59,22 @@ export async function main(args: string[]): Promise<number> {
         ? 'Its sessions have ended.'
         : "REDIS_URL is not set: its sessions live in the running service's memory; restart the service to end them.",
     );
+    // The rules that would refuse this user, wherever and whenever it logs in from (docs/security.md#login-access-rules).
+    const lifted = await app.get(AccessRuleService).liftFor(recovered.id);
+    if (lifted.length) {
+      console.log(
+        `Disabled ${lifted.length} login access rule(s) that could refuse this user: ${lifted
+          .map((r) => `"${r.name}" (${r.action}, ${r.id})`)
+          .join(', ')}.`,
+      );
+      console.log(
+        config.usesRedis
+          ? 'Every instance applies this at once.'
+          : "REDIS_URL is not set: the running service applies this within a minute (its rules' cache).",
+      );
+    } else {
+      console.log('No login access rule refuses this user.');
+    }
     console.log('The password is an initial password: the first-login rules of the account strategy apply.');
     console.log(`One-time password (shown only now): ${recovered.password}`);
     return 0;

@@ -39,6 +39,21 @@ export const PERMISSION_REGISTRY = [
   { code: 'sys:webhook:save', module: 'webhook', name: { zh: '保存Webhook', en: 'Save webhooks' } },
   { code: 'sys:webhook:delete', module: 'webhook', name: { zh: '删除Webhook', en: 'Delete webhooks' } },
   { code: 'sys:token:introspect', module: 'token', name: { zh: '令牌校验', en: 'Introspect tokens' } },
+  {
+    code: 'sys:accessRule:list',
+    module: 'accessRule',
+    name: { zh: '查看登录访问规则', en: 'View login access rules' },
+  },
+  {
+    code: 'sys:accessRule:save',
+    module: 'accessRule',
+    name: { zh: '保存登录访问规则', en: 'Save login access rules' },
+  },
+  {
+    code: 'sys:accessRule:delete',
+    module: 'accessRule',
+    name: { zh: '删除登录访问规则', en: 'Delete login access rules' },
+  },
 ] as const satisfies readonly { code: string; module: string; name: Bilingual }[];
 
 export type PermissionCode = (typeof PERMISSION_REGISTRY)[number]['code'];

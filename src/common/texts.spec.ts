@@ -34,6 +34,7 @@ describe('text catalogue', () => {
     [ErrorCode.TEMP_TOKEN_FORBIDDEN, '请先修改密码'],
     [ErrorCode.FORBIDDEN, '没有权限'],
     [ErrorCode.QRCODE_INVALID, '二维码无效或已过期'],
+    [ErrorCode.ACCESS_DENIED, '当前网络或时间不允许登录'],
   ])('the zh message of %s is the published one', (code, message) => {
     expect(text(`error.${code}`, 'zh')).toBe(message);
     expect(messageOf(code, 'zh')).toBe(message);

@@ -50,6 +50,11 @@ const errors = {
   MFA_ALREADY_ENABLED: { zh: '已启用双因素认证', en: 'Two-factor authentication is already enabled' },
   // The operation needs a fresh proof (/sys/me/reauth) first.
   REAUTH_REQUIRED: { zh: '请先验证身份', en: 'Please verify your identity first' },
+  // A login access rule refuses the client's network or the time (docs/security.md#login-access-rules).
+  ACCESS_DENIED: {
+    zh: '当前网络或时间不允许登录',
+    en: 'Logging in is not allowed from this network or at this time',
+  },
   NOT_FOUND: { zh: '资源不存在', en: 'Not found' },
   RATE_LIMITED: { zh: '请求过于频繁,请稍后再试', en: 'Too many requests, please try again later' },
   SERVICE_UNAVAILABLE: { zh: '服务暂时不可用,请稍后再试', en: 'The service is temporarily unavailable' },
@@ -138,6 +143,10 @@ const validation = {
   },
   adminRoleKept: { zh: '内置角色admin不能删除', en: 'The built-in role admin cannot be deleted' },
   ipRange: {
+    zh: '参数{field}不合法: 不是IP地址或CIDR网段(如192.168.1.10、10.0.0.0/8、2001:db8::/32)',
+    en: 'Invalid {field}: not an IP address or a CIDR range (such as 192.168.1.10, 10.0.0.0/8 or 2001:db8::/32)',
+  },
+  ipRangeEach: {
     zh: '参数{field}不合法: 每一项应为IP地址或CIDR网段(如10.0.0.0/8、2001:db8::/32)',
     en: 'Invalid {field}: each entry must be an IP address or a CIDR range (such as 10.0.0.0/8, 2001:db8::/32)',
   },
@@ -152,6 +161,21 @@ const validation = {
   apiKeyNameTaken: {
     zh: '参数name不合法: 已有名为{name}的API密钥(名称不区分大小写)',
     en: 'Invalid name: an API key named {name} already exists (names ignore case)',
+  },
+  ipAddress: { zh: '参数{field}不合法: 不是IP地址', en: 'Invalid {field}: not an IP address' },
+  clockTime: {
+    zh: '参数{field}不合法: 应为HH:mm格式的时间(00:00至23:59,结束时间也可为24:00)',
+    en: 'Invalid {field}: not a time of the form HH:mm (00:00 to 23:59; an end may also be 24:00)',
+  },
+  weekDay: {
+    zh: '参数{field}不合法: 星期应为1到7(星期一为1)且不重复',
+    en: 'Invalid {field}: days are 1 to 7 (Monday = 1), each at most once',
+  },
+  unknownUsers: { zh: '参数users不合法: 用户不存在 {users}', en: 'Invalid users: unknown {users}' },
+  unknownUser: { zh: '参数{field}不合法: 用户不存在', en: 'Invalid {field}: no such user' },
+  locksOutCaller: {
+    zh: '操作未执行: 执行后您将无法从当前IP({ip})在此时登录',
+    en: 'Not done: afterwards you could not log in from your current IP ({ip}) at this time',
   },
   duplicateRole: {
     zh: '参数code不合法: 角色{code}已存在(角色编码不区分大小写)',

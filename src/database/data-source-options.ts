@@ -5,6 +5,7 @@ import { Logger } from '@nestjs/common';
 import * as mysql2 from 'mysql2';
 import { DataSource, DataSourceOptions, MigrationExecutor } from 'typeorm';
 
+import { AccessRuleEntity } from '../access-rule/access-rule.entity';
 import { ApiKeyEntity } from '../api-key/api-key.entity';
 import { AuditLogEntity } from '../audit/audit-log.entity';
 import { addressOf, reasonOf, StartFailure } from '../common/start-failure';
@@ -32,6 +33,7 @@ import { LogSearch1765410000000 } from './migrations/1765410000000-log-search';
 import { NormaliseIdentifiers1765500000000 } from './migrations/1765500000000-normalise-identifiers';
 import { ApiKeys1765600000000 } from './migrations/1765600000000-api-keys';
 import { Webhooks1765700000000 } from './migrations/1765700000000-webhooks';
+import { AccessRules1765800000000 } from './migrations/1765800000000-access-rules';
 
 export const ENTITIES = [
   UserEntity,
@@ -50,6 +52,7 @@ export const ENTITIES = [
   ApiKeyEntity,
   WebhookEntity,
   WebhookDeliveryEntity,
+  AccessRuleEntity,
 ];
 export const MIGRATIONS = [
   InitSchema1763900000000,
@@ -65,6 +68,7 @@ export const MIGRATIONS = [
   NormaliseIdentifiers1765500000000,
   ApiKeys1765600000000,
   Webhooks1765700000000,
+  AccessRules1765800000000,
 ];
 
 /**

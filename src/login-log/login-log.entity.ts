@@ -10,6 +10,8 @@ export enum LoginStatus {
   LOCKED = 'locked',
   DISABLED = 'disabled',
   EXPIRED = 'expired',
+  /** Refused by a login access rule after a right proof (ACCESS_DENIED); not counted by the lock. */
+  DENIED = 'denied',
 }
 
 export enum LoginTypes {

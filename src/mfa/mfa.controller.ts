@@ -55,6 +55,7 @@ export class MfaController {
       ErrorCode.ACCOUNT_DISABLED,
       ErrorCode.MFA_CODE_INVALID,
       ErrorCode.MFA_TOKEN_INVALID,
+      ErrorCode.ACCESS_DENIED,
     ],
   })
   login(@Body() dto: MfaLoginDto, @Req() request: FastifyRequest) {

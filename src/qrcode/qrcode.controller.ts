@@ -38,7 +38,13 @@ export class QrcodeController {
   @RateLimit('qrcode-verify')
   @ApiDoc('Log in with a QR code', {
     data: LoginResultDto,
-    errors: [ErrorCode.ACCOUNT_LOCKED, ErrorCode.ACCOUNT_DISABLED, ErrorCode.ACCOUNT_EXPIRED, ErrorCode.QRCODE_INVALID],
+    errors: [
+      ErrorCode.ACCOUNT_LOCKED,
+      ErrorCode.ACCOUNT_DISABLED,
+      ErrorCode.ACCOUNT_EXPIRED,
+      ErrorCode.QRCODE_INVALID,
+      ErrorCode.ACCESS_DENIED,
+    ],
   })
   verify(@Body() dto: VerifyQrcodeDto, @Req() request: FastifyRequest) {
     return this.qrcodes.verify(

@@ -34,6 +34,8 @@ export const Keys = {
   strategyMutex: (group: string) => `STRATEGY_SAVE_MUTEX:${group}`,
   /** Role saves one at a time: the grant check reads the role it overwrites, and case variants of a code are refused. */
   roleSaveMutex: 'ROLE_SAVE_MUTEX',
+  /** Access rule saves, deletes and admin:recover's lifting one at a time: each checks the whole set it leaves. */
+  accessRuleMutex: 'ACCESS_RULE_SAVE_MUTEX',
   /** Check and change of who may still administer the service (self-protection), one at a time. */
   superAdminGuardMutex: 'SUPERADMIN_GUARD_MUTEX',
   /** The log retention job, held by the one instance running it (renewed lease). */

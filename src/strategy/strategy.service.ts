@@ -11,7 +11,15 @@ import { Keys } from '../store/keys';
 import { KvStore } from '../store/kv.store';
 import { SaveLoginStrategyDto, SaveUserStrategyDto } from './dto/save-strategy.dto';
 import { SettingsRepository } from './settings.repository';
-import { LoginStrategy, PasswordRules, StrategyGroup, SysPropsChangedEvent, UserStrategy } from './strategy.types';
+import {
+  isPropsGroup,
+  isStrategyGroup,
+  LoginStrategy,
+  PasswordRules,
+  StrategyGroup,
+  SysPropsChangedEvent,
+  UserStrategy,
+} from './strategy.types';
 
 type Shape = LoginStrategy | UserStrategy;
 const DEFAULTS: Record<StrategyGroup, () => Shape> = {
@@ -53,10 +61,9 @@ export class StrategyService implements OnModuleInit {
   ) {}
 
   async onModuleInit() {
+    // Every group, not only the strategies: other modules' caches (the access rules) listen for theirs.
     await this.store.subscribe(Keys.propsChannel, (group) => {
-      if (Object.values(StrategyGroup).includes(group as StrategyGroup)) {
-        this.events.emit(SysPropsChangedEvent.NAME, new SysPropsChangedEvent(group as StrategyGroup, true));
-      }
+      if (isPropsGroup(group)) this.events.emit(SysPropsChangedEvent.NAME, new SysPropsChangedEvent(group, true));
     });
   }
 
@@ -141,9 +148,11 @@ export class StrategyService implements OnModuleInit {
 
   @OnEvent(SysPropsChangedEvent.NAME)
   async onChanged(event: SysPropsChangedEvent) {
-    this.held.delete(event.group);
-    this.generation.set(event.group, (this.generation.get(event.group) ?? 0) + 1);
-    await this.cache.del(cacheKey(event.group));
+    if (isStrategyGroup(event.group)) {
+      this.held.delete(event.group);
+      this.generation.set(event.group, (this.generation.get(event.group) ?? 0) + 1);
+      await this.cache.del(cacheKey(event.group));
+    }
     if (!event.remote) {
       await this.store
         .publish(Keys.propsChannel, event.group)

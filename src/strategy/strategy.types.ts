@@ -86,11 +86,27 @@ export function channelsOf(value: string): NotifyChannel[] {
     .filter((s): s is NotifyChannel => (NOTIFY_CHANNELS as readonly string[]).includes(s));
 }
 
-/** Emitted locally after a save, and for saves other instances announce on SYS_PROPS_CHANGED. */
+/**
+ * A group of settings that SYS_PROPS_CHANGED announces: the two strategy groups, or a group another
+ * module keeps in a process cache of its own (the login access rules, `sys_access_rule`). A name of
+ * lower-case letters and `_`, so that a message on the channel is never read as anything else.
+ */
+export type PropsGroup = StrategyGroup | (string & {});
+
+export const isPropsGroup = (value: string): boolean => /^[a-z_]{1,64}$/.test(value);
+
+export const isStrategyGroup = (group: string): group is StrategyGroup =>
+  (Object.values(StrategyGroup) as string[]).includes(group);
+
+/**
+ * Emitted locally after a save, and for saves other instances announce on SYS_PROPS_CHANGED.
+ * StrategyService carries every local one to the other instances and every remote one to this
+ * instance's listeners, whatever module owns the group.
+ */
 export class SysPropsChangedEvent {
   static readonly NAME = 'sys-props.changed';
   constructor(
-    readonly group: StrategyGroup,
+    readonly group: PropsGroup,
     readonly remote = false,
   ) {}
 }

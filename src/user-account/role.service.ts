@@ -152,6 +152,13 @@ export class RoleService implements OnApplicationBootstrap {
       throw new AppException(ErrorCode.FORBIDDEN);
   }
 
+  /** The codes among `codes` that name no role. */
+  async unknownCodes(codes: string[]): Promise<string[]> {
+    if (!codes.length) return [];
+    const found = new Set((await this.roles.byCodes(codes)).map((r) => r.code));
+    return codes.filter((c) => !found.has(c));
+  }
+
   /** The roles named by `codes`; VALIDATION_FAILED naming `roles` when one does not exist. */
   private async existing(codes: string[]): Promise<RoleEntity[]> {
     if (!codes.length) return [];

@@ -34,6 +34,7 @@ const SYSTEM_MENUS = [
   'nav-strategy',
   'nav-users',
   'nav-roles',
+  'nav-accessrules',
   'nav-loginlog',
   'nav-online',
   'nav-auditlog',

@@ -23,7 +23,7 @@ import { rangeOf } from '../ip-ranges';
 const IsIpRange = () =>
   ValidateBy(
     { name: 'ipRange', validator: { validate: (value) => typeof value === 'string' && rangeOf(value) !== null } },
-    { each: true, message: textRule('validation.ipRange') },
+    { each: true, message: textRule('validation.ipRangeEach') },
   );
 
 export class CreateApiKeyDto {

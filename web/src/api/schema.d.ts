@@ -686,7 +686,7 @@ export interface paths {
          *
          *     **Temporary token:** not needed.
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `CAPTCHA_INVALID`, `BAD_CREDENTIALS`, `ACCOUNT_LOCKED`, `ACCOUNT_DISABLED`, `ACCOUNT_EXPIRED`, `RATE_LIMITED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Error codes:** `VALIDATION_FAILED`, `CAPTCHA_INVALID`, `BAD_CREDENTIALS`, `ACCOUNT_LOCKED`, `ACCOUNT_DISABLED`, `ACCOUNT_EXPIRED`, `ACCESS_DENIED`, `RATE_LIMITED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["LoginController_login"];
         delete?: never;
@@ -763,6 +763,118 @@ export interface paths {
          *     **Error codes:** `VALIDATION_FAILED`, `RATE_LIMITED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["LoginController_createCaptcha"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/accessRule/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the login access rules
+         * @description **Access:** permission `sys:accessRule:list` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["AccessRuleController_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/accessRule/save": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create (no id) or replace a login access rule
+         * @description Each refused entry is named in data.errors (`ipRanges.1`, `timeWindows.0.end`, `roles`, `users`). A save after which the caller could not log in from its current IP at this time answers VALIDATION_FAILED and changes nothing.
+         *
+         *     **Access:** permission `sys:accessRule:save` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
+         *
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["AccessRuleController_save"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/accessRule/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a login access rule
+         * @description The delete of an allow rule after which the caller could not log in from its current IP at this time answers VALIDATION_FAILED (naming `id`) and changes nothing.
+         *
+         *     **Access:** permission `sys:accessRule:delete` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
+         *
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["AccessRuleController_delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/accessRule/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Would a login of this user from this IP at this time be allowed?
+         * @description **Access:** permission `sys:accessRule:list` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["AccessRuleController_check"];
         delete?: never;
         options?: never;
         head?: never;
@@ -918,7 +1030,7 @@ export interface paths {
          *
          *     **Temporary token:** not needed.
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `ACCOUNT_LOCKED`, `ACCOUNT_DISABLED`, `ACCOUNT_EXPIRED`, `QRCODE_INVALID`, `RATE_LIMITED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Error codes:** `VALIDATION_FAILED`, `ACCOUNT_LOCKED`, `ACCOUNT_DISABLED`, `ACCOUNT_EXPIRED`, `QRCODE_INVALID`, `ACCESS_DENIED`, `RATE_LIMITED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["QrcodeController_verify"];
         delete?: never;
@@ -1074,7 +1186,7 @@ export interface paths {
          *
          *     **Temporary token:** not needed.
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `ACCOUNT_LOCKED`, `ACCOUNT_DISABLED`, `MFA_CODE_INVALID`, `MFA_TOKEN_INVALID`, `RATE_LIMITED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Error codes:** `VALIDATION_FAILED`, `ACCOUNT_LOCKED`, `ACCOUNT_DISABLED`, `MFA_CODE_INVALID`, `MFA_TOKEN_INVALID`, `ACCESS_DENIED`, `RATE_LIMITED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["MfaController_login"];
         delete?: never;
@@ -1752,7 +1864,7 @@ export interface components {
         /** @enum {string} */
         LoginType: "account" | "mobile" | "email" | "qrcode" | "passchange" | "mfa" | "reauth";
         /** @enum {string} */
-        LoginStatus: "success" | "passwrong" | "mfawrong" | "locked" | "disabled" | "expired";
+        LoginStatus: "success" | "passwrong" | "mfawrong" | "locked" | "disabled" | "expired" | "denied";
         LoginLogRowDto: {
             id: string;
             account: string;
@@ -2020,6 +2132,101 @@ export interface components {
             imgId: string | null;
             /** @description the captcha as a PNG data URL (data:image/png;base64,...), 120x40 pixels */
             img: string | null;
+        };
+        /** @enum {string} */
+        AccessRuleAction: "allow" | "deny";
+        TimeWindowDto: {
+            /**
+             * @description weekdays 1–7, Monday = 1
+             * @example [
+             *       1,
+             *       2,
+             *       3,
+             *       4,
+             *       5
+             *     ]
+             */
+            days: number[];
+            /**
+             * @description HH:mm in DISPLAY_TIMEZONE
+             * @example 09:00
+             */
+            start: string;
+            /**
+             * @description HH:mm, exclusive; `24:00` = the end of the day; not later than start: the window runs past midnight into the next day (equal: 24 hours)
+             * @example 18:00
+             */
+            end: string;
+        };
+        RuleUserDto: {
+            id: string;
+            /** @description null: the user no longer exists */
+            username: string | null;
+        };
+        AccessRuleDto: {
+            id: string;
+            name: string;
+            action: components["schemas"]["AccessRuleAction"];
+            ipRanges: string[];
+            timeWindows: components["schemas"]["TimeWindowDto"][];
+            roles: string[];
+            users: string[];
+            enabled: boolean;
+            /** @description the users of `users` with their user names (our addition) */
+            userRefs: components["schemas"]["RuleUserDto"][];
+            /** Format: date-time */
+            createTime: string;
+            /** Format: date-time */
+            updateTime: string;
+        };
+        SaveAccessRuleDto: {
+            /** @description absent: a new rule; present: the rule it replaces */
+            id?: string;
+            /** @example 办公网 */
+            name: string;
+            action: components["schemas"]["AccessRuleAction"];
+            /**
+             * @description addresses and CIDR ranges; empty or absent = any address
+             * @example [
+             *       "10.0.0.0/8",
+             *       "2001:db8::/32"
+             *     ]
+             */
+            ipRanges?: string[];
+            /** @description empty or absent = any time */
+            timeWindows?: components["schemas"]["TimeWindowDto"][];
+            /** @description role codes; with users empty or absent: everyone */
+            roles?: string[];
+            /** @description user ids */
+            users?: string[];
+            /** @default true */
+            enabled?: boolean;
+        };
+        AccessRuleIdDto: {
+            id: string;
+        };
+        /**
+         * @description `none`: no enabled rule applies to the user; `allow`: an allow rule matches; `deny`: a deny rule matches; `noAllowMatch`: allow rules apply and none matches
+         * @enum {string}
+         */
+        AccessDecisionReason: "none" | "allow" | "deny" | "noAllowMatch";
+        DecidingRuleDto: {
+            id: string;
+            name: string;
+            action: components["schemas"]["AccessRuleAction"];
+        };
+        AccessCheckResultDto: {
+            allowed: boolean;
+            /** @description `none`: no enabled rule applies to the user; `allow`: an allow rule matches; `deny`: a deny rule matches; `noAllowMatch`: allow rules apply and none matches */
+            reason: components["schemas"]["AccessDecisionReason"];
+            rule: components["schemas"]["DecidingRuleDto"] | null;
+        };
+        CheckAccessDto: {
+            userId: string;
+            /** @example 10.1.2.3 */
+            ip: string;
+            /** @description ISO 8601; absent = now */
+            time?: string;
         };
         OnlineSessionRowDto: {
             tokenId: string;
@@ -5155,7 +5362,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description ACCOUNT_DISABLED, ACCOUNT_EXPIRED */
+            /** @description ACCOUNT_DISABLED, ACCOUNT_EXPIRED, ACCESS_DENIED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5165,7 +5372,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "ACCOUNT_DISABLED" | "ACCOUNT_EXPIRED";
+                        code: "ACCOUNT_DISABLED" | "ACCOUNT_EXPIRED" | "ACCESS_DENIED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -5471,6 +5678,491 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "RATE_LIMITED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    AccessRuleController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoInputDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["AccessRuleDto"][];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    AccessRuleController_save: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveAccessRuleDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["AccessRuleDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    AccessRuleController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccessRuleIdDto"];
+            };
+        };
+        responses: {
+            /** @description data is null */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    AccessRuleController_check: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckAccessDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["AccessCheckResultDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -6161,7 +6853,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description ACCOUNT_DISABLED, ACCOUNT_EXPIRED */
+            /** @description ACCOUNT_DISABLED, ACCOUNT_EXPIRED, ACCESS_DENIED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6171,7 +6863,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "ACCOUNT_DISABLED" | "ACCOUNT_EXPIRED";
+                        code: "ACCOUNT_DISABLED" | "ACCOUNT_EXPIRED" | "ACCESS_DENIED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -6854,7 +7546,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description ACCOUNT_DISABLED */
+            /** @description ACCOUNT_DISABLED, ACCESS_DENIED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6864,7 +7556,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "ACCOUNT_DISABLED";
+                        code: "ACCOUNT_DISABLED" | "ACCESS_DENIED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
