@@ -646,7 +646,6 @@ const en: typeof zh = {
       userId: 'User',
       url: 'URL',
       events: 'Events',
-      enabled: 'Enabled',
     },
   },
   webhooks: {

@@ -591,7 +591,6 @@ export default {
       userId: '用户',
       url: '接收地址',
       events: '订阅事件',
-      enabled: '启用',
     },
   },
   webhooks: {

@@ -40,6 +40,8 @@ export const pages: RouteRecordRaw[] = [
     name: 'apikeys',
     component: () => import('@/views/system/ApiKeysView.vue'),
     meta: { title: 'menu.apikeys', perms: ['sys:apiKey:list'] },
+  },
+  {
     path: '/system/accessrules',
     name: 'accessrules',
     component: () => import('@/views/system/AccessRulesView.vue'),
