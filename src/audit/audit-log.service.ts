@@ -158,10 +158,6 @@ export class AuditLogService {
     );
   }
 
-  /** Retention: deletes up to `limit` rows written before `before`; resolves to how many. */
-  async deleteBatchBefore(before: Date, limit: number): Promise<number> {
-    return this.rows.deleteIds(await this.rows.idsBefore(before, limit));
-  }
 }
 
 /** Rows per database read of an export. */

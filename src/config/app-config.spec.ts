@@ -93,6 +93,15 @@ describe('LOG_RETENTION_DAYS and METRICS_TOKEN', () => {
     expect(() => loadConfig({ LOG_RETENTION_DAYS: value })).toThrow(/LOG_RETENTION_DAYS: LOG_RETENTION_DAYS must/);
   });
 
+  it.each(['1', '30', '179'])('refuses %p days in one line: six months is the floor, 0 still keeps all', (value) => {
+    expect(() => loadConfig({ LOG_RETENTION_DAYS: value })).toThrow(
+      new ConfigError(
+        'Invalid configuration: LOG_RETENTION_DAYS: LOG_RETENTION_DAYS must be 0 (keep everything) or at least 180: logs are kept six months (网络安全法 art. 21)',
+      ),
+    );
+    expect(loadConfig({ LOG_RETENTION_DAYS: '0' }).LOG_RETENTION_DAYS).toBe(0);
+  });
+
   it('leaves /metrics off unless a token is set, and refuses a short or spaced token naming the variable', () => {
     expect(loadConfig({}).METRICS_TOKEN).toBeUndefined();
     expect(loadConfig({ METRICS_TOKEN: 'a'.repeat(32) }).METRICS_TOKEN).toBe('a'.repeat(32));
@@ -143,10 +152,10 @@ describe('REDIS_SENTINELS / REDIS_SENTINEL_MASTER', () => {
 
   it('wants both variables or neither, naming the missing one', () => {
     expect(refusal({ REDIS_SENTINELS: sentinel.REDIS_SENTINELS })).toBe(
-      'Invalid configuration:\n  REDIS_SENTINEL_MASTER: required with REDIS_SENTINELS (the name the Sentinels monitor the primary under)',
+      'Invalid configuration: REDIS_SENTINEL_MASTER: required with REDIS_SENTINELS (the name the Sentinels monitor the primary under)',
     );
     expect(refusal({ REDIS_SENTINEL_MASTER: 'lps-main' })).toBe(
-      'Invalid configuration:\n  REDIS_SENTINELS: required with REDIS_SENTINEL_MASTER (host:port,host:port of the Sentinels)',
+      'Invalid configuration: REDIS_SENTINELS: required with REDIS_SENTINEL_MASTER (host:port,host:port of the Sentinels)',
     );
     expect(refusal({ ...sentinel, REDIS_SENTINEL_MASTER: 'lps main' })).toContain(
       'REDIS_SENTINEL_MASTER: REDIS_SENTINEL_MASTER must be the name',
@@ -155,7 +164,7 @@ describe('REDIS_SENTINELS / REDIS_SENTINEL_MASTER', () => {
 
   it('refuses Sentinel together with REDIS_URL rather than silently preferring one', () => {
     expect(refusal({ ...sentinel, REDIS_URL: 'redis://127.0.0.1:6379' })).toBe(
-      'Invalid configuration:\n  REDIS_URL: set either REDIS_URL (one Redis) or REDIS_SENTINELS with REDIS_SENTINEL_MASTER (Sentinel), not both',
+      'Invalid configuration: REDIS_URL: set either REDIS_URL (one Redis) or REDIS_SENTINELS with REDIS_SENTINEL_MASTER (Sentinel), not both',
     );
   });
 
@@ -163,7 +172,7 @@ describe('REDIS_SENTINELS / REDIS_SENTINEL_MASTER', () => {
     expect(refusal({ ...sentinel, REDIS_SENTINEL_WAIT_REPLICAS: '-1' })).toContain('REDIS_SENTINEL_WAIT_REPLICAS');
     expect(refusal({ ...sentinel, REDIS_SENTINEL_WAIT_REPLICAS: 'all' })).toContain('REDIS_SENTINEL_WAIT_REPLICAS');
     expect(refusal({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_SENTINEL_WAIT_REPLICAS: '1' })).toBe(
-      'Invalid configuration:\n  REDIS_SENTINEL_WAIT_REPLICAS: only used with REDIS_SENTINELS',
+      'Invalid configuration: REDIS_SENTINEL_WAIT_REPLICAS: only used with REDIS_SENTINELS',
     );
   });
 });

@@ -28,6 +28,12 @@ export interface LoginAttempt {
    * reason, its message in the default language (zh).
    */
   failure?: ErrorCode | null;
+  /**
+   * This failure locked the account: its code is ACCOUNT_LOCKED (the text stays the answer the
+   * client got), so that the login log shows the lock as an event. Known before the row is written,
+   * which is never changed afterwards (it is sealed).
+   */
+  locking?: boolean;
 }
 
 export type LoginLogRow = Omit<LoginLogEntity, 'userId'>;
@@ -55,18 +61,10 @@ export class LoginLogService {
       os,
       loginTime: this.clock.now(),
       failureReason: attempt.failure ? messageOf(attempt.failure, 'zh').slice(0, 255) : null,
-      failureCode: attempt.failure ?? null,
+      failureCode: attempt.locking ? ErrorCode.ACCOUNT_LOCKED : (attempt.failure ?? null),
     });
     this.events.emit(LoginAttemptLoggedEvent.NAME, new LoginAttemptLoggedEvent(attempt.status, attempt.loginType));
     return id;
-  }
-
-  /**
-   * The failure record `id` locked its account. Its code becomes ACCOUNT_LOCKED (the
-   * text stays the answer the client got), so that the login log shows the lock as an event.
-   */
-  markLocking(id: string): Promise<void> {
-    return this.logs.setFailureCode(id, ErrorCode.ACCOUNT_LOCKED);
   }
 
   /** Passwrong (and mfawrong) records of the user since `since`. */
@@ -119,10 +117,6 @@ export class LoginLogService {
     });
   }
 
-  /** Retention: deletes up to `limit` records logged before `before`; resolves to how many. */
-  async deleteBatchBefore(before: Date, limit: number): Promise<number> {
-    return this.logs.deleteIds(await this.logs.idsBefore(before, limit));
-  }
 }
 
 /** Rows per database read of an export: one indexed range read per this many CSV lines. */
