@@ -14,6 +14,8 @@ import { AppConfig } from './config/app-config';
 import { dataSourceOptions, initializeDataSource } from './database/data-source-options';
 import { DormantAccountModule } from './dormant-account/dormant-account.module';
 import { HealthController } from './health/health.controller';
+import { LogForwardModule } from './log-forward/log-forward.module';
+import { LogSealModule } from './log-seal/log-seal.module';
 import { LoginLogModule } from './login-log/login-log.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { MfaModule } from './mfa/mfa.module';
@@ -95,6 +97,9 @@ export class AppModule {
         // The second factor sends site messages through the outbox, so it stays out of a command too;
         // so does the dormant-account job (it notifies, and a command runs no schedule).
         ...(command ? [] : [NotificationModule, AdminBootstrapModule, MfaModule, DormantAccountModule]),
+        // Sealing runs in a command too (audit:verify seals before it checks); forwarding goes through the outbox.
+        LogSealModule,
+        ...(command ? [] : [LogForwardModule]),
         // A command deletes no logs: the retention job runs in the service only.
         ...(command ? [] : [LogRetentionModule, MetricsModule]),
         AuditModule,

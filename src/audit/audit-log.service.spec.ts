@@ -143,5 +143,4 @@ describe('AuditLogService (who did what to whom, kept and shown to administrator
     expect(lines[1]).toContain(',u2499,');
     expect(lines.at(-1)).toContain(',u0,');
   });
-
 });

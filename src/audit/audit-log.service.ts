@@ -36,7 +36,14 @@ export type AuditAction =
   // The retention job's deletions (by system) and each CSV export of a log.
   | 'log.retention'
   | 'loginLog.export'
-  | 'auditLog.export';
+  | 'auditLog.export'
+  // A check of the logs' seals (POST /sys/auditLog/verify, npm run audit:verify).
+  | 'auditLog.verify'
+  // A user's own changes of their credentials.
+  | 'me.password.change'
+  | 'me.mfa.enable'
+  | 'me.mfa.disable'
+  | 'me.mfa.recoveryCodes';
 
 /**
  * One audited action, recorded by the service (or, where there is none, the controller) that
@@ -157,7 +164,6 @@ export class AuditLogService {
       AUDIT_LOG_FIELDS.map((field) => (field === 'id' ? String(row.id) : row[field])),
     );
   }
-
 }
 
 /** Rows per database read of an export. */

@@ -32,6 +32,7 @@ export const PERMISSION_REGISTRY = [
   { code: 'sys:online:kickout', module: 'online', name: { zh: '强制下线', en: 'End sessions' } },
   { code: 'sys:auditLog:list', module: 'auditLog', name: { zh: '查看审计日志', en: 'View the audit log' } },
   { code: 'sys:auditLog:export', module: 'auditLog', name: { zh: '导出审计日志', en: 'Export the audit log' } },
+  { code: 'sys:auditLog:verify', module: 'auditLog', name: { zh: '校验日志完整性', en: 'Verify the logs' } },
 ] as const satisfies readonly { code: string; module: string; name: Bilingual }[];
 
 export type PermissionCode = (typeof PERMISSION_REGISTRY)[number]['code'];

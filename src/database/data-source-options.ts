@@ -7,6 +7,7 @@ import { DataSource, DataSourceOptions, MigrationExecutor } from 'typeorm';
 
 import { AuditLogEntity } from '../audit/audit-log.entity';
 import { addressOf, reasonOf, StartFailure } from '../common/start-failure';
+import { LogChainEntity, LogReleaseEntity } from '../log-seal/log-chain.entity';
 import { LoginLogEntity } from '../login-log/login-log.entity';
 import { RecoveryCodeEntity, UserMfaEntity } from '../mfa/mfa.entities';
 import { MessageEntity } from '../notification/message/message.entity';
@@ -28,6 +29,7 @@ import { PasswordHistory1765220000000 } from './migrations/1765220000000-passwor
 import { UserSoftDelete1765300000000 } from './migrations/1765300000000-user-soft-delete';
 import { LogSearch1765410000000 } from './migrations/1765410000000-log-search';
 import { NormaliseIdentifiers1765500000000 } from './migrations/1765500000000-normalise-identifiers';
+import { LogSeals1765900000000 } from './migrations/1765900000000-log-seals';
 
 export const ENTITIES = [
   UserEntity,
@@ -43,6 +45,8 @@ export const ENTITIES = [
   UserMfaEntity,
   RecoveryCodeEntity,
   PasswordHistoryEntity,
+  LogChainEntity,
+  LogReleaseEntity,
 ];
 export const MIGRATIONS = [
   InitSchema1763900000000,
@@ -56,6 +60,7 @@ export const MIGRATIONS = [
   UserSoftDelete1765300000000,
   LogSearch1765410000000,
   NormaliseIdentifiers1765500000000,
+  LogSeals1765900000000,
 ];
 
 /**

@@ -99,9 +99,7 @@ describe('LoginLogService (one record per login attempt, listed and exported)', 
   });
 
   it('shows the failure that locked an account as the lock, keeping the answer the client got', async () => {
-    await logs.record(
-      attempt({ status: LoginStatus.PASSWRONG, failure: ErrorCode.BAD_CREDENTIALS, locking: true }),
-    );
+    await logs.record(attempt({ status: LoginStatus.PASSWRONG, failure: ErrorCode.BAD_CREDENTIALS, locking: true }));
     expect(rows.rows[0]).toMatchObject({
       failureCode: ErrorCode.ACCOUNT_LOCKED,
       failureReason: messageOf(ErrorCode.BAD_CREDENTIALS, 'zh'),
@@ -174,5 +172,4 @@ describe('LoginLogService (one record per login attempt, listed and exported)', 
     auditFails = true;
     await expect(logs.exportCsv({}, admin)).rejects.toThrow('db gone');
   });
-
 });

@@ -116,7 +116,6 @@ export class LoginLogService {
       return LOGIN_LOG_FIELDS.map((field) => row[field]);
     });
   }
-
 }
 
 /** Rows per database read of an export: one indexed range read per this many CSV lines. */

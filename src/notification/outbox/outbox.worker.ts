@@ -126,7 +126,8 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
       this.outcome(row, 'not_configured');
       return;
     }
-    if (err instanceof PermanentDeliveryError || row.attempts >= OUTBOX.maxAttempts) {
+    const maxAttempts = this.channels.get(row.channel)?.maxAttempts ?? OUTBOX.maxAttempts;
+    if (err instanceof PermanentDeliveryError || row.attempts >= maxAttempts) {
       this.logger.warn(`${row.channel} notification ${row.id} failed after ${row.attempts} attempt(s): ${reason}`);
       await this.outbox.markFinal(row.id, this.owner, NotificationStatus.FAILED, reason);
       this.outcome(row, 'failed');
