@@ -19,6 +19,9 @@ export const SEALER = {
   leaseMs: 30_000,
 } as const;
 
+/** Passes in a row that may find another sealer first before this one gives up until its next poll. */
+const MAX_CONFLICTS = 20;
+
 /** Called after each pass that sealed rows, under the seal mutex (the forwarding to syslog). */
 export interface AfterSealing {
   afterSealing(): Promise<void>;
@@ -81,13 +84,19 @@ export class LogSealer implements OnModuleDestroy {
   private async sealAll(): Promise<void> {
     for (const log of this.logs.all) {
       const upTo = await log.maxId();
-      while (!this.stopped && (await this.pass(log, upTo)) === SEALER.batch);
+      let conflicts = 0;
+      while (!this.stopped) {
+        const sealed = await this.pass(log, upTo);
+        // Another sealer took the places first: read the chain again and go on after it.
+        if (sealed === 'conflict' && ++conflicts <= MAX_CONFLICTS) continue;
+        if (sealed !== SEALER.batch) break;
+      }
     }
     if (this.after && !this.stopped) await this.after.afterSealing();
   }
 
-  /** Seals one batch; resolves to how many rows it sealed. */
-  private async pass(log: SealedLogRepository, upTo: string): Promise<number> {
+  /** Seals one batch; resolves to how many rows it sealed, or 'conflict' when another sealer was first. */
+  private async pass(log: SealedLogRepository, upTo: string): Promise<number | 'conflict'> {
     const state = await this.chains.state(log.table);
     const rows = await log.unsealed(state.legacyBelow, upTo, SEALER.batch);
     if (!rows.length) return 0;
@@ -105,10 +114,10 @@ export class LogSealer implements OnModuleDestroy {
         // Rows gone or sealed between the read and the write: only another sealer racing this one
         // does that. The next pass starts from what is stored.
         this.logger.warn(`${log.table}: sealed ${written} of ${writes.length} rows; the next pass goes on`);
-        return 0;
+        return 'conflict';
       }
     } catch (err) {
-      if (isUniqueViolation(err)) return 0; // another sealer took these places first
+      if (isUniqueViolation(err)) return 'conflict';
       throw err;
     }
     await this.chains.advanceHead(log.table, prev, this.key.headMac(log.table, prev));

@@ -96,24 +96,27 @@ export class SealedLogRepository {
    */
   async writeSeals(writes: SealWrite[]): Promise<number> {
     if (!writes.length) return 0;
-    const params: Record<string, unknown> = {};
-    const cases = (column: 'seq' | 'prev' | 'seal') =>
-      `CASE id ${writes
-        .map((w, i) => {
-          params[`i${i}`] = Number(w.id);
-          params[`${column}${i}`] = column === 'seal' ? w.seal : Number(w[column]);
-          return `WHEN :i${i} THEN :${column}${i}`;
+    const q = (name: string) => this.rows.manager.connection.driver.escape(name);
+    const params: unknown[] = [];
+    const cases = (value: (w: SealWrite) => unknown) =>
+      `CASE ${q('id')} ${writes
+        .map((w) => {
+          params.push(Number(w.id), value(w));
+          return 'WHEN ? THEN ?';
         })
         .join(' ')} END`;
-    const result = await this.rows
-      .createQueryBuilder()
-      .update()
-      .set({ sealSeq: () => cases('seq'), sealPrev: () => cases('prev'), seal: () => cases('seal') } as never)
-      .where('id IN (:...ids)', { ids: writes.map((w) => Number(w.id)) })
-      .andWhere('seal_seq IS NULL')
-      .setParameters(params)
-      .execute();
-    return result.affected ?? 0;
+    const sql =
+      `UPDATE ${q(this.table)} SET ${q('seal_seq')} = ${cases((w) => w.seq)},` +
+      ` ${q('seal_prev')} = ${cases((w) => Number(w.prev))}, ${q('seal')} = ${cases((w) => w.seal)}` +
+      ` WHERE ${q('id')} IN (${writes.map(() => '?').join(', ')}) AND ${q('seal_seq')} IS NULL`;
+    params.push(...writes.map((w) => Number(w.id)));
+    const runner = this.rows.manager.connection.createQueryRunner();
+    try {
+      const result = await runner.query(sql, params, true);
+      return result.affected ?? 0;
+    } finally {
+      await runner.release();
+    }
   }
 
   /** Up to `limit` sealed rows after place `seq`, in chain order, with every column. */
@@ -123,6 +126,7 @@ export class SealedLogRepository {
       .addSelect(['r.rowMac', 'r.sealSeq', 'r.sealPrev', 'r.seal'])
       .where('r.seal_seq > :seq', { seq })
       .orderBy('r.seal_seq', 'ASC')
+      .addOrderBy('r.id', 'ASC')
       .limit(limit)
       .getMany();
     return rows.map((row) => ({
