@@ -15,7 +15,6 @@ import { startApp, TestApp } from '../support/test-app';
  */
 jest.setTimeout(60_000);
 
-const DAY_MS = 86_400_000;
 const WRONG = 'Wrong#pass1';
 
 const count = async (app: TestApp, table: string): Promise<number> =>
