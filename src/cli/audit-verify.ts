@@ -66,6 +66,8 @@ function stopScheduledJobs(registry: SchedulerRegistry): void {
 
 /** One line: the error's class and driver code, never a stack trace or SQL. */
 function describe(err: unknown): string {
+  // A start refused for its configuration (AUDIT_HMAC_KEY of another service) says which.
+  if (err instanceof StartFailure && !err.origin) return `Cannot verify: ${err.message}`;
   const e = (err instanceof StartFailure && err.origin ? err.origin : err) as {
     name?: string;
     code?: string;
@@ -91,7 +93,8 @@ if (require.main === module) {
       },
       (err) => {
         console.error(describe(err));
-        process.exitCode = 1;
+        // A start that failed half-way may leave a database pool or Redis client open behind it.
+        process.exit(1);
       },
     )
     .finally(() => clearTimeout(deadline));

@@ -295,3 +295,29 @@ describe.each(BACKENDS)('two instances writing at once on $name', (backend) => {
     );
   });
 });
+
+describe.each(BACKENDS)('the sealing key on $name', (backend) => {
+  it('is kept in the database when unset, moves to AUDIT_HMAC_KEY by its value, and another key stops the start', async () => {
+    const provisioned = await backend.provision();
+    try {
+      const first = await startApp(backend, { provisioned });
+      await someActivity(first);
+      const [{ prop_value: stored }] = await first.db.query(
+        "SELECT prop_value FROM sys_props WHERE prop_group = 'sys_security' AND prop_key = 'audit_hmac_key'",
+      );
+      await first.close();
+
+      // The operator moves the generated key into the configuration, as the start log asks.
+      const moved = await startApp(backend, { provisioned, env: { AUDIT_HMAC_KEY: stored } });
+      expect(await verify(moved)).toMatchObject({ ok: true, firstBad: null });
+      await moved.close();
+
+      const other = Buffer.alloc(32, 9).toString('base64');
+      await expect(startApp(backend, { provisioned, env: { AUDIT_HMAC_KEY: other } })).rejects.toThrow(
+        'AUDIT_HMAC_KEY: not the key the login and audit logs were sealed under',
+      );
+    } finally {
+      await provisioned.dispose();
+    }
+  });
+});
