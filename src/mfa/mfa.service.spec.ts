@@ -118,6 +118,7 @@ describe('MfaService (enrolment and the second-factor code check)', () => {
         end: async (tokenHash: string) => void seen.push(`end:${tokenHash}`),
       },
       StrategyService: { loginStrategy: async () => policy },
+      AuditLogService: { recordDone: async (action: string) => void seen.push(`audit:${action}`) },
       AppConfig: { MFA_ISSUER: 'LPS' },
     }));
   });
@@ -133,7 +134,7 @@ describe('MfaService (enrolment and the second-factor code check)', () => {
     expect(recoveryCodes).toHaveLength(10);
     expect(new Set(recoveryCodes).size).toBe(10);
     expect(await mfa.enabled('u1')).toBe(true);
-    expect(seen).toEqual(['profile:{"mfaEnabled":true}']);
+    expect(seen).toEqual(['profile:{"mfaEnabled":true}', 'audit:me.mfa.enable']);
     // The secret is kept encrypted, the recovery codes only as hashes.
     expect(rows.enrolments.get('u1')!.secret).not.toContain(secret);
     expect(rows.codes.map((c) => c.codeHash)).not.toContain(recoveryCodes[0]);
@@ -210,7 +211,7 @@ describe('MfaService (enrolment and the second-factor code check)', () => {
     clock.advance(TOTP_PERIOD_S * 1000);
     await mfa.disable(caller, codeNow(secret));
     expect(await mfa.enabled('u1')).toBe(false);
-    expect(seen).toEqual(['profile:{"mfaEnabled":false}']);
+    expect(seen).toEqual(['profile:{"mfaEnabled":false}', 'audit:me.mfa.disable']);
   });
 
   it('refuses to disable while the second factor is required, whatever the code', async () => {
@@ -233,5 +234,6 @@ describe('MfaService (enrolment and the second-factor code check)', () => {
     const { recoveryCodes } = await mfa.regenerateRecoveryCodes(caller, old[0]);
     expect(await mfa.prove('u1', old[1])).toBeNull();
     expect(await mfa.prove('u1', recoveryCodes[0])).toBe('recovery');
+    expect(seen).toEqual(['audit:me.mfa.recoveryCodes']);
   });
 });

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 
-import { actedBy, AuditLogService } from '../audit/audit-log.service';
+import { actedBy, AuditAction, AuditLogService } from '../audit/audit-log.service';
 import { AppException } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
@@ -139,6 +139,7 @@ export class MfaService implements MfaStatus, ReauthCodeProof {
       );
       await this.store.del(Keys.mfaSetup(user.id));
       await this.sessions.updateProfile(user.id, { mfaEnabled: true });
+      await this.auditOwn('me.mfa.enable', caller, user);
       return { recoveryCodes };
     });
   }
@@ -150,6 +151,7 @@ export class MfaService implements MfaStatus, ReauthCodeProof {
     await this.withProvenCode(caller, code, async (user) => {
       await this.repo.remove(user.id);
       await this.sessions.updateProfile(user.id, { mfaEnabled: false });
+      await this.auditOwn('me.mfa.disable', caller, user);
     });
   }
 
@@ -162,8 +164,20 @@ export class MfaService implements MfaStatus, ReauthCodeProof {
         user.id,
         recoveryCodes.map((c) => this.crypto.hashRecoveryCode(c)),
       );
+      await this.auditOwn('me.mfa.recoveryCodes', caller, user);
     });
     return { recoveryCodes };
+  }
+
+  /** A user's own change of their second factor, by them on themselves (never with a code). */
+  private auditOwn(action: AuditAction, caller: MfaCaller, user: UserEntity): Promise<void> {
+    return this.audit.recordDone(action, {
+      actorId: user.id,
+      actorName: user.username,
+      ip: caller.ip,
+      targetId: user.id,
+      targetName: user.username,
+    });
   }
 
   /**

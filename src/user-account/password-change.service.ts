@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
+import { AuditLogService } from '../audit/audit-log.service';
 import { AppException } from '../common/app.exception';
 import { Clock } from '../common/clock';
 import { ErrorCode } from '../common/error-code';
@@ -56,6 +57,7 @@ export class PasswordChangeService {
     private readonly mutex: KeyedMutex,
     private readonly screen: PasswordScreen,
     private readonly store: KvStore,
+    private readonly audit: AuditLogService,
   ) {}
 
   /**
@@ -108,6 +110,11 @@ export class PasswordChangeService {
       // screen runs again with the next one.
       async () => this.screen.checkOwn(await this.accounts.withPassword(c.userId), c.newPass),
     );
+    // Only a change that happened: a refused one is in the login log (passwrong) or nowhere.
+    await this.audit.recordDone('me.password.change', async () => {
+      const user = await this.accounts.get(c.userId);
+      return { actorId: user.id, actorName: user.username, ip: c.ip, targetId: user.id, targetName: user.username };
+    });
   }
 
   /**
