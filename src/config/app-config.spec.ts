@@ -215,3 +215,43 @@ describe('LOGIN_NOTICE_WINDOW_MINUTES', () => {
     );
   });
 });
+
+describe('ADMIN_USERNAME, AUDIT_HMAC_KEY, SYSLOG_URL and SYSLOG_CA_FILE', () => {
+  it('names the first-start account admin unless set; a set name is checked (and normalised) as a user name', () => {
+    expect(loadConfig({}).ADMIN_USERNAME).toBe('admin');
+    expect(loadConfig({ ADMIN_USERNAME: 'root.ops' }).ADMIN_USERNAME).toBe('root.ops');
+    expect(loadConfig({ ADMIN_USERNAME: 'ｒｏｏｔ' }).ADMIN_USERNAME).toBe('root');
+    for (const bad of ['a', 'has space', 'ad@min', 'x'.repeat(65)]) {
+      expect(() => loadConfig({ ADMIN_USERNAME: bad })).toThrow(/ADMIN_USERNAME: ADMIN_USERNAME must be 2-64 letters/);
+    }
+  });
+
+  it('takes the sealing key as the base64 of 32 bytes, and is optional', () => {
+    const key = Buffer.alloc(32, 3).toString('base64');
+    expect(loadConfig({ AUDIT_HMAC_KEY: key }).AUDIT_HMAC_KEY).toBe(key);
+    expect(loadConfig({}).AUDIT_HMAC_KEY).toBeUndefined();
+    expect(() => loadConfig({ AUDIT_HMAC_KEY: 'secret' })).toThrow(
+      'Invalid configuration: AUDIT_HMAC_KEY: AUDIT_HMAC_KEY must be the base64 of 32 random bytes (e.g. openssl rand -base64 32)',
+    );
+  });
+
+  it('takes udp://, tcp:// and tls:// host:port for syslog, and refuses anything else naming the variable', () => {
+    for (const url of ['udp://10.0.0.5:514', 'tcp://syslog.example:601', 'tls://[::1]:6514'])
+      expect(loadConfig({ SYSLOG_URL: url }).SYSLOG_URL).toBe(url);
+    for (const bad of ['syslog.example:514', 'http://syslog:514', 'tcp://syslog', 'udp://a b:514', 'tcp://h:0']) {
+      expect(() => loadConfig({ SYSLOG_URL: bad })).toThrow(
+        /SYSLOG_URL: SYSLOG_URL must be udp:\/\/host:port, tcp:\/\/host:port or tls:\/\/host:port/,
+      );
+    }
+  });
+
+  it('takes a CA file only with tls:// and only one it can read', () => {
+    expect(() => loadConfig({ SYSLOG_URL: 'tcp://h:601', SYSLOG_CA_FILE: __filename })).toThrow(
+      'Invalid configuration: SYSLOG_CA_FILE: only used with a tls:// SYSLOG_URL',
+    );
+    expect(() => loadConfig({ SYSLOG_URL: 'tls://h:6514', SYSLOG_CA_FILE: '/nonexistent/ca.pem' })).toThrow(
+      'Invalid configuration: SYSLOG_CA_FILE: cannot read /nonexistent/ca.pem',
+    );
+    expect(loadConfig({ SYSLOG_URL: 'tls://h:6514', SYSLOG_CA_FILE: __filename }).SYSLOG_CA_FILE).toBe(__filename);
+  });
+});
