@@ -106,7 +106,7 @@ export class AppConfig {
 
   /**
    * The user name of the account the first start creates (no user at all yet). Checked as a user name
-   * given to /sys/user/create is (docs/operations.md#first-start).
+   * given to /sys/user/create is (docs/operations.md#configuration).
    */
   @Transform(({ value }) => (typeof value === 'string' ? value.normalize('NFKC') : value))
   @Matches(USERNAME, {

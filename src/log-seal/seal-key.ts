@@ -61,7 +61,7 @@ export class SealKey implements LogRowSeal, OnModuleInit {
     if ((check ?? (await this.settings.insertIfAbsent(CHECK_ROW.group, CHECK_ROW.key, mine))) !== mine)
       throw new StartFailure(
         'AUDIT_HMAC_KEY',
-        'not the key the login and audit logs were sealed under (docs/operations.md#audit-hmac-key)',
+        'not the key the login and audit logs were sealed under (docs/operations.md#keys-and-secrets)',
       );
   }
 
