@@ -46,9 +46,9 @@ export class LogForwarder implements AfterSealing, OnModuleInit {
     if (this.sender.target) this.sealer.setAfterSealing(this);
   }
 
-  async afterSealing(): Promise<void> {
+  async afterSealing(batches: number): Promise<void> {
     for (const log of this.logs.all) {
-      for (;;) {
+      for (let done = 0; done < batches; done += 1) {
         const { forwardedSeq } = await this.chains.state(log.table);
         const rows = await log.sealedAfter(forwardedSeq, BATCH);
         if (!rows.length) break;

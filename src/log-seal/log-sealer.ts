@@ -17,14 +17,19 @@ export const SEALER = {
   batch: 200,
   /** The lease of the seal mutex (renewed while a pass runs). */
   leaseMs: 30_000,
+  /**
+   * Batches per table in one background hold of the mutex: a backlog is worked off over several
+   * polls, so that a verification or retention waiting for the mutex never waits long.
+   */
+  batchesPerPoll: 25,
 } as const;
 
 /** Passes in a row that may find another sealer first before this one gives up until its next poll. */
 const MAX_CONFLICTS = 20;
 
-/** Called after each pass that sealed rows, under the seal mutex (the forwarding to syslog). */
+/** Called after each sealing, under the seal mutex (the forwarding to syslog), with its bound of batches per table. */
 export interface AfterSealing {
-  afterSealing(): Promise<void>;
+  afterSealing(batches: number): Promise<void>;
 }
 
 /**
@@ -64,7 +69,7 @@ export class LogSealer implements OnModuleDestroy {
   poll(): void {
     if (this.running || this.stopped) return;
     this.running = this.mutex
-      .tryRun(Keys.logSealMutex, () => this.sealAll(), SEALER.leaseMs)
+      .tryRun(Keys.logSealMutex, () => this.sealAll(SEALER.batchesPerPoll), SEALER.leaseMs)
       .then(() => undefined)
       .catch((err: unknown) => this.logger.warn(`sealing failed: ${(err as Error)?.constructor?.name ?? typeof err}`))
       .finally(() => {
@@ -77,22 +82,26 @@ export class LogSealer implements OnModuleDestroy {
    * once done. Rows written meanwhile may be sealed too.
    */
   async sealNow(): Promise<void> {
-    await this.mutex.run(Keys.logSealMutex, () => this.sealAll(), SEALER.leaseMs);
+    await this.mutex.run(Keys.logSealMutex, () => this.sealAll(Number.POSITIVE_INFINITY), SEALER.leaseMs);
   }
 
-  /** Both tables, up to the highest id at the start; then whatever runs after sealing. The caller holds the mutex. */
-  private async sealAll(): Promise<void> {
+  /**
+   * Both tables, up to the highest id at the start and at most `batches` batches each; then whatever
+   * runs after sealing. The caller holds the mutex.
+   */
+  private async sealAll(batches: number): Promise<void> {
     for (const log of this.logs.all) {
       const upTo = await log.maxId();
       let conflicts = 0;
-      while (!this.stopped) {
+      for (let done = 0; done < batches && !this.stopped; ) {
         const sealed = await this.pass(log, upTo);
         // Another sealer took the places first: read the chain again and go on after it.
         if (sealed === 'conflict' && ++conflicts <= MAX_CONFLICTS) continue;
         if (sealed !== SEALER.batch) break;
+        done += 1;
       }
     }
-    if (this.after && !this.stopped) await this.after.afterSealing();
+    if (this.after && !this.stopped) await this.after.afterSealing(batches);
   }
 
   /** Seals one batch; resolves to how many rows it sealed, or 'conflict' when another sealer was first. */
