@@ -93,7 +93,7 @@ export class LogSealer implements OnModuleDestroy {
     for (const log of this.logs.all) {
       const upTo = await log.maxId();
       let conflicts = 0;
-      for (let done = 0; done < batches && !this.stopped; ) {
+      for (let done = 0; done < batches && !this.stopped;) {
         const sealed = await this.pass(log, upTo);
         // Another sealer took the places first: read the chain again and go on after it.
         if (sealed === 'conflict' && ++conflicts <= MAX_CONFLICTS) continue;
