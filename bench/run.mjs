@@ -22,7 +22,8 @@
 // BENCH_ROUNDS (5: (3) and its yardsticks take turns in this many rounds of BENCH_SECONDS / 5),
 // BENCH_PROFILE=1 (node --cpu-prof on the service, written to bench/profiles/),
 // BENCH_HEAP=1 (heap snapshots of the service after the soak's first minute and at its end, in
-// bench/profiles/), BENCH_KEEP_DB=1 (leave the lps_bench database / SQLite file for inspection).
+// bench/profiles/), BENCH_KEEP_DB=1 (leave the lps_bench database / SQLite file for inspection),
+// BENCH_DATABASE (lps_bench: the MariaDB database, dropped and created anew).
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { constants, privateDecrypt, publicEncrypt, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -56,7 +57,6 @@ const PROFILE = process.env.BENCH_PROFILE === '1';
 const HEAP = process.env.BENCH_HEAP === '1';
 const EMBEDDED = process.argv.includes('--embedded');
 const PROFILES = join(ROOT, 'bench', 'profiles');
-// BENCH_DATABASE: a database of its own for a bench run beside another on the same server.
 const DATABASE = process.env.BENCH_DATABASE ?? 'lps_bench';
 const PREFIX = `lpsbench:${randomBytes(3).toString('hex')}:`;
 const ADMIN_PASSWORD = 'Admin@12345';
