@@ -16,6 +16,8 @@ import { AppConfig } from './config/app-config';
 import { dataSourceOptions, initializeDataSource } from './database/data-source-options';
 import { DormantAccountModule } from './dormant-account/dormant-account.module';
 import { HealthController } from './health/health.controller';
+import { LogForwardModule } from './log-forward/log-forward.module';
+import { LogSealModule } from './log-seal/log-seal.module';
 import { LoginLogModule } from './login-log/login-log.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { MfaModule } from './mfa/mfa.module';
@@ -104,6 +106,9 @@ export class AppModule {
         // so does the dormant-account job (it notifies, and a command runs no schedule).
         // Webhooks deliver through the outbox and read their secrets with the second factor's key.
         ...(command ? [] : [NotificationModule, AdminBootstrapModule, MfaModule, DormantAccountModule, WebhookModule]),
+        // Sealing runs in a command too (audit:verify seals before it checks); forwarding goes through the outbox.
+        LogSealModule,
+        ...(command ? [] : [LogForwardModule]),
         // A command deletes no logs: the retention job runs in the service only.
         ...(command ? [] : [LogRetentionModule, MetricsModule]),
         // API keys authenticate requests and flush their last-used times on a timer: the service's only.

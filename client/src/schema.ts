@@ -1477,6 +1477,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sys/auditLog/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify the seals of the login log and the audit log
+         * @description First seals every row written until now, then checks both logs row by row (docs/security.md#sealed-logs). Audited as `auditLog.verify` with the answer.
+         *
+         *     **Access:** permission `sys:auditLog:verify` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
+         *
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["LogSealController_verify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -1983,6 +2013,11 @@ export interface components {
         };
         UpdateUserDto: {
             id: string;
+            /**
+             * @description a new user name: unique among every user name, mobile and e-mail, checked as at create; the login log keeps the name each attempt used
+             * @example zhangsan
+             */
+            username?: string;
             /** @example 张三 */
             name?: string;
             /**
@@ -2292,7 +2327,7 @@ export interface components {
             ip?: string;
         };
         /** @enum {string} */
-        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used" | "account-dormant";
+        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used" | "account-dormant" | "log-forward";
         SiteMessageDto: {
             id: string;
             kind: components["schemas"]["MessageKind"];
@@ -2419,6 +2454,27 @@ export interface components {
         WebhookTestDto: {
             /** @description the `webhook-id` of the queued test message (find it in the deliveries) */
             messageId: string;
+        };
+        FirstBadDto: {
+            /** @enum {string} */
+            table: "sys_login_log" | "sys_audit_log";
+            /** @description the bad row; for `missing`, the last row gone before the gap */
+            id: string;
+            /**
+             * @description altered: its fields or seal are not what was sealed; missing: a row of the chain is gone; inserted: a row the service did not write
+             * @enum {string}
+             */
+            reason: "altered" | "missing" | "inserted";
+        };
+        VerifyResultDto: {
+            /** @description no bad row in either log */
+            ok: boolean;
+            /** @description sealed rows checked, both logs together */
+            checked: number;
+            /** @description rows written before sealing began: no seal, never counted as bad */
+            unsealed: number;
+            /** @description the login log's first bad row, else the audit log's */
+            firstBad: components["schemas"]["FirstBadDto"] | null;
         };
         CreatedApiKeyDto: {
             id: string;
@@ -8842,6 +8898,118 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    LogSealController_verify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoInputDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["VerifyResultDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;

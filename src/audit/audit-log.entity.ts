@@ -1,6 +1,7 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 import { DATETIME } from '../common/datetime';
+import { SealedLogColumns } from './sealed-log-columns';
 
 /** One administrative action: who, when, from where, what, on whom, and the values it changed. */
 @Entity('sys_audit_log')
@@ -10,7 +11,7 @@ import { DATETIME } from '../common/datetime';
 @Index('idx_audit_log_username', ['username'])
 @Index('idx_audit_log_target', ['target'])
 @Index('idx_audit_log_target_name', ['targetName'])
-export class AuditLogEntity {
+export class AuditLogEntity extends SealedLogColumns {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id: string;
 
@@ -39,4 +40,18 @@ export class AuditLogEntity {
 
   @Column({ ...DATETIME, name: 'create_time' })
   createTime: Date;
+}
+
+/** What a row's MAC covers, in this order: every field but the id and the seal columns. */
+export function auditLogSealFields(row: Omit<AuditLogEntity, 'id'>): unknown[] {
+  return [
+    row.userId,
+    row.username,
+    row.action,
+    row.target,
+    row.targetName,
+    row.detail,
+    row.ip,
+    row.createTime.toISOString(),
+  ].map((v) => v ?? null);
 }

@@ -1,9 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository, SelectQueryBuilder } from 'typeorm';
 
 import { LIKE_ESCAPE_CLAUSE, likePrefix } from '../common/like-prefix';
-import { AuditLogEntity } from './audit-log.entity';
+import { AuditLogEntity, auditLogSealFields } from './audit-log.entity';
+import { LOG_ROW_SEAL, LogRowSeal, storedForm } from './sealed-log-columns';
 
 /**
  * What the audit list can be narrowed by; every given field must match. `action` exactly; the text
@@ -25,13 +27,30 @@ export interface AuditLogCursor {
   id: string;
 }
 
-/** `sys_audit_log`: the only place that queries it. */
+/**
+ * `sys_audit_log`: the only place that queries it, but for its seal columns (read and written by
+ * src/log-seal/sealed-log.repository.ts).
+ */
 @Injectable()
-export class AuditLogRepository {
-  constructor(@InjectRepository(AuditLogEntity) private readonly rows: Repository<AuditLogEntity>) {}
+export class AuditLogRepository implements OnModuleInit {
+  private seal: LogRowSeal | undefined;
 
+  constructor(
+    @InjectRepository(AuditLogEntity) private readonly rows: Repository<AuditLogEntity>,
+    private readonly modules: ModuleRef,
+  ) {}
+
+  onModuleInit() {
+    this.seal = LOG_ROW_SEAL.collectOne(this.modules);
+  }
+
+  /** With its MAC (docs/security.md#sealed-logs), taken of the row as the database will give it back. */
   async insert(row: Omit<AuditLogEntity, 'id'>): Promise<void> {
-    await this.rows.insert(row);
+    const stored = storedForm(row);
+    await this.rows.insert({
+      ...stored,
+      rowMac: this.seal?.rowMac('sys_audit_log', auditLogSealFields(stored)) ?? null,
+    });
   }
 
   /** One page of the rows matching `filter`, newest first, and how many match in all. */
@@ -54,25 +73,6 @@ export class AuditLogRepository {
       });
     }
     return qb.orderBy('a.create_time', 'DESC').addOrderBy('a.id', 'DESC').limit(size).getMany();
-  }
-
-  /** Retention: ids of up to `limit` rows written before `before`, oldest first (idx_audit_log_time). */
-  async idsBefore(before: Date, limit: number): Promise<string[]> {
-    const rows = await this.rows
-      .createQueryBuilder('a')
-      .select('a.id', 'id')
-      .where('a.create_time < :before', { before })
-      .orderBy('a.create_time', 'ASC')
-      .limit(limit)
-      .getRawMany<{ id: string | number }>();
-    return rows.map((r) => String(r.id));
-  }
-
-  /** Deletes the rows with these ids (one statement: callers bound the list). */
-  async deleteIds(ids: string[]): Promise<number> {
-    if (!ids.length) return 0;
-    const result = await this.rows.createQueryBuilder().delete().from(AuditLogEntity).whereInIds(ids).execute();
-    return result.affected ?? ids.length;
   }
 
   /** The list's filters, shared by the page and the export. */

@@ -45,7 +45,14 @@ export type AuditAction =
   | 'auditLog.export'
   // Webhooks: a subscription created or changed, and one deleted (src/webhook).
   | 'webhook.save'
-  | 'webhook.delete';
+  | 'webhook.delete'
+  // A check of the logs' seals (POST /sys/auditLog/verify, npm run audit:verify).
+  | 'auditLog.verify'
+  // A user's own changes of their credentials.
+  | 'me.password.change'
+  | 'me.mfa.enable'
+  | 'me.mfa.disable'
+  | 'me.mfa.recoveryCodes';
 
 /**
  * One audited action, recorded by the service (or, where there is none, the controller) that
@@ -171,11 +178,6 @@ export class AuditLogService {
     return csvStream(AUDIT_LOG_FIELDS, slices(), (row) =>
       AUDIT_LOG_FIELDS.map((field) => (field === 'id' ? String(row.id) : row[field])),
     );
-  }
-
-  /** Retention: deletes up to `limit` rows written before `before`; resolves to how many. */
-  async deleteBatchBefore(before: Date, limit: number): Promise<number> {
-    return this.rows.deleteIds(await this.rows.idsBefore(before, limit));
   }
 }
 

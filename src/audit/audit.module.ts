@@ -6,6 +6,7 @@ import { AuditLogController } from './audit-log.controller';
 import { AuditLogEntity } from './audit-log.entity';
 import { AuditLogRepository } from './audit-log.repository';
 import { AuditLogService } from './audit-log.service';
+import { LOG_ROW_SEAL } from './sealed-log-columns';
 
 /**
  * The audit log of administrative actions. The features record their own actions
@@ -14,7 +15,8 @@ import { AuditLogService } from './audit-log.service';
 @Module({
   imports: [TypeOrmModule.forFeature([AuditLogEntity])],
   controllers: [AuditLogController],
-  providers: [AuditLogService, AuditLogRepository, AccessDeniedListener],
+  // LOG_ROW_SEAL: the MAC of each row, filled by the seal module (src/log-seal).
+  providers: [AuditLogService, AuditLogRepository, AccessDeniedListener, LOG_ROW_SEAL.provide()],
   exports: [AuditLogService],
 })
 export class AuditModule {}

@@ -33,8 +33,8 @@ export interface Session {
   os?: string | null;
   renewedAt?: number | null;
   /**
-   * The user name at login (user names do not change), so that an action's audit row names its
-   * actor without reading the account.
+   * The user name, so that an action's audit row names its actor without reading the account;
+   * written at login and again when an administrator renames the user (/sys/user/update).
    */
   username: string;
   /**

@@ -54,6 +54,7 @@ export const PERMISSION_REGISTRY = [
     module: 'accessRule',
     name: { zh: '删除登录访问规则', en: 'Delete login access rules' },
   },
+  { code: 'sys:auditLog:verify', module: 'auditLog', name: { zh: '校验日志完整性', en: 'Verify the logs' } },
 ] as const satisfies readonly { code: string; module: string; name: Bilingual }[];
 
 export type PermissionCode = (typeof PERMISSION_REGISTRY)[number]['code'];

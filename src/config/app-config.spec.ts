@@ -93,6 +93,15 @@ describe('LOG_RETENTION_DAYS and METRICS_TOKEN', () => {
     expect(() => loadConfig({ LOG_RETENTION_DAYS: value })).toThrow(/LOG_RETENTION_DAYS: LOG_RETENTION_DAYS must/);
   });
 
+  it.each(['1', '30', '179'])('refuses %p days in one line: six months is the floor, 0 still keeps all', (value) => {
+    expect(() => loadConfig({ LOG_RETENTION_DAYS: value })).toThrow(
+      new ConfigError(
+        'Invalid configuration: LOG_RETENTION_DAYS: LOG_RETENTION_DAYS must be 0 (keep everything) or at least 180: logs are kept six months (网络安全法 art. 21)',
+      ),
+    );
+    expect(loadConfig({ LOG_RETENTION_DAYS: '0' }).LOG_RETENTION_DAYS).toBe(0);
+  });
+
   it('leaves /metrics off unless a token is set, and refuses a short or spaced token naming the variable', () => {
     expect(loadConfig({}).METRICS_TOKEN).toBeUndefined();
     expect(loadConfig({ METRICS_TOKEN: 'a'.repeat(32) }).METRICS_TOKEN).toBe('a'.repeat(32));
@@ -143,10 +152,10 @@ describe('REDIS_SENTINELS / REDIS_SENTINEL_MASTER', () => {
 
   it('wants both variables or neither, naming the missing one', () => {
     expect(refusal({ REDIS_SENTINELS: sentinel.REDIS_SENTINELS })).toBe(
-      'Invalid configuration:\n  REDIS_SENTINEL_MASTER: required with REDIS_SENTINELS (the name the Sentinels monitor the primary under)',
+      'Invalid configuration: REDIS_SENTINEL_MASTER: required with REDIS_SENTINELS (the name the Sentinels monitor the primary under)',
     );
     expect(refusal({ REDIS_SENTINEL_MASTER: 'lps-main' })).toBe(
-      'Invalid configuration:\n  REDIS_SENTINELS: required with REDIS_SENTINEL_MASTER (host:port,host:port of the Sentinels)',
+      'Invalid configuration: REDIS_SENTINELS: required with REDIS_SENTINEL_MASTER (host:port,host:port of the Sentinels)',
     );
     expect(refusal({ ...sentinel, REDIS_SENTINEL_MASTER: 'lps main' })).toContain(
       'REDIS_SENTINEL_MASTER: REDIS_SENTINEL_MASTER must be the name',
@@ -155,7 +164,7 @@ describe('REDIS_SENTINELS / REDIS_SENTINEL_MASTER', () => {
 
   it('refuses Sentinel together with REDIS_URL rather than silently preferring one', () => {
     expect(refusal({ ...sentinel, REDIS_URL: 'redis://127.0.0.1:6379' })).toBe(
-      'Invalid configuration:\n  REDIS_URL: set either REDIS_URL (one Redis) or REDIS_SENTINELS with REDIS_SENTINEL_MASTER (Sentinel), not both',
+      'Invalid configuration: REDIS_URL: set either REDIS_URL (one Redis) or REDIS_SENTINELS with REDIS_SENTINEL_MASTER (Sentinel), not both',
     );
   });
 
@@ -163,7 +172,7 @@ describe('REDIS_SENTINELS / REDIS_SENTINEL_MASTER', () => {
     expect(refusal({ ...sentinel, REDIS_SENTINEL_WAIT_REPLICAS: '-1' })).toContain('REDIS_SENTINEL_WAIT_REPLICAS');
     expect(refusal({ ...sentinel, REDIS_SENTINEL_WAIT_REPLICAS: 'all' })).toContain('REDIS_SENTINEL_WAIT_REPLICAS');
     expect(refusal({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_SENTINEL_WAIT_REPLICAS: '1' })).toBe(
-      'Invalid configuration:\n  REDIS_SENTINEL_WAIT_REPLICAS: only used with REDIS_SENTINELS',
+      'Invalid configuration: REDIS_SENTINEL_WAIT_REPLICAS: only used with REDIS_SENTINELS',
     );
   });
 });
@@ -204,5 +213,45 @@ describe('LOGIN_NOTICE_WINDOW_MINUTES', () => {
     expect(() => loadConfig({ LOGIN_NOTICE_WINDOW_MINUTES: value })).toThrow(
       /LOGIN_NOTICE_WINDOW_MINUTES: LOGIN_NOTICE_WINDOW_MINUTES must/,
     );
+  });
+});
+
+describe('ADMIN_USERNAME, AUDIT_HMAC_KEY, SYSLOG_URL and SYSLOG_CA_FILE', () => {
+  it('names the first-start account admin unless set; a set name is checked (and normalised) as a user name', () => {
+    expect(loadConfig({}).ADMIN_USERNAME).toBe('admin');
+    expect(loadConfig({ ADMIN_USERNAME: 'root.ops' }).ADMIN_USERNAME).toBe('root.ops');
+    expect(loadConfig({ ADMIN_USERNAME: 'ｒｏｏｔ' }).ADMIN_USERNAME).toBe('root');
+    for (const bad of ['a', 'has space', 'ad@min', 'x'.repeat(65)]) {
+      expect(() => loadConfig({ ADMIN_USERNAME: bad })).toThrow(/ADMIN_USERNAME: ADMIN_USERNAME must be 2-64 letters/);
+    }
+  });
+
+  it('takes the sealing key as the base64 of 32 bytes, and is optional', () => {
+    const key = Buffer.alloc(32, 3).toString('base64');
+    expect(loadConfig({ AUDIT_HMAC_KEY: key }).AUDIT_HMAC_KEY).toBe(key);
+    expect(loadConfig({}).AUDIT_HMAC_KEY).toBeUndefined();
+    expect(() => loadConfig({ AUDIT_HMAC_KEY: 'secret' })).toThrow(
+      'Invalid configuration: AUDIT_HMAC_KEY: AUDIT_HMAC_KEY must be the base64 of 32 random bytes (e.g. openssl rand -base64 32)',
+    );
+  });
+
+  it('takes udp://, tcp:// and tls:// host:port for syslog, and refuses anything else naming the variable', () => {
+    for (const url of ['udp://10.0.0.5:514', 'tcp://syslog.example:601', 'tls://[::1]:6514'])
+      expect(loadConfig({ SYSLOG_URL: url }).SYSLOG_URL).toBe(url);
+    for (const bad of ['syslog.example:514', 'http://syslog:514', 'tcp://syslog', 'udp://a b:514', 'tcp://h:0']) {
+      expect(() => loadConfig({ SYSLOG_URL: bad })).toThrow(
+        /SYSLOG_URL: SYSLOG_URL must be udp:\/\/host:port, tcp:\/\/host:port or tls:\/\/host:port/,
+      );
+    }
+  });
+
+  it('takes a CA file only with tls:// and only one it can read', () => {
+    expect(() => loadConfig({ SYSLOG_URL: 'tcp://h:601', SYSLOG_CA_FILE: __filename })).toThrow(
+      'Invalid configuration: SYSLOG_CA_FILE: only used with a tls:// SYSLOG_URL',
+    );
+    expect(() => loadConfig({ SYSLOG_URL: 'tls://h:6514', SYSLOG_CA_FILE: '/nonexistent/ca.pem' })).toThrow(
+      'Invalid configuration: SYSLOG_CA_FILE: cannot read /nonexistent/ca.pem',
+    );
+    expect(loadConfig({ SYSLOG_URL: 'tls://h:6514', SYSLOG_CA_FILE: __filename }).SYSLOG_CA_FILE).toBe(__filename);
   });
 });

@@ -29,6 +29,12 @@ const list = ({ value }: { value: unknown }) =>
         .map((s) => s.trim())
         .filter(Boolean)
     : value;
+/** A user name as /sys/user/create takes it (after NFKC). */
+export const USERNAME = /^[A-Za-z0-9_.-]{2,64}$/;
+/** The shortest retention the service accepts besides 0 (keep everything): six months. */
+export const MIN_RETENTION_DAYS = 180;
+/** udp|tcp|tls://host:port, the host a name, an IPv4 address or a bracketed IPv6 address. */
+export const SYSLOG_URL = /^(udp|tcp|tls):\/\/(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([1-9]\d{0,4})$/;
 /** host:port, the host a name, an IPv4 address or a bracketed IPv6 address. */
 const SENTINEL_ADDRESS = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([1-9]\d{0,4})$/;
 
@@ -98,6 +104,16 @@ export class AppConfig {
   @IsString()
   ADMIN_INITIAL_PASSWORD?: string;
 
+  /**
+   * The user name of the account the first start creates (no user at all yet). Checked as a user name
+   * given to /sys/user/create is (docs/operations.md#configuration).
+   */
+  @Transform(({ value }) => (typeof value === 'string' ? value.normalize('NFKC') : value))
+  @Matches(USERNAME, {
+    message: 'ADMIN_USERNAME must be 2-64 letters, digits, _ . or - (the user name of the first-start account)',
+  })
+  ADMIN_USERNAME = 'admin';
+
   /** Parsed for Fastify's trustProxy; an unparsable value stays a string and fails validation. */
   @Transform(({ value }) => (typeof value === 'string' ? (parseTrustProxy(value) ?? value) : value))
   @ValidateBy(
@@ -142,6 +158,35 @@ export class AppConfig {
     },
   )
   MFA_ENCRYPTION_KEY?: string;
+
+  /**
+   * The HMAC-SHA256 key that seals every row of the login log and the audit log (docs/security.md#sealed-logs).
+   * Unset: one is generated on first start and kept in the database, and the start log says to set it:
+   * a key kept beside the rows it seals cannot tell their change by someone who can write the database.
+   */
+  @IsOptional()
+  @ValidateBy(
+    { name: 'hmacKey', validator: { validate: (v) => typeof v === 'string' && isBase64Of32Bytes(v) } },
+    {
+      message: 'AUDIT_HMAC_KEY must be the base64 of 32 random bytes (e.g. openssl rand -base64 32)',
+    },
+  )
+  AUDIT_HMAC_KEY?: string;
+
+  /**
+   * Where every login-log and audit-log row is also sent as an RFC 5424 message
+   * (docs/operations.md#forwarding-to-syslog): udp:// best effort, tcp:// and tls:// through the outbox.
+   */
+  @IsOptional()
+  @Matches(SYSLOG_URL, {
+    message: 'SYSLOG_URL must be udp://host:port, tcp://host:port or tls://host:port',
+  })
+  SYSLOG_URL?: string;
+
+  /** PEM certificates the tls:// collector's certificate must chain to; unset: the system's trusted CAs. */
+  @IsOptional()
+  @IsString()
+  SYSLOG_CA_FILE?: string;
 
   @IsOptional()
   @Matches(/^smtps?:\/\/.+/, { message: 'SMTP_URL must be smtp://[user:pass@]host:port or smtps://...' })
@@ -238,12 +283,21 @@ export class AppConfig {
 
   /**
    * Login-log and audit-log rows older than this many days are deleted by a daily job
-   * (never rows inside the current failure window). 0 keeps everything. China's baseline
-   * (网络安全法 art. 21) wants at least 180 days kept.
+   * (never rows inside the current failure window). 0 keeps everything. Below 180 the start is
+   * refused: China's baseline (网络安全法 art. 21) wants six months of logs kept, and a shorter
+   * value is far more likely a slip than a decision (docs/operations.md#logs).
    */
   @Transform(int)
   @IsInt({ message: 'LOG_RETENTION_DAYS must be a whole number of days (0 keeps everything)' })
-  @Min(0, { message: 'LOG_RETENTION_DAYS must be 0 (keep everything) or more' })
+  @ValidateBy(
+    {
+      name: 'retentionFloor',
+      validator: { validate: (v) => typeof v !== 'number' || v === 0 || v >= MIN_RETENTION_DAYS },
+    },
+    {
+      message: `LOG_RETENTION_DAYS must be 0 (keep everything) or at least ${MIN_RETENTION_DAYS}: logs are kept six months (网络安全法 art. 21)`,
+    },
+  )
   @Max(36_500, { message: 'LOG_RETENTION_DAYS must be at most 36500' })
   LOG_RETENTION_DAYS = 365;
 
@@ -336,6 +390,18 @@ export class AppConfig {
 
 export class ConfigError extends Error {}
 
+/**
+ * One problem is one line (what a log collector or a person scanning the output sees whole);
+ * several are listed under a heading, one a line.
+ */
+function configError(problems: string[]): ConfigError {
+  return new ConfigError(
+    problems.length === 1
+      ? `Invalid configuration: ${problems[0]}`
+      : `Invalid configuration:\n  ${problems.join('\n  ')}`,
+  );
+}
+
 /** Standard base64 (padding optional) that decodes to exactly 32 bytes. */
 export function isBase64Of32Bytes(value: string): boolean {
   if (!/^[A-Za-z0-9+/]{43}=?$/.test(value)) return false;
@@ -355,19 +421,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const errors = validateSync(config, { whitelist: false });
   if (errors.length) {
     const lines = errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
-    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+    throw configError(lines);
   }
   const redisProblem = redisChoiceProblem(config, env);
-  if (redisProblem) throw new ConfigError(`Invalid configuration:\n  ${redisProblem}`);
+  if (redisProblem) throw configError([redisProblem]);
   const hsts = hstsProblem(config);
-  if (hsts) throw new ConfigError(`Invalid configuration:\n  ${hsts}`);
+  if (hsts) throw configError([hsts]);
+  if (config.SYSLOG_CA_FILE && !config.SYSLOG_URL?.startsWith('tls://'))
+    throw configError(['SYSLOG_CA_FILE: only used with a tls:// SYSLOG_URL']);
+  if (config.SYSLOG_CA_FILE) {
+    try {
+      readFileSync(config.SYSLOG_CA_FILE);
+    } catch {
+      throw configError([`SYSLOG_CA_FILE: cannot read ${config.SYSLOG_CA_FILE}`]);
+    }
+  }
   if (config.RSA_PRIVATE_KEY_FILE) {
     try {
       readFileSync(config.RSA_PRIVATE_KEY_FILE);
     } catch {
-      throw new ConfigError(
-        `Invalid configuration:\n  RSA_PRIVATE_KEY_FILE: cannot read ${config.RSA_PRIVATE_KEY_FILE}`,
-      );
+      throw configError([`RSA_PRIVATE_KEY_FILE: cannot read ${config.RSA_PRIVATE_KEY_FILE}`]);
     }
   }
   return config;

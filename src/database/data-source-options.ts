@@ -9,6 +9,7 @@ import { AccessRuleEntity } from '../access-rule/access-rule.entity';
 import { ApiKeyEntity } from '../api-key/api-key.entity';
 import { AuditLogEntity } from '../audit/audit-log.entity';
 import { addressOf, reasonOf, StartFailure } from '../common/start-failure';
+import { LogChainEntity, LogReleaseEntity } from '../log-seal/log-chain.entity';
 import { LoginLogEntity } from '../login-log/login-log.entity';
 import { RecoveryCodeEntity, UserMfaEntity } from '../mfa/mfa.entities';
 import { MessageEntity } from '../notification/message/message.entity';
@@ -34,6 +35,7 @@ import { NormaliseIdentifiers1765500000000 } from './migrations/1765500000000-no
 import { ApiKeys1765600000000 } from './migrations/1765600000000-api-keys';
 import { Webhooks1765700000000 } from './migrations/1765700000000-webhooks';
 import { AccessRules1765800000000 } from './migrations/1765800000000-access-rules';
+import { LogSeals1765900000000 } from './migrations/1765900000000-log-seals';
 
 export const ENTITIES = [
   UserEntity,
@@ -53,6 +55,8 @@ export const ENTITIES = [
   WebhookEntity,
   WebhookDeliveryEntity,
   AccessRuleEntity,
+  LogChainEntity,
+  LogReleaseEntity,
 ];
 export const MIGRATIONS = [
   InitSchema1763900000000,
@@ -69,6 +73,7 @@ export const MIGRATIONS = [
   ApiKeys1765600000000,
   Webhooks1765700000000,
   AccessRules1765800000000,
+  LogSeals1765900000000,
 ];
 
 /**

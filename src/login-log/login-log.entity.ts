@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 
+import { SealedLogColumns } from '../audit/sealed-log-columns';
 import { DATETIME } from '../common/datetime';
 
 export enum LoginStatus {
@@ -35,7 +36,7 @@ export enum LoginTypes {
 // The account and IP prefix filters of the log list (on SQLite the migration creates them with COLLATE NOCASE, see like-prefix.ts).
 @Index('idx_login_log_account', ['account'])
 @Index('idx_login_log_ip', ['ip'])
-export class LoginLogEntity {
+export class LoginLogEntity extends SealedLogColumns {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id: string;
 
@@ -77,4 +78,21 @@ export class LoginLogEntity {
    */
   @Column({ name: 'failure_code', type: 'varchar', length: 32, nullable: true })
   failureCode: string | null;
+}
+
+/** What a row's MAC covers, in this order: every field but the id and the seal columns. */
+export function loginLogSealFields(row: Omit<LoginLogEntity, 'id'>): unknown[] {
+  return [
+    row.userId,
+    row.account,
+    row.userName,
+    row.loginType,
+    row.status,
+    row.ip,
+    row.browser,
+    row.os,
+    row.loginTime.toISOString(),
+    row.failureReason,
+    row.failureCode,
+  ].map((v) => v ?? null);
 }

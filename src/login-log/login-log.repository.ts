@@ -1,9 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, In, MoreThanOrEqual, Repository, SelectQueryBuilder } from 'typeorm';
 
+import { LOG_ROW_SEAL, LogRowSeal, storedForm } from '../audit/sealed-log-columns';
 import { LIKE_ESCAPE_CLAUSE, likePrefix } from '../common/like-prefix';
-import { LoginLogEntity, LoginStatus, LoginTypes } from './login-log.entity';
+import { LoginLogEntity, loginLogSealFields, LoginStatus, LoginTypes } from './login-log.entity';
 
 /** What the login-log list can be narrowed by; every given field must match. */
 export interface LoginLogFilter {
@@ -26,20 +28,34 @@ export interface LoginLogCursor {
 /** The statuses the lock counts: wrong second-factor codes share the window, threshold and lock of wrong passwords. */
 export const FAILURE_STATUSES = [LoginStatus.PASSWRONG, LoginStatus.MFAWRONG];
 
-/** `sys_login_log`: the only place that queries it. */
+/**
+ * `sys_login_log`: the only place that queries it, but for its seal columns (read and written by
+ * src/log-seal/sealed-log.repository.ts). Rows are never changed once written: they are sealed.
+ */
 @Injectable()
-export class LoginLogRepository {
-  constructor(@InjectRepository(LoginLogEntity) private readonly logs: Repository<LoginLogEntity>) {}
+export class LoginLogRepository implements OnModuleInit {
+  private seal: LogRowSeal | undefined;
 
-  /** The new row's id. */
-  async insert(row: Omit<LoginLogEntity, 'id'>): Promise<string> {
-    const result = await this.logs.insert(row);
-    return String(result.identifiers[0]?.id ?? result.raw?.insertId ?? '');
+  constructor(
+    @InjectRepository(LoginLogEntity) private readonly logs: Repository<LoginLogEntity>,
+    private readonly modules: ModuleRef,
+  ) {}
+
+  onModuleInit() {
+    this.seal = LOG_ROW_SEAL.collectOne(this.modules);
   }
 
-  /** Marks the failure record `id` as the one that locked its account. */
-  async setFailureCode(id: string, code: string): Promise<void> {
-    await this.logs.update({ id }, { failureCode: code });
+  /**
+   * The new row's id. With its MAC (docs/security.md#sealed-logs), taken of the row as the database
+   * will give it back: computed here, so it costs the login no round trip.
+   */
+  async insert(row: Omit<LoginLogEntity, 'id'>): Promise<string> {
+    const stored = storedForm(row);
+    const result = await this.logs.insert({
+      ...stored,
+      rowMac: this.seal?.rowMac('sys_login_log', loginLogSealFields(stored)) ?? null,
+    });
+    return String(result.identifiers[0]?.id ?? result.raw?.insertId ?? '');
   }
 
   /**
@@ -111,25 +127,6 @@ export class LoginLogRepository {
       });
     }
     return qb.orderBy('l.login_time', 'DESC').addOrderBy('l.id', 'DESC').limit(size).getMany();
-  }
-
-  /** Retention: ids of up to `limit` records logged before `before`, oldest first (idx_login_log_time). */
-  async idsBefore(before: Date, limit: number): Promise<string[]> {
-    const rows = await this.logs
-      .createQueryBuilder('l')
-      .select('l.id', 'id')
-      .where('l.login_time < :before', { before })
-      .orderBy('l.login_time', 'ASC')
-      .limit(limit)
-      .getRawMany<{ id: string | number }>();
-    return rows.map((r) => String(r.id));
-  }
-
-  /** Deletes the records with these ids (one statement: callers bound the list). */
-  async deleteIds(ids: string[]): Promise<number> {
-    if (!ids.length) return 0;
-    const result = await this.logs.createQueryBuilder().delete().from(LoginLogEntity).whereInIds(ids).execute();
-    return result.affected ?? ids.length;
   }
 
   /** The list's filters, shared by the page and the export so that both show the same records. */

@@ -28,6 +28,12 @@ export interface LoginAttempt {
    * reason, its message in the default language (zh).
    */
   failure?: ErrorCode | null;
+  /**
+   * This failure locked the account: its code is ACCOUNT_LOCKED (the text stays the answer the
+   * client got), so that the login log shows the lock as an event. Known before the row is written,
+   * which is never changed afterwards (it is sealed).
+   */
+  locking?: boolean;
 }
 
 export type LoginLogRow = Omit<LoginLogEntity, 'userId'>;
@@ -56,7 +62,7 @@ export class LoginLogService {
       os,
       loginTime,
       failureReason: attempt.failure ? messageOf(attempt.failure, 'zh').slice(0, 255) : null,
-      failureCode: attempt.failure ?? null,
+      failureCode: attempt.locking ? ErrorCode.ACCOUNT_LOCKED : (attempt.failure ?? null),
     });
     this.events.emit(LoginAttemptLoggedEvent.NAME, new LoginAttemptLoggedEvent(attempt.status, attempt.loginType));
     this.events.emit(
@@ -74,14 +80,6 @@ export class LoginLogService {
       ),
     );
     return id;
-  }
-
-  /**
-   * The failure record `id` locked its account. Its code becomes ACCOUNT_LOCKED (the
-   * text stays the answer the client got), so that the login log shows the lock as an event.
-   */
-  markLocking(id: string): Promise<void> {
-    return this.logs.setFailureCode(id, ErrorCode.ACCOUNT_LOCKED);
   }
 
   /** Passwrong (and mfawrong) records of the user since `since`. */
@@ -132,11 +130,6 @@ export class LoginLogService {
       const row = rowOf(entity);
       return LOGIN_LOG_FIELDS.map((field) => row[field]);
     });
-  }
-
-  /** Retention: deletes up to `limit` records logged before `before`; resolves to how many. */
-  async deleteBatchBefore(before: Date, limit: number): Promise<number> {
-    return this.logs.deleteIds(await this.logs.idsBefore(before, limit));
   }
 }
 

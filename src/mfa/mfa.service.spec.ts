@@ -119,6 +119,7 @@ describe('MfaService (enrolment and the second-factor code check)', () => {
         end: async (tokenHash: string) => void seen.push(`end:${tokenHash}`),
       },
       StrategyService: { loginStrategy: async () => policy },
+      AuditLogService: { recordDone: async (action: string) => void seen.push(`audit:${action}`) },
       AppConfig: { MFA_ISSUER: 'LPS' },
       EventEmitter2: { emit: (_name: string, e: MfaChangedEvent) => void seen.push(`changed:${e.change}`) },
     }));
@@ -135,7 +136,7 @@ describe('MfaService (enrolment and the second-factor code check)', () => {
     expect(recoveryCodes).toHaveLength(10);
     expect(new Set(recoveryCodes).size).toBe(10);
     expect(await mfa.enabled('u1')).toBe(true);
-    expect(seen).toEqual(['profile:{"mfaEnabled":true}', 'changed:enabled']);
+    expect(seen).toEqual(['profile:{"mfaEnabled":true}', 'audit:me.mfa.enable', 'changed:enabled']);
     // The secret is kept encrypted, the recovery codes only as hashes.
     expect(rows.enrolments.get('u1')!.secret).not.toContain(secret);
     expect(rows.codes.map((c) => c.codeHash)).not.toContain(recoveryCodes[0]);
@@ -212,7 +213,7 @@ describe('MfaService (enrolment and the second-factor code check)', () => {
     clock.advance(TOTP_PERIOD_S * 1000);
     await mfa.disable(caller, codeNow(secret));
     expect(await mfa.enabled('u1')).toBe(false);
-    expect(seen).toEqual(['profile:{"mfaEnabled":false}', 'changed:disabled']);
+    expect(seen).toEqual(['profile:{"mfaEnabled":false}', 'audit:me.mfa.disable', 'changed:disabled']);
   });
 
   it('refuses to disable while the second factor is required, whatever the code', async () => {
@@ -235,5 +236,6 @@ describe('MfaService (enrolment and the second-factor code check)', () => {
     const { recoveryCodes } = await mfa.regenerateRecoveryCodes(caller, old[0]);
     expect(await mfa.prove('u1', old[1])).toBeNull();
     expect(await mfa.prove('u1', recoveryCodes[0])).toBe('recovery');
+    expect(seen).toEqual(['audit:me.mfa.recoveryCodes', 'changed:recoveryCodes']);
   });
 });

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 
-import { actedBy, AuditLogService } from '../audit/audit-log.service';
+import { actedBy, AuditAction, AuditLogService } from '../audit/audit-log.service';
 import { AppException } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
@@ -142,6 +142,7 @@ export class MfaService implements MfaStatus, ReauthCodeProof {
       );
       await this.store.del(Keys.mfaSetup(user.id));
       await this.sessions.updateProfile(user.id, { mfaEnabled: true });
+      await this.auditOwn('me.mfa.enable', caller, user);
       this.changed(user, 'enabled', caller.ip);
       return { recoveryCodes };
     });
@@ -154,6 +155,7 @@ export class MfaService implements MfaStatus, ReauthCodeProof {
     await this.withProvenCode(caller, code, async (user) => {
       await this.repo.remove(user.id);
       await this.sessions.updateProfile(user.id, { mfaEnabled: false });
+      await this.auditOwn('me.mfa.disable', caller, user);
       this.changed(user, 'disabled', caller.ip);
     });
   }
@@ -167,9 +169,21 @@ export class MfaService implements MfaStatus, ReauthCodeProof {
         user.id,
         recoveryCodes.map((c) => this.crypto.hashRecoveryCode(c)),
       );
+      await this.auditOwn('me.mfa.recoveryCodes', caller, user);
       this.changed(user, 'recoveryCodes', caller.ip);
     });
     return { recoveryCodes };
+  }
+
+  /** A user's own change of their second factor, by them on themselves (never with a code). */
+  private auditOwn(action: AuditAction, caller: MfaCaller, user: UserEntity): Promise<void> {
+    return this.audit.recordDone(action, {
+      actorId: user.id,
+      actorName: user.username,
+      ip: caller.ip,
+      targetId: user.id,
+      targetName: user.username,
+    });
   }
 
   /**

@@ -106,6 +106,9 @@ export function notificationContent(
         advice: text('notification.accountDormantAdvice', locale),
       };
     }
+    case NotificationKind.LOG_FORWARD:
+      // Only the syslog channel takes these, and it sends the messages as they are.
+      throw new Error('log-forward rows have no contents for people');
   }
 }
 

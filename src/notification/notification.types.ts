@@ -12,6 +12,8 @@ export enum NotificationKind {
   RECOVERY_CODE_USED = 'recovery-code-used',
   /** dormantDays: the account was disabled after no successful login for that long. */
   ACCOUNT_DORMANT = 'account-dormant',
+  /** Login-log and audit-log rows for SYSLOG_URL (src/log-seal): for a machine, not a person. */
+  LOG_FORWARD = 'log-forward',
 }
 
 /** sys_notification.status. */
@@ -48,7 +50,12 @@ export interface DormantAccountPayload {
   days: number;
 }
 
-export type NotificationPayload = LoginAlertPayload | PasswordExpiryPayload | DormantAccountPayload;
+/** A batch of log rows as RFC 5424 messages, sent in one connection. */
+export interface LogForwardPayload {
+  messages: string[];
+}
+
+export type NotificationPayload = LoginAlertPayload | PasswordExpiryPayload | DormantAccountPayload | LogForwardPayload;
 
 /**
  * One outbox row as a channel sees it. The built-in channels get the service's notifications; a

@@ -6,7 +6,7 @@ import { Cron } from '@nestjs/schedule';
 import { AuditLogService, SYSTEM_ACTOR } from '../audit/audit-log.service';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
-import { LoginLogService } from '../login-log/login-log.service';
+import { LogReleaseService } from '../log-seal/log-release.service';
 import { DailyJob } from '../store/daily-job';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
@@ -33,8 +33,9 @@ export interface RetentionResult {
  * the ids of the oldest rows are read through the time index, then deleted by primary key (the
  * same two statements on SQLite, MySQL and MariaDB; SQLite has no DELETE … LIMIT in its usual
  * builds). Each statement is short, so logins keep writing between them. Never a row younger than
- * the current maxFailureInterval: the lock counts failures from the log. The work done
- * is written to the audit log (`log.retention` by `system`).
+ * the current maxFailureInterval: the lock counts failures from the log. The deletions keep the
+ * logs' seal chains verifiable (src/log-seal/log-release.service.ts). The work done is written to
+ * the audit log (`log.retention` by `system`).
  */
 @Injectable()
 export class LogRetentionService implements OnModuleDestroy {
@@ -43,7 +44,7 @@ export class LogRetentionService implements OnModuleDestroy {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly loginLogs: LoginLogService,
+    private readonly release: LogReleaseService,
     private readonly audit: AuditLogService,
     private readonly strategy: StrategyService,
     mutex: KeyedMutex,
@@ -94,8 +95,8 @@ export class LogRetentionService implements OnModuleDestroy {
     // The later of the two: rows the failure count may still read are kept whatever the retention.
     const keepMs = Math.max(days * DAY_MS, maxFailureInterval * HOUR_MS);
     const cutoff = new Date(this.clock.nowMs() - keepMs);
-    const loginLog = await this.drain((limit) => this.loginLogs.deleteBatchBefore(cutoff, limit));
-    const auditLog = await this.drain((limit) => this.audit.deleteBatchBefore(cutoff, limit));
+    const loginLog = await this.drain((limit) => this.release.deleteBatchBefore('sys_login_log', cutoff, limit));
+    const auditLog = await this.drain((limit) => this.release.deleteBatchBefore('sys_audit_log', cutoff, limit));
     await this.audit.recordDone('log.retention', {
       ...SYSTEM_ACTOR,
       targetId: null,

@@ -336,16 +336,21 @@ export class SessionService {
 
   /**
    * Writes `fields` into the profile of every live session of the user (mfaEnabled
-   * after enable, disable and reset), so /sys/me/info keeps reading the session only. Compare-and-set
-   * against the session as read: a kick-out or renewal landing meanwhile is read again, never undone.
+   * after enable, disable and reset), and `username` when given (a rename), so /sys/me/info keeps
+   * reading the session only. Compare-and-set against the session as read: a kick-out or renewal
+   * landing meanwhile is read again, never undone.
    */
-  async updateProfile(userId: string, fields: Partial<SessionProfile>): Promise<void> {
+  async updateProfile(userId: string, fields: Partial<SessionProfile>, username?: string): Promise<void> {
     for (const { tokenHash } of await this.sessionsOf(userId, { pastLimit: true })) {
       for (let tries = 0; tries < 5; tries += 1) {
         const raw = await this.store.get(Keys.token(tokenHash));
         if (!raw) break;
         const session = JSON.parse(raw) as Session;
-        const updated: Session = { ...session, profile: { ...session.profile, ...fields } };
+        const updated: Session = {
+          ...session,
+          ...(username !== undefined && { username }),
+          profile: { ...session.profile, ...fields },
+        };
         if (await this.store.replaceIfEquals(Keys.token(tokenHash), raw, JSON.stringify(updated))) break;
       }
     }

@@ -42,6 +42,8 @@ export const Keys = {
   logRetentionMutex: 'LOG_RETENTION_MUTEX',
   /** Taken by the instance whose daily tick runs the job that day (UTC date). */
   logRetentionDay: (day: string) => `LOG_RETENTION_DAY:${day}`,
+  /** The sealing of the login and audit logs (and retention's deletions from them), one instance at a time. */
+  logSealMutex: 'LOG_SEAL_MUTEX',
   /** dormantDays: the daily sweep, on one instance at a time. */
   dormantSweepMutex: 'DORMANT_SWEEP_MUTEX',
   /** The one access.denied audit row of a session, path and minute (epoch minute). */

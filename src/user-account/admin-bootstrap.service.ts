@@ -6,7 +6,7 @@ import { ADMIN_ROLE, RoleService } from './role.service';
 import { UserAdminService } from './user-admin.service';
 import { UserLookup } from './user-lookup.service';
 
-/** On first start, with no user at all, an `admin` account holding the role admin. */
+/** On first start, with no user at all, an account named ADMIN_USERNAME (`admin`) holding the role admin. */
 @Injectable()
 export class AdminBootstrapService implements OnApplicationBootstrap {
   private readonly logger = new Logger('Bootstrap');
@@ -24,7 +24,7 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     try {
       const created = await this.accounts.create(
         {
-          username: 'admin',
+          username: this.config.ADMIN_USERNAME,
           name: '管理员',
           roles: [ADMIN_ROLE],
           password: this.config.ADMIN_INITIAL_PASSWORD,
@@ -35,9 +35,9 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
         // The generated first password is printed once; it is an initial password
         // that must be changed at first login when forceUpdatePassword is on.
         // warn, so that it shows even with LOG_LEVEL=warn.
-        this.logger.warn(`Created account "admin" with initial password: ${created.password}`);
+        this.logger.warn(`Created account "${this.config.ADMIN_USERNAME}" with initial password: ${created.password}`);
       } else {
-        this.logger.log('Created account "admin" with the password of ADMIN_INITIAL_PASSWORD');
+        this.logger.log(`Created account "${this.config.ADMIN_USERNAME}" with the password of ADMIN_INITIAL_PASSWORD`);
       }
     } catch (err) {
       // Another instance created it first.

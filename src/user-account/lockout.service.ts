@@ -76,7 +76,12 @@ export class LockoutService {
    */
   async recordFailure(w: WrongProof): Promise<boolean> {
     const now = this.clock.now();
-    const recordId = await this.logs.record({
+    const { maxFailureInterval, maxFailureTimes } = await this.strategy.loginStrategy();
+    // Counted before the row is written, plus this one (the mutex holds the count): the row is then
+    // written once with whether it locked, never changed afterwards (the log is sealed).
+    const failures = (await this.failuresInWindow(w.user, now, maxFailureInterval)) + 1;
+    const locks = failuresLock(failures, maxFailureTimes);
+    await this.logs.record({
       userId: w.user.id,
       account: w.account,
       userName: w.user.name,
@@ -85,16 +90,10 @@ export class LockoutService {
       ip: w.ip,
       userAgent: w.userAgent,
       failure: w.reason,
+      locking: locks,
     });
-    const { maxFailureInterval, maxFailureTimes } = await this.strategy.loginStrategy();
-    const failures = await this.failuresInWindow(w.user, now, maxFailureInterval);
-    const locks = failuresLock(failures, maxFailureTimes);
     let lockedUntil: Date | undefined;
-    if (locks) {
-      lockedUntil = await this.accounts.lockAfterFailures(w.user, failures);
-      // The lock is visible as an event in the login log too, on the failure that caused it.
-      await this.logs.markLocking(recordId);
-    }
+    if (locks) lockedUntil = await this.accounts.lockAfterFailures(w.user, failures);
     await this.events.emitAsync(
       LoginFailedEvent.NAME,
       new LoginFailedEvent(

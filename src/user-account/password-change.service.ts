@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 
+import { AuditLogService } from '../audit/audit-log.service';
 import { AppException } from '../common/app.exception';
 import { Clock } from '../common/clock';
 import { ErrorCode } from '../common/error-code';
@@ -59,6 +60,7 @@ export class PasswordChangeService {
     private readonly screen: PasswordScreen,
     private readonly store: KvStore,
     private readonly events: EventEmitter2,
+    private readonly audit: AuditLogService,
   ) {}
 
   /**
@@ -119,6 +121,14 @@ export class PasswordChangeService {
       PasswordChangedEvent.NAME,
       new PasswordChangedEvent(changed.id, changed.username, c.ip, this.clock.now()),
     );
+    // Only a change that happened: a refused one is in the login log (passwrong) or nowhere.
+    await this.audit.recordDone('me.password.change', {
+      actorId: changed.id,
+      actorName: changed.username,
+      ip: c.ip,
+      targetId: changed.id,
+      targetName: changed.username,
+    });
   }
 
   /**

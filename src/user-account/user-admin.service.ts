@@ -184,14 +184,15 @@ export class UserAdminService implements OnModuleInit {
   }
 
   /**
-   * /sys/user/update: name, mobile, e-mail and the role set, each only when given and
+   * /sys/user/update: user name, name, mobile, e-mail and the role set, each only when given and
    * different. The caller may only edit a user whose codes it holds (an edit of an
    * account above the caller — its e-mail, which gets the security notices, or its roles — would act
    * beyond the caller's own codes) and may only give roles within its codes; FORBIDDEN otherwise.
    * Identifiers stay unique across fields (VALIDATION_FAILED, also under parallel
-   * requests). Taking the last usable `*` away is FORBIDDEN. Live sessions see the change: their
-   * profile (/sys/me/info) and their permission codes (AUTH_PERMS, in the shared store, so on every
-   * instance). Audited as user.update with `{ username, old, new }`, the changed fields only.
+   * requests); a new user name frees the old one, and the login log keeps the name each attempt
+   * used. Taking the last usable `*` away is FORBIDDEN. Live sessions see the change: their user
+   * name and profile (/sys/me/info) and their permission codes (AUTH_PERMS, in the shared store, so
+   * on every instance). Audited as user.update with `{ username, old, new }`, the changed fields only.
    */
   async update(dto: UpdateUserDto, actor: Actor): Promise<void> {
     const held = [...actor.codes];
@@ -208,7 +209,7 @@ export class UserAdminService implements OnModuleInit {
         new: {} as Record<string, unknown>,
       };
       const change: UserChange = { fields: {} };
-      for (const field of ['name', 'mobile', 'email'] as const) {
+      for (const field of ['username', 'name', 'mobile', 'email'] as const) {
         const next = dto[field];
         if (next === undefined || next === user[field]) continue;
         change.fields[field] = next as string;
@@ -230,7 +231,7 @@ export class UserAdminService implements OnModuleInit {
         }
       }
       if (!Object.keys(detail.new).length) return;
-      if ('mobile' in change.fields || 'email' in change.fields) {
+      if ('username' in change.fields || 'mobile' in change.fields || 'email' in change.fields) {
         change.identifiers = identifiersOf({ ...user, ...change.fields });
         await this.assertUnique(change.identifiers, id);
       }
@@ -238,18 +239,21 @@ export class UserAdminService implements OnModuleInit {
       // A role change must not leave no enabled, unlocked holder of `*`.
       await (losesAll ? this.protection.keepingSuperAdmin({ userId: id }, write) : write());
       if (Object.keys(change.fields).length) {
-        await this.sessions.updateProfile(id, {
-          name: user.name,
-          mobile: user.mobile,
-          email: user.email,
-          ...change.fields,
-        });
+        const { username, ...profile } = change.fields;
+        // A new user name reaches the user's live sessions too: they stay (the name proves
+        // nothing), and the audit rows of what they do next carry the name the user has now.
+        await this.sessions.updateProfile(
+          id,
+          { name: user.name, mobile: user.mobile, email: user.email, ...profile },
+          username,
+        );
       }
       if (change.roleCodes) await this.sessions.refreshPermissions(id, await this.roles.permissionsOf(id));
       await this.audit.recordDone('user.update', async () => ({
         ...actedBy(actor),
         targetId: id,
-        targetName: user.username,
+        // The name the user has now; `detail` keeps the one before.
+        targetName: change.fields.username ?? user.username,
         detail,
       }));
     });
@@ -265,7 +269,10 @@ export class UserAdminService implements OnModuleInit {
         const retry = isDeadlock(err) && attempt < 3;
         if (!retry && !isUniqueViolation(err)) throw err;
         if (change.identifiers) await this.assertUnique(change.identifiers, id);
-        if (!retry) throw fieldsFailed([this.taken(change.fields.mobile !== undefined ? 'mobile' : 'email')]);
+        if (!retry) {
+          const kind = (['username', 'mobile', 'email'] as const).find((k) => change.fields[k] !== undefined);
+          throw fieldsFailed([this.taken(kind ?? 'email')]);
+        }
       }
     }
   }

@@ -30,8 +30,8 @@ export type NewUserRow = Omit<UserEntity, 'unlockTime' | 'failureResetTime' | 'l
 
 /** What /sys/user/update changes: the given fields, the identifiers they give and the role set. */
 export interface UserChange {
-  fields: Partial<Pick<UserEntity, 'name' | 'mobile' | 'email'>>;
-  /** The user's identifiers after the change (all of them), when mobile or e-mail change. */
+  fields: Partial<Pick<UserEntity, 'username' | 'name' | 'mobile' | 'email'>>;
+  /** The user's identifiers after the change (all of them), when the user name, mobile or e-mail change. */
   identifiers?: Identifier[];
   /** The user's roles after the change (all of them), when they change. */
   roleCodes?: string[];

@@ -310,7 +310,8 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
     expect((await app.post('/sys/user/disable', { id: adminId }, { token })).body.code).toBe('FORBIDDEN');
     expect((await app.post('/sys/user/lock', { id: adminId }, { token })).body.code).toBe('FORBIDDEN');
     expect(await actions()).toBe(afterSetup);
-    expect(afterSetup - before).toBe(2); // the role save and the user creation of the set-up
+    // The role save and the user creation of the set-up, and the user's own first password change.
+    expect(afterSetup - before).toBe(3);
     expect(await denials(locker.id)).toEqual(['/sys/user/disable', '/sys/user/lock']);
     expect(await app.userRow(adminId)).toEqual(row);
   });
@@ -390,15 +391,22 @@ describe.each(BACKENDS)('audit log of administrative actions on $name', (backend
     expect(all.body.data.rows).toHaveLength(2);
     const total = all.body.data.total;
     expect(total).toBeGreaterThanOrEqual(9);
-    // Everything so far was done by admin, but for the refusals of other callers (access.denied).
-    const othersRefused = (await list({ action: 'access.denied' })).rows.filter((r) => r.username !== 'admin').length;
+    // Everything so far was done by admin, but for the refusals of other callers (access.denied)
+    // and the users' own password changes.
+    const othersRefused =
+      (await list({ action: 'access.denied' })).rows.filter((r) => r.username !== 'admin').length +
+      (await list({ action: 'me.password.change' })).total;
     const second = await app.post('/sys/auditLog/list', { pageNum: 2, pageSize: 2 }, { token: auditorToken });
     expect(second.body.data.rows[0].id).not.toBe(all.body.data.rows[0].id);
     // An auditor reads; it cannot act.
     expect((await app.post('/sys/user/lock', { id: user.id }, { token: auditorToken })).body.code).toBe('FORBIDDEN');
 
     expect((await list({ action: 'user.lock' })).rows.every((r) => r.action === 'user.lock')).toBe(true);
-    expect((await list({ target: user.id })).rows.map((r) => r.action)).toEqual(['online.kickout', 'user.create']);
+    expect((await list({ target: user.id })).rows.map((r) => r.action)).toEqual([
+      'online.kickout',
+      'me.password.change',
+      'user.create',
+    ]);
     expect((await list({ username: 'admin' })).total).toBe(total - othersRefused);
     expect((await list({ username: 'nobody' })).total).toBe(0);
     expect((await app.admin('/sys/auditLog/list', { pageSize: 500 })).body.code).toBe('VALIDATION_FAILED');

@@ -82,6 +82,22 @@ describe('a start that cannot succeed ends with one line (built service)', () =>
     }
   });
 
+  it('LOG_RETENTION_DAYS below six months (but not 0): one line naming it, exit 1, before anything opens', async () => {
+    const ended = await startUntilExit(
+      main,
+      {
+        PORT: String(await freePort()),
+        DATABASE_URL: `sqlite:${join(dir, 'retention.sqlite')}`,
+        LOG_RETENTION_DAYS: '30',
+      },
+      30_000,
+    );
+    expect(ended.code).toBe(1);
+    expect(ended.lines).toEqual([
+      'Invalid configuration: LOG_RETENTION_DAYS: LOG_RETENTION_DAYS must be 0 (keep everything) or at least 180: logs are kept six months (网络安全法 art. 21)',
+    ]);
+  });
+
   it('REDIS_URL to a closed port: no WARN per retry, one line after START_TIMEOUT_MS', async () => {
     const closed = await freePort();
     const ended = await startUntilExit(

@@ -45,16 +45,16 @@ const count = async (app: TestApp, sql: string, params: unknown[] = []) =>
   Number((await app.db.query(sql, params))[0].n);
 
 describe.each(BACKENDS)('log retention on $name', (backend) => {
-  describe('with LOG_RETENTION_DAYS=30', () => {
+  describe('with LOG_RETENTION_DAYS=180', () => {
     let app: TestApp;
     beforeAll(async () => {
-      app = await startApp(backend, { env: { LOG_RETENTION_DAYS: '30' } });
+      app = await startApp(backend, { env: { LOG_RETENTION_DAYS: '180' } });
     });
     afterAll(() => app.close());
 
     it('deletes rows older than the retention, keeps the boundary and younger ones, and audits its work', async () => {
       const now = app.clock.nowMs();
-      const edge = now - 30 * DAY_MS;
+      const edge = now - 180 * DAY_MS;
       await insertLoginRows(app, [
         { time: edge - 1, account: 'old-1' },
         { time: edge - 400 * DAY_MS, account: 'old-2' },
@@ -84,7 +84,7 @@ describe.each(BACKENDS)('log retention on $name', (backend) => {
           action: 'log.retention',
           ip: '',
           detail: {
-            retentionDays: 30,
+            retentionDays: 180,
             maxFailureInterval: 24,
             cutoff: new Date(edge).toISOString(),
             loginLog: 2,
@@ -118,7 +118,7 @@ describe.each(BACKENDS)('log retention on $name', (backend) => {
 
     it(`deletes 100 000 rows in statements of at most ${RETENTION_BATCH} rows`, async () => {
       const now = app.clock.nowMs();
-      const old = now - 31 * DAY_MS;
+      const old = now - 181 * DAY_MS;
       await insertLoginRows(
         app,
         Array.from({ length: 100_000 }, (_, i) => ({ time: old - i * 1_000 })),
@@ -158,19 +158,20 @@ describe.each(BACKENDS)('log retention on $name', (backend) => {
   describe('with a retention shorter than the failure window', () => {
     let app: TestApp;
     beforeAll(async () => {
-      app = await startApp(backend, { env: { LOG_RETENTION_DAYS: '1' } });
+      app = await startApp(backend, { env: { LOG_RETENTION_DAYS: '180' } });
     });
     afterAll(() => app.close());
 
     it('keeps the failures the lock still counts: the user is locked by the next wrong password', async () => {
-      await app.saveLoginStrategy({ maxFailureTimes: 5, maxFailureInterval: 72 });
+      // A failure window of 200 days, longer than the retention of 180.
+      await app.saveLoginStrategy({ maxFailureTimes: 5, maxFailureInterval: 200 * 24 });
       const user = await createUser(app);
       const now = app.clock.nowMs();
-      // Four failures two days ago: past the retention of 1 day, inside the 72-hour window.
+      // Four failures 190 days ago: past the retention, inside the 200-day window.
       await insertLoginRows(
         app,
         [1, 2, 3, 4].map((i) => ({
-          time: now - 2 * DAY_MS + i * 1_000,
+          time: now - 190 * DAY_MS + i * 1_000,
           account: user.username,
           userId: user.id,
           status: 'passwrong',
@@ -178,12 +179,12 @@ describe.each(BACKENDS)('log retention on $name', (backend) => {
       );
       // And one failure older than the window, which may go.
       await insertLoginRows(app, [
-        { time: now - 73 * HOUR_MS, account: user.username, userId: user.id, status: 'passwrong' },
+        { time: now - 200 * DAY_MS - HOUR_MS, account: user.username, userId: user.id, status: 'passwrong' },
       ]);
 
       const result = await app.app.get(LogRetentionService).run();
 
-      expect(result!.cutoff).toEqual(new Date(now - 72 * HOUR_MS));
+      expect(result!.cutoff).toEqual(new Date(now - 200 * 24 * HOUR_MS));
       expect(result!.loginLog).toBe(1);
       expect(
         await count(app, "SELECT COUNT(*) AS n FROM sys_login_log WHERE user_id = ? AND status = 'passwrong'", [

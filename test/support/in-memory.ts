@@ -300,16 +300,13 @@ export class InMemoryLoginLogRepository implements Shape<LoginLogRepository> {
   /** Set: the next writes fail with it (a database going away). */
   failWith: unknown = null;
 
+  onModuleInit() {}
+
   async insert(row: Omit<LoginLogEntity, 'id'>): Promise<string> {
     if (this.failWith) throw this.failWith;
     const id = String(this.rows.length + 1);
     this.rows.push({ ...row, id });
     return id;
-  }
-
-  async setFailureCode(id: string, code: string): Promise<void> {
-    const row = this.rows.find((r) => r.id === id);
-    if (row) row.failureCode = code;
   }
 
   async countFailuresSince(userId: string, since: Date): Promise<number> {
@@ -351,20 +348,6 @@ export class InMemoryLoginLogRepository implements Shape<LoginLogRepository> {
       )
       .slice(0, size)
       .map((r) => ({ ...r }));
-  }
-
-  async idsBefore(before: Date, limit: number): Promise<string[]> {
-    return [...this.newestFirst(this.rows.filter((r) => r.loginTime < before))]
-      .reverse()
-      .slice(0, limit)
-      .map((r) => r.id);
-  }
-
-  async deleteIds(ids: string[]): Promise<number> {
-    const gone = new Set(ids);
-    const before = this.rows.length;
-    this.rows.splice(0, this.rows.length, ...this.rows.filter((r) => !gone.has(r.id)));
-    return before - this.rows.length;
   }
 
   private matching(filter: LoginLogFilter): LoginLogEntity[] {

@@ -19,6 +19,7 @@ import { FormArray } from '../../common/form-body';
 import { Optional } from '../../common/optional';
 import { PagingDto } from '../../common/paging.dto';
 import { textRule } from '../../common/validation.pipe';
+import { USERNAME } from '../../config/app-config';
 import { hasControlOrFormat, hasHiddenOrSpace, mixesScripts, nfkc } from '../user-identifier';
 
 /**
@@ -49,12 +50,15 @@ const DisplayText = () => textOnly('nameCharacters', hasControlOrFormat, 'valida
 /** Optional, and `null` clears the value (an update's mobile or e-mail). */
 const OptionalOrNull = () => ValidateIf((_object, value) => value !== undefined && value !== null);
 
+/** A user name, as /sys/user/create and /sys/user/update take it (after NFKC). */
+const IsUsername = () => Matches(USERNAME, { message: 'username must be 2-64 letters, digits, _ . or -' });
+
 export class CreateUserDto {
   @ApiProperty({ example: 'zhangsan' })
   @Nfkc()
   @IsString()
   @NoHiddenOrSpace()
-  @Matches(/^[A-Za-z0-9_.-]{2,64}$/, { message: 'username must be 2-64 letters, digits, _ . or -' })
+  @IsUsername()
   username: string;
 
   @ApiProperty({ example: '张三' })
@@ -140,6 +144,18 @@ export class UpdateUserDto {
   @MinLength(1)
   @MaxLength(36)
   id: string;
+
+  @ApiPropertyOptional({
+    example: 'zhangsan',
+    description:
+      'a new user name: unique among every user name, mobile and e-mail, checked as at create; the login log keeps the name each attempt used',
+  })
+  @Optional()
+  @Nfkc()
+  @IsString()
+  @NoHiddenOrSpace()
+  @IsUsername()
+  username?: string;
 
   @ApiPropertyOptional({ example: '张三' })
   @Optional()
