@@ -12,6 +12,7 @@ import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { Clock, SystemClock } from './common/clock';
+import { ONE_OFF_COMMAND } from './common/one-off-command';
 import { AppConfig } from './config/app-config';
 import { dataSourceOptions, initializeDataSource } from './database/data-source-options';
 import { DormantAccountModule } from './dormant-account/dormant-account.module';
@@ -38,14 +39,15 @@ import { WebhookModule } from './webhook/webhook.module';
 @Global()
 @Module({})
 class CoreModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: AppConfig, command: boolean): DynamicModule {
     return {
       module: CoreModule,
       providers: [
         { provide: AppConfig, useValue: config },
         { provide: Clock, useClass: SystemClock },
+        { provide: ONE_OFF_COMMAND, useValue: command },
       ],
-      exports: [AppConfig, Clock],
+      exports: [AppConfig, Clock, ONE_OFF_COMMAND],
     };
   }
 }
@@ -67,7 +69,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        CoreModule.forRoot(config),
+        CoreModule.forRoot(config, command),
         TypeOrmModule.forRootAsync({
           useFactory: () => ({
             ...dataSourceOptions(config.DATABASE_URL, config.DB_DROP_SCHEMA, config.DB_STATEMENT_TIMEOUT_MS),

@@ -1,8 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 
 import { LogRowSeal, SealedTable } from '../audit/sealed-log-columns';
+import { ONE_OFF_COMMAND } from '../common/one-off-command';
 import { StartFailure } from '../common/start-failure';
 import { AppConfig } from '../config/app-config';
 import { SettingsRepository } from '../strategy/settings.repository';
@@ -34,6 +35,7 @@ export class SealKey implements LogRowSeal, OnModuleInit {
   constructor(
     private readonly config: AppConfig,
     private readonly settings: SettingsRepository,
+    @Optional() @Inject(ONE_OFF_COMMAND) private readonly command = false,
   ) {}
 
   /** Stops the start (StartFailure) under a key other than the one the logs were sealed with. */
@@ -50,10 +52,12 @@ export class SealKey implements LogRowSeal, OnModuleInit {
         );
       base64 =
         stored ?? (await this.settings.insertIfAbsent(KEY_ROW.group, KEY_ROW.key, randomBytes(32).toString('base64')));
-      this.logger.warn(
-        'AUDIT_HMAC_KEY is not set: the login and audit logs are sealed under a key kept in the database; ' +
-          'set AUDIT_HMAC_KEY (openssl rand -base64 32) so that whoever can write the database cannot reseal a changed row',
-      );
+      // Advice for the service's start log; a command's output is read by scripts and people.
+      if (!this.command)
+        this.logger.warn(
+          'AUDIT_HMAC_KEY is not set: the login and audit logs are sealed under a key kept in the database; ' +
+            'set AUDIT_HMAC_KEY (openssl rand -base64 32) so that whoever can write the database cannot reseal a changed row',
+        );
     }
     this.key = Buffer.from(base64, 'base64');
     const mine = this.mac(['key-check']);
