@@ -52,7 +52,7 @@ export class LogForwarder implements AfterSealing, OnModuleInit {
         const { forwardedSeq } = await this.chains.state(log.table);
         const rows = await log.sealedAfter(forwardedSeq, BATCH);
         if (!rows.length) break;
-        const batch = this.fit(rows.map((r) => this.message(log.table, r)));
+        const batch = this.leadingBatch(rows.map((r) => this.message(log.table, r)));
         const to = rows[batch.length - 1].seq!;
         if (!(await this.send(log.table, batch, forwardedSeq, to))) break;
         if (rows.length < BATCH) break;
@@ -75,7 +75,7 @@ export class LogForwarder implements AfterSealing, OnModuleInit {
   }
 
   /** The leading messages that fit one batch (at least one). */
-  private fit(messages: string[]): string[] {
+  private leadingBatch(messages: string[]): string[] {
     let bytes = 0;
     const fitting: string[] = [];
     for (const m of messages) {
