@@ -4,7 +4,6 @@ import { APP_FILTER } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { LoggerModule, Params } from 'nestjs-pino';
 
 import { AccessRuleModule } from './access-rule/access-rule.module';
 import { ApiKeyModule } from './api-key/api-key.module';
@@ -59,13 +58,8 @@ export class AppModule {
    * stores and rules, without the first start's admin account and without the notification
    * outbox, whose worker would deliver (or, unconfigured, give up on) the service's queued messages,
    * and without the second factor (which sends through that outbox; a command logs no one in).
-   * `logging`: the service's pino logger (main.ts), also logging each request and binding its id
-   * to the lines written while it runs; the tests' apps log through Nest's console logger instead.
    */
-  static forRoot(
-    config: AppConfig,
-    { command = false, logging }: { command?: boolean; logging?: Params } = {},
-  ): DynamicModule {
+  static forRoot(config: AppConfig, { command = false }: { command?: boolean } = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -117,7 +111,6 @@ export class AppModule {
         ...(command ? [] : [ApiKeyModule]),
         AuditModule,
         AccountRecoveryModule,
-        ...(logging ? [LoggerModule.forRoot(logging)] : []),
       ],
       controllers: [HealthController],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],

@@ -13,15 +13,15 @@ import { loadConfigOrExplain } from './config/app-config';
 async function bootstrap() {
   const config = loadConfigOrExplain();
   if (!config) process.exit(1);
-  // Built before Nest, so that what ends the start (the StartFailure line) goes through it too;
-  // AppModule mounts the same logger as the per-request middleware.
-  const logging = loggerParams(config);
-  const logger = ServiceLogger.create(logging);
+  // Built before Nest, so that what ends the start (the StartFailure line) goes through it too.
+  const logger = ServiceLogger.create(loggerParams(config));
+  const adapter = createHttpAdapter(config);
+  logger.logRequests(adapter.getInstance());
   // abortOnError false: a failed start exits with 1 instead of process.abort() (a core dump, 134).
   // Nest has logged why (a StartFailure as its one line) before the promise rejects.
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.forRoot(config, { logging }),
-    createHttpAdapter(config),
+    AppModule.forRoot(config),
+    adapter,
     // Body parsers are ours (setupApp): an empty JSON body is {}, and form bodies are marked for typed fields.
     { logger, bodyParser: false, abortOnError: false },
   ).catch(() => null);

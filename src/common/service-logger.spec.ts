@@ -1,11 +1,12 @@
-import { createServer, Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 
-import { pinoHttp } from 'pino-http';
+import Fastify, { FastifyInstance } from 'fastify';
+import { PinoLogger } from 'nestjs-pino';
 
 import { loadConfig } from '../config/app-config';
-import { logFormatOf, loggableUrl, loggerParams, pinoLevelOf } from './service-logger';
+import { HIJACKING, logFormatOf, loggableUrl, loggerParams, pinoLevelOf, ServiceLogger } from './service-logger';
 
 describe('log format', () => {
   it('is pretty only in a terminal outside production; JSON for a pipe whatever NODE_ENV says', () => {
@@ -43,7 +44,8 @@ describe('the logged URL', () => {
 });
 
 describe('request lines', () => {
-  let server: Server;
+  let app: FastifyInstance;
+  let logger: ServiceLogger;
   const lines: any[] = [];
 
   beforeAll(async () => {
@@ -59,23 +61,34 @@ describe('request lines', () => {
         done();
       },
     });
-    const params = loggerParams({ LOG_LEVEL: 'log' }, { format: 'json', stream }).pinoHttp as any;
-    const log = pinoHttp(...(params as [object, Writable]));
-    server = createServer((req, res) => {
-      log(req, res);
-      res.setHeader('set-cookie', 'sid=cookie-secret');
-      if (req.url === '/fail') res.statusCode = 500;
-      res.end('{}');
+    logger = ServiceLogger.create(loggerParams({ LOG_LEVEL: 'log' }, { format: 'json', stream }));
+    app = Fastify({ genReqId: () => randomUUID() });
+    logger.logRequests(app);
+    app.post('/sys/message/stream', async (_request, reply) => {
+      logger.warn('inside the handler', 'Test');
+      void reply.header('set-cookie', 'sid=cookie-secret');
+      return {};
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    app.post('/fail', async (_request, reply) => reply.code(500).send({}));
+    app.post('/stream', { config: HIJACKING }, async (_request, reply) => {
+      reply.hijack();
+      reply.raw.writeHead(200, { 'content-type': 'text/event-stream' });
+      reply.raw.write('event: open\n\n');
+      setTimeout(() => reply.raw.end(), 20);
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
   });
 
-  afterAll(() => new Promise((resolve) => server.close(resolve)));
+  afterAll(() => app.close());
+  beforeEach(() => {
+    lines.length = 0;
+    PinoLogger.root.level = 'info';
+  });
 
   const request = (path: string, headers: Record<string, string> = {}) =>
-    fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, {
+    fetch(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}${path}`, {
       method: 'POST',
-      headers,
+      headers: { 'content-type': 'application/json', ...headers },
       body: '{"password":"body-secret"}',
     });
 
@@ -87,8 +100,9 @@ describe('request lines', () => {
       'user-agent': 'jest',
     });
     await new Promise((resolve) => setImmediate(resolve));
-    expect(lines).toHaveLength(1);
-    const [line] = lines;
+    const requestLines = lines.filter((l) => l.req);
+    expect(requestLines).toHaveLength(1);
+    const [line] = requestLines;
     expect(line).toMatchObject({
       level: 'info',
       msg: 'POST /sys/message/stream?ticket=[Redacted] 200',
@@ -101,19 +115,47 @@ describe('request lines', () => {
           cookie: '[Redacted]',
           'user-agent': 'jest',
         },
+        remoteAddress: '127.0.0.1',
       },
       res: { statusCode: 200, headers: { 'set-cookie': '[Redacted]' } },
+      responseTime: expect.any(Number),
     });
     expect(line.req.query).toBeUndefined();
     expect(JSON.stringify(lines)).not.toMatch(/secret/);
   });
 
+  it("a line written while the handler runs carries the request's id, the request line the same", async () => {
+    await request('/sys/message/stream');
+    await new Promise((resolve) => setImmediate(resolve));
+    const inside = lines.find((l) => l.msg === 'inside the handler');
+    const requestLine = lines.find((l) => l.req);
+    expect(inside.reqId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(requestLine.reqId).toBe(inside.reqId);
+    await request('/sys/message/stream');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines.filter((l) => l.msg === 'inside the handler')[1].reqId).not.toBe(inside.reqId);
+  });
+
   it('a 5xx answer: one error line with the status, and no made-up stack', async () => {
-    lines.length = 0;
     await request('/fail');
     await new Promise((resolve) => setImmediate(resolve));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 'error', msg: 'POST /fail 500', res: { statusCode: 500 } });
     expect(lines[0].err).toBeUndefined();
+  });
+
+  it('a reply the handler takes over (a stream) has its line when it closes', async () => {
+    const answer = await request('/stream?ticket=ticket-secret');
+    expect(await answer.text()).toBe('event: open\n\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines).toEqual([expect.objectContaining({ level: 'info', msg: 'POST /stream?ticket=[Redacted] 200' })]);
+  });
+
+  it('at LOG_LEVEL warn a 2xx writes no line and a 5xx still does', async () => {
+    PinoLogger.root.level = 'warn';
+    await request('/sys/message/stream');
+    await request('/fail');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines.map((l) => l.msg)).toEqual(['inside the handler', 'POST /fail 500']);
   });
 });

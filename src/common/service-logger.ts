@@ -1,9 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-
-import { RequestMethod } from '@nestjs/common';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { Logger, Params, PinoLogger } from 'nestjs-pino';
-import pino, { DestinationStream, LevelWithSilent } from 'pino';
+import pino, { DestinationStream, Level, LevelWithSilent } from 'pino';
 
 import type { AppConfig } from '../config/app-config';
 import { StartFailure } from './start-failure';
@@ -85,8 +82,9 @@ export function loggableUrl(url: string | undefined): string {
 const PROBES = /^\/(health|metrics)(\/|\?|$)/;
 
 /**
- * What nestjs-pino and pino-http are built from: one pino logger for Nest's lines, ours, and one
- * line per finished request (Fastify's own request logging stays off, so there is no second one).
+ * The service's pino logger, built by nestjs-pino (through pino-http's factory, which wraps the
+ * `req` and `res` serializers) for Nest's lines, ours, and one line per finished request written by
+ * ServiceLogger.logRequests. Fastify's own request logging stays off, so there is no second one.
  * `stream`: where the lines go (the tests' capture); stdout otherwise.
  */
 export function loggerParams(
@@ -94,15 +92,11 @@ export function loggerParams(
   options: { format?: LogFormat; stream?: DestinationStream } = {},
 ): Params {
   const format = options.format ?? logFormatOf(config);
-  const http = {
+  const root = {
     level: pinoLevelOf(config.LOG_LEVEL),
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
     redact: { paths: REDACTED_PATHS, censor: '[Redacted]' },
-    // Fastify's request id (random, http-adapter.ts) when there is one, so that both name a request alike.
-    genReqId: () => randomUUID(),
-    // Lines written inside a request carry its id only; the request itself is on its last line.
-    quietReqLogger: true,
     serializers: {
       // Without `query` and `params` (pino's default has them): they would repeat the URL's credentials.
       req: (req: { method: string; url: string; headers: unknown; remoteAddress: string }) => ({
@@ -112,25 +106,15 @@ export function loggerParams(
         remoteAddress: req.remoteAddress,
       }),
     },
-    customLogLevel: (req: IncomingMessage, res: ServerResponse, err?: Error): LevelWithSilent => {
-      if (err || res.statusCode >= 500) return 'error';
-      return PROBES.test(req.url ?? '') ? 'debug' : 'info';
-    },
-    customSuccessMessage: (req: IncomingMessage, res: ServerResponse) =>
-      `${req.method} ${loggableUrl(req.url)} ${res.statusCode}`,
-    customErrorMessage: (req: IncomingMessage, res: ServerResponse) =>
-      `${req.method} ${loggableUrl(req.url)} ${res.statusCode}`,
-    // pino-http makes up an Error for a 5xx answer: its stack would only show pino-http. What went
-    // wrong is on the Errors line the exception filter writes, with the same reqId.
-    customErrorObject: (_req: IncomingMessage, _res: ServerResponse, _err: Error, value: Record<string, unknown>) => {
-      const { err: _made, ...line } = value;
-      return line;
-    },
   };
   const stream = options.stream ?? (format === 'pretty' ? prettyStream() : undefined);
-  // Every path, the unknown ones too. nestjs-pino's own default (`{/*splat}`) matches nothing on
-  // Nest 12.5's Fastify adapter when there is no global prefix: no request would be logged.
-  return { pinoHttp: stream ? [http, stream] : http, forRoutes: [{ path: '{*splat}', method: RequestMethod.ALL }] };
+  return { pinoHttp: stream ? [root, stream] : root };
+}
+
+/** The level of a finished request's line: 5xx are errors, the platform's probes debug, the rest info. */
+export function requestLevel(url: string, statusCode: number): Level {
+  if (statusCode >= 500) return 'error';
+  return PROBES.test(url) ? 'debug' : 'info';
 }
 
 /**
@@ -164,6 +148,38 @@ export class ServiceLogger extends Logger {
     return new ServiceLogger(new PinoLogger(params), params);
   }
 
+  /**
+   * One line per finished request (method, URL without credentials, status, time), and the
+   * request's id on every line written while its handler runs. Done in Fastify's hooks rather than
+   * pino-http's middleware: that one serialised each request's headers into a child logger (and
+   * ran them through the redaction) before anything was known to be written, which halved the
+   * speed of the request path with request lines off (docs/benchmarks.md, "The request logger's
+   * cost"). Here the line is built only when its level is on, from the same serializers.
+   */
+  logRequests(fastify: FastifyInstance): void {
+    const pinoLogger = this.logger;
+    // The handler's context, after the body is read: a stream's events would lose an earlier one.
+    fastify.addHook('preHandler', (request, _reply, done) => {
+      pinoLogger.runInContext(done, { bindings: { reqId: request.id } });
+    });
+    fastify.addHook('onResponse', (request, reply, done) => {
+      writeRequestLine(request, reply);
+      done();
+    });
+    // A hijacked reply (the message stream) has onResponse only when it ends itself; one the client
+    // or a stop closes has its line when it closes.
+    fastify.addHook('onRoute', (route) => {
+      if (!(route.config as { [HIJACKS]?: boolean } | undefined)?.[HIJACKS]) return;
+      const closing: preHandlerHookHandler = (request, reply, done) => {
+        reply.raw.once('close', () => {
+          if (!reply.raw.writableFinished) writeRequestLine(request, reply);
+        });
+        done();
+      };
+      route.preHandler = [...[route.preHandler ?? []].flat(), closing];
+    });
+  }
+
   override error(message: unknown, ...optionalParams: unknown[]) {
     if (message instanceof StartFailure) return super.error(`Cannot start: ${message.message}`, 'Start');
     // app.listen() logs its error ("Error: listen EADDRINUSE: …") before it rejects; main.ts turns
@@ -176,4 +192,19 @@ export class ServiceLogger extends Logger {
       return;
     return super.error(message, ...optionalParams);
   }
+}
+
+/** Route config (Nest's `@RouteConfig(HIJACKING)`) of a route that answers on the raw response itself. */
+const HIJACKS = 'hijacksReply';
+export const HIJACKING = { [HIJACKS]: true };
+
+function writeRequestLine(request: FastifyRequest, reply: FastifyReply): void {
+  const root = PinoLogger.root;
+  const level = requestLevel(request.url, reply.statusCode);
+  if (!root.isLevelEnabled(level)) return;
+  const message = `${request.method} ${loggableUrl(request.url)} ${reply.statusCode}`;
+  // Fastify hands its headers to writeHead, so the raw response holds none: the reply's, in the shape
+  // pino's response serializer reads.
+  const res = { headersSent: true, statusCode: reply.statusCode, getHeaders: () => reply.getHeaders() };
+  root[level]({ reqId: request.id, req: request.raw, res, responseTime: Math.round(reply.elapsedTime) }, message);
 }

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -6,6 +7,7 @@ import { ApiDoc } from '../../common/api-docs';
 import type { AuthContext } from '../../common/auth-context';
 import { AcceptsStreamTicket, CurrentAuth } from '../../common/auth-context';
 import { localeOf } from '../../common/error-code';
+import { HIJACKING } from '../../common/service-logger';
 import { NoInputDto } from '../../common/validation.pipe';
 import { StreamTicketService } from '../../session/stream-ticket.service';
 import { ListMessagesDto, ReadMessagesDto, SiteMessageDto, StreamTicketDto } from '../dto/message.dto';
@@ -59,6 +61,7 @@ export class MessageController {
    * newer stream pushes it over the caps (5 per session, 20 per user).
    */
   @Get('stream')
+  @RouteConfig(HIJACKING)
   @AcceptsStreamTicket()
   @ApiQuery({
     name: 'ticket',
