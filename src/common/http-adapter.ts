@@ -97,7 +97,8 @@ export function createHttpAdapter(config: Pick<AppConfig, 'BODY_LIMIT_BYTES' | '
 // The success message in each language, looked up once rather than per answer.
 const OK_MESSAGE = { zh: messageOf(ErrorCode.OK, 'zh'), en: messageOf(ErrorCode.OK, 'en') } as const;
 
-function successEnvelope(data: unknown, reply: FastifyReply): Envelope {
+/** The OK envelope of `data`, its message in the caller's language. */
+export function successEnvelope(data: unknown, reply: FastifyReply): Envelope {
   return {
     success: true,
     code: ErrorCode.OK,

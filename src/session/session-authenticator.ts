@@ -74,6 +74,11 @@ export class SessionAuthenticator implements OnModuleInit {
     return (await this.credential?.authenticate(request, requirements)) ?? this.authenticate(request, requirements);
   }
 
+  /** The caller when the request carries a credential other than a session token (an API key), else undefined. */
+  async credentialOf(request: FastifyRequest, requirements: CallerRequirements): Promise<Caller | undefined> {
+    return this.credential?.authenticate(request, requirements);
+  }
+
   async authenticate(request: FastifyRequest, requirements: CallerRequirements = {}): Promise<AuthContext> {
     const login = await this.strategy.loginStrategy();
     return this.checkToken(
