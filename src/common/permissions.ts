@@ -123,7 +123,13 @@ export const ADMIN_SETS = [
     set: 'audit',
     role: 'auditadmin',
     name: { zh: '审计管理员', en: 'Audit administrator' },
-    codes: ['sys:loginLog:list', 'sys:loginLog:export', 'sys:auditLog:list', 'sys:auditLog:export', 'sys:auditLog:verify'],
+    codes: [
+      'sys:loginLog:list',
+      'sys:loginLog:export',
+      'sys:auditLog:list',
+      'sys:auditLog:export',
+      'sys:auditLog:verify',
+    ],
   },
 ] as const satisfies readonly { set: AdminSet; role: string; name: Bilingual; codes: readonly PermissionCode[] }[];
 

@@ -122,7 +122,8 @@ export class AppConfig {
    * the codes of two of their sets (docs/security.md#three-administrators).
    */
   @IsIn(ADMIN_MODES, {
-    message: 'ADMIN_MODE must be single (one administrator holding *) or three (system, security and audit administrators)',
+    message:
+      'ADMIN_MODE must be single (one administrator holding *) or three (system, security and audit administrators)',
   })
   ADMIN_MODE: AdminMode = 'single';
 

@@ -4,7 +4,6 @@ import { ADMIN_SETS } from '../common/permissions';
 import { AppConfig } from '../config/app-config';
 import { AdminModeRules } from './admin-mode';
 import { ALL_PERMISSIONS } from './grants';
-import { RoleRepository } from './role.repository';
 import { ADMIN_ROLE, RoleService } from './role.service';
 import { UserAdminService } from './user-admin.service';
 import { UserLookup } from './user-lookup.service';
@@ -30,7 +29,6 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     private readonly accounts: UserAdminService,
     private readonly lookup: UserLookup,
     private readonly roles: RoleService,
-    private readonly roleRows: RoleRepository,
     private readonly mode: AdminModeRules,
     private readonly config: AppConfig,
   ) {}
@@ -70,9 +68,7 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
    */
   private async reportSetViolations(): Promise<void> {
     if (!this.mode.three) return;
-    const roles = await this.roleRows.all();
-    const members = await this.roleRows.members(roles.map((r) => r.code));
-    for (const v of this.mode.violations(roles, members)) {
+    for (const v of await this.roles.setViolations()) {
       this.logger.warn(
         v.kind === 'role'
           ? `ADMIN_MODE=three: role "${v.name}" has codes of no one administrator set (system, security, audit); it keeps working until it is saved within one`

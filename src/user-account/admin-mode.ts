@@ -48,7 +48,8 @@ export class AdminModeRules {
 
   /** A role's codes lie within one set (`*` lies in none); VALIDATION_FAILED on `permissions` otherwise. */
   assertRoleInOneSet(permissions: readonly string[]): void {
-    if (this.three && !setsHolding(permissions).length) throw validationFailed('validation.roleMixesSets', 'permissions');
+    if (this.three && !setsHolding(permissions).length)
+      throw validationFailed('validation.roleMixesSets', 'permissions');
   }
 
   /** A user's roles together lie within one set; VALIDATION_FAILED on `roles` otherwise. */

@@ -9,7 +9,7 @@ import { AdminSet } from '../common/permissions';
 import { SessionService } from '../session/session.service';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
-import { AdminModeRules, THREE_ADMIN_ROLES, USER_GRANT } from './admin-mode';
+import { AdminModeRules, SetViolation, THREE_ADMIN_ROLES, USER_GRANT } from './admin-mode';
 import { SaveRoleDto } from './dto/user.dto';
 import { ALL_PERMISSIONS, mayGrant } from './grants';
 import { RoleEntity } from './role.entity';
@@ -103,6 +103,12 @@ export class RoleService implements OnApplicationBootstrap {
     });
   }
 
+  /** Every role and user breaking three mode's set rule (AdminModeRules.violations). */
+  async setViolations(): Promise<SetViolation[]> {
+    const roles = await this.roles.all();
+    return this.mode.violations(roles, await this.roles.members(roles.map((r) => r.code)));
+  }
+
   /** The permission codes the roles `codes` give together. */
   async permissionsOfRoles(codes: string[]): Promise<string[]> {
     if (!codes.length) return [];
@@ -182,7 +188,13 @@ export class RoleService implements OnApplicationBootstrap {
     if (this.mode.three && !mayGrant(held, [USER_GRANT])) throw new AccessDenied([USER_GRANT]);
     const roles = await this.existing(codes);
     if (this.mode.three) return this.mode.assertUserInOneSet(roles);
-    if (!mayGrant(held, roles.flatMap((r) => r.permissions))) throw new AppException(ErrorCode.FORBIDDEN);
+    if (
+      !mayGrant(
+        held,
+        roles.flatMap((r) => r.permissions),
+      )
+    )
+      throw new AppException(ErrorCode.FORBIDDEN);
   }
 
   /**
@@ -194,7 +206,9 @@ export class RoleService implements OnApplicationBootstrap {
     if (!members.length) return;
     const held = await this.rolesOf(members);
     const others = [...new Set([...held.values()].flat())].filter((c) => c !== code);
-    const codesOf = new Map((others.length ? await this.roles.byCodes(others) : []).map((r) => [r.code, r.permissions]));
+    const codesOf = new Map(
+      (others.length ? await this.roles.byCodes(others) : []).map((r) => [r.code, r.permissions]),
+    );
     const mixing = members.filter((id) => {
       const codes = (held.get(id) ?? []).filter((c) => c !== code).flatMap((c) => codesOf.get(c) ?? []);
       return !this.mode.setsOf([...codes, ...permissions]).length;

@@ -209,7 +209,9 @@ export class UserAdminService implements OnModuleInit {
     await this.mutex.run(Keys.roleSaveMutex, async () => {
       const user = await this.lookup.get(id);
       const grantOnly =
-        this.mode.three && dto.roles !== undefined && (['username', 'name', 'mobile', 'email'] as const).every((f) => dto[f] === undefined);
+        this.mode.three &&
+        dto.roles !== undefined &&
+        (['username', 'name', 'mobile', 'email'] as const).every((f) => dto[f] === undefined);
       if (!grantOnly) await this.access.assertMayActOn(actor, [user]);
       // The audit detail as the console shows a change side by side: { username, old, new }, changed fields only.
       const detail = {

@@ -368,13 +368,18 @@ export class PermissionDto {
   })
   module: string;
   @ApiProperty({ example: '查看用户', description: 'in the language of Accept-Language' }) name: string;
+}
+
+/** OpenAPI only: an administrator set of /sys/permission/sets (三员分立). */
+export class AdminSetDto {
+  @ApiProperty({ enum: ADMIN_SET_NAMES, example: 'audit' }) set: AdminSet;
   @ApiProperty({
-    enum: ADMIN_SET_NAMES,
-    isArray: true,
-    example: ['system', 'security'],
-    description: 'the administrator sets (三员分立) the code belongs to',
+    example: 'auditadmin',
+    description: "the set's built-in role (and first-start account) in three mode",
   })
-  sets: AdminSet[];
+  role: string;
+  @ApiProperty({ example: '审计管理员', description: 'in the language of Accept-Language' }) name: string;
+  @ApiProperty({ type: [String], example: ['sys:loginLog:list'] }) codes: string[];
 }
 
 /** /sys/user/grant: the user's roles, replaced. */
