@@ -21,6 +21,7 @@ import { LogSealModule } from './log-seal/log-seal.module';
 import { LoginLogModule } from './login-log/login-log.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { MfaModule } from './mfa/mfa.module';
+import { MfaRecoveryModule } from './mfa/mfa-recovery.module';
 import { NotificationModule } from './notification/notification.module';
 import { OnlineModule } from './online/online.module';
 import { QrcodeModule } from './qrcode/qrcode.module';
@@ -111,6 +112,8 @@ export class AppModule {
         ...(command ? [] : [ApiKeyModule]),
         AuditModule,
         AccountRecoveryModule,
+        // admin:recover --reset-mfa removes a second factor without the rest of MfaModule.
+        MfaRecoveryModule,
       ],
       controllers: [HealthController],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],

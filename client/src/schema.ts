@@ -303,6 +303,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sys/user/grant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace a user's roles
+         * @description As /sys/user/update with only `roles`. Single mode: roles within the caller's codes, on a user whose codes the caller holds (FORBIDDEN otherwise). ADMIN_MODE=three: the user's roles together within one administrator set (VALIDATION_FAILED otherwise); one's own roles answer FORBIDDEN.
+         *
+         *     **Access:** permission `sys:user:grant` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
+         *
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["UserController_grant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sys/user/delete": {
         parameters: {
             query?: never;
@@ -587,6 +617,32 @@ export interface paths {
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["PermissionController_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/permission/sets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The administrator sets (三员分立): each set's built-in role, name and permission codes
+         * @description **Access:** permission `sys:role:list` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["PermissionController_sets"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2038,6 +2094,16 @@ export interface components {
              */
             roles?: string[];
         };
+        GrantRolesDto: {
+            id: string;
+            /**
+             * @description replaces the user's roles
+             * @example [
+             *       "auditadmin"
+             *     ]
+             */
+            roles: string[];
+        };
         UserIdDto: {
             id: string;
         };
@@ -2056,6 +2122,10 @@ export interface components {
             userCount: number;
             /** @description user names of the holders, at most 50, by user name */
             users: string[];
+            /** @description the administrator sets (三员分立) that hold every code of the role; empty when none does (`*`, or codes of two sets) */
+            sets: ("system" | "security" | "audit")[];
+            /** @description a built-in role: `admin` in single mode, `sysadmin`, `secadmin` and `auditadmin` in three mode */
+            builtIn: boolean;
         };
         SaveRoleDto: {
             /** @example auditor */
@@ -2087,6 +2157,29 @@ export interface components {
              */
             name: string;
         };
+        AdminSetDto: {
+            /**
+             * @example audit
+             * @enum {string}
+             */
+            set: "system" | "security" | "audit";
+            /**
+             * @description the set's built-in role (and first-start account) in three mode
+             * @example auditadmin
+             */
+            role: string;
+            /**
+             * @description in the language of Accept-Language
+             * @example 审计管理员
+             */
+            name: string;
+            /**
+             * @example [
+             *       "sys:loginLog:list"
+             *     ]
+             */
+            codes: string[];
+        };
         MeInfoDto: {
             id: string;
             username: string;
@@ -2107,6 +2200,11 @@ export interface components {
              * @example Asia/Shanghai
              */
             displayTimeZone: string;
+            /**
+             * @description ADMIN_MODE: `three` when the system, security and audit administrators are kept apart (三员分立)
+             * @enum {string}
+             */
+            adminMode: "single" | "three";
         };
         ChangePasswordDto: {
             /** @description RSA-OAEP-256 ciphertext (base64) */
@@ -3778,6 +3876,138 @@ export interface operations {
             };
         };
     };
+    UserController_grant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GrantRolesDto"];
+            };
+        };
+        responses: {
+            /** @description data is null */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
     UserController_delete: {
         parameters: {
             query?: never;
@@ -4948,6 +5178,120 @@ export interface operations {
                         code: string;
                         message: string;
                         data: components["schemas"]["PermissionDto"][];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    PermissionController_sets: {
+        parameters: {
+            query?: never;
+            header: {
+                "accept-language": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoInputDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["AdminSetDto"][];
                     };
                 };
             };

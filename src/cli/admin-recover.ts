@@ -10,24 +10,30 @@ import { AccessRuleService } from '../access-rule/access-rule.service';
 import { AppModule } from '../app.module';
 import { StartFailure } from '../common/start-failure';
 import { loadConfigOrExplain } from '../config/app-config';
+import { MfaRecoveryService } from '../mfa/mfa-recovery.service';
 import { AccountRecoveryService } from '../user-account/recovery/account-recovery.service';
 
 /**
  * `npm run admin:recover -- <username>`, run on the server with the service's own
  * environment (DATABASE_URL, REDIS_URL, ...), for when no administrator can log in any more:
- * the account recovered, and every login access rule that could refuse it disabled.
+ * the account recovered, and every login access rule that could refuse it disabled; with
+ * `--reset-mfa`, its second factor (TOTP and recovery codes) removed too, for a sole administrator who
+ * lost both. It works alike in both ADMIN_MODEs: it changes no role.
  * The application context has no HTTP server; the scheduled jobs are removed as soon as it
  * starts, and closing it ends the database and Redis connections, so the process exits.
  * Exit codes: 0 recovered, 1 unknown user or failure, 2 usage. Messages are one line, no stack.
  */
-export const USAGE = 'Usage: npm run admin:recover -- <username>';
+export const USAGE = 'Usage: npm run admin:recover -- <username> [--reset-mfa]';
+const RESET_MFA = '--reset-mfa';
 
 export async function main(args: string[]): Promise<number> {
-  if (args.length !== 1 || !args[0].trim() || args[0].startsWith('-')) {
+  const names = args.filter((a) => a !== RESET_MFA);
+  const resetMfa = names.length < args.length;
+  if (names.length !== 1 || args.length > 2 || !names[0].trim() || names[0].startsWith('-')) {
     console.error(USAGE);
     return 2;
   }
-  const username = args[0];
+  const username = names[0];
   const config = loadConfigOrExplain();
   if (!config) return 1;
   // Opening a SQLite path that does not exist would create an empty database (migrated, keyed):
@@ -50,9 +56,13 @@ export async function main(args: string[]): Promise<number> {
       console.error(`No user with the user name "${username}".`);
       return 1;
     }
-    const changes = [recovered.wasLocked && 'unlocked', recovered.wasDisabled && 'enabled', 'password reset'].filter(
-      Boolean,
-    );
+    const mfaRemoved = resetMfa && (await app.get(MfaRecoveryService).reset(recovered));
+    const changes = [
+      recovered.wasLocked && 'unlocked',
+      recovered.wasDisabled && 'enabled',
+      'password reset',
+      mfaRemoved && 'second factor removed',
+    ].filter(Boolean);
     console.log(`Recovered account "${recovered.username}" (${recovered.id}): ${changes.join(', ')}.`);
     console.log(
       recovered.sessionsEnded
@@ -75,6 +85,7 @@ export async function main(args: string[]): Promise<number> {
     } else {
       console.log('No login access rule refuses this user.');
     }
+    if (resetMfa && !mfaRemoved) console.log('The account had no second factor to remove.');
     console.log('The password is an initial password: the first-login rules of the account strategy apply.');
     console.log(`One-time password (shown only now): ${recovered.password}`);
     return 0;

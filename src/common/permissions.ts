@@ -23,6 +23,7 @@ export const PERMISSION_REGISTRY = [
   { code: 'sys:user:enable', module: 'user', name: { zh: '启用用户', en: 'Enable users' } },
   { code: 'sys:user:resetPass', module: 'user', name: { zh: '重置密码', en: 'Reset passwords' } },
   { code: 'sys:user:mfaReset', module: 'user', name: { zh: '重置双因素认证', en: 'Reset two-factor authentication' } },
+  { code: 'sys:user:grant', module: 'user', name: { zh: '分配角色', en: "Grant users' roles" } },
   { code: 'sys:role:list', module: 'role', name: { zh: '查看角色', en: 'List roles' } },
   { code: 'sys:role:save', module: 'role', name: { zh: '保存角色', en: 'Save roles' } },
   { code: 'sys:role:delete', module: 'role', name: { zh: '删除角色', en: 'Delete roles' } },
@@ -58,3 +59,81 @@ export const PERMISSION_REGISTRY = [
 ] as const satisfies readonly { code: string; module: string; name: Bilingual }[];
 
 export type PermissionCode = (typeof PERMISSION_REGISTRY)[number]['code'];
+
+/** The three administrators' sets of ADMIN_MODE=three (三员分立). */
+export const ADMIN_SET_NAMES = ['system', 'security', 'audit'] as const;
+export type AdminSet = (typeof ADMIN_SET_NAMES)[number];
+
+/**
+ * The one table of 三员分立 (docs/security.md#three-administrators): each set's built-in role (its
+ * code is also the first-start account's user name) and the codes it may hold. In ADMIN_MODE=three
+ * every role's codes, and every user's roles together, lie within one set; a code may be in two sets
+ * (`sys:user:list`, `sys:role:list`). permissions.spec.ts checks that every code
+ * of the registry is in some set.
+ */
+export const ADMIN_SETS = [
+  {
+    set: 'system',
+    role: 'sysadmin',
+    name: { zh: '系统管理员', en: 'System administrator' },
+    codes: [
+      'sys:user:list',
+      'sys:user:create',
+      'sys:user:update',
+      'sys:user:delete',
+      'sys:user:lock',
+      'sys:user:unlock',
+      'sys:user:disable',
+      'sys:user:enable',
+      'sys:user:resetPass',
+      'sys:user:mfaReset',
+      // sys:user:pii joins this set once the registry has it (personal data at rest).
+      'sys:online:list',
+      'sys:online:kickout',
+      'sys:role:list',
+      'sys:apiKey:list',
+      'sys:apiKey:create',
+      'sys:apiKey:revoke',
+      'sys:token:introspect',
+    ],
+  },
+  {
+    set: 'security',
+    role: 'secadmin',
+    name: { zh: '安全管理员', en: 'Security administrator' },
+    codes: [
+      'sys:strategy:login:info',
+      'sys:strategy:login:save',
+      'sys:strategy:user:info',
+      'sys:strategy:user:save',
+      'sys:role:list',
+      'sys:role:save',
+      'sys:role:delete',
+      'sys:user:list',
+      'sys:user:grant',
+      'sys:accessRule:list',
+      'sys:accessRule:save',
+      'sys:accessRule:delete',
+      'sys:webhook:list',
+      'sys:webhook:save',
+      'sys:webhook:delete',
+    ],
+  },
+  {
+    set: 'audit',
+    role: 'auditadmin',
+    name: { zh: '审计管理员', en: 'Audit administrator' },
+    codes: [
+      'sys:loginLog:list',
+      'sys:loginLog:export',
+      'sys:auditLog:list',
+      'sys:auditLog:export',
+      'sys:auditLog:verify',
+    ],
+  },
+] as const satisfies readonly { set: AdminSet; role: string; name: Bilingual; codes: readonly PermissionCode[] }[];
+
+/** The sets that hold every one of `codes` (all three for none; none when a code is in no set, `*` included). */
+export function setsHolding(codes: readonly string[]): AdminSet[] {
+  return ADMIN_SETS.filter((s) => codes.every((c) => (s.codes as readonly string[]).includes(c))).map((s) => s.set);
+}

@@ -142,6 +142,22 @@ const validation = {
     en: 'Invalid code: the role {code} is still held by {count} user(s); take it from them first',
   },
   adminRoleKept: { zh: '内置角色admin不能删除', en: 'The built-in role admin cannot be deleted' },
+  builtInRoleKept: {
+    zh: '内置角色{code}不能修改或删除(三员分立)',
+    en: 'The built-in role {code} cannot be changed or deleted (three administrators)',
+  },
+  roleMixesSets: {
+    zh: '参数permissions不合法: 一个角色的权限只能属于系统、安全、审计中的一类(三员分立)',
+    en: 'Invalid permissions: the codes of a role must all belong to one of the system, security and audit sets (three administrators)',
+  },
+  membersWouldMixSets: {
+    zh: '参数permissions不合法: 持有该角色的{count}个用户将同时拥有两类管理员的权限(三员分立)',
+    en: 'Invalid permissions: {count} user(s) holding this role would hold codes of two administrator sets (three administrators)',
+  },
+  userRolesMixSets: {
+    zh: '参数roles不合法: 一个用户的角色只能属于系统、安全、审计中的一类(三员分立)',
+    en: "Invalid roles: a user's roles must all belong to one of the system, security and audit sets (three administrators)",
+  },
   ipRange: {
     zh: '参数{field}不合法: 不是IP地址或CIDR网段(如192.168.1.10、10.0.0.0/8、2001:db8::/32)',
     en: 'Invalid {field}: not an IP address or a CIDR range (such as 192.168.1.10, 10.0.0.0/8 or 2001:db8::/32)',

@@ -226,6 +226,16 @@ describe('ADMIN_USERNAME, AUDIT_HMAC_KEY, SYSLOG_URL and SYSLOG_CA_FILE', () => 
     }
   });
 
+  it('keeps one administrator unless ADMIN_MODE is three, and refuses another mode in one line naming the variable', () => {
+    expect(loadConfig({}).ADMIN_MODE).toBe('single');
+    expect(loadConfig({ ADMIN_MODE: 'three' }).ADMIN_MODE).toBe('three');
+    for (const bad of ['3', 'THREE', 'triple']) {
+      expect(() => loadConfig({ ADMIN_MODE: bad })).toThrow(
+        'Invalid configuration: ADMIN_MODE: ADMIN_MODE must be single (one administrator holding *) or three (system, security and audit administrators)',
+      );
+    }
+  });
+
   it('takes the sealing key as the base64 of 32 bytes, and is optional', () => {
     const key = Buffer.alloc(32, 3).toString('base64');
     expect(loadConfig({ AUDIT_HMAC_KEY: key }).AUDIT_HMAC_KEY).toBe(key);

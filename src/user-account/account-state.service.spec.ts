@@ -8,6 +8,7 @@ import { AuditEntry, AuditLogService } from '../audit/audit-log.service';
 import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
 import { ErrorCode } from '../common/error-code';
+import { AppConfig, loadConfig } from '../config/app-config';
 import { SessionService } from '../session/session.service';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { KvStore } from '../store/kv.store';
@@ -16,6 +17,7 @@ import { StrategyService } from '../strategy/strategy.service';
 import { LoginStrategy } from '../strategy/strategy.types';
 import { AccountLockedEvent } from './account.events';
 import { AccountStateService } from './account-state.service';
+import { AdminModeRules } from './admin-mode';
 import { RoleService } from './role.service';
 import { SelfProtection } from './self-protection';
 import { TargetAccess } from './target-access';
@@ -71,9 +73,11 @@ describe('AccountStateService.changeState (lock, unlock, disable, enable of one 
         AccountStateService,
         UserLookup,
         RoleService,
+        AdminModeRules,
         SelfProtection,
         TargetAccess,
         SessionService,
+        { provide: AppConfig, useValue: loadConfig({}) },
         KeyedMutex,
         ...repos.providers,
         { provide: StrategyService, useValue: strategy },

@@ -61,6 +61,8 @@ export class MeController {
       serverTime: this.clock.nowMs(),
       // The console shows times in the zone the service's notifications use.
       displayTimeZone: this.config.DISPLAY_TIMEZONE,
+      // The console keeps roles within one administrator set in three mode.
+      adminMode: this.config.ADMIN_MODE,
     };
   }
 

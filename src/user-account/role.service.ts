@@ -1,13 +1,15 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 
 import { actedBy, AuditLogService, changedFields } from '../audit/audit-log.service';
-import { AppException, fieldProblem, fieldsFailed, validationFailed } from '../common/app.exception';
+import { AccessDenied, AppException, fieldProblem, fieldsFailed, validationFailed } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
 import { isUniqueViolation } from '../common/db-errors';
 import { ErrorCode } from '../common/error-code';
+import { AdminSet } from '../common/permissions';
 import { SessionService } from '../session/session.service';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
+import { AdminModeRules, SetViolation, THREE_ADMIN_ROLES, USER_GRANT } from './admin-mode';
 import { SaveRoleDto } from './dto/user.dto';
 import { ALL_PERMISSIONS, mayGrant } from './grants';
 import { RoleEntity } from './role.entity';
@@ -22,6 +24,10 @@ const MEMBERS_SHOWN = 50;
 export interface RoleView extends RoleEntity {
   userCount: number;
   users: string[];
+  /** The administrator sets (三员分立) the role's codes lie within; empty when none holds them all. */
+  sets: AdminSet[];
+  /** A role of the mode the service keeps: `admin` in single mode, the three administrators' in three. */
+  builtIn: boolean;
 }
 
 @Injectable()
@@ -32,11 +38,24 @@ export class RoleService implements OnApplicationBootstrap {
     private readonly mutex: KeyedMutex,
     private readonly protection: SelfProtection,
     private readonly audit: AuditLogService,
+    private readonly mode: AdminModeRules,
   ) {}
 
   async onApplicationBootstrap() {
-    // The built-in role admin holds `*`. orIgnore: instances may start together.
-    await this.roles.insertIfAbsent({ code: ADMIN_ROLE, name: '超级管理员', permissions: ['*'] });
+    if (!this.mode.three) {
+      // The built-in role admin holds `*`. orIgnore: instances may start together.
+      await this.roles.insertIfAbsent({ code: ADMIN_ROLE, name: '超级管理员', permissions: ['*'] });
+      return;
+    }
+    // The three administrators' roles hold exactly their set's codes, also after the table gained a code.
+    for (const role of THREE_ADMIN_ROLES) {
+      await this.roles.insertIfAbsent(role);
+      await this.mutex.run(Keys.roleSaveMutex, async () => {
+        const [stored] = await this.roles.byCodes([role.code]);
+        const same = [...stored.permissions].sort().join() === [...role.permissions].sort().join();
+        if (!same || stored.name !== role.name) await this.write(role);
+      });
+    }
   }
 
   /** Every role with how many users hold it and (at most MEMBERS_SHOWN of) their user names; deleted users do not count. */
@@ -45,7 +64,13 @@ export class RoleService implements OnApplicationBootstrap {
     const members = await this.roles.members(roles.map((r) => r.code));
     return roles.map((r) => {
       const names = members.filter((m) => m.roleCode === r.code).map((m) => m.username);
-      return { ...r, userCount: names.length, users: names.slice(0, MEMBERS_SHOWN) };
+      return {
+        ...r,
+        userCount: names.length,
+        users: names.slice(0, MEMBERS_SHOWN),
+        sets: this.mode.setsOf(r.permissions),
+        builtIn: this.mode.three ? this.mode.isThreeBuiltIn(r.code) : r.code === ADMIN_ROLE,
+      };
     });
   }
 
@@ -57,11 +82,13 @@ export class RoleService implements OnApplicationBootstrap {
    * so that no assignment or save slips in between the check and the delete. Audited as role.delete.
    */
   async delete(code: string, held: string[], actor: Actor): Promise<void> {
-    if (code === ADMIN_ROLE) throw validationFailed('validation.adminRoleKept', 'code');
+    if (code === ADMIN_ROLE && !this.mode.three) throw validationFailed('validation.adminRoleKept', 'code');
+    this.mode.assertNotBuiltIn(code);
     await this.mutex.run(Keys.roleSaveMutex, async () => {
       const [role] = await this.roles.byCodes([code]);
       if (!role || role.code !== code) throw new AppException(ErrorCode.NOT_FOUND);
-      if (!mayGrant(held, role.permissions)) throw new AppException(ErrorCode.FORBIDDEN);
+      // Three mode: the set rule, not the caller's codes (the security administrator keeps every set's roles).
+      if (!this.mode.three && !mayGrant(held, role.permissions)) throw new AppException(ErrorCode.FORBIDDEN);
       const holders = await this.roles.memberIds(code);
       if (holders.length) {
         throw fieldsFailed([fieldProblem('validation.roleInUse', 'code', { code, count: holders.length })]);
@@ -74,6 +101,12 @@ export class RoleService implements OnApplicationBootstrap {
         detail: { permissions: role.permissions },
       }));
     });
+  }
+
+  /** Every role and user breaking three mode's set rule (AdminModeRules.violations). */
+  async setViolations(): Promise<SetViolation[]> {
+    const roles = await this.roles.all();
+    return this.mode.violations(roles, await this.roles.members(roles.map((r) => r.code)));
   }
 
   /** The permission codes the roles `codes` give together. */
@@ -91,17 +124,23 @@ export class RoleService implements OnApplicationBootstrap {
    * and written inside the role-save mutex, so that parallel saves each record their own values.
    */
   async save(dto: SaveRoleDto, held: string[], actor: Actor): Promise<RoleEntity> {
-    if (!mayGrant(held, dto.permissions)) throw new AppException(ErrorCode.FORBIDDEN);
+    // Three mode replaces "within the caller's codes" by the set rule: the security administrator
+    // makes the roles of every set, none mixing two (docs/security.md#three-administrators).
+    const three = this.mode.three;
+    this.mode.assertNotBuiltIn(dto.code);
+    this.mode.assertRoleInOneSet(dto.permissions);
+    if (!three && !mayGrant(held, dto.permissions)) throw new AppException(ErrorCode.FORBIDDEN);
     // One save at a time across instances: the checks below read what the write replaces, and two
     // parallel saves of one new code would otherwise both insert (a unique violation).
     return this.mutex.run(Keys.roleSaveMutex, async () => {
       const same = await this.roles.byCodeIgnoringCase(dto.code);
       const current = same.find((r) => r.code === dto.code);
-      if (current && !mayGrant(held, current.permissions)) throw new AppException(ErrorCode.FORBIDDEN);
+      if (!three && current && !mayGrant(held, current.permissions)) throw new AppException(ErrorCode.FORBIDDEN);
       if (!current && same.length) throw this.duplicateCode(same[0].code);
-      if (dto.code === ADMIN_ROLE && !dto.permissions.includes(ALL_PERMISSIONS)) {
+      if (!three && dto.code === ADMIN_ROLE && !dto.permissions.includes(ALL_PERMISSIONS)) {
         throw validationFailed('validation.adminKeepsAll', 'permissions');
       }
+      if (three && current) await this.assertMembersStayInOneSet(dto.code, dto.permissions);
       // Taking `*` from a role must not leave the service without a usable holder of it.
       const strips = !!current?.permissions.includes(ALL_PERMISSIONS) && !dto.permissions.includes(ALL_PERMISSIONS);
       const write = () => this.write(dto);
@@ -140,9 +179,15 @@ export class RoleService implements OnApplicationBootstrap {
     return role;
   }
 
-  /** A role assignment may only give roles whose codes the caller holds (FORBIDDEN). */
+  /**
+   * Whether a caller holding `held` may give (or change to) the roles `codes`. Single mode: only roles whose
+   * codes the caller holds (FORBIDDEN). Three mode: the caller needs sys:user:grant (FORBIDDEN) and the
+   * roles together lie within one set (VALIDATION_FAILED). Unknown roles are VALIDATION_FAILED.
+   */
   async assertMayAssign(held: string[], codes: string[]): Promise<void> {
+    if (this.mode.three && !mayGrant(held, [USER_GRANT])) throw new AccessDenied([USER_GRANT]);
     const roles = await this.existing(codes);
+    if (this.mode.three) return this.mode.assertUserInOneSet(roles);
     if (
       !mayGrant(
         held,
@@ -150,6 +195,27 @@ export class RoleService implements OnApplicationBootstrap {
       )
     )
       throw new AppException(ErrorCode.FORBIDDEN);
+  }
+
+  /**
+   * Three mode: a role's new codes must not make one of its holders hold two sets through its other
+   * roles (VALIDATION_FAILED on `permissions`, naming how many), so that no save makes a violation.
+   */
+  private async assertMembersStayInOneSet(code: string, permissions: string[]): Promise<void> {
+    const members = await this.roles.memberIds(code);
+    if (!members.length) return;
+    const held = await this.rolesOf(members);
+    const others = [...new Set([...held.values()].flat())].filter((c) => c !== code);
+    const codesOf = new Map(
+      (others.length ? await this.roles.byCodes(others) : []).map((r) => [r.code, r.permissions]),
+    );
+    const mixing = members.filter((id) => {
+      const codes = (held.get(id) ?? []).filter((c) => c !== code).flatMap((c) => codesOf.get(c) ?? []);
+      return !this.mode.setsOf([...codes, ...permissions]).length;
+    });
+    if (mixing.length) {
+      throw fieldsFailed([fieldProblem('validation.membersWouldMixSets', 'permissions', { count: mixing.length })]);
+    }
   }
 
   /** The codes among `codes` that name no role. */

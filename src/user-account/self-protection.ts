@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '../common/app.exception';
 import { Clock } from '../common/clock';
 import { ErrorCode } from '../common/error-code';
+import { AppConfig } from '../config/app-config';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
 import { ALL_PERMISSIONS } from './grants';
@@ -31,6 +32,7 @@ export class SelfProtection {
     private readonly roles: RoleRepository,
     private readonly mutex: KeyedMutex,
     private readonly clock: Clock,
+    private readonly config: AppConfig,
   ) {}
 
   assertNotSelf(actorId: string, targetId: string): void {
@@ -47,6 +49,8 @@ export class SelfProtection {
    * disabling each other (or a disable and a role save) at the same moment cannot both succeed.
    */
   keepingSuperAdmin<T>(loss: SuperAdminLoss, change: () => Promise<T>): Promise<T> {
+    // Three mode has no `*` to keep: taking it away is how an installation switched to it is put right.
+    if (this.config.ADMIN_MODE === 'three') return change();
     return this.mutex.run(Keys.superAdminGuardMutex, async () => {
       const before = await this.usableSuperAdmins();
       const lost = 'userId' in loss ? [loss.userId] : 'userIds' in loss ? loss.userIds : null;

@@ -7,6 +7,7 @@ import { LoginLogModule } from '../login-log/login-log.module';
 import { SessionModule } from '../session/session.module';
 import { StrategyModule } from '../strategy/strategy.module';
 import { AccountStateService } from './account-state.service';
+import { AdminModeRules } from './admin-mode';
 import { CommonPasswords } from './common-passwords/common-passwords';
 import { CompareSlots } from './compare-slots';
 import { LockoutService } from './lockout.service';
@@ -57,6 +58,7 @@ import { UserLookup } from './user-lookup.service';
     PasswordScreen,
     CommonPasswords,
     RoleService,
+    AdminModeRules,
     SelfProtection,
     TargetAccess,
     UserDirectory,
@@ -73,6 +75,7 @@ import { UserLookup } from './user-lookup.service';
     PasswordProof,
     ReauthService,
     RoleService,
+    AdminModeRules,
     PasswordHasher,
     UserRepository,
     UserDirectory,

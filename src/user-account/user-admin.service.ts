@@ -4,10 +4,11 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 
 import { actedBy, AuditLogService } from '../audit/audit-log.service';
-import { FieldProblem, fieldProblem, fieldsFailed } from '../common/app.exception';
+import { AppException, FieldProblem, fieldProblem, fieldsFailed } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
 import { isDeadlock, isUniqueViolation } from '../common/db-errors';
+import { ErrorCode } from '../common/error-code';
 import { Page } from '../common/paging.dto';
 import { AppConfig } from '../config/app-config';
 import { LoginLogService } from '../login-log/login-log.service';
@@ -17,6 +18,7 @@ import { Keys } from '../store/keys';
 import { StrategyService } from '../strategy/strategy.service';
 import { accountStates } from './account-state';
 import { auditAdminAction } from './admin-audit';
+import { AdminModeRules } from './admin-mode';
 import { ListUsersDto, UpdateUserDto, UserState } from './dto/user.dto';
 import { ALL_PERMISSIONS } from './grants';
 import { failureWindowStart } from './lock-policy';
@@ -91,6 +93,7 @@ export class UserAdminService implements OnModuleInit {
     private readonly audit: AuditLogService,
     private readonly logs: LoginLogService,
     private readonly modules: ModuleRef,
+    private readonly mode: AdminModeRules,
   ) {}
 
   onModuleInit() {
@@ -98,7 +101,8 @@ export class UserAdminService implements OnModuleInit {
   }
 
   /**
-   * `held`: the permission codes of the caller, who may only give roles within them.
+   * `held`: the permission codes of the caller, who may only give roles within them (three mode: who
+   * needs sys:user:grant to give any, and then roles of one set).
    * With an actor (an administrator's request), audited as user.create with the roles given; never
    * with the password. Without one (the first start's admin), not audited.
    */
@@ -108,7 +112,7 @@ export class UserAdminService implements OnModuleInit {
     const plain = input.password ?? generated!;
     checkPasswordComplexity(plain, rules);
     const roleCodes = [...new Set(input.roles ?? [])];
-    await this.roles.assertMayAssign(held, roleCodes);
+    if (roleCodes.length || !this.mode.three) await this.roles.assertMayAssign(held, roleCodes);
     const identifiers = identifiersOf(input);
     await this.assertUnique(identifiers);
     const id = randomUUID();
@@ -193,6 +197,9 @@ export class UserAdminService implements OnModuleInit {
    * used. Taking the last usable `*` away is FORBIDDEN. Live sessions see the change: their user
    * name and profile (/sys/me/info) and their permission codes (AUTH_PERMS, in the shared store, so
    * on every instance). Audited as user.update with `{ username, old, new }`, the changed fields only.
+   * Three mode (docs/security.md#three-administrators): a role change needs sys:user:grant and the set rule
+   * instead of the caller's codes — also of the target's, when roles are all the request changes (the
+   * security administrator grants the roles of every set) — and nobody changes their own roles.
    */
   async update(dto: UpdateUserDto, actor: Actor): Promise<void> {
     const held = [...actor.codes];
@@ -201,7 +208,11 @@ export class UserAdminService implements OnModuleInit {
     // codes a session keeps are those of the last change, whichever came last.
     await this.mutex.run(Keys.roleSaveMutex, async () => {
       const user = await this.lookup.get(id);
-      await this.access.assertMayActOn(actor, [user]);
+      const grantOnly =
+        this.mode.three &&
+        dto.roles !== undefined &&
+        (['username', 'name', 'mobile', 'email'] as const).every((f) => dto[f] === undefined);
+      if (!grantOnly) await this.access.assertMayActOn(actor, [user]);
       // The audit detail as the console shows a change side by side: { username, old, new }, changed fields only.
       const detail = {
         username: user.username,
@@ -221,6 +232,7 @@ export class UserAdminService implements OnModuleInit {
       if (dto.roles) {
         const next = [...new Set(dto.roles)].sort();
         if (next.join('\n') !== oldRoles.join('\n')) {
+          if (this.mode.three && actor.id === id) throw new AppException(ErrorCode.FORBIDDEN);
           await this.roles.assertMayAssign(held, next);
           change.roleCodes = next;
           detail.old.roles = oldRoles;

@@ -11,6 +11,7 @@ import { AccountStateService } from './account-state.service';
 import {
   CreatedUserDto,
   CreateUserDto,
+  GrantRolesDto,
   ListUsersDto,
   ResetPasswordResultDto,
   UpdateUserDto,
@@ -77,6 +78,24 @@ export class UserController {
   })
   async update(@Body() dto: UpdateUserDto, @CurrentActor() actor: Actor) {
     await this.accounts.update(dto, actor);
+  }
+
+  /**
+   * The roles alone, for a holder of sys:user:grant without sys:user:update: in three mode the security
+   * administrator, since no user holds both (docs/security.md#three-administrators).
+   */
+  @Post('grant')
+  @HttpCode(200)
+  @RequirePermissions('sys:user:grant')
+  @ApiDoc("Replace a user's roles", {
+    data: null,
+    errors: [ErrorCode.NOT_FOUND],
+    description:
+      "As /sys/user/update with only `roles`. Single mode: roles within the caller's codes, on a user whose codes the caller holds (FORBIDDEN otherwise). " +
+      "ADMIN_MODE=three: the user's roles together within one administrator set (VALIDATION_FAILED otherwise); one's own roles answer FORBIDDEN.",
+  })
+  async grant(@Body() dto: GrantRolesDto, @CurrentActor() actor: Actor) {
+    await this.accounts.update({ id: dto.id, roles: dto.roles }, actor);
   }
 
   /** A soft delete; not oneself, not the last usable holder of `*`. */

@@ -3,12 +3,13 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { stepAt, totpCode } from '../../src/mfa/totp';
 import { NotificationKind } from '../../src/notification/notification.types';
 import { NotificationEntity } from '../../src/notification/outbox/notification.entity';
 import { BACKENDS } from '../support/backends';
 import { buildCommands, runCommand } from '../support/built-command';
 import { createActiveUser, TestUser } from '../support/factories';
-import { startApp, TestApp } from '../support/test-app';
+import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
 
 /**
  * `npm run admin:recover -- <username>` (src/cli/admin-recover.ts) run as the server
@@ -159,6 +160,76 @@ describe.each(BACKENDS)('the recovery command on $name', (backend) => {
   }, 60_000);
 });
 
+/**
+ * ADMIN_MODE=three: the command works as in single mode, and `--reset-mfa` lets a sole administrator
+ * who lost the authenticator and the recovery codes back in.
+ */
+describe.each(BACKENDS)('the recovery command with ADMIN_MODE=three on $name', (backend) => {
+  let app: TestApp;
+  let script: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    script = join(await buildCommands(), 'src', 'cli', 'admin-recover.js');
+    app = await startApp(backend, { env: { ADMIN_MODE: 'three' } });
+    env = { ...app.provisioned.env, BCRYPT_COST: '4', ADMIN_MODE: 'three' };
+  }, 240_000);
+  afterAll(() => app.close());
+
+  const passwordIn = (stdout: string) => /^One-time password \(shown only now\): (\S+)$/m.exec(stdout)?.[1];
+  const count = async (table: string, id: string) =>
+    Number((await app.db.query(`SELECT COUNT(*) AS n FROM ${table} WHERE user_id = ?`, [id]))[0].n);
+
+  it('with --reset-mfa removes the TOTP and recovery codes of an administrator who lost both, and audits it', async () => {
+    const token = await app.token('secadmin', ADMIN_PASSWORD);
+    // Asked of every enrolled user (the security administrator holds the login strategy in this mode).
+    expect((await app.post('/sys/strategy/login/save', { mfaMode: 1 }, { token })).body.success).toBe(true);
+    const [{ id }] = await app.db.query('SELECT id FROM sys_user WHERE username = ?', ['secadmin']);
+    const { secret } = (await app.post('/sys/me/mfa/setup', {}, { token })).body.data;
+    const enabled = await app.post(
+      '/sys/me/mfa/enable',
+      { code: totpCode(secret, stepAt(app.clock.nowMs())) },
+      { token },
+    );
+    expect(enabled.body.success).toBe(true);
+    expect((await app.login('secadmin', ADMIN_PASSWORD)).body.data).toMatchObject({ mfaRequired: true });
+    expect(await count('sys_user_recovery_code', id)).toBeGreaterThan(0);
+
+    const run = await runCommand(script, ['secadmin', '--reset-mfa'], env);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`Recovered account "secadmin" (${id}): password reset, second factor removed.`);
+    expect(run.stdout).not.toMatch(/^\s+at /m);
+    expect(await count('sys_user_mfa', id)).toBe(0);
+    expect(await count('sys_user_recovery_code', id)).toBe(0);
+
+    app.clock.set(Date.now() + 1_000);
+    const login = await app.login('secadmin', passwordIn(run.stdout)!);
+    expect(login.body.data).toMatchObject({ mfaRequired: false, accessToken: expect.any(String) });
+    // Its role is untouched: the command changes no role in either mode.
+    const roles = await app.db.query('SELECT role_code FROM sys_user_role WHERE user_id = ?', [id]);
+    expect(roles.map((r: any) => r.role_code)).toEqual(['secadmin']);
+    const audits = await app.db.query(
+      "SELECT action, user_id, target, detail FROM sys_audit_log WHERE action IN ('user.recover', 'user.mfaReset') AND target = ? ORDER BY id",
+      [id],
+    );
+    expect(audits.map((a: any) => [a.action, a.user_id])).toEqual([
+      ['user.recover', 'system'],
+      ['user.mfaReset', 'system'],
+    ]);
+    expect(JSON.parse(audits[1].detail)).toEqual({ username: 'secadmin', by: 'admin:recover' });
+  }, 60_000);
+
+  it('says when there was no second factor to remove, and audits no removal', async () => {
+    const run = await runCommand(script, ['--reset-mfa', 'auditadmin'], env);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('The account had no second factor to remove.');
+    expect(run.stdout).toContain('Recovered account "auditadmin"');
+    const [{ id }] = await app.db.query('SELECT id FROM sys_user WHERE username = ?', ['auditadmin']);
+    const rows = await app.db.query("SELECT id FROM sys_audit_log WHERE action = 'user.mfaReset' AND target = ?", [id]);
+    expect(rows).toEqual([]);
+  }, 60_000);
+});
+
 /** Backend-independent: the command's answers to a wrong call. */
 describe("the recovery command's usage and failures", () => {
   let script: string;
@@ -168,8 +239,11 @@ describe("the recovery command's usage and failures", () => {
   const noStack = (text: string) => expect(text).not.toMatch(/^\s+at /m);
 
   it('prints its usage and exits 2 without a user name, and reports a bad configuration in one line', async () => {
-    const none = await runCommand(script, [], {});
-    expect(none).toEqual({ code: 2, stdout: '', stderr: 'Usage: npm run admin:recover -- <username>\n' });
+    const usage = { code: 2, stdout: '', stderr: 'Usage: npm run admin:recover -- <username> [--reset-mfa]\n' };
+    expect(await runCommand(script, [], {})).toEqual(usage);
+    expect(await runCommand(script, ['--reset-mfa'], {})).toEqual(usage);
+    expect(await runCommand(script, ['admin', 'root'], {})).toEqual(usage);
+    expect(await runCommand(script, ['admin', '--force'], {})).toEqual(usage);
     const bad = await runCommand(script, ['admin'], { DATABASE_URL: 'mysql://root@127.0.0.1:1/nothing' });
     expect(bad.code).toBe(1);
     expect(bad.stderr.trim().split('\n')).toEqual([

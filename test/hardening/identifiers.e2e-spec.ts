@@ -177,7 +177,17 @@ describe.each(BACKENDS)('login identifiers are unique across fields on $name', (
       refusedOn(variant, ['code']);
       expect(variant.body.message).toContain(code);
       const roles = (await app.admin('/sys/role/list')).body.data.filter((r: any) => r.code.toLowerCase() === code);
-      expect(roles).toEqual([{ code, name: 'first', permissions: ['sys:user:list'], userCount: 0, users: [] }]);
+      expect(roles).toEqual([
+        {
+          code,
+          name: 'first',
+          permissions: ['sys:user:list'],
+          userCount: 0,
+          users: [],
+          sets: ['system', 'security'],
+          builtIn: false,
+        },
+      ]);
       // The exact code still updates in place.
       expect((await app.admin('/sys/role/save', { code, name: 'again', permissions: [] })).body.success).toBe(true);
       // And a user cannot be given the variant: it names no role.

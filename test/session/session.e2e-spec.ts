@@ -443,6 +443,7 @@ describe.each(BACKENDS)('sessions and tokens on $name', (backend) => {
         expireAt: expect.any(Number),
         serverTime: expect.any(Number),
         displayTimeZone: expect.any(String),
+        adminMode: 'single',
       };
       const accountReads = jest.spyOn(app.app.get(UserRepository), 'byId');
       try {

@@ -508,6 +508,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
         expireAt: expect.any(Number),
         serverTime: expect.any(Number),
         displayTimeZone: expect.any(String),
+        adminMode: 'single',
       });
       expect([...res.body.data.permissions].sort()).toEqual(['sys:loginLog:list', 'sys:user:list']);
       // What the console's expiry warning measures, on the service's clock.
@@ -548,6 +549,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
         expireAt: expect.any(Number),
         serverTime: expect.any(Number),
         displayTimeZone: expect.any(String),
+        adminMode: 'single',
       });
     });
 

@@ -26,6 +26,7 @@ import { StrategyService } from '../../strategy/strategy.service';
 import { LoginStrategy, UserStrategy } from '../../strategy/strategy.types';
 import { LoginFailedEvent } from '../../user-account/account.events';
 import { AccountStateService } from '../../user-account/account-state.service';
+import { AdminModeRules } from '../../user-account/admin-mode';
 import { CompareSlots } from '../../user-account/compare-slots';
 import { LockoutService } from '../../user-account/lockout.service';
 import { PasswordHasher } from '../../user-account/password-hasher';
@@ -142,6 +143,7 @@ describe('LoginService', () => {
         CompareSlots,
         PasswordProof,
         RoleService,
+        AdminModeRules,
         SelfProtection,
         TargetAccess,
         SessionService,

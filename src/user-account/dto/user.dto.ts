@@ -18,8 +18,9 @@ import {
 import { FormArray } from '../../common/form-body';
 import { Optional } from '../../common/optional';
 import { PagingDto } from '../../common/paging.dto';
+import { ADMIN_SET_NAMES, AdminSet } from '../../common/permissions';
 import { textRule } from '../../common/validation.pipe';
-import { USERNAME } from '../../config/app-config';
+import { ADMIN_MODES, AdminMode, USERNAME } from '../../config/app-config';
 import { hasControlOrFormat, hasHiddenOrSpace, mixesScripts, nfkc } from '../user-identifier';
 
 /**
@@ -345,6 +346,17 @@ export class RoleDto {
   @ApiProperty({ type: [String] }) permissions: string[];
   @ApiProperty({ description: 'how many users (not deleted) hold the role' }) userCount: number;
   @ApiProperty({ type: [String], description: 'user names of the holders, at most 50, by user name' }) users: string[];
+  @ApiProperty({
+    enum: ADMIN_SET_NAMES,
+    isArray: true,
+    description:
+      'the administrator sets (三员分立) that hold every code of the role; empty when none does (`*`, or codes of two sets)',
+  })
+  sets: AdminSet[];
+  @ApiProperty({
+    description: 'a built-in role: `admin` in single mode, `sysadmin`, `secadmin` and `auditadmin` in three mode',
+  })
+  builtIn: boolean;
 }
 
 /** OpenAPI only: a permission of /sys/permission/list. */
@@ -356,6 +368,35 @@ export class PermissionDto {
   })
   module: string;
   @ApiProperty({ example: '查看用户', description: 'in the language of Accept-Language' }) name: string;
+}
+
+/** OpenAPI only: an administrator set of /sys/permission/sets (三员分立). */
+export class AdminSetDto {
+  @ApiProperty({ enum: ADMIN_SET_NAMES, example: 'audit' }) set: AdminSet;
+  @ApiProperty({
+    example: 'auditadmin',
+    description: "the set's built-in role (and first-start account) in three mode",
+  })
+  role: string;
+  @ApiProperty({ example: '审计管理员', description: 'in the language of Accept-Language' }) name: string;
+  @ApiProperty({ type: [String], example: ['sys:loginLog:list'] }) codes: string[];
+}
+
+/** /sys/user/grant: the user's roles, replaced. */
+export class GrantRolesDto {
+  @ApiProperty()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(36)
+  id: string;
+
+  @ApiProperty({ type: [String], example: ['auditadmin'], description: "replaces the user's roles" })
+  @FormArray()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(64, { each: true })
+  roles: string[];
 }
 
 /** OpenAPI only: /sys/me/info. */
@@ -377,6 +418,11 @@ export class MeInfoDto {
       'DISPLAY_TIMEZONE: the IANA zone the service writes times for people in; the console shows times in it',
   })
   displayTimeZone: string;
+  @ApiProperty({
+    enum: ADMIN_MODES,
+    description: 'ADMIN_MODE: `three` when the system, security and audit administrators are kept apart (三员分立)',
+  })
+  adminMode: AdminMode;
 }
 
 const nullableString = { type: ['string', 'null'] } as const;
@@ -409,6 +455,7 @@ export const ME_INFO_RESPONSE = {
           expireAt: { type: 'number' },
           serverTime: { type: 'number' },
           displayTimeZone: { type: 'string' },
+          adminMode: { type: 'string' },
         },
       },
     },

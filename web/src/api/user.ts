@@ -12,6 +12,7 @@ export type UserState = NonNullable<Schemas['ListUsersDto']['state']>;
 export type Role = Schemas['RoleDto'];
 export type SaveRole = Schemas['SaveRoleDto'];
 export type Permission = Schemas['PermissionDto'];
+export type AdminSetRow = Schemas['AdminSetDto'];
 
 export type UserAction = 'lock' | 'unlock' | 'disable' | 'enable';
 
@@ -23,6 +24,8 @@ export const listUsers = (q: Schemas['ListUsersDto']) => post<Page<UserRow>>('/s
 export const createUser = (u: NewUser) => post<Schemas['CreatedUserDto']>('/sys/user/create', u);
 /** The given fields only; `null` clears mobile or e-mail; `roles` replaces the set. */
 export const updateUser = (u: UserChange) => post('/sys/user/update', u);
+/** The roles alone (sys:user:grant): in three mode the security administrator's way to give them. */
+export const grantRoles = (id: string, roles: string[]) => post('/sys/user/grant', { id, roles });
 /** A soft delete; sessions end, identifiers stay taken. */
 export const deleteUser = (id: string) => post('/sys/user/delete', { id });
 export const changeUserState = (action: UserAction, id: string) => post(`/sys/user/${action}`, { id });
@@ -39,3 +42,5 @@ export const saveRole = (r: SaveRole) => post<Role>('/sys/role/save', r);
 export const deleteRole = (code: string) => post('/sys/role/delete', { code });
 /** Every permission code the service knows, names in the console's language. */
 export const listPermissions = () => post<Permission[]>('/sys/permission/list');
+/** ADMIN_MODE=three's sets (三员分立): the service's one table, never copied here. */
+export const listAdminSets = () => post<AdminSetRow[]>('/sys/permission/sets');

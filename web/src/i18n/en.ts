@@ -308,6 +308,9 @@ const en: typeof zh = {
   users: {
     edit: 'Edit',
     editTitle: 'Edit user "{name}"',
+    grant: 'Roles',
+    grantTitle: 'Roles of "{name}"',
+    rolesMixSets: "A user's roles must all belong to one of the system, security and audit sets (three administrators)",
     updated: 'User updated',
     delete: 'Delete',
     deleted: 'User deleted',
@@ -392,6 +395,10 @@ const en: typeof zh = {
     deleted: 'Role deleted',
     inUse: 'Users hold this role; it cannot be deleted',
     builtin: 'built-in',
+    set: 'Administrator set',
+    sets: { system: 'System', security: 'Security', audit: 'Audit', mixed: 'Mixed' },
+    mixesSets:
+      'The codes of a role must all belong to one of the system, security and audit sets (three administrators)',
     codeRequired: 'Enter a code',
     confirmDelete: 'Delete the role "{code}"?',
     codeCount: '{n} codes',

@@ -35,6 +35,8 @@ export const useAuthStore = defineStore('auth', () => {
   /** The one page a temporary session is sent to. */
   const tempPage = computed<'mfa' | 'password'>(() => (mfaSetupRequired.value ? 'mfa' : 'password'));
   const permissions = computed(() => new Set(me.value?.permissions ?? []));
+  /** ADMIN_MODE=three (三员分立): roles and a user's roles stay within one administrator set. */
+  const threeAdmins = computed(() => me.value?.adminMode === 'three');
 
   /**
    * Nobody grants more than they hold: true when the user holds every one of `codes`
@@ -107,6 +109,7 @@ export const useAuthStore = defineStore('auth', () => {
     tempUser,
     mfaSetupRequired,
     tempPage,
+    threeAdmins,
     can,
     holdsAll,
     signIn,
