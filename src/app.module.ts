@@ -12,6 +12,7 @@ import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { Clock, SystemClock } from './common/clock';
 import { ONE_OFF_COMMAND } from './common/one-off-command';
+import { ComplianceModule } from './compliance/compliance.module';
 import { AppConfig } from './config/app-config';
 import { dataSourceOptions, initializeDataSource } from './database/data-source-options';
 import { DormantAccountModule } from './dormant-account/dormant-account.module';
@@ -95,6 +96,7 @@ export class AppModule {
         // Before the second factor: its step then runs first, so no code is asked of a login the
         // rules refuse (AccessRuleStep); admin:recover lifts rules, so a command has it too.
         AccessRuleModule,
+        ComplianceModule,
         OnlineModule,
         QrcodeModule,
         TokenModule,

@@ -881,6 +881,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sys/compliance/controls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Which 等保三级 controls are in force, with their clauses, and what is left to the operator
+         * @description Names and details in the language of Accept-Language. For the baseline dialog of the strategy page.
+         *
+         *     **Access:** permission `sys:strategy:login:info` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["ComplianceController_controls"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sys/online/list": {
         parameters: {
             query?: never;
@@ -2262,6 +2290,38 @@ export interface components {
             ip: string;
             /** @description ISO 8601; absent = now */
             time?: string;
+        };
+        ControlDto: {
+            /** @example threeAdmins */
+            id: string;
+            /**
+             * @description the GB/T 22239-2019 clause(s) it serves
+             * @example 8.1.4.2 d, 8.1.5.1–8.1.5.3
+             */
+            clause: string;
+            /** @description in the caller's language */
+            name: string;
+            /**
+             * @description `partial`: on, with a gap the detail names
+             * @enum {string}
+             */
+            state: "on" | "partial" | "off";
+            /** @description what the service found, in the caller's language */
+            detail: string;
+        };
+        OutsideControlDto: {
+            /** @example tls */
+            id: string;
+            /** @example 8.1.4.1 c */
+            clause: string;
+            name: string;
+            /** @description what the operator does outside the service */
+            detail: string;
+        };
+        ControlsDto: {
+            controls: components["schemas"]["ControlDto"][];
+            /** @description left to the operator */
+            outside: components["schemas"]["OutsideControlDto"][];
         };
         OnlineSessionRowDto: {
             tokenId: string;
@@ -6172,6 +6232,120 @@ export interface operations {
                         code: string;
                         message: string;
                         data: components["schemas"]["AccessCheckResultDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    ComplianceController_controls: {
+        parameters: {
+            query?: never;
+            header: {
+                "accept-language": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoInputDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["ControlsDto"];
                     };
                 };
             };

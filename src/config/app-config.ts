@@ -31,6 +31,8 @@ const list = ({ value }: { value: unknown }) =>
     : value;
 /** A user name as /sys/user/create takes it (after NFKC). */
 export const USERNAME = /^[A-Za-z0-9_.-]{2,64}$/;
+export const ADMIN_MODES = ['single', 'three'] as const;
+export type AdminMode = (typeof ADMIN_MODES)[number];
 /** The shortest retention the service accepts besides 0 (keep everything): six months. */
 export const MIN_RETENTION_DAYS = 180;
 /** udp|tcp|tls://host:port, the host a name, an IPv4 address or a bracketed IPv6 address. */
@@ -113,6 +115,17 @@ export class AppConfig {
     message: 'ADMIN_USERNAME must be 2-64 letters, digits, _ . or - (the user name of the first-start account)',
   })
   ADMIN_USERNAME = 'admin';
+
+  /**
+   * `single`: the first start creates ADMIN_USERNAME holding `*`. `three` (三员分立): the first start
+   * creates the system, security and audit administrators instead, and no role may hold `*` or mix
+   * the codes of two of their sets (docs/security.md#three-administrators).
+   */
+  @IsIn(ADMIN_MODES, {
+    message:
+      'ADMIN_MODE must be single (one administrator holding *) or three (system, security and audit administrators)',
+  })
+  ADMIN_MODE: AdminMode = 'single';
 
   /** Parsed for Fastify's trustProxy; an unparsable value stays a string and fails validation. */
   @Transform(({ value }) => (typeof value === 'string' ? (parseTrustProxy(value) ?? value) : value))
