@@ -14,6 +14,7 @@ import { Clock, SystemClock } from './common/clock';
 import { ONE_OFF_COMMAND } from './common/one-off-command';
 import { ComplianceModule } from './compliance/compliance.module';
 import { AppConfig } from './config/app-config';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { dataSourceOptions, initializeDataSource } from './database/data-source-options';
 import { DormantAccountModule } from './dormant-account/dormant-account.module';
 import { HealthController } from './health/health.controller';
@@ -97,6 +98,7 @@ export class AppModule {
         // rules refuse (AccessRuleStep); admin:recover lifts rules, so a command has it too.
         AccessRuleModule,
         ComplianceModule,
+        DashboardModule,
         OnlineModule,
         QrcodeModule,
         TokenModule,
