@@ -12,7 +12,9 @@ import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { Clock, SystemClock } from './common/clock';
 import { ONE_OFF_COMMAND } from './common/one-off-command';
+import { ComplianceModule } from './compliance/compliance.module';
 import { AppConfig } from './config/app-config';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { dataSourceOptions, initializeDataSource } from './database/data-source-options';
 import { DormantAccountModule } from './dormant-account/dormant-account.module';
 import { HealthController } from './health/health.controller';
@@ -96,6 +98,8 @@ export class AppModule {
         // Before the second factor: its step then runs first, so no code is asked of a login the
         // rules refuse (AccessRuleStep); admin:recover lifts rules, so a command has it too.
         AccessRuleModule,
+        ComplianceModule,
+        DashboardModule,
         OnlineModule,
         QrcodeModule,
         TokenModule,

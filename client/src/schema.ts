@@ -937,6 +937,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sys/compliance/controls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Which 等保三级 controls are in force, with their clauses, and what is left to the operator
+         * @description Names and details in the language of Accept-Language. For the baseline dialog of the strategy page.
+         *
+         *     **Access:** permission `sys:strategy:login:info` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["ComplianceController_controls"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/dashboard/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The home page's figures: users, logins, sessions, expiring passwords, baseline gaps
+         * @description Any logged-in user; each block only with the code that reads its source (see each field). Days and hours in DISPLAY_TIMEZONE.
+         *
+         *     **Access:** any logged-in caller, no permission code.
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** refused (FORBIDDEN).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["DashboardController_summary"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sys/online/list": {
         parameters: {
             query?: never;
@@ -2360,6 +2416,119 @@ export interface components {
             ip: string;
             /** @description ISO 8601; absent = now */
             time?: string;
+        };
+        ControlDto: {
+            /** @example threeAdmins */
+            id: string;
+            /**
+             * @description the GB/T 22239-2019 clause(s) it serves
+             * @example 8.1.4.2 d, 8.1.5.1–8.1.5.3
+             */
+            clause: string;
+            /** @description in the caller's language */
+            name: string;
+            /**
+             * @description `partial`: on, with a gap the detail names
+             * @enum {string}
+             */
+            state: "on" | "partial" | "off";
+            /** @description what the service found, in the caller's language */
+            detail: string;
+        };
+        OutsideControlDto: {
+            /** @example tls */
+            id: string;
+            /** @example 8.1.4.1 c */
+            clause: string;
+            name: string;
+            /** @description what the operator does outside the service */
+            detail: string;
+        };
+        ControlsDto: {
+            controls: components["schemas"]["ControlDto"][];
+            /** @description left to the operator */
+            outside: components["schemas"]["OutsideControlDto"][];
+        };
+        UsersSummaryDto: {
+            total: number;
+            /** @description users in each state, as the users list's state filter finds them (a user may be in several) */
+            byState: {
+                normal?: number;
+                locked?: number;
+                disabled?: number;
+                expired?: number;
+                initial?: number;
+            };
+        };
+        CountsDto: {
+            success: number;
+            failure: number;
+        };
+        HourCountsDto: {
+            success: number;
+            failure: number;
+            /** @description 0–23 in DISPLAY_TIMEZONE */
+            hour: number;
+        };
+        DayCountsDto: {
+            success: number;
+            failure: number;
+            /**
+             * @description yyyy-MM-dd in DISPLAY_TIMEZONE
+             * @example 2026-11-27
+             */
+            date: string;
+        };
+        ReasonCountDto: {
+            /**
+             * @description the error code of the refusal (its status for older rows)
+             * @example BAD_CREDENTIALS
+             */
+            code: string;
+            count: number;
+        };
+        IpCountDto: {
+            ip: string;
+            count: number;
+        };
+        LoginsSummaryDto: {
+            /** @description today in DISPLAY_TIMEZONE */
+            today: components["schemas"]["CountsDto"];
+            /** @description today's 24 hours */
+            byHour: components["schemas"]["HourCountsDto"][];
+            /** @description the last 30 days, today last */
+            byDay: components["schemas"]["DayCountsDto"][];
+            /** @description today's most frequent refusals, at most 5 */
+            topFailureReasons: components["schemas"]["ReasonCountDto"][];
+            /** @description today's addresses with the most refusals, at most 5 */
+            topFailureIps: components["schemas"]["IpCountDto"][];
+        };
+        SessionsSummaryDto: {
+            online: number;
+        };
+        PasswordsSummaryDto: {
+            /** @description passwords not expired yet that expire within 7 days */
+            expiringIn7Days: number;
+        };
+        BaselineGapDto: {
+            /** @example mfaMode */
+            field: string;
+            /** @description the 等保三级 baseline value */
+            expected: Record<string, never>;
+            /** @description the saved value (null when the strategy has none) */
+            actual: Record<string, never>;
+        };
+        DashboardSummaryDto: {
+            /** @description with sys:user:list */
+            users?: components["schemas"]["UsersSummaryDto"];
+            /** @description with sys:loginLog:list */
+            logins?: components["schemas"]["LoginsSummaryDto"];
+            /** @description with sys:online:list */
+            sessions?: components["schemas"]["SessionsSummaryDto"];
+            /** @description with sys:user:list */
+            passwords?: components["schemas"]["PasswordsSummaryDto"];
+            /** @description the 等保三级 baseline fields whose saved value differs: login fields with sys:strategy:login:info, account fields with sys:strategy:user:info */
+            baseline?: components["schemas"]["BaselineGapDto"][];
         };
         OnlineSessionRowDto: {
             tokenId: string;
@@ -6563,6 +6732,232 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    ComplianceController_controls: {
+        parameters: {
+            query?: never;
+            header: {
+                "accept-language": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoInputDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["ControlsDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    DashboardController_summary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoInputDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["DashboardSummaryDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;

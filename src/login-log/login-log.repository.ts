@@ -46,6 +46,47 @@ export class LoginLogRepository implements OnModuleInit {
   }
 
   /**
+   * Logins since `since` (the proofs made on /sys/me/* left out), counted per quarter of an hour
+   * (epoch seconds / 900, so that any zone's hours and days can be put together from them) and
+   * outcome: at most 96 × 2 rows a day, however many logins there were.
+   */
+  async countsByQuarterHour(since: Date): Promise<{ quarter: number; success: boolean; count: number }[]> {
+    const quarter =
+      this.logs.manager.connection.options.type === 'better-sqlite3'
+        ? "CAST(strftime('%s', l.login_time) AS INTEGER) / 900"
+        : "TIMESTAMPDIFF(SECOND, '1970-01-01 00:00:00', l.login_time) DIV 900";
+    const rows = await this.logs
+      .createQueryBuilder('l')
+      .select(quarter, 'quarter')
+      .addSelect(`CASE WHEN l.status = '${LoginStatus.SUCCESS}' THEN 1 ELSE 0 END`, 'ok')
+      .addSelect('COUNT(*)', 'n')
+      .where('l.login_time >= :since', { since })
+      .andWhere('l.login_type NOT IN (:...proofs)', { proofs: PROOF_TYPES })
+      .groupBy('quarter')
+      .addGroupBy('ok')
+      .getRawMany<{ quarter: string | number; ok: string | number; n: string | number }>();
+    return rows.map((r) => ({ quarter: Number(r.quarter), success: Number(r.ok) === 1, count: Number(r.n) }));
+  }
+
+  /** The most frequent failure codes (the status where a row has none) or IPs of failed logins since `since`. */
+  async topFailures(since: Date, by: 'reason' | 'ip', limit: number): Promise<{ value: string; count: number }[]> {
+    const column = by === 'ip' ? 'l.ip' : 'COALESCE(l.failure_code, l.status)';
+    const rows = await this.logs
+      .createQueryBuilder('l')
+      .select(column, 'value')
+      .addSelect('COUNT(*)', 'n')
+      .where('l.login_time >= :since', { since })
+      .andWhere('l.status <> :ok', { ok: LoginStatus.SUCCESS })
+      .andWhere('l.login_type NOT IN (:...proofs)', { proofs: PROOF_TYPES })
+      .groupBy('value')
+      .orderBy('n', 'DESC')
+      .addOrderBy('value', 'ASC')
+      .limit(limit)
+      .getRawMany<{ value: string; n: string | number }>();
+    return rows.map((r) => ({ value: r.value, count: Number(r.n) }));
+  }
+
+  /**
    * The new row's id. With its MAC (docs/security.md#sealed-logs), taken of the row as the database
    * will give it back: computed here, so it costs the login no round trip.
    */
@@ -143,3 +184,6 @@ export class LoginLogRepository implements OnModuleInit {
     return qb;
   }
 }
+
+/** Rows of the login log that prove a password or code on /sys/me/* rather than log in. */
+const PROOF_TYPES = [LoginTypes.PASSCHANGE, LoginTypes.MFA, LoginTypes.REAUTH];

@@ -97,6 +97,15 @@ export class LoginLogService {
     return this.logs.recentSuccessIps(userId, count);
   }
 
+  /** Logins since `since` per quarter hour and outcome (the dashboard puts days and hours together from them). */
+  countsByQuarterHour(since: Date) {
+    return this.logs.countsByQuarterHour(since);
+  }
+
+  topFailures(since: Date, by: 'reason' | 'ip', limit: number) {
+    return this.logs.topFailures(since, by, limit);
+  }
+
   async list(q: ListLoginLogDto): Promise<Page<LoginLogRow>> {
     const [rows, total] = await this.logs.page(filterOf(q), q.pageNum, q.pageSize);
     return { total, rows: rows.map(rowOf) };

@@ -113,6 +113,34 @@ export class UserRepository {
     return new Set(rows.filter((r) => r.userId !== exceptUserId).map((r) => r.value));
   }
 
+  /** How many users there are, and how many are in `state` (a user may be in several). */
+  async countsByState(
+    states: readonly UserState[],
+    now: Date,
+    passwordExpireDays: number,
+  ): Promise<{ total: number; byState: Record<UserState, number> }> {
+    const total = await this.users.count();
+    const byState = {} as Record<UserState, number>;
+    for (const state of states)
+      byState[state] = await this.users
+        .createQueryBuilder('u')
+        .where(statePredicate({ state, now, passwordExpireDays }))
+        .getCount();
+    return { total, byState };
+  }
+
+  /** Users whose password is not expired yet and expires within `withinDays` (never when passwordExpireDays is 0). */
+  countExpiringWithin(now: Date, passwordExpireDays: number, withinDays: number): Promise<number> {
+    if (passwordExpireDays <= 0) return Promise.resolve(0);
+    const changedAfter = new Date(now.getTime() - passwordExpireDays * DAY_MS);
+    const changedBefore = new Date(changedAfter.getTime() + withinDays * DAY_MS);
+    return this.users
+      .createQueryBuilder('u')
+      .where('COALESCE(u.password_update_time, u.create_time) >= :changedAfter', { changedAfter })
+      .andWhere('COALESCE(u.password_update_time, u.create_time) < :changedBefore', { changedBefore })
+      .getCount();
+  }
+
   /**
    * One page of the users matching `filter`, oldest first, and how many match in all.
    */

@@ -191,6 +191,29 @@ whenRunnable(
           'user.dormantDays': ['0 天', '90 天'],
         };
         expect(await changesShown(admin)).toEqual(expected);
+        // Below the settings: the controls beyond them, as the service finds them on this instance, and
+        // what is left to the operator.
+        const controlRows = dialog.locator(sel('baseline-control'));
+        await controlRows.first().waitFor();
+        const states = Object.fromEntries(
+          await controlRows.evaluateAll((rows) =>
+            rows.map((r) => [r.getAttribute('data-id'), r.getAttribute('data-state')]),
+          ),
+        );
+        expect(states).toEqual({
+          threeAdmins: 'off',
+          defaultAccount: 'off',
+          accessRules: 'off',
+          auditedActions: 'on',
+          sealedLogs: 'partial',
+          forwarding: 'off',
+          retention: 'on',
+        });
+        const threeAdmins = dialog.locator(`${sel('baseline-control')}[data-id="threeAdmins"]`);
+        expect(await clean(threeAdmins)).toContain('三员分立');
+        expect(await clean(threeAdmins)).toContain('8.1.4.2 d');
+        expect(await clean(threeAdmins)).toContain('未启用');
+        expect(await clean(dialog.locator(`${sel('baseline-outside')} li[data-id="tls"]`))).toContain('启用 HTTPS');
         await dialog.locator(sel('baseline-mfa-note')).waitFor();
         await shot(admin, 'policy-baseline-diff');
         await dialog.locator(sel('baseline-cancel')).click();

@@ -1,8 +1,9 @@
 import type { Provider } from '@nestjs/common';
 
-import { LoginLogEntity, LoginStatus } from '../../src/login-log/login-log.entity';
+import { LoginLogEntity, LoginStatus, LoginTypes } from '../../src/login-log/login-log.entity';
 import { LoginLogCursor, LoginLogFilter, LoginLogRepository } from '../../src/login-log/login-log.repository';
 import { accountStates } from '../../src/user-account/account-state';
+import type { UserState } from '../../src/user-account/dto/user.dto';
 import { RoleEntity, UserRoleEntity } from '../../src/user-account/role.entity';
 import { RoleRepository } from '../../src/user-account/role.repository';
 import { UserEntity } from '../../src/user-account/user.entity';
@@ -103,6 +104,28 @@ export class InMemoryUserRepository implements Shape<UserRepository> {
     return new Set(
       values.filter((v) => this.tables.identifiers.has(v) && this.tables.identifiers.get(v)!.userId !== exceptUserId),
     );
+  }
+
+  async countsByState(
+    states: readonly UserState[],
+    now: Date,
+    passwordExpireDays: number,
+  ): Promise<{ total: number; byState: Record<UserState, number> }> {
+    const users = [...this.rows.values()].filter(live);
+    const byState = Object.fromEntries(
+      states.map((state) => [state, users.filter((u) => inState(u, { state, now, passwordExpireDays })).length]),
+    ) as Record<UserState, number>;
+    return { total: users.length, byState };
+  }
+
+  async countExpiringWithin(now: Date, passwordExpireDays: number, withinDays: number): Promise<number> {
+    if (passwordExpireDays <= 0) return 0;
+    const after = now.getTime() - passwordExpireDays * 86_400_000;
+    const before = after + withinDays * 86_400_000;
+    return [...this.rows.values()]
+      .filter(live)
+      .filter((u) => (u.passwordUpdateTime ?? u.createTime).getTime() >= after)
+      .filter((u) => (u.passwordUpdateTime ?? u.createTime).getTime() < before).length;
   }
 
   async page(filter: UserFilter, pageNum: number, pageSize: number): Promise<[UserEntity[], number]> {
@@ -294,6 +317,9 @@ function inState(u: UserEntity, { state, now, passwordExpireDays }: NonNullable<
   return accountStates(u, passwordExpireDays, now).includes(state);
 }
 
+/** Login-log rows that prove a password or code on /sys/me/* rather than log in. */
+const PROOFS: string[] = [LoginTypes.PASSCHANGE, LoginTypes.MFA, LoginTypes.REAUTH];
+
 export class InMemoryLoginLogRepository implements Shape<LoginLogRepository> {
   /** The rows as written, oldest first, with ids counting up as the database gives them. */
   readonly rows: LoginLogEntity[] = [];
@@ -307,6 +333,34 @@ export class InMemoryLoginLogRepository implements Shape<LoginLogRepository> {
     const id = String(this.rows.length + 1);
     this.rows.push({ ...row, id });
     return id;
+  }
+
+  async countsByQuarterHour(since: Date): Promise<{ quarter: number; success: boolean; count: number }[]> {
+    const counts = new Map<string, { quarter: number; success: boolean; count: number }>();
+    for (const r of this.rows.filter(
+      (r) => r.loginTime.getTime() >= since.getTime() && !PROOFS.includes(r.loginType),
+    )) {
+      const quarter = Math.floor(r.loginTime.getTime() / 900_000);
+      const success = r.status === LoginStatus.SUCCESS;
+      const entry = counts.get(`${quarter}:${success}`) ?? { quarter, success, count: 0 };
+      entry.count += 1;
+      counts.set(`${quarter}:${success}`, entry);
+    }
+    return [...counts.values()];
+  }
+
+  async topFailures(since: Date, by: 'reason' | 'ip', limit: number): Promise<{ value: string; count: number }[]> {
+    const counts = new Map<string, number>();
+    for (const r of this.rows) {
+      if (r.loginTime.getTime() < since.getTime() || r.status === LoginStatus.SUCCESS || PROOFS.includes(r.loginType))
+        continue;
+      const value = by === 'ip' ? r.ip : (r.failureCode ?? r.status);
+      counts.set(value, (counts.get(value) ?? 0) + 1);
+    }
+    return [...counts]
+      .map(([value, count]) => ({ value, count }))
+      .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : 1))
+      .slice(0, limit);
   }
 
   async countFailuresSince(userId: string, since: Date): Promise<number> {

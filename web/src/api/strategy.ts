@@ -15,3 +15,7 @@ export const saveLoginStrategy = (s: Schemas['SaveLoginStrategyDto']) => post('/
 export const getUserStrategy = () => post<UserStrategy>('/sys/strategy/user/info');
 export const saveUserStrategy = (s: Schemas['SaveUserStrategyDto']) => post('/sys/strategy/user/save', s);
 export const getPasswordRules = () => post<PasswordRules>('/sys/strategy/user/rules');
+
+/** The 等保三级 controls in force on the installation and what is left to the operator (baseline dialog). */
+export type Controls = Schemas['ControlsDto'];
+export const getControls = () => post<Controls>('/sys/compliance/controls');
