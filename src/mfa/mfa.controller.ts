@@ -48,7 +48,7 @@ export class MfaController {
   @HttpCode(200)
   @Public()
   @RateLimit('login')
-  @ApiDoc('Second login step: a TOTP or recovery code for the mfaToken', {
+  @ApiDoc('Second login step: a TOTP or recovery code, or a passkey, for the mfaToken', {
     data: LoginResultDto,
     errors: [
       ErrorCode.ACCOUNT_LOCKED,
@@ -62,6 +62,7 @@ export class MfaController {
     return this.logins.verify({
       mfaToken: dto.mfaToken,
       code: dto.code,
+      answer: dto.passkey === undefined ? undefined : { method: 'passkey', value: dto.passkey },
       ip: clientIp(request),
       userAgent: userAgent(request),
     });

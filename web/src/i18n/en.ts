@@ -521,6 +521,7 @@ const en: typeof zh = {
       passchange: 'Password change',
       mfa: 'Two-factor authentication',
       reauth: 'Identity check',
+      passkey: 'Passkey',
     },
     prefixHint: 'Starts with…',
     // Failure reasons by their code, in the console's language (rows without a code show the stored text).
@@ -624,6 +625,9 @@ const en: typeof zh = {
       me_mfa_enable: 'Own two-factor authentication enabled',
       me_mfa_disable: 'Own two-factor authentication disabled',
       me_mfa_recoveryCodes: 'Own recovery codes renewed',
+      me_passkey_add: 'Own passkey added',
+      me_passkey_rename: 'Own passkey renamed',
+      me_passkey_delete: 'Own passkey deleted',
     },
     verify: 'Verify',
     verifyOk: 'Both logs are intact: {n} sealed records checked.',

@@ -467,6 +467,7 @@ export default {
       passchange: '修改密码',
       mfa: '双因素认证',
       reauth: '验证身份',
+      passkey: '通行密钥',
     },
     prefixHint: '以…开头',
     failure: {
@@ -569,6 +570,9 @@ export default {
       me_mfa_enable: '启用本人双因素认证',
       me_mfa_disable: '停用本人双因素认证',
       me_mfa_recoveryCodes: '重新生成本人恢复码',
+      me_passkey_add: '添加本人通行密钥',
+      me_passkey_rename: '重命名本人通行密钥',
+      me_passkey_delete: '删除本人通行密钥',
     },
     verify: '完整性校验',
     verifyOk: '两份日志均完整：已校验 {n} 条已签封记录。',
