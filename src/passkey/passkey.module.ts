@@ -6,7 +6,6 @@ import { AuthModule } from '../auth/auth.module';
 import { LoginLogModule } from '../login-log/login-log.module';
 import { MfaModule } from '../mfa/mfa.module';
 import { SECOND_FACTOR_METHODS } from '../mfa/second-factor-methods';
-import { SessionModule } from '../session/session.module';
 import { StrategyModule } from '../strategy/strategy.module';
 import { USER_PASSKEYS } from '../user-account/passkey-status';
 import { UserAccountModule } from '../user-account/user-account.module';
@@ -27,7 +26,6 @@ import { RelyingParty } from './relying-party';
     AuthModule,
     MfaModule,
     UserAccountModule,
-    SessionModule,
     StrategyModule,
     LoginLogModule,
     AuditModule,

@@ -136,6 +136,33 @@ const en: typeof zh = {
     },
     onSaveTitle: 'Checked by the service when you submit:',
   },
+  passkey: {
+    login: 'Sign in with a passkey',
+    useForMfa: 'Use a passkey',
+    title: 'Passkeys',
+    intro:
+      "A passkey signs you in with your device's fingerprint, face or PIN: no password, and no phishing site can obtain it. One passkey counts as both factors.",
+    none: 'No passkeys yet',
+    name: 'Name',
+    created: 'Added',
+    lastUsed: 'Last used',
+    never: 'Never',
+    namePlaceholder: 'Name (optional), e.g. Work laptop',
+    add: 'Add a passkey',
+    added: 'Passkey added',
+    rename: 'Rename',
+    renamePrompt: 'New name',
+    nameRule: 'A name has 1 to 64 characters',
+    delete: 'Delete',
+    deleted: 'Passkey deleted',
+    confirmDelete: 'Delete the passkey "{name}"? It can no longer be used to sign in.',
+    loginAgain: 'Sign in again',
+    noBrowserSupport: 'This browser does not support passkeys (use a current browser over HTTPS).',
+    unsupported:
+      'No authenticator available: this device has no fingerprint, face or PIN unlock and no security key is connected.',
+    duplicate: 'This authenticator already holds a passkey of this account.',
+    failed: 'The passkey check did not complete; please try again.',
+  },
   mfa: {
     title: 'Two-factor authentication',
     statusOn: 'On',
@@ -231,6 +258,10 @@ const en: typeof zh = {
       reauthForAdmin: {
         label: 'Identity check for administration',
         help: 'On: saves, creates, edits, deletes, locks, resets, forced logouts and exports also need a recent identity check; viewing does not',
+      },
+      passkeyLogin: {
+        label: 'Passkey sign-in',
+        help: 'Users may sign in without a password with a passkey they added (it counts as both factors); off, a passkey still serves as the second factor',
       },
       passwordExpireDays: {
         label: 'Password validity',
@@ -369,6 +400,7 @@ const en: typeof zh = {
       locked: 'Locked',
       disabled: 'Disabled',
       mfa: '2FA',
+      passkeys: 'Passkeys {n}',
       expiresIn: 'Password expires in {n} days',
       expired: 'Password expired',
       initial: 'Initial password',
