@@ -1317,7 +1317,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Remove a user's TOTP and recovery codes and end the user's sessions
+         * Remove a user's TOTP, recovery codes and passkeys and end the user's sessions
          * @description One's own account, or a user holding codes the caller does not, answers FORBIDDEN.
          *
          *     **Access:** permission `sys:user:mfaReset` (a role holding `*` has every one).

@@ -122,7 +122,7 @@ export class MfaController {
   @HttpCode(200)
   @ApiSecurity('Admin-Token')
   @RequirePermissions('sys:user:mfaReset')
-  @ApiDoc("Remove a user's TOTP and recovery codes and end the user's sessions", {
+  @ApiDoc("Remove a user's TOTP, recovery codes and passkeys and end the user's sessions", {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
     description: "One's own account, or a user holding codes the caller does not, answers FORBIDDEN.",

@@ -85,7 +85,7 @@ whenRunnable('console: passkeys with a virtual authenticator', () => {
 
     // A browser without autofill for passkeys: the button. No account typed: the authenticator names the user.
     await page.evaluate(() => {
-      Object.defineProperty(PublicKeyCredential, 'isConditionalMediationAvailable', {
+      Object.defineProperty((globalThis as any).PublicKeyCredential, 'isConditionalMediationAvailable', {
         value: async () => false,
         configurable: true,
       });
@@ -118,12 +118,50 @@ whenRunnable('console: passkeys with a virtual authenticator', () => {
     expect(ui.errors(page)).toEqual([]);
   });
 
+  ui.scenario('mfaMode 1: a passkey finishes the second step of a password login', 'second-step', async () => {
+    const user = await createActiveUser(ui.app());
+    const page = await ui.newPage('second-step');
+    await virtualAuthenticator(page);
+    // No autofill here: it would sign the user in with the passkey before the password is typed.
+    await page.context().addInitScript(() => {
+      Object.defineProperty((globalThis as any).PublicKeyCredential, 'isConditionalMediationAvailable', {
+        value: async () => false,
+        configurable: true,
+      });
+    });
+    await page.goto(`${base()}/login`);
+    await textBox(page, 'login-account').fill(user.username);
+    await textBox(page, 'login-password').fill(user.password);
+    await page.locator(sel('login-submit')).click();
+    await waitForText(page.locator(sel('header-user')), user.username, 'header-user');
+    await page.goto(`${base()}/me/mfa`);
+    const registered = page.waitForResponse(isCall('/sys/me/passkey/register/verify'));
+    await page.locator(sel('passkey-add')).click();
+    expect(((await (await registered).json()) as Envelope).code).toBe('OK');
+    await ui.app().saveLoginStrategy({ mfaMode: 1 });
+    try {
+      await page.locator(sel('header-logout')).click();
+      await page.waitForURL((url) => url.pathname === '/login');
+      await textBox(page, 'login-account').fill(user.username);
+      await textBox(page, 'login-password').fill(user.password);
+      await page.locator(sel('login-submit')).click();
+      await page.locator(sel('login-mfa-step')).waitFor();
+      await waitForText(page.locator(sel('login-mfa-passkey')), '使用通行密钥验证', 'the passkey choice');
+      const finished = page.waitForResponse(isCall('/sys/login/mfa'));
+      await page.locator(sel('login-mfa-passkey')).click();
+      expect(((await (await finished).json()) as Envelope).code).toBe('OK');
+      await waitForText(page.locator(sel('header-user')), user.username, 'header-user after the second step');
+    } finally {
+      await ui.app().saveLoginStrategy({ mfaMode: 0 });
+    }
+  });
+
   ui.scenario('a browser without passkey support gets a clear message', 'no-webauthn', async () => {
     const page = await ui.newPage('anonymous');
     // As an old browser, or a page reached over plain HTTP on another host (no secure context).
     await page.goto(`${base()}/login`);
     await page.evaluate(() => {
-      Object.defineProperty(window, 'PublicKeyCredential', { value: undefined, configurable: true });
+      Object.defineProperty(globalThis, 'PublicKeyCredential', { value: undefined, configurable: true });
     });
     await page.locator(sel('login-passkey')).click();
     await waitForText(page.locator(sel('login-message')), '此浏览器不支持通行密钥', 'the no-support message');

@@ -261,7 +261,7 @@ describe.each(BACKENDS)('passkeys on $name', (backend) => {
       const again = await app.login(user.username, user.password);
       expect(again.body.data).toMatchObject({ tempUser: true, mfaSetupRequired: true });
       // The temporary token of enrolment may register a passkey, which then counts.
-      const temp = again.body.data.accessToken;
+      const temp = (again.body.data as any).accessToken as string;
       const fresh = new SoftAuthenticator(ORIGIN);
       const regOptions = (await app.post('/sys/me/passkey/register/options', {}, { token: temp })).body.data;
       const reg = await app.post(
