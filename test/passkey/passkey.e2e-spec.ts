@@ -127,6 +127,27 @@ describe.each(BACKENDS)('passkeys on $name', (backend) => {
     expect((await verify(late.challengeId, authenticator.assert(late))).body.code).toBe('BAD_CREDENTIALS');
   });
 
+  it('a malformed answer is VALIDATION_FAILED: nothing logged or counted, the challenge stays', async () => {
+    const user = await createActiveUser(app);
+    const { authenticator } = await enrol(user);
+    const options = await loginOptions(user.username);
+    const good = authenticator.assert(options);
+    for (const response of [
+      {},
+      { ...good, type: 'password' },
+      { ...good, response: { ...good.response, signature: 'not base64url!' } },
+      { ...good, response: { clientDataJSON: good.response.clientDataJSON } },
+    ]) {
+      const res = await verify(options.challengeId, response);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', data: { errors: [{ field: 'response' }] } });
+    }
+    expect(await app.logRows(user.username)).toEqual(
+      expect.not.arrayContaining([expect.objectContaining({ status: 'passwrong' })]),
+    );
+    expect((await verify(options.challengeId, good)).body.code).toBe('OK');
+  });
+
   it('a stale signature counter (a cloned authenticator) is refused', async () => {
     const user = await createActiveUser(app);
     const { authenticator } = await enrol(user);
@@ -230,6 +251,10 @@ describe.each(BACKENDS)('passkeys on $name', (backend) => {
       const done = await app.post('/sys/login/mfa', { mfaToken, passkey: authenticator.assert(again) });
       expect(done.body).toMatchObject({ code: 'OK', data: { accessToken: expect.any(String), mfaRequired: false } });
       expect((await app.logRows(user.username)).pop()).toMatchObject({ status: 'success', login_type: 'account' });
+      // A malformed passkey answer is refused as such, not counted.
+      const malformed = await app.post('/sys/login/mfa', { mfaToken: await held(user), passkey: { id: 'x' } });
+      expect(malformed.body).toMatchObject({ code: 'VALIDATION_FAILED', data: { errors: [{ field: 'passkey' }] } });
+      expect((await app.logRows(user.username)).filter((r) => r.status === 'mfawrong')).toHaveLength(1);
       // Both fields at once is not a second step.
       const both = await app.post('/sys/login/mfa', { mfaToken: await held(user), code: '123456', passkey: {} });
       expect(both.body.code).toBe('VALIDATION_FAILED');

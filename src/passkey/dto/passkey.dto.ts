@@ -1,11 +1,23 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsObject, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsObject, IsString, Matches, MaxLength, MinLength, ValidateBy } from 'class-validator';
 
 import { Optional } from '../../common/optional';
+import { isAssertionShape, isAttestationShape } from '../webauthn-shape';
 
 /** A name for people: 1 to 64 characters, something besides spaces, no control or format characters. */
 const PASSKEY_NAME = /^(?=.*\S)[^\p{Cc}\p{Cf}]{1,64}$/u;
 const NAME_RULE = '$property must be 1 to 64 characters without control characters';
+
+const Attestation = () =>
+  ValidateBy(
+    { name: 'attestation', validator: { validate: isAttestationShape } },
+    { message: '$property must be the RegistrationResponseJSON of navigator.credentials.create()' },
+  );
+const Assertion = () =>
+  ValidateBy(
+    { name: 'assertion', validator: { validate: isAssertionShape } },
+    { message: '$property must be the AuthenticationResponseJSON of navigator.credentials.get()' },
+  );
 
 const RESPONSE_DOC = {
   type: 'object',
@@ -15,6 +27,7 @@ const RESPONSE_DOC = {
 export class PasskeyRegisterDto {
   @ApiProperty({ ...RESPONSE_DOC, description: 'RegistrationResponseJSON from navigator.credentials.create()' })
   @IsObject()
+  @Attestation()
   response: Record<string, unknown>;
 
   @ApiPropertyOptional({ description: 'a name for the passkey; default: the browser and system it was made on' })
@@ -57,6 +70,7 @@ export class PasskeyLoginDto {
 
   @ApiProperty({ ...RESPONSE_DOC, description: 'AuthenticationResponseJSON from navigator.credentials.get()' })
   @IsObject()
+  @Assertion()
   response: Record<string, unknown>;
 }
 
