@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import {
   generateRegistrationOptions,
   type PublicKeyCredentialCreationOptionsJSON,
@@ -14,6 +15,7 @@ import { AppException, validationFailed } from '../common/app.exception';
 import { Clock } from '../common/clock';
 import { ErrorCode } from '../common/error-code';
 import { parseUserAgent } from '../login-log/user-agent';
+import { MfaChange, MfaChangedEvent } from '../mfa/mfa.events';
 import { MfaService } from '../mfa/mfa.service';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
@@ -60,6 +62,7 @@ export class PasskeyService {
     private readonly clock: Clock,
     private readonly strategy: StrategyService,
     private readonly mfa: MfaService,
+    private readonly events: EventEmitter2,
   ) {}
 
   async registrationOptions(
@@ -134,6 +137,7 @@ export class PasskeyService {
       };
       await this.repo.insert(row);
       await this.auditOwn('me.passkey.add', caller, user, { passkey: row.id, name: row.name });
+      this.changed(user, 'passkeyAdded', caller.ip);
       return { id: row.id, name: row.name };
     });
   }
@@ -168,7 +172,16 @@ export class PasskeyService {
       }
       if (!(await this.repo.delete(user.id, id))) throw new AppException(ErrorCode.NOT_FOUND);
       await this.auditOwn('me.passkey.delete', caller, user, { passkey: id, name: row.name });
+      this.changed(user, 'passkeyDeleted', caller.ip);
     });
+  }
+
+  /** Tells subscribers (webhooks) that how the user proves who they are changed. */
+  private changed(user: UserEntity, change: MfaChange, ip: string): void {
+    this.events.emit(
+      MfaChangedEvent.NAME,
+      new MfaChangedEvent(user.id, user.username, change, ip, null, this.clock.now()),
+    );
   }
 
   private auditOwn(
