@@ -26,6 +26,7 @@ import { MfaModule } from './mfa/mfa.module';
 import { MfaRecoveryModule } from './mfa/mfa-recovery.module';
 import { NotificationModule } from './notification/notification.module';
 import { OnlineModule } from './online/online.module';
+import { PasskeyModule } from './passkey/passkey.module';
 import { QrcodeModule } from './qrcode/qrcode.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { LogRetentionModule } from './retention/log-retention.module';
@@ -107,6 +108,8 @@ export class AppModule {
         // so does the dormant-account job (it notifies, and a command runs no schedule).
         // Webhooks deliver through the outbox and read their secrets with the second factor's key.
         ...(command ? [] : [NotificationModule, AdminBootstrapModule, MfaModule, DormantAccountModule, WebhookModule]),
+        // Passkeys plug into the second factor (SECOND_FACTOR_METHODS), so they go where it goes.
+        ...(command ? [] : [PasskeyModule]),
         // Sealing runs in a command too (audit:verify seals before it checks); forwarding goes through the outbox.
         LogSealModule,
         ...(command ? [] : [LogForwardModule]),

@@ -52,7 +52,11 @@ export type AuditAction =
   | 'me.password.change'
   | 'me.mfa.enable'
   | 'me.mfa.disable'
-  | 'me.mfa.recoveryCodes';
+  | 'me.mfa.recoveryCodes'
+  // A user's own passkeys (src/passkey).
+  | 'me.passkey.add'
+  | 'me.passkey.rename'
+  | 'me.passkey.delete';
 
 /**
  * One audited action, recorded by the service (or, where there is none, the controller) that

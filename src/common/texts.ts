@@ -202,6 +202,18 @@ const validation = {
     zh: '参数{field}不合法: 地址中不能包含用户名或密码',
     en: 'Invalid {field}: the URL must not contain a user name or password',
   },
+  passkeyResponse: {
+    zh: '参数{field}不合法: 通行密钥验证失败或已过期,请重试',
+    en: 'Invalid {field}: the passkey could not be verified or its challenge expired; try again',
+  },
+  passkeyShape: {
+    zh: '参数{field}不合法: 须为浏览器 navigator.credentials.get() 的应答',
+    en: 'Invalid {field}: must be the answer of navigator.credentials.get()',
+  },
+  passkeyLimit: {
+    zh: '通行密钥数量已达上限({max}个)',
+    en: 'You already have the most passkeys allowed ({max})',
+  },
 } satisfies Record<string, Bilingual>;
 
 /** And expireNotifyDays: e-mail, SMS and site message contents. */

@@ -37,6 +37,12 @@ export type AdminMode = (typeof ADMIN_MODES)[number];
 export const MIN_RETENTION_DAYS = 180;
 /** udp|tcp|tls://host:port, the host a name, an IPv4 address or a bracketed IPv6 address. */
 export const SYSLOG_URL = /^(udp|tcp|tls):\/\/(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([1-9]\d{0,4})$/;
+/** A passkey relying party: a lower-case DNS name (localhost included), no scheme, port or path. */
+export const RP_ID = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+/** An origin as a browser reports it: https (http only for localhost), a host, an optional port, nothing after. */
+const RP_ORIGIN = /^(https:\/\/[a-z0-9.-]+|http:\/\/localhost)(:[1-9]\d{0,4})?$/;
+const RP_ORIGINS_RULE =
+  'RP_ORIGINS must be comma-separated origins such as https://login.example.com (https, or http://localhost; no path)';
 /** host:port, the host a name, an IPv4 address or a bracketed IPv6 address. */
 const SENTINEL_ADDRESS = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([1-9]\d{0,4})$/;
 
@@ -376,6 +382,27 @@ export class AppConfig {
   })
   MFA_ISSUER = 'Login Policy Service';
 
+  /**
+   * The relying party of passkeys: the domain a passkey is bound to (the console's host or a
+   * parent domain of it, never a scheme or port). Unset: the host of each request, fine for one
+   * host reached directly; behind a proxy set it, or passkeys break when the Host header differs.
+   */
+  @IsOptional()
+  @Matches(RP_ID, {
+    message: 'RP_ID must be a host name such as login.example.com (no scheme, port or path)',
+  })
+  RP_ID?: string;
+
+  /**
+   * The origins the browser may show while a passkey is used (scheme, host, port, as in the
+   * address bar). Unset: http and https of the request's own host.
+   */
+  @IsOptional()
+  @Transform(list)
+  @ArrayNotEmpty({ message: RP_ORIGINS_RULE })
+  @Matches(RP_ORIGIN, { each: true, message: RP_ORIGINS_RULE })
+  RP_ORIGINS?: string[];
+
   /** Schema sync is for throw-away test databases only; production runs migrations. */
   @Transform(bool)
   @IsBoolean()
@@ -438,6 +465,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const redisProblem = redisChoiceProblem(config, env);
   if (redisProblem) throw configError([redisProblem]);
+  const rp = relyingPartyProblem(config);
+  if (rp) throw configError([rp]);
   const hsts = hstsProblem(config);
   if (hsts) throw configError([hsts]);
   if (config.SYSLOG_CA_FILE && !config.SYSLOG_URL?.startsWith('tls://'))
@@ -474,6 +503,20 @@ function redisChoiceProblem(config: AppConfig, env: Record<string, string | unde
   if (env.REDIS_SENTINEL_WAIT_REPLICAS && !config.REDIS_SENTINELS)
     return 'REDIS_SENTINEL_WAIT_REPLICAS: only used with REDIS_SENTINELS';
   return undefined;
+}
+
+/**
+ * A browser refuses a passkey whose RP ID is neither the page's host nor a parent domain of it, so
+ * every origin must sit on RP_ID or below it; otherwise no passkey could ever be used there.
+ */
+function relyingPartyProblem(config: AppConfig): string | undefined {
+  if (!config.RP_ID || !config.RP_ORIGINS) return undefined;
+  const rpId = config.RP_ID;
+  const outside = config.RP_ORIGINS.find((origin) => {
+    const host = new URL(origin).hostname;
+    return host !== rpId && !host.endsWith(`.${rpId}`);
+  });
+  return outside ? `RP_ORIGINS: ${outside} is not on RP_ID ${rpId} or a subdomain of it` : undefined;
 }
 
 /** includeSubDomains is part of the header HSTS_MAX_AGE turns on: alone it would silently do nothing. */

@@ -15,6 +15,7 @@ import { RecoveryCodeEntity, UserMfaEntity } from '../mfa/mfa.entities';
 import { MessageEntity } from '../notification/message/message.entity';
 import { NotificationEntity } from '../notification/outbox/notification.entity';
 import { PasswordReminderEntity } from '../notification/reminder/password-reminder.entity';
+import { PasskeyEntity } from '../passkey/passkey.entity';
 import { SysPropEntity } from '../strategy/sys-prop.entity';
 import { PasswordHistoryEntity } from '../user-account/password-history.entity';
 import { RoleEntity, UserRoleEntity } from '../user-account/role.entity';
@@ -36,6 +37,7 @@ import { ApiKeys1765600000000 } from './migrations/1765600000000-api-keys';
 import { Webhooks1765700000000 } from './migrations/1765700000000-webhooks';
 import { AccessRules1765800000000 } from './migrations/1765800000000-access-rules';
 import { LogSeals1765900000000 } from './migrations/1765900000000-log-seals';
+import { Passkeys1766000000000 } from './migrations/1766000000000-passkeys';
 
 export const ENTITIES = [
   UserEntity,
@@ -57,6 +59,7 @@ export const ENTITIES = [
   AccessRuleEntity,
   LogChainEntity,
   LogReleaseEntity,
+  PasskeyEntity,
 ];
 export const MIGRATIONS = [
   InitSchema1763900000000,
@@ -74,6 +77,7 @@ export const MIGRATIONS = [
   Webhooks1765700000000,
   AccessRules1765800000000,
   LogSeals1765900000000,
+  Passkeys1766000000000,
 ];
 
 /**

@@ -26,6 +26,8 @@ export enum LoginTypes {
   MFA = 'mfa',
   /** A password or code proven at /sys/me/reauth (the fresh proof of step-up). */
   REAUTH = 'reauth',
+  /** A passkey (WebAuthn) login, by account or discoverable. */
+  PASSKEY = 'passkey',
 }
 
 /** `sys_login_log`: one row per login attempt. */

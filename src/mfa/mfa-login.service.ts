@@ -1,4 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 
 import { LoginResult, LoginService, LoginStep, LoginWay, NO_MFA, StepAttempt } from '../auth/login/login.service';
 import { AppException } from '../common/app.exception';
@@ -16,6 +17,7 @@ import { LockoutService } from '../user-account/lockout.service';
 import { UserLookup } from '../user-account/user-lookup.service';
 import { MfaService } from './mfa.service';
 import { PendingLogin, SecondFactorProof } from './second-factor.proof';
+import { SECOND_FACTOR_METHODS, SecondFactorMethod } from './second-factor-methods';
 
 export const MFA_TOKEN_TTL_MS = 5 * 60_000;
 
@@ -29,7 +31,10 @@ const PENDING_LOGINS: OneTimeKind<PendingLogin> = {
 
 export interface MfaLoginRequest {
   mfaToken: string;
-  code: string;
+  /** A TOTP or recovery code; absent when `answer` carries another method's. */
+  code?: string;
+  /** Another method's answer (SecondFactorMethod, by its name), e.g. a passkey's assertion. */
+  answer?: { method: string; value: unknown };
   ip: string;
   userAgent: string;
 }
@@ -42,10 +47,11 @@ export interface MfaLoginRequest {
  * its own proof (SecondFactorProof).
  */
 @Injectable()
-export class MfaLoginService implements LoginStep {
+export class MfaLoginService implements LoginStep, OnModuleInit {
   readonly name = 'mfa';
   private readonly logger = new Logger('Mfa');
   private readonly pendingLogins: OneTimeStore<PendingLogin>;
+  private methods: SecondFactorMethod[] = [];
 
   constructor(
     private readonly logins: LoginService,
@@ -55,13 +61,25 @@ export class MfaLoginService implements LoginStep {
     private readonly accounts: UserLookup,
     private readonly lockout: LockoutService,
     private readonly notifications: NotificationService,
+    private readonly modules: ModuleRef,
   ) {
     this.pendingLogins = new OneTimeStore(store, clock, PENDING_LOGINS);
   }
 
+  onModuleInit() {
+    this.methods = SECOND_FACTOR_METHODS.collect(this.modules);
+  }
+
+  /** The user of a login held for its second factor, or null: for a method preparing its answer (a passkey challenge). */
+  async pendingUser(mfaToken: string): Promise<string | null> {
+    return (await this.pendingLogins.peek(mfaToken))?.userId ?? null;
+  }
+
   async run(attempt: StepAttempt): Promise<void> {
-    const enabled = await this.mfa.enabled(attempt.user.id);
-    attempt.addToProfile({ mfaEnabled: enabled });
+    const totp = await this.mfa.enabled(attempt.user.id);
+    attempt.addToProfile({ mfaEnabled: totp });
+    // TOTP or any other method (a passkey) counts as enrolled.
+    const enabled = totp || (await this.anyMethodEnrolled(attempt.user.id));
     const mode = attempt.login.mfaMode;
     // A way that proved a second factor is not asked again; enrolment is still required in mode 2.
     if (mode >= MFA_MODE_ENROLLED && enabled && !attempt.way.secondFactorProven) {
@@ -80,9 +98,16 @@ export class MfaLoginService implements LoginStep {
     }
   }
 
+  private async anyMethodEnrolled(userId: string): Promise<boolean> {
+    for (const method of this.methods) if (await method.enrolled(userId)) return true;
+    return false;
+  }
+
   /** POST /sys/login/mfa: the second step of a password login. */
   async verify(req: MfaLoginRequest): Promise<LoginResult> {
     const token = req.mfaToken;
+    const method = req.answer && this.methods.find((m) => m.name === req.answer!.method);
+    if (req.answer && !method) throw new AppException(ErrorCode.MFA_CODE_INVALID);
     const pending = await this.pendingLogins.peek(token);
     if (!pending) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
     const user = await this.accounts.get(pending.userId).catch((err: unknown) => {
@@ -104,7 +129,8 @@ export class MfaLoginService implements LoginStep {
     const proof = new SecondFactorProof(this.pendingLogins, this.mfa, this.lockout, {
       token,
       pending,
-      code: req.code,
+      code: req.code ?? '',
+      method: method ? { impl: method, answer: req.answer!.value } : undefined,
       ip: req.ip,
       userAgent: req.userAgent,
     });

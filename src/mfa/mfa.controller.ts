@@ -48,7 +48,7 @@ export class MfaController {
   @HttpCode(200)
   @Public()
   @RateLimit('login')
-  @ApiDoc('Second login step: a TOTP or recovery code for the mfaToken', {
+  @ApiDoc('Second login step: a TOTP or recovery code, or a passkey, for the mfaToken', {
     data: LoginResultDto,
     errors: [
       ErrorCode.ACCOUNT_LOCKED,
@@ -62,6 +62,7 @@ export class MfaController {
     return this.logins.verify({
       mfaToken: dto.mfaToken,
       code: dto.code,
+      answer: dto.passkey === undefined ? undefined : { method: 'passkey', value: dto.passkey },
       ip: clientIp(request),
       userAgent: userAgent(request),
     });
@@ -121,7 +122,7 @@ export class MfaController {
   @HttpCode(200)
   @ApiSecurity('Admin-Token')
   @RequirePermissions('sys:user:mfaReset')
-  @ApiDoc("Remove a user's TOTP and recovery codes and end the user's sessions", {
+  @ApiDoc("Remove a user's TOTP, recovery codes and passkeys and end the user's sessions", {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
     description: "One's own account, or a user holding codes the caller does not, answers FORBIDDEN.",

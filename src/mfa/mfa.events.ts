@@ -1,8 +1,9 @@
 /** What happened to a user's second factor. */
-export type MfaChange = 'enabled' | 'disabled' | 'reset' | 'recoveryCodes';
+export type MfaChange = 'enabled' | 'disabled' | 'reset' | 'recoveryCodes' | 'passkeyAdded' | 'passkeyDeleted';
 
 /**
- * A user's second factor changed: enabled or disabled by its user, new recovery codes, or removed
+ * A user's second factor changed: enabled or disabled by its user, new recovery codes, a passkey
+ * added or deleted, or removed
  * by an administrator (`by` set). Never carries the secret or a code.
  */
 export class MfaChangedEvent {

@@ -17,6 +17,7 @@ import { MfaRepository } from './mfa.repository';
 import { MfaService } from './mfa.service';
 import { MfaCrypto } from './mfa-crypto';
 import { MfaLoginService } from './mfa-login.service';
+import { SECOND_FACTOR_METHODS } from './second-factor-methods';
 
 /** The TOTP second factor, added to the login tail as a step (MfaLoginService). */
 @Module({
@@ -39,8 +40,10 @@ import { MfaLoginService } from './mfa-login.service';
     LOGIN_STEPS.provide(MfaLoginService),
     MFA_STATUS.provide(MfaService),
     REAUTH_CODE_PROOF.provide(MfaService),
+    // Other methods (passkeys) add theirs; declared here so the point exists without them.
+    SECOND_FACTOR_METHODS.provide(),
   ],
   // The key of the TOTP secrets also keeps other secrets that must be read back (src/webhook).
-  exports: [MfaCrypto],
+  exports: [MfaCrypto, MfaLoginService, MfaService],
 })
 export class MfaModule {}

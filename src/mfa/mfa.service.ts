@@ -1,4 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 
 import { actedBy, AuditAction, AuditLogService } from '../audit/audit-log.service';
@@ -26,6 +27,7 @@ import { UserLookup } from '../user-account/user-lookup.service';
 import { MfaChange, MfaChangedEvent } from './mfa.events';
 import { MfaRepository } from './mfa.repository';
 import { MfaCrypto, newRecoveryCodes } from './mfa-crypto';
+import { SECOND_FACTOR_METHODS, SecondFactorMethod } from './second-factor-methods';
 import { acceptedStep, isReplay, newTotpSecret, otpauthUrl } from './totp';
 
 export const MFA_SETUP_TTL_MS = 10 * 60_000;
@@ -53,8 +55,9 @@ interface PendingSetup {
  * interleaves with a login of that account on any instance.
  */
 @Injectable()
-export class MfaService implements MfaStatus, ReauthCodeProof {
+export class MfaService implements MfaStatus, ReauthCodeProof, OnModuleInit {
   private readonly logger = new Logger('Mfa');
+  private methods: SecondFactorMethod[] = [];
 
   constructor(
     private readonly repo: MfaRepository,
@@ -73,7 +76,12 @@ export class MfaService implements MfaStatus, ReauthCodeProof {
     private readonly access: TargetAccess,
     private readonly config: AppConfig,
     private readonly events: EventEmitter2,
+    private readonly modules: ModuleRef,
   ) {}
+
+  onModuleInit() {
+    this.methods = SECOND_FACTOR_METHODS.collect(this.modules);
+  }
 
   async enabled(userId: string): Promise<boolean> {
     return (await this.repo.enrolment(userId)) !== null;
@@ -187,7 +195,7 @@ export class MfaService implements MfaStatus, ReauthCodeProof {
   }
 
   /**
-   * /sys/user/mfa/reset: TOTP and recovery codes removed, the user's sessions ended, audited as
+   * /sys/user/mfa/reset: TOTP, recovery codes and the other methods (passkeys) removed, the user's sessions ended, audited as
    * user.mfaReset; under the account's login mutex, like lock and disable. Not of one's own account
    * (as lock, disable and reset): that would remove one's own second factor without
    * the code that /sys/me/mfa/disable asks. Nor of a user holding codes the caller does not:
@@ -199,6 +207,7 @@ export class MfaService implements MfaStatus, ReauthCodeProof {
     await this.access.assertMayActOn(actor, [user]);
     await this.mutex.run(Keys.loginMutex(user.id), async () => {
       await this.repo.remove(user.id);
+      for (const method of this.methods) await method.removeAll(user.id);
       await this.store.del(Keys.mfaSetup(user.id));
       await this.sessions.endAll(user.id);
     });

@@ -6,6 +6,7 @@ import type { OneTimeStore } from '../store/one-time-store';
 import { credentialStamp } from '../user-account/credential-stamp';
 import type { LockoutService } from '../user-account/lockout.service';
 import type { MfaProof, MfaService } from './mfa.service';
+import type { SecondFactorMethod } from './second-factor-methods';
 
 /** What AUTH_MFA:{sha256hex(mfaToken)} keeps for the resume: who, and how the first step came in. */
 export interface PendingLogin {
@@ -24,6 +25,8 @@ export interface SecondFactorAttempt {
   token: string;
   pending: PendingLogin;
   code: string;
+  /** Another method's answer in place of the code (a passkey): the code is then not read. */
+  method?: { impl: SecondFactorMethod; answer: unknown };
   ip: string;
   userAgent: string;
 }
@@ -38,7 +41,7 @@ export interface SecondFactorAttempt {
 export class SecondFactorProof implements LoginProof {
   readonly name = 'second-factor';
   /** Which kind of code proved it, once one has. */
-  used: MfaProof | null = null;
+  used: MfaProof | string | null = null;
 
   constructor(
     private readonly pendingLogins: Pick<OneTimeStore<PendingLogin>, 'peek' | 'revoke' | 'consume'>,
@@ -60,9 +63,9 @@ export class SecondFactorProof implements LoginProof {
     if (!(await this.pendingLogins.peek(token))) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
     // The password the first step proved was reset or changed meanwhile: the login starts again.
     if (credentialStamp(checks.user.password) !== pending.stamp) await this.void();
-    // The second factor removed meanwhile (by the user, or an administrator's reset): the login starts again.
-    if (!(await this.mfa.enabled(checks.user.id))) await this.void();
-    const proof = await this.mfa.prove(checks.user.id, code);
+    const proof = this.attempt.method
+      ? await this.byMethod(checks.user.id, this.attempt.method)
+      : await this.byCode(checks.user.id, code);
     // A right code sent twice: refused, but neither logged nor counted; the token lives on.
     if (proof === 'replay') throw new AppException(ErrorCode.MFA_CODE_INVALID);
     if (!proof) {
@@ -81,6 +84,19 @@ export class SecondFactorProof implements LoginProof {
     // Exactly one right code consumes the token.
     if (!(await this.pendingLogins.consume(token))) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
     this.used = proof;
+  }
+
+  private async byCode(userId: string, code: string): Promise<MfaProof | 'replay' | null> {
+    // The second factor removed meanwhile (by the user, or an administrator's reset): the login starts again.
+    if (!(await this.mfa.enabled(userId))) await this.void();
+    return this.mfa.prove(userId, code);
+  }
+
+  /** Another method (SecondFactorMethod): removed meanwhile voids the token as TOTP does; stale is no guess. */
+  private async byMethod(userId: string, method: { impl: SecondFactorMethod; answer: unknown }) {
+    if (!(await method.impl.enrolled(userId))) await this.void();
+    const outcome = await method.impl.prove(userId, this.attempt.token, method.answer);
+    return outcome === 'right' ? method.impl.name : outcome === 'stale' ? 'replay' : null;
   }
 
   private async void(): Promise<never> {

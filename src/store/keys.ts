@@ -13,6 +13,8 @@ export const Keys = {
   /** A TOTP secret set up but not enabled yet. */
   mfaSetup: (userId: string) => `MFA_SETUP:${userId}`,
   captcha: (imgId: string) => `CAPTCHA:${imgId}`,
+  /** A WebAuthn challenge waiting for its one answer (registration, login or second step), by the SHA-256 of its handle. */
+  passkeyChallenge: (handleHash: string) => `PASSKEY_CHALLENGE:${handleHash}`,
   /** A one-time ticket of GET /sys/message/stream, by the SHA-256 of the ticket. */
   streamTicket: (ticketHash: string) => `STREAM_TICKET:${ticketHash}`,
   /** Ids of the user's open message streams, on every instance (each alive while its STREAM_SLOT is). */

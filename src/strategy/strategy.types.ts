@@ -20,6 +20,8 @@ export class LoginStrategy {
   reauthMinutes = 5;
   /** Operations needing a permission code other than a list / info one need a fresh proof too. */
   reauthForAdmin = false;
+  /** Passwordless login with a passkey (/sys/login/passkey/*); a passkey as second factor does not depend on it. */
+  passkeyLogin = true;
 }
 
 /** Setting group `user_strategy`. */

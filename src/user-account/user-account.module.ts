@@ -13,6 +13,7 @@ import { CompareSlots } from './compare-slots';
 import { LockoutService } from './lockout.service';
 import { MeController } from './me.controller';
 import { MFA_STATUS } from './mfa-status';
+import { USER_PASSKEYS } from './passkey-status';
 import { PasswordChangeService } from './password-change.service';
 import { BcryptPasswordHasher, PasswordHasher } from './password-hasher';
 import { PasswordHistoryEntity } from './password-history.entity';
@@ -65,6 +66,7 @@ import { UserLookup } from './user-lookup.service';
     { provide: PasswordHasher, useClass: BcryptPasswordHasher },
     // Where the second-factor module plugs in; empty without it.
     MFA_STATUS.provide(),
+    USER_PASSKEYS.provide(),
     REAUTH_CODE_PROOF.provide(),
   ],
   exports: [

@@ -23,6 +23,7 @@ import { ListUsersDto, UpdateUserDto, UserState } from './dto/user.dto';
 import { ALL_PERMISSIONS } from './grants';
 import { failureWindowStart } from './lock-policy';
 import { MFA_STATUS, MfaStatus } from './mfa-status';
+import { USER_PASSKEYS, UserPasskeys } from './passkey-status';
 import { passwordExpiresAt } from './password-expiry';
 import { PasswordHasher } from './password-hasher';
 import { checkPasswordComplexity, generatePassword } from './password-policy';
@@ -60,6 +61,8 @@ export interface UserView {
   roles: string[];
   /** Whether the second factor is on (answered through MFA_STATUS; false without a second-factor module). */
   mfaEnabled: boolean;
+  /** Registered passkeys (answered through USER_PASSKEYS; 0 without the passkey module). */
+  passkeyCount: number;
   /** The failures the lock check counts now: those in its window, since the last reset. */
   failureCount: number;
   /** The last successful login, any way in; null when never. */
@@ -77,6 +80,7 @@ export interface UserView {
 @Injectable()
 export class UserAdminService implements OnModuleInit {
   private mfaStatus: MfaStatus[] = [];
+  private passkeys: UserPasskeys[] = [];
 
   constructor(
     private readonly users: UserRepository,
@@ -98,6 +102,7 @@ export class UserAdminService implements OnModuleInit {
 
   onModuleInit() {
     this.mfaStatus = MFA_STATUS.collect(this.modules);
+    this.passkeys = USER_PASSKEYS.collect(this.modules);
   }
 
   /**
@@ -170,6 +175,7 @@ export class UserAdminService implements OnModuleInit {
     const ids = rows.map((u) => u.id);
     const roles = await this.roles.rolesOf(ids);
     const mfa = new Set((await Promise.all(this.mfaStatus.map((s) => s.enabledAmong(ids)))).flatMap((set) => [...set]));
+    const passkeys = await Promise.all(this.passkeys.map((p) => p.countsAmong(ids)));
     const { maxFailureInterval } = await this.strategy.loginStrategy();
     const failures = await this.logs.countFailuresSinceEach(
       rows.map((u) => ({
@@ -182,6 +188,7 @@ export class UserAdminService implements OnModuleInit {
       rows: rows.map((u) => ({
         ...this.view(u, roles.get(u.id) ?? [], passwordExpireDays, now),
         mfaEnabled: mfa.has(u.id),
+        passkeyCount: passkeys.reduce((n, counts) => n + (counts.get(u.id) ?? 0), 0),
         failureCount: failures.get(u.id) ?? 0,
       })),
     };
@@ -351,6 +358,7 @@ export class UserAdminService implements OnModuleInit {
       createTime: u.createTime,
       roles,
       mfaEnabled: false,
+      passkeyCount: 0,
       failureCount: 0,
       lastLoginTime: u.lastLoginTime ?? null,
       state: states[0],

@@ -17,6 +17,7 @@ export const LOGIN_DEFAULTS = {
   maxSessionsPerUser: 0,
   reauthMinutes: 5,
   reauthForAdmin: false,
+  passkeyLogin: true,
 };
 
 /** Defaults, setting group user_strategy. */

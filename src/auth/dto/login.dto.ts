@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsObject, IsString, Matches, MaxLength, MinLength, ValidateBy, ValidateIf } from 'class-validator';
 
 /** A TOTP code (6 digits) or a recovery code (xxxx-xxxx, the hyphen optional, any case). */
 export const MFA_CODE = /^(\d{6}|[A-Za-z0-9]{4}-?[A-Za-z0-9]{4})$/;
@@ -52,11 +52,31 @@ export class MfaLoginDto {
   @Matches(/^[A-Za-z0-9_-]+$/, { message: '$property must be the mfaToken of the login result' })
   mfaToken: string;
 
-  @ApiProperty({ description: 'a 6-digit TOTP code or a recovery code xxxx-xxxx', example: '123456' })
+  @ApiPropertyOptional({
+    description: 'a 6-digit TOTP code or a recovery code xxxx-xxxx (required unless passkey is given)',
+    example: '123456',
+  })
+  @ValidateIf((dto: MfaLoginDto) => dto.passkey === undefined || dto.code !== undefined)
   @IsString()
   @MaxLength(16)
   @Matches(MFA_CODE, { message: '$property must be 6 digits or a recovery code xxxx-xxxx' })
-  code: string;
+  code?: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'instead of code: the assertion (AuthenticationResponseJSON) to /sys/login/mfa/passkey/options',
+  })
+  @Optional()
+  @IsObject()
+  @ValidateBy(
+    {
+      name: 'withoutCode',
+      validator: { validate: (_value, args) => (args?.object as MfaLoginDto).code === undefined },
+    },
+    { message: '$property and code cannot both be given' },
+  )
+  passkey?: Record<string, unknown>;
 }
 
 export class CaptchaResultDto {

@@ -141,6 +141,12 @@ export class SaveLoginStrategyDto {
   @FormBool()
   @IsBoolean()
   reauthForAdmin?: boolean;
+
+  @ApiPropertyOptional({ description: 'Passwordless login with a passkey (/sys/login/passkey/*)' })
+  @Optional()
+  @FormBool()
+  @IsBoolean()
+  passkeyLogin?: boolean;
 }
 
 /** Fields, all optional. */

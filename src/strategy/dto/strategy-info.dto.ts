@@ -20,6 +20,7 @@ export class LoginStrategyDto {
   reauthMinutes: number;
   @ApiProperty({ description: 'changes (codes other than list / info) need a fresh proof too' })
   reauthForAdmin: boolean;
+  @ApiProperty({ description: 'passwordless login with a passkey' }) passkeyLogin: boolean;
 }
 
 /** OpenAPI only: the rules of a new password (/sys/strategy/user/rules): the complexity rules and the checks of a user's own change. */

@@ -302,6 +302,7 @@ export class UserRowDto {
   @ApiProperty({ format: 'date-time' }) createTime: string;
   @ApiProperty({ type: [String] }) roles: string[];
   @ApiProperty({ description: 'TOTP enabled' }) mfaEnabled: boolean;
+  @ApiProperty({ description: 'registered passkeys' }) passkeyCount: number;
   @ApiProperty({
     description:
       'Failures counted by the lock check now (its window, starting no earlier than the last unlock, enable or reset)',

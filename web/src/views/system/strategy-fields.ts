@@ -64,6 +64,8 @@ export const LOGIN_FIELDS: FieldDef<keyof LoginStrategy>[] = [
   login('reauthMinutes', 'int', 'minutes'),
   // … which changing the second factor always needs, and with this on every administrative change too.
   login('reauthForAdmin', 'bool'),
+  // Passwordless login with a passkey; a passkey as second factor stays either way.
+  login('passkeyLogin', 'bool'),
 ];
 
 export const USER_FIELDS: FieldDef<keyof UserStrategy>[] = [
