@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { BACKENDS } from '../support/backends';
 import { FORBIDDEN } from '../support/envelopes';
 import { createActiveUser, createRole } from '../support/factories';
-import { startApp, TestApp } from '../support/test-app';
+import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
 
 /**
  * POST /sys/compliance/controls: which 等保三级 controls are in force on the installation, as the
@@ -121,6 +121,25 @@ describe.each(BACKENDS)('等保三级 controls on $name', (backend) => {
       expect(answer.controls.find((c: { id: string }) => c.id === 'retention').detail).toBe(
         'Kept 365 days (LOG_RETENTION_DAYS)',
       );
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('ADMIN_MODE=three: the security administrator sees three administrators on and no default account', async () => {
+    const app = await startApp(backend, { env: { ADMIN_MODE: 'three' } });
+    try {
+      const token = await app.token('secadmin', ADMIN_PASSWORD);
+      const res = await app.post('/sys/compliance/controls', {}, { token, headers: { 'accept-language': 'en' } });
+      expect(res.body).toMatchObject({ success: true, code: 'OK' });
+      expect(stateOf(res.body.data)).toMatchObject({ threeAdmins: 'on', defaultAccount: 'on' });
+      // The audit administrator's codes do not read the login strategy.
+      const audit = await app.post(
+        '/sys/compliance/controls',
+        {},
+        { token: await app.token('auditadmin', ADMIN_PASSWORD) },
+      );
+      expect(audit.status).toBe(403);
     } finally {
       await app.close();
     }
