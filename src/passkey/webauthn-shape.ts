@@ -22,7 +22,8 @@ export function isAssertionShape(value: unknown): boolean {
   return (
     b64(r.clientDataJSON) &&
     b64(r.authenticatorData) &&
-    b64(r.signature, 1024) &&
+    // ML-DSA-87, the largest signature an authenticator may make, is 4 627 bytes (6 170 characters).
+    b64(r.signature, 8192) &&
     (r.userHandle === undefined || b64(r.userHandle, 128))
   );
 }
