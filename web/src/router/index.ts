@@ -18,6 +18,13 @@ declare module 'vue-router' {
 /** The pages of the menu, in menu order; `/` opens the first one the user may see. */
 export const pages: RouteRecordRaw[] = [
   {
+    path: '/dashboard',
+    name: 'dashboard',
+    component: () => import('@/views/home/DashboardView.vue'),
+    // Every logged-in user: the page shows the blocks the user's codes read.
+    meta: { title: 'menu.dashboard' },
+  },
+  {
     path: '/system/strategy',
     name: 'strategy',
     component: () => import('@/views/system/StrategyView.vue'),
