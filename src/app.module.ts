@@ -24,6 +24,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { MfaModule } from './mfa/mfa.module';
 import { NotificationModule } from './notification/notification.module';
 import { OnlineModule } from './online/online.module';
+import { OtpModule } from './otp/otp.module';
 import { QrcodeModule } from './qrcode/qrcode.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { LogRetentionModule } from './retention/log-retention.module';
@@ -108,6 +109,8 @@ export class AppModule {
         // so does the dormant-account job (it notifies, and a command runs no schedule).
         // Webhooks deliver through the outbox and read their secrets with the second factor's key.
         ...(command ? [] : [NotificationModule, AdminBootstrapModule, MfaModule, DormantAccountModule, WebhookModule]),
+        // One-time codes by SMS and e-mail go through the outbox too.
+        ...(command ? [] : [OtpModule]),
         // Sealing runs in a command too (audit:verify seals before it checks); forwarding goes through the outbox.
         LogSealModule,
         ...(command ? [] : [LogForwardModule]),

@@ -52,7 +52,9 @@ export type AuditAction =
   | 'me.password.change'
   | 'me.mfa.enable'
   | 'me.mfa.disable'
-  | 'me.mfa.recoveryCodes';
+  | 'me.mfa.recoveryCodes'
+  // A forgotten password reset with a one-time code (src/otp).
+  | 'password.selfReset';
 
 /**
  * One audited action, recorded by the service (or, where there is none, the controller) that

@@ -261,6 +261,13 @@ export class AppConfig {
   @Max(1_000_000)
   THROTTLE_CAPTCHA_LIMIT = 600;
 
+  /** /sys/otp/send and /sys/password/forgot per client IP (each account and recipient has its own limits besides). */
+  @Transform(int)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  THROTTLE_OTP_SEND_LIMIT = 60;
+
   /** Origins allowed to call the API from a browser (CORS); unset: no CORS headers at all. */
   @Transform(list)
   @Matches(/^(\*|https?:\/\/[^\s/]+)$/, {

@@ -26,6 +26,12 @@ export enum LoginTypes {
   MFA = 'mfa',
   /** A password or code proven at /sys/me/reauth (the fresh proof of step-up). */
   REAUTH = 'reauth',
+  /** A login with a one-time code sent by SMS (POST /sys/login/otp). */
+  SMSCODE = 'smscode',
+  /** A login with a one-time code sent by e-mail. */
+  EMAILCODE = 'emailcode',
+  /** A code proven at /sys/password/reset (the forgotten password). */
+  PASSRESET = 'passreset',
 }
 
 /** `sys_login_log`: one row per login attempt. */

@@ -20,7 +20,7 @@ import { PendingLogin, SecondFactorProof } from './second-factor.proof';
 export const MFA_TOKEN_TTL_MS = 5 * 60_000;
 
 /** The mfaToken is a bearer secret: only its SHA-256 is stored. */
-const PENDING_LOGINS: OneTimeKind<PendingLogin> = {
+export const PENDING_LOGINS: OneTimeKind<PendingLogin> = {
   key: Keys.mfaToken,
   ttlMs: MFA_TOKEN_TTL_MS,
   hashed: true,

@@ -74,6 +74,14 @@ import { ReminderRepository } from './reminder/reminder.repository';
     { provide: SmsProvider, useClass: WebhookSmsProvider },
     NOTIFICATION_CHANNELS.provide(EmailChannel, SmsChannel, SiteChannel),
   ],
-  exports: [NotificationService, NotificationChannels, MessageService],
+  // The one-time codes of src/otp have channels of their own that send through the same transports.
+  exports: [
+    NotificationService,
+    NotificationChannels,
+    MessageService,
+    SmsProvider,
+    EmailTemplates,
+    NotificationRecipients,
+  ],
 })
 export class NotificationModule {}

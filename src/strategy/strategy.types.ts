@@ -20,7 +20,14 @@ export class LoginStrategy {
   reauthMinutes = 5;
   /** Operations needing a permission code other than a list / info one need a fresh proof too. */
   reauthForAdmin = false;
+  /** POST /sys/login/otp: logging in with a code sent by SMS or e-mail. */
+  otpLogin = false;
+  /** What may finish /sys/login/mfa: a TOTP (or recovery) code, a code sent by SMS, by e-mail. */
+  mfaChannels: MfaChannel[] = ['totp'];
 }
+
+export const MFA_CHANNELS = ['totp', 'sms', 'email'] as const;
+export type MfaChannel = (typeof MFA_CHANNELS)[number];
 
 /** Setting group `user_strategy`. */
 export class UserStrategy {
@@ -41,6 +48,8 @@ export class UserStrategy {
   rejectAccountInPassword = false;
   /** Disable accounts with no successful login for this many days (a daily job); 0 never. */
   dormantDays = 0;
+  /** /sys/password/forgot and /sys/password/reset: a forgotten password reset with a code sent by SMS or e-mail. */
+  selfServiceReset = false;
 }
 
 export const LOGIN_STRATEGY_WHEN_EXPIRE_TIP = 1;

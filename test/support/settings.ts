@@ -17,6 +17,8 @@ export const LOGIN_DEFAULTS = {
   maxSessionsPerUser: 0,
   reauthMinutes: 5,
   reauthForAdmin: false,
+  otpLogin: false,
+  mfaChannels: ['totp'] as string[],
 };
 
 /** Defaults, setting group user_strategy. */
@@ -35,6 +37,7 @@ export const USER_DEFAULTS = {
   rejectCommonPasswords: false,
   rejectAccountInPassword: false,
   dormantDays: 0,
+  selfServiceReset: false,
 };
 
 /** The complexity fields at their defaults. */
