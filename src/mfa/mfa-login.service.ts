@@ -1,4 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 
 import { LoginResult, LoginService, LoginStep, LoginWay, NO_MFA, StepAttempt } from '../auth/login/login.service';
 import { AppException } from '../common/app.exception';
@@ -10,12 +11,15 @@ import { NotificationKind } from '../notification/notification.types';
 import { Keys } from '../store/keys';
 import { KvStore } from '../store/kv.store';
 import { json, OneTimeKind, OneTimeStore } from '../store/one-time-store';
-import { MFA_MODE_ENROLLED, MFA_MODE_REQUIRED } from '../strategy/strategy.types';
+import { StrategyService } from '../strategy/strategy.service';
+import { LoginStrategy, MFA_MODE_ENROLLED, MFA_MODE_REQUIRED } from '../strategy/strategy.types';
 import { credentialStamp } from '../user-account/credential-stamp';
 import { LockoutService } from '../user-account/lockout.service';
+import { UserEntity } from '../user-account/user.entity';
 import { UserLookup } from '../user-account/user-lookup.service';
 import { MfaService } from './mfa.service';
 import { PendingLogin, SecondFactorProof } from './second-factor.proof';
+import { AddedSecondFactor, SECOND_FACTORS } from './second-factors';
 
 export const MFA_TOKEN_TTL_MS = 5 * 60_000;
 
@@ -42,10 +46,11 @@ export interface MfaLoginRequest {
  * its own proof (SecondFactorProof).
  */
 @Injectable()
-export class MfaLoginService implements LoginStep {
+export class MfaLoginService implements LoginStep, OnModuleInit {
   readonly name = 'mfa';
   private readonly logger = new Logger('Mfa');
   private readonly pendingLogins: OneTimeStore<PendingLogin>;
+  private added: AddedSecondFactor[] = [];
 
   constructor(
     private readonly logins: LoginService,
@@ -55,14 +60,23 @@ export class MfaLoginService implements LoginStep {
     private readonly accounts: UserLookup,
     private readonly lockout: LockoutService,
     private readonly notifications: NotificationService,
+    private readonly strategy: StrategyService,
+    private readonly modules: ModuleRef,
   ) {
     this.pendingLogins = new OneTimeStore(store, clock, PENDING_LOGINS);
   }
 
+  onModuleInit() {
+    this.added = SECOND_FACTORS.collect(this.modules);
+  }
+
   async run(attempt: StepAttempt): Promise<void> {
-    const enabled = await this.mfa.enabled(attempt.user.id);
-    attempt.addToProfile({ mfaEnabled: enabled });
+    const totp = await this.mfa.enabled(attempt.user.id);
+    attempt.addToProfile({ mfaEnabled: totp });
     const mode = attempt.login.mfaMode;
+    // Mode 2: a factor another module adds (a code to a mobile or e-mail) counts as enrolled too.
+    const enabled =
+      totp || (mode === MFA_MODE_REQUIRED && (await this.addedFactors(attempt.user, attempt.login)).length > 0);
     // A way that proved a second factor is not asked again; enrolment is still required in mode 2.
     if (mode >= MFA_MODE_ENROLLED && enabled && !attempt.way.secondFactorProven) {
       attempt.hold({
@@ -101,16 +115,23 @@ export class MfaLoginService implements LoginStep {
       twoFactors: true,
       freshProof: pending.freshProof === true,
     };
-    const proof = new SecondFactorProof(this.pendingLogins, this.mfa, this.lockout, {
-      token,
-      pending,
-      code: req.code,
-      ip: req.ip,
-      userAgent: req.userAgent,
-    });
+    const login = await this.strategy.loginStrategy();
+    const proof = new SecondFactorProof(
+      this.pendingLogins,
+      this.mfa,
+      this.lockout,
+      { token, pending, code: req.code, ip: req.ip, userAgent: req.userAgent },
+      (u) => this.addedFactors(u, login),
+    );
     const result = await this.logins.complete(user, way, proof);
     if (proof.used === 'recovery') await this.tellRecoveryCodeUsed(user.id, pending.account, req.ip);
     return result;
+  }
+
+  /** The factors other modules add that the user can give under `login`. */
+  private async addedFactors(user: UserEntity, login: LoginStrategy): Promise<AddedSecondFactor[]> {
+    const available = await Promise.all(this.added.map((f) => f.available(user, login)));
+    return this.added.filter((_, i) => available[i]);
   }
 
   private pend(attempt: StepAttempt): Promise<string> {

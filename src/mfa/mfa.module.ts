@@ -17,6 +17,7 @@ import { MfaRepository } from './mfa.repository';
 import { MfaService } from './mfa.service';
 import { MfaCrypto } from './mfa-crypto';
 import { MfaLoginService } from './mfa-login.service';
+import { SECOND_FACTORS } from './second-factors';
 
 /** The TOTP second factor, added to the login tail as a step (MfaLoginService). */
 @Module({
@@ -39,6 +40,8 @@ import { MfaLoginService } from './mfa-login.service';
     LOGIN_STEPS.provide(MfaLoginService),
     MFA_STATUS.provide(MfaService),
     REAUTH_CODE_PROOF.provide(MfaService),
+    // Factors other modules add beside TOTP (src/otp); none of its own.
+    SECOND_FACTORS.provide(),
   ],
   // The key of the TOTP secrets also keeps other secrets that must be read back (src/webhook).
   exports: [MfaCrypto],

@@ -5,7 +5,9 @@ import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
 import type { OneTimeStore } from '../store/one-time-store';
 import { credentialStamp } from '../user-account/credential-stamp';
 import type { LockoutService } from '../user-account/lockout.service';
+import type { UserEntity } from '../user-account/user.entity';
 import type { MfaProof, MfaService } from './mfa.service';
+import type { AddedSecondFactor } from './second-factors';
 
 /** What AUTH_MFA:{sha256hex(mfaToken)} keeps for the resume: who, and how the first step came in. */
 export interface PendingLogin {
@@ -45,6 +47,8 @@ export class SecondFactorProof implements LoginProof {
     private readonly mfa: Pick<MfaService, 'enabled' | 'prove'>,
     private readonly lockout: Pick<LockoutService, 'recordFailure'>,
     private readonly attempt: SecondFactorAttempt,
+    /** The factors other modules add (SECOND_FACTORS) that this user can give now. */
+    private readonly added: (user: UserEntity) => Promise<AddedSecondFactor[]> = async () => [],
   ) {}
 
   async prove(checks: LoginChecks): Promise<void> {
@@ -61,11 +65,13 @@ export class SecondFactorProof implements LoginProof {
     // The password the first step proved was reset or changed meanwhile: the login starts again.
     if (credentialStamp(checks.user.password) !== pending.stamp) await this.void();
     // The second factor removed meanwhile (by the user, or an administrator's reset): the login starts again.
-    if (!(await this.mfa.enabled(checks.user.id))) await this.void();
-    const proof = await this.mfa.prove(checks.user.id, code);
+    const totp = await this.mfa.enabled(checks.user.id);
+    const added = await this.added(checks.user);
+    if (!totp && !added.length) await this.void();
+    const proof = totp ? await this.mfa.prove(checks.user.id, code) : null;
     // A right code sent twice: refused, but neither logged nor counted; the token lives on.
     if (proof === 'replay') throw new AppException(ErrorCode.MFA_CODE_INVALID);
-    if (!proof) {
+    if (!proof && !(await provenByAdded(added, checks.user, code))) {
       const locked = await this.lockout.recordFailure({
         user: checks.user,
         account: pending.account,
@@ -87,4 +93,10 @@ export class SecondFactorProof implements LoginProof {
     await this.pendingLogins.revoke(this.attempt.token);
     throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
   }
+}
+
+/** The first added factor that finds the code right; each one that finds it wrong has counted a miss of its own. */
+async function provenByAdded(factors: AddedSecondFactor[], user: UserEntity, code: string): Promise<boolean> {
+  for (const factor of factors) if ((await factor.prove(user, code)) === 'right') return true;
+  return false;
 }

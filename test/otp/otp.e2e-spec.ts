@@ -24,7 +24,7 @@ describe.each(BACKENDS)('one-time codes on $name', (backend) => {
     await smtp.stop();
   });
   beforeEach(async () => {
-    await app.saveLoginStrategy({ otpLogin: true, maxFailureTimes: 5, mfaMode: 0 });
+    await app.saveLoginStrategy({ otpLogin: true, maxFailureTimes: 5, mfaMode: 0, mfaChannels: ['totp'] });
     await app.saveUserStrategy({ selfServiceReset: true });
   });
 
@@ -290,6 +290,51 @@ describe.each(BACKENDS)('one-time codes on $name', (backend) => {
       expect(second.body.code).toBe('OK');
       const [last] = (await app.logRows(user.username)).slice(-1);
       expect(last).toMatchObject({ login_type: 'smscode', status: 'success' });
+    });
+  });
+
+  describe('the second factor by code', () => {
+    const sendForMfa = (mfaToken: string, channel = 'sms') => app.post('/sys/otp/send', { mfaToken, channel });
+    const mfaRows = async (userId: string) =>
+      app.db.query("SELECT id FROM sys_login_log WHERE user_id = ? AND status = 'mfawrong'", [userId]);
+
+    it('mfaMode 2 with sms allowed: a user with a mobile finishes the login with a texted code', async () => {
+      const user = await createActiveUser(app);
+      await app.saveLoginStrategy({ mfaMode: 2, mfaChannels: ['totp', 'sms'] });
+      const first = await app.login(user.username, user.password);
+      expect(first.body.data).toMatchObject({ accessToken: null, mfaRequired: true, mfaSetupRequired: false });
+      const { mfaToken } = first.body.data as any;
+      expect((await sendForMfa(mfaToken, 'email')).body.code).toBe('FORBIDDEN');
+      expect((await sendForMfa(mfaToken)).body.data.sentTo).toMatch(MASKED_MOBILE);
+      const code = await smsCode(user.mobile, 1);
+      // A code of the second step is no code to log in with.
+      expect((await otpLogin(user.username, code)).body.code).toBe('MFA_CODE_INVALID');
+      const wrong = await app.post('/sys/login/mfa', { mfaToken, code: wrongCode(code) });
+      expect(wrong.body.code).toBe('MFA_CODE_INVALID');
+      expect(await mfaRows(user.id)).toHaveLength(1);
+      const done = await app.post('/sys/login/mfa', { mfaToken, code });
+      expect(done.body).toMatchObject({ code: 'OK', data: { accessToken: expect.any(String), tempUser: false } });
+      expect((await app.post('/sys/login/mfa', { mfaToken, code })).body.code).toBe('MFA_TOKEN_INVALID');
+      await app.saveLoginStrategy({ mfaChannels: ['totp'] });
+    });
+
+    it('mfaMode 2 without sms or email allowed: the user must enrol TOTP', async () => {
+      const user = await createActiveUser(app);
+      await app.saveLoginStrategy({ mfaMode: 2, mfaChannels: ['totp'] });
+      const first = await app.login(user.username, user.password);
+      expect(first.body.data).toMatchObject({ tempUser: true, mfaSetupRequired: true, mfaRequired: false });
+    });
+
+    it('a bad mfaToken is MFA_TOKEN_INVALID; mfaChannels is validated', async () => {
+      expect((await sendForMfa('x'.repeat(43))).body.code).toBe('MFA_TOKEN_INVALID');
+      for (const mfaChannels of [[], ['fax'], ['sms', 'sms'], 'sms']) {
+        const res = await app.admin('/sys/strategy/login/save', { mfaChannels });
+        expect(res.body.code).toBe('VALIDATION_FAILED');
+      }
+      const saved = await app.admin('/sys/strategy/login/save', { mfaChannels: ['email', 'totp'] });
+      expect(saved.body.code).toBe('OK');
+      expect((await app.admin('/sys/strategy/login/info')).body.data.mfaChannels).toEqual(['email', 'totp']);
+      await app.saveLoginStrategy({ mfaChannels: ['totp'] });
     });
   });
 
