@@ -13,7 +13,7 @@ export const LOGIN_TYPE_OF_CHANNEL: Record<OtpChannel, LoginTypes> = {
 
 /**
  * The one-time-code way in: refused while locked before the code is looked at (the lock is checked
- * before any proof, §5 of the contract in docs/), then the code: a wrong one (or none live) is
+ * before any proof, as docs/policies.md says), then the code: a wrong one (or none live) is
  * logged `passwrong` and counted by the lock, a right one is spent; then step 5. The login type is
  * the channel the code went through.
  */

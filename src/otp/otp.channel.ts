@@ -63,7 +63,7 @@ export class OtpSmsChannel extends NotificationChannel<OtpPayload, OtpKind> {
   }
 
   async deliver(delivery: Delivery<OtpPayload, OtpKind>): Promise<void> {
-    if (!this.provider.configured) throw new ChannelNotConfiguredError('no SMS provider is configured');
+    if (!this.provider.configured) throw new ChannelNotConfiguredError(this.provider.missing);
     const { purpose, sealedCode, sealedTo } = delivery.payload;
     const code = this.crypto.decrypt(sealedCode);
     const content = otpContent(purpose, code);

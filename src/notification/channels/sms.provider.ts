@@ -23,6 +23,8 @@ export type SmsTemplateName = 'login' | 'reset' | 'mfa' | 'notice';
 /** Port for an SMS gateway; the shipped one is a JSON webhook (SMS_WEBHOOK_URL). */
 export abstract class SmsProvider {
   abstract readonly configured: boolean;
+  /** What is missing while not configured (recorded on the not_configured row). */
+  abstract readonly missing: string;
   abstract send(message: SmsMessage): Promise<void>;
 }
 
@@ -42,6 +44,8 @@ export class WebhookSmsProvider extends SmsProvider {
   get configured(): boolean {
     return !!this.config.SMS_WEBHOOK_URL;
   }
+
+  readonly missing = 'SMS_WEBHOOK_URL is not set';
 
   async send(message: SmsMessage): Promise<void> {
     const res = await fetch(this.config.SMS_WEBHOOK_URL!, {
