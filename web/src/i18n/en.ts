@@ -552,6 +552,9 @@ const en: typeof zh = {
       passchange: 'Password change',
       mfa: 'Two-factor authentication',
       reauth: 'Identity check',
+      smscode: 'SMS code',
+      emailcode: 'E-mail code',
+      passreset: 'Password reset',
     },
     prefixHint: 'Starts with…',
     // Failure reasons by their code, in the console's language (rows without a code show the stored text).
@@ -655,6 +658,7 @@ const en: typeof zh = {
       me_mfa_enable: 'Own two-factor authentication enabled',
       me_mfa_disable: 'Own two-factor authentication disabled',
       me_mfa_recoveryCodes: 'Own recovery codes renewed',
+      password_selfReset: 'Forgotten password reset',
     },
     verify: 'Verify',
     verifyOk: 'Both logs are intact: {n} sealed records checked.',

@@ -498,6 +498,9 @@ export default {
       passchange: '修改密码',
       mfa: '双因素认证',
       reauth: '验证身份',
+      smscode: '短信验证码',
+      emailcode: '邮件验证码',
+      passreset: '找回密码',
     },
     prefixHint: '以…开头',
     failure: {
@@ -600,6 +603,7 @@ export default {
       me_mfa_enable: '启用本人双因素认证',
       me_mfa_disable: '停用本人双因素认证',
       me_mfa_recoveryCodes: '重新生成本人恢复码',
+      password_selfReset: '自助找回密码',
     },
     verify: '完整性校验',
     verifyOk: '两份日志均完整：已校验 {n} 条已签封记录。',
