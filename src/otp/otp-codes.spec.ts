@@ -21,7 +21,7 @@ describe('OtpCodes', () => {
 
   const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
 
-  it('issues 6 digits kept only as a keyed hash; a right code is spent once', async () => {
+  it('hands out six digits kept only as a keyed hash; a right code is spent once', async () => {
     const code = await codes.issue('login', 'u1', 'sms');
     expect(code).toMatch(/^\d{6}$/);
     expect(await store.get('OTP_CODE:login:u1')).not.toContain(code);
