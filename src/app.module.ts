@@ -26,6 +26,7 @@ import { MfaModule } from './mfa/mfa.module';
 import { MfaRecoveryModule } from './mfa/mfa-recovery.module';
 import { NotificationModule } from './notification/notification.module';
 import { OnlineModule } from './online/online.module';
+import { OtpModule } from './otp/otp.module';
 import { PasskeyModule } from './passkey/passkey.module';
 import { QrcodeModule } from './qrcode/qrcode.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
@@ -110,6 +111,8 @@ export class AppModule {
         ...(command ? [] : [NotificationModule, AdminBootstrapModule, MfaModule, DormantAccountModule, WebhookModule]),
         // Passkeys plug into the second factor (SECOND_FACTOR_METHODS), so they go where it goes.
         ...(command ? [] : [PasskeyModule]),
+        // One-time codes by SMS and e-mail go through the outbox too.
+        ...(command ? [] : [OtpModule]),
         // Sealing runs in a command too (audit:verify seals before it checks); forwarding goes through the outbox.
         LogSealModule,
         ...(command ? [] : [LogForwardModule]),

@@ -1803,6 +1803,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sys/otp/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a one-time code by SMS or e-mail
+         * @description The same answer whether or not the account exists: sentTo masked, or null when nothing was sent. At most one send a minute and ten a day per account as typed and per recipient (RATE_LIMITED beyond). FORBIDDEN when otpLogin (purpose login), selfServiceReset (purpose reset) or mfaChannels (with mfaToken) does not allow it.
+         *
+         *     **Access:** no token needed (public).
+         *
+         *     **Temporary token:** not needed.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `CAPTCHA_INVALID`, `FORBIDDEN`, `MFA_TOKEN_INVALID`, `RATE_LIMITED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["OtpController_send"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/login/otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log in with a one-time code sent for purpose login
+         * @description A wrong code, or an account nobody holds, is MFA_CODE_INVALID; wrong codes count toward the lock.
+         *
+         *     **Access:** no token needed (public).
+         *
+         *     **Temporary token:** not needed.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `ACCOUNT_LOCKED`, `ACCOUNT_DISABLED`, `ACCOUNT_EXPIRED`, `FORBIDDEN`, `MFA_CODE_INVALID`, `ACCESS_DENIED`, `RATE_LIMITED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["OtpController_login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/password/forgot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a code to reset a forgotten password (= /sys/otp/send with purpose reset)
+         * @description **Access:** no token needed (public).
+         *
+         *     **Temporary token:** not needed.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `CAPTCHA_INVALID`, `FORBIDDEN`, `RATE_LIMITED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["OtpController_forgot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/password/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset a forgotten password with a code sent for purpose reset
+         * @description A wrong code, a locked or disabled account, or one nobody holds, is MFA_CODE_INVALID; wrong codes count toward the lock. A refused new password leaves the code usable. Every session of the user ends.
+         *
+         *     **Access:** no token needed (public).
+         *
+         *     **Temporary token:** not needed.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `PASSWORD_TOO_SHORT`, `PASSWORD_TOO_LONG`, `PASSWORD_NEEDS_DIGIT`, `PASSWORD_NEEDS_UPPER`, `PASSWORD_NEEDS_LOWER`, `PASSWORD_NEEDS_SYMBOL`, `PASSWORD_CONTAINS_ACCOUNT`, `PASSWORD_TOO_COMMON`, `PASSWORD_REUSED`, `FORBIDDEN`, `MFA_CODE_INVALID`, `RATE_LIMITED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["OtpController_reset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sys/auditLog/verify": {
         parameters: {
             query?: never;
@@ -2049,6 +2151,10 @@ export interface components {
             reauthForAdmin: boolean;
             /** @description passwordless login with a passkey */
             passkeyLogin: boolean;
+            /** @description POST /sys/login/otp allowed (a code by SMS or e-mail) */
+            otpLogin: boolean;
+            /** @description what may finish /sys/login/mfa: totp, sms, email */
+            mfaChannels: ("totp" | "sms" | "email")[];
         };
         NoInputDto: Record<string, never>;
         FieldErrorDto: {
@@ -2139,6 +2245,22 @@ export interface components {
              * @default true
              */
             passkeyLogin?: boolean;
+            /**
+             * @description Logging in with a one-time code sent by SMS or e-mail (POST /sys/login/otp)
+             * @default false
+             */
+            otpLogin?: boolean;
+            /**
+             * @description What may finish the second login step: totp (TOTP or recovery code), sms, email (a code sent there); at least one
+             * @default [
+             *       "totp"
+             *     ]
+             * @example [
+             *       "totp",
+             *       "sms"
+             *     ]
+             */
+            mfaChannels?: ("totp" | "sms" | "email")[];
         };
         UserStrategyDto: {
             minPasswordLength: number;
@@ -2160,6 +2282,8 @@ export interface components {
             forceUpdatePassword: boolean;
             /** @description Days without a successful login before the daily job disables the account; 0 never */
             dormantDays: number;
+            /** @description A forgotten password may be reset with a code sent by SMS or e-mail */
+            selfServiceReset: boolean;
         };
         SaveUserStrategyDto: {
             /**
@@ -2209,6 +2333,11 @@ export interface components {
              * @default 0
              */
             dormantDays?: number;
+            /**
+             * @description Users may reset a forgotten password with a code sent to their mobile or e-mail (/sys/password/forgot, /reset)
+             * @default false
+             */
+            selfServiceReset?: boolean;
         };
         PasswordRulesDto: {
             minPasswordLength: number;
@@ -2225,7 +2354,7 @@ export interface components {
             rejectAccountInPassword: boolean;
         };
         /** @enum {string} */
-        LoginType: "account" | "mobile" | "email" | "qrcode" | "passchange" | "mfa" | "reauth" | "passkey";
+        LoginType: "account" | "mobile" | "email" | "qrcode" | "passchange" | "mfa" | "reauth" | "passkey" | "smscode" | "emailcode" | "passreset";
         /** @enum {string} */
         LoginStatus: "success" | "passwrong" | "mfawrong" | "locked" | "disabled" | "expired" | "denied";
         LoginLogRowDto: {
@@ -2817,7 +2946,7 @@ export interface components {
             ip?: string;
         };
         /** @enum {string} */
-        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used" | "account-dormant" | "log-forward";
+        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used" | "account-dormant" | "password-self-reset" | "log-forward";
         SiteMessageDto: {
             id: string;
             kind: components["schemas"]["MessageKind"];
@@ -3000,6 +3129,60 @@ export interface components {
         PasskeyMfaOptionsDto: {
             /** @description from the login result */
             mfaToken: string;
+        };
+        OtpSendResultDto: {
+            /** @description where the code went, masked (138****5678, a***@example.com); null when none was sent */
+            sentTo: string | null;
+        };
+        OtpSendDto: {
+            /** @description account name, mobile number or e-mail address (not with mfaToken) */
+            account?: string;
+            /**
+             * @description where the code goes: the mobile number or the e-mail address
+             * @enum {string}
+             */
+            channel: "sms" | "email";
+            /**
+             * @description login (POST /sys/login/otp) or reset (POST /sys/password/reset); not with mfaToken
+             * @enum {string}
+             */
+            purpose?: "login" | "reset";
+            /** @description from the login result: a code for its second step */
+            mfaToken?: string;
+            /** @description captcha id from /sys/captcha (with account) */
+            imgId?: string;
+            /** @description the text shown in the captcha image (with account) */
+            imgCode?: string;
+        };
+        OtpLoginDto: {
+            /** @description account name, mobile number or e-mail address */
+            account: string;
+            /**
+             * @description the 6-digit code sent for purpose login
+             * @example 123456
+             */
+            code: string;
+        };
+        ForgotPasswordDto: {
+            /** @description account name, mobile number or e-mail address */
+            account: string;
+            /** @enum {string} */
+            channel: "sms" | "email";
+            /** @description captcha id from /sys/captcha */
+            imgId?: string;
+            /** @description the text shown in the captcha image */
+            imgCode?: string;
+        };
+        PasswordResetDto: {
+            /** @description account name, mobile number or e-mail address */
+            account: string;
+            /**
+             * @description the 6-digit code sent for purpose reset
+             * @example 123456
+             */
+            code: string;
+            /** @description RSA-OAEP-256 ciphertext (base64) of the new password under /sys/publicKey */
+            newPass: string;
         };
         FirstBadDto: {
             /** @enum {string} */
@@ -10852,6 +11035,525 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "MFA_TOKEN_INVALID";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    OtpController_send: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OtpSendDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["OtpSendResultDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, CAPTCHA_INVALID (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "CAPTCHA_INVALID";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description MFA_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "MFA_TOKEN_INVALID";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    OtpController_login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OtpLoginDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["LoginResultDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description MFA_CODE_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "MFA_CODE_INVALID";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description ACCOUNT_DISABLED, ACCOUNT_EXPIRED, FORBIDDEN, ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_DISABLED" | "ACCOUNT_EXPIRED" | "FORBIDDEN" | "ACCESS_DENIED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description ACCOUNT_LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_LOCKED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    OtpController_forgot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForgotPasswordDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["OtpSendResultDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, CAPTCHA_INVALID (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "CAPTCHA_INVALID";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    OtpController_reset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetDto"];
+            };
+        };
+        responses: {
+            /** @description data is null */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: string;
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, PASSWORD_NEEDS_DIGIT, PASSWORD_NEEDS_UPPER, PASSWORD_NEEDS_LOWER, PASSWORD_NEEDS_SYMBOL, PASSWORD_CONTAINS_ACCOUNT, PASSWORD_TOO_COMMON, PASSWORD_REUSED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "PASSWORD_NEEDS_DIGIT" | "PASSWORD_NEEDS_UPPER" | "PASSWORD_NEEDS_LOWER" | "PASSWORD_NEEDS_SYMBOL" | "PASSWORD_CONTAINS_ACCOUNT" | "PASSWORD_TOO_COMMON" | "PASSWORD_REUSED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description MFA_CODE_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "MFA_CODE_INVALID";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "FORBIDDEN";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;

@@ -56,7 +56,9 @@ export type AuditAction =
   // A user's own passkeys (src/passkey).
   | 'me.passkey.add'
   | 'me.passkey.rename'
-  | 'me.passkey.delete';
+  | 'me.passkey.delete'
+  // A forgotten password reset with a one-time code (src/otp).
+  | 'password.selfReset';
 
 /**
  * One audited action, recorded by the service (or, where there is none, the controller) that

@@ -15,6 +15,6 @@ import { LOGIN_STEPS, LoginService } from './login/login.service';
   controllers: [LoginController],
   // Steps other modules add to the login tail (the second factor is one); none of its own.
   providers: [LoginService, CaptchaService, LOGIN_STEPS.provide()],
-  exports: [LoginService],
+  exports: [LoginService, CaptchaService],
 })
 export class AuthModule {}

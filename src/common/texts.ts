@@ -266,6 +266,26 @@ const notification = {
     zh: '如非本人操作,请在解锁后立即修改密码并联系管理员;如需提前解锁,请联系管理员。',
     en: 'If this was not you, change your password once it is unlocked and tell your administrator; an administrator can unlock it sooner.',
   },
+  otpLoginTitle: { zh: '登录验证码', en: 'Your login code' },
+  otpResetTitle: { zh: '重置密码验证码', en: 'Your password reset code' },
+  otpMfaTitle: { zh: '登录验证码', en: 'Your sign-in verification code' },
+  otpLead: {
+    zh: '您的验证码是{code},{minutes}分钟内有效',
+    en: 'Your code is {code}; it is valid for {minutes} minutes',
+  },
+  otpAdvice: {
+    zh: '切勿将验证码告诉任何人;如非本人操作,请忽略本消息。',
+    en: 'Never tell anyone this code; if you did not ask for it, ignore this message.',
+  },
+  passwordSelfResetTitle: { zh: '密码已重置', en: 'Your password was reset' },
+  passwordSelfResetLead: {
+    zh: '您的账号通过验证码重置了密码,所有登录已退出',
+    en: 'The password of your account was reset with a one-time code and every session ended',
+  },
+  passwordSelfResetAdvice: {
+    zh: '如非本人操作,请立即联系管理员。',
+    en: 'If this was not you, tell your administrator at once.',
+  },
   mailGreeting: { zh: '{name},您好:', en: 'Hello {name},' },
   mailFooter: {
     zh: '此邮件由系统自动发送,请勿直接回复。',

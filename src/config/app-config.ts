@@ -219,6 +219,57 @@ export class AppConfig {
   @Matches(/^https?:\/\/.+/, { message: 'SMS_WEBHOOK_URL must be an http(s) URL' })
   SMS_WEBHOOK_URL?: string;
 
+  /** Who sends texts: the JSON webhook (SMS_WEBHOOK_URL), Alibaba Cloud or Tencent Cloud SMS (their SDKs). */
+  @IsIn(['webhook', 'aliyun', 'tencent'], { message: 'SMS_PROVIDER must be webhook, aliyun or tencent' })
+  SMS_PROVIDER: 'webhook' | 'aliyun' | 'tencent' = 'webhook';
+
+  /** aliyun: AccessKey ID; tencent: SecretId. */
+  @IsOptional()
+  @IsString()
+  SMS_ACCESS_KEY_ID?: string;
+
+  /** aliyun: AccessKey secret; tencent: SecretKey. */
+  @IsOptional()
+  @IsString()
+  SMS_ACCESS_KEY_SECRET?: string;
+
+  /** The signature (签名) registered with the provider. */
+  @IsOptional()
+  @IsString()
+  SMS_SIGN_NAME?: string;
+
+  /** tencent: the SmsSdkAppId. */
+  @IsOptional()
+  @IsString()
+  SMS_SDK_APP_ID?: string;
+
+  /** The provider's region (aliyun default cn-hangzhou, tencent ap-guangzhou). */
+  @IsOptional()
+  @IsString()
+  SMS_REGION?: string;
+
+  /** The provider's API host, or an http(s) URL of a stand-in (default: the provider's public endpoint). */
+  @IsOptional()
+  @IsString()
+  SMS_ENDPOINT?: string;
+
+  /** Template ids (aliyun TemplateCode, tencent TemplateId) per message: login, reset and second-step codes (parameter `code`), other notices (`text`). */
+  @IsOptional()
+  @IsString()
+  SMS_TEMPLATE_LOGIN?: string;
+
+  @IsOptional()
+  @IsString()
+  SMS_TEMPLATE_RESET?: string;
+
+  @IsOptional()
+  @IsString()
+  SMS_TEMPLATE_MFA?: string;
+
+  @IsOptional()
+  @IsString()
+  SMS_TEMPLATE_NOTICE?: string;
+
   /**
    * Wrong-password notices of one account: at most one per window of this many minutes, so that a
    * guessing run does not flood the owner's mailbox or phone (the notice of the failure that locks
@@ -279,6 +330,13 @@ export class AppConfig {
   @Min(1)
   @Max(1_000_000)
   THROTTLE_CAPTCHA_LIMIT = 600;
+
+  /** /sys/otp/send and /sys/password/forgot per client IP (each account and recipient has its own limits besides). */
+  @Transform(int)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  THROTTLE_OTP_SEND_LIMIT = 60;
 
   /** Origins allowed to call the API from a browser (CORS); unset: no CORS headers at all. */
   @Transform(list)

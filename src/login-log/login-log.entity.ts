@@ -28,6 +28,12 @@ export enum LoginTypes {
   REAUTH = 'reauth',
   /** A passkey (WebAuthn) login, by account or discoverable. */
   PASSKEY = 'passkey',
+  /** A login with a one-time code sent by SMS (POST /sys/login/otp). */
+  SMSCODE = 'smscode',
+  /** A login with a one-time code sent by e-mail. */
+  EMAILCODE = 'emailcode',
+  /** A code proven at /sys/password/reset (the forgotten password). */
+  PASSRESET = 'passreset',
 }
 
 /** `sys_login_log`: one row per login attempt. */

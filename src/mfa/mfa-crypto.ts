@@ -100,6 +100,11 @@ export class MfaCrypto implements OnModuleInit {
     return hashRecoveryCode(this.hashKey, code);
   }
 
+  /** A key of its own for another use (`info` names it), derived from this one: one secret to keep, none shared between uses. */
+  derivedKey(info: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), info, 32));
+  }
+
   private async sharedKey(): Promise<string> {
     const existing = await this.settings.get(KEY_ROW.group, KEY_ROW.key);
     if (existing !== null) return existing;

@@ -11,18 +11,21 @@ import { NotificationKind } from '../notification/notification.types';
 import { Keys } from '../store/keys';
 import { KvStore } from '../store/kv.store';
 import { json, OneTimeKind, OneTimeStore } from '../store/one-time-store';
-import { MFA_MODE_ENROLLED, MFA_MODE_REQUIRED } from '../strategy/strategy.types';
+import { StrategyService } from '../strategy/strategy.service';
+import { LoginStrategy, MFA_MODE_ENROLLED, MFA_MODE_REQUIRED } from '../strategy/strategy.types';
 import { credentialStamp } from '../user-account/credential-stamp';
 import { LockoutService } from '../user-account/lockout.service';
+import { UserEntity } from '../user-account/user.entity';
 import { UserLookup } from '../user-account/user-lookup.service';
 import { MfaService } from './mfa.service';
 import { PendingLogin, SecondFactorProof } from './second-factor.proof';
 import { SECOND_FACTOR_METHODS, SecondFactorMethod } from './second-factor-methods';
+import { AddedSecondFactor, SECOND_FACTORS } from './second-factors';
 
 export const MFA_TOKEN_TTL_MS = 5 * 60_000;
 
 /** The mfaToken is a bearer secret: only its SHA-256 is stored. */
-const PENDING_LOGINS: OneTimeKind<PendingLogin> = {
+export const PENDING_LOGINS: OneTimeKind<PendingLogin> = {
   key: Keys.mfaToken,
   ttlMs: MFA_TOKEN_TTL_MS,
   hashed: true,
@@ -52,6 +55,7 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
   private readonly logger = new Logger('Mfa');
   private readonly pendingLogins: OneTimeStore<PendingLogin>;
   private methods: SecondFactorMethod[] = [];
+  private added: AddedSecondFactor[] = [];
 
   constructor(
     private readonly logins: LoginService,
@@ -61,6 +65,7 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
     private readonly accounts: UserLookup,
     private readonly lockout: LockoutService,
     private readonly notifications: NotificationService,
+    private readonly strategy: StrategyService,
     private readonly modules: ModuleRef,
   ) {
     this.pendingLogins = new OneTimeStore(store, clock, PENDING_LOGINS);
@@ -68,6 +73,7 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
 
   onModuleInit() {
     this.methods = SECOND_FACTOR_METHODS.collect(this.modules);
+    this.added = SECOND_FACTORS.collect(this.modules);
   }
 
   /** The user of a login held for its second factor, or null: for a method preparing its answer (a passkey challenge). */
@@ -78,9 +84,13 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
   async run(attempt: StepAttempt): Promise<void> {
     const totp = await this.mfa.enabled(attempt.user.id);
     attempt.addToProfile({ mfaEnabled: totp });
-    // TOTP or any other method (a passkey) counts as enrolled.
-    const enabled = totp || (await this.anyMethodEnrolled(attempt.user.id));
     const mode = attempt.login.mfaMode;
+    // TOTP or another enrolled method (a passkey) counts as enrolled; in mode 2 so does a factor another
+    // module adds that the user can give now (a code to a mobile or e-mail).
+    const enabled =
+      totp ||
+      (await this.anyMethodEnrolled(attempt.user.id)) ||
+      (mode === MFA_MODE_REQUIRED && (await this.addedFactors(attempt.user, attempt.login)).length > 0);
     // A way that proved a second factor is not asked again; enrolment is still required in mode 2.
     if (mode >= MFA_MODE_ENROLLED && enabled && !attempt.way.secondFactorProven) {
       attempt.hold({
@@ -126,17 +136,30 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
       twoFactors: true,
       freshProof: pending.freshProof === true,
     };
-    const proof = new SecondFactorProof(this.pendingLogins, this.mfa, this.lockout, {
-      token,
-      pending,
-      code: req.code ?? '',
-      method: method ? { impl: method, answer: req.answer!.value } : undefined,
-      ip: req.ip,
-      userAgent: req.userAgent,
-    });
+    const login = await this.strategy.loginStrategy();
+    const proof = new SecondFactorProof(
+      this.pendingLogins,
+      this.mfa,
+      this.lockout,
+      {
+        token,
+        pending,
+        code: req.code ?? '',
+        method: method ? { impl: method, answer: req.answer!.value } : undefined,
+        ip: req.ip,
+        userAgent: req.userAgent,
+      },
+      (u) => this.addedFactors(u, login),
+    );
     const result = await this.logins.complete(user, way, proof);
     if (proof.used === 'recovery') await this.tellRecoveryCodeUsed(user.id, pending.account, req.ip);
     return result;
+  }
+
+  /** The factors other modules add that the user can give under `login`. */
+  private async addedFactors(user: UserEntity, login: LoginStrategy): Promise<AddedSecondFactor[]> {
+    const available = await Promise.all(this.added.map((f) => f.available(user, login)));
+    return this.added.filter((_, i) => available[i]);
   }
 
   private pend(attempt: StepAttempt): Promise<string> {

@@ -18,6 +18,7 @@ import { MfaService } from './mfa.service';
 import { MfaCrypto } from './mfa-crypto';
 import { MfaLoginService } from './mfa-login.service';
 import { SECOND_FACTOR_METHODS } from './second-factor-methods';
+import { SECOND_FACTORS } from './second-factors';
 
 /** The TOTP second factor, added to the login tail as a step (MfaLoginService). */
 @Module({
@@ -42,6 +43,8 @@ import { SECOND_FACTOR_METHODS } from './second-factor-methods';
     REAUTH_CODE_PROOF.provide(MfaService),
     // Other methods (passkeys) add theirs; declared here so the point exists without them.
     SECOND_FACTOR_METHODS.provide(),
+    // Codes other modules send beside TOTP (src/otp), checked against the code field; none of its own.
+    SECOND_FACTORS.provide(),
   ],
   // The key of the TOTP secrets also keeps other secrets that must be read back (src/webhook).
   exports: [MfaCrypto, MfaLoginService, MfaService],

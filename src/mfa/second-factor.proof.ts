@@ -5,8 +5,10 @@ import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
 import type { OneTimeStore } from '../store/one-time-store';
 import { credentialStamp } from '../user-account/credential-stamp';
 import type { LockoutService } from '../user-account/lockout.service';
+import type { UserEntity } from '../user-account/user.entity';
 import type { MfaProof, MfaService } from './mfa.service';
 import type { SecondFactorMethod } from './second-factor-methods';
+import type { AddedSecondFactor } from './second-factors';
 
 /** What AUTH_MFA:{sha256hex(mfaToken)} keeps for the resume: who, and how the first step came in. */
 export interface PendingLogin {
@@ -48,6 +50,8 @@ export class SecondFactorProof implements LoginProof {
     private readonly mfa: Pick<MfaService, 'enabled' | 'prove'>,
     private readonly lockout: Pick<LockoutService, 'recordFailure'>,
     private readonly attempt: SecondFactorAttempt,
+    /** The factors other modules add (SECOND_FACTORS) that this user can give now. */
+    private readonly added: (user: UserEntity) => Promise<AddedSecondFactor[]> = async () => [],
   ) {}
 
   async prove(checks: LoginChecks): Promise<void> {
@@ -65,7 +69,7 @@ export class SecondFactorProof implements LoginProof {
     if (credentialStamp(checks.user.password) !== pending.stamp) await this.void();
     const proof = this.attempt.method
       ? await this.byMethod(checks.user.id, this.attempt.method)
-      : await this.byCode(checks.user.id, code);
+      : await this.byCode(checks.user, code);
     // A right code sent twice: refused, but neither logged nor counted; the token lives on.
     if (proof === 'replay') throw new AppException(ErrorCode.MFA_CODE_INVALID);
     if (!proof) {
@@ -86,10 +90,17 @@ export class SecondFactorProof implements LoginProof {
     this.used = proof;
   }
 
-  private async byCode(userId: string, code: string): Promise<MfaProof | 'replay' | null> {
+  /** A TOTP or recovery code, else a code another module sent (SECOND_FACTORS): the first that finds it right. */
+  private async byCode(user: UserEntity, code: string): Promise<MfaProof | string | 'replay' | null> {
     // The second factor removed meanwhile (by the user, or an administrator's reset): the login starts again.
-    if (!(await this.mfa.enabled(userId))) await this.void();
-    return this.mfa.prove(userId, code);
+    const totp = await this.mfa.enabled(user.id);
+    const added = await this.added(user);
+    if (!totp && !added.length) await this.void();
+    const proof = totp ? await this.mfa.prove(user.id, code) : null;
+    if (proof) return proof;
+    // Each added factor that finds the code wrong has counted a miss of its own.
+    for (const factor of added) if ((await factor.prove(user, code)) === 'right') return factor.name;
+    return null;
   }
 
   /** Another method (SecondFactorMethod): removed meanwhile voids the token as TOTP does; stale is no guess. */

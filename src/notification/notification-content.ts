@@ -106,6 +106,18 @@ export function notificationContent(
         advice: text('notification.accountDormantAdvice', locale),
       };
     }
+    case NotificationKind.PASSWORD_SELF_RESET:
+      return {
+        ...loginAlert(
+          payload as LoginAlertPayload,
+          locale,
+          timeZone,
+          'notification.passwordSelfResetTitle',
+          'notification.labelLoginIp',
+          'notification.labelLoginTime',
+        ),
+        advice: text('notification.passwordSelfResetAdvice', locale),
+      };
     case NotificationKind.LOG_FORWARD:
       // Only the syslog channel takes these, and it sends the messages as they are.
       throw new Error('log-forward rows have no contents for people');

@@ -12,6 +12,7 @@ import { NotificationChannels } from './channels/notification-channels';
 import { SiteChannel } from './channels/site.channel';
 import { SmsChannel } from './channels/sms.channel';
 import { SmsProvider, WebhookSmsProvider } from './channels/sms.provider';
+import { AliyunSmsProvider, TencentSmsProvider } from './channels/sms-template.providers';
 import { LoginNotificationListener } from './login-notification.listener';
 import { MessageController } from './message/message.controller';
 import { MessageEntity } from './message/message.entity';
@@ -71,9 +72,25 @@ import { ReminderRepository } from './reminder/reminder.repository';
     SmsChannel,
     SiteChannel,
     NotificationChannels,
-    { provide: SmsProvider, useClass: WebhookSmsProvider },
+    {
+      provide: SmsProvider,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig): SmsProvider => {
+        if (config.SMS_PROVIDER === 'aliyun') return new AliyunSmsProvider(config);
+        if (config.SMS_PROVIDER === 'tencent') return new TencentSmsProvider(config);
+        return new WebhookSmsProvider(config);
+      },
+    },
     NOTIFICATION_CHANNELS.provide(EmailChannel, SmsChannel, SiteChannel),
   ],
-  exports: [NotificationService, NotificationChannels, MessageService],
+  // The one-time codes of src/otp have channels of their own that send through the same transports.
+  exports: [
+    NotificationService,
+    NotificationChannels,
+    MessageService,
+    SmsProvider,
+    EmailTemplates,
+    NotificationRecipients,
+  ],
 })
 export class NotificationModule {}

@@ -12,6 +12,8 @@ export enum NotificationKind {
   RECOVERY_CODE_USED = 'recovery-code-used',
   /** dormantDays: the account was disabled after no successful login for that long. */
   ACCOUNT_DORMANT = 'account-dormant',
+  /** The password was reset with a one-time code; told on the channel the code did not go to. */
+  PASSWORD_SELF_RESET = 'password-self-reset',
   /** Login-log and audit-log rows for SYSLOG_URL (src/log-seal): for a machine, not a person. */
   LOG_FORWARD = 'log-forward',
 }

@@ -4,7 +4,7 @@ import { ThrottlerGuard } from '@nestjs/throttler';
 import { RATE_LIMITED_ROUTE } from '../common/auth-context';
 
 /** The throttled entry points; each has its own per-IP count and its own limit in AppConfig. */
-export type RateLimitedRoute = 'login' | 'qrcode-verify' | 'captcha';
+export type RateLimitedRoute = 'login' | 'qrcode-verify' | 'captcha' | 'otp-send';
 
 /**
  * Per-IP throttling of this handler; limits and window come from THROTTLE_*.

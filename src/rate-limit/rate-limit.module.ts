@@ -24,6 +24,7 @@ import { RateLimitedRoute, rateLimitedRoute } from './rate-limit.decorator';
           login: config.THROTTLE_LOGIN_LIMIT,
           'qrcode-verify': config.THROTTLE_QRCODE_VERIFY_LIMIT,
           captcha: config.THROTTLE_CAPTCHA_LIMIT,
+          'otp-send': config.THROTTLE_OTP_SEND_LIMIT,
         };
         return {
           storage: new KvThrottlerStorage(store),

@@ -15,6 +15,11 @@ export const Keys = {
   captcha: (imgId: string) => `CAPTCHA:${imgId}`,
   /** A WebAuthn challenge waiting for its one answer (registration, login or second step), by the SHA-256 of its handle. */
   passkeyChallenge: (handleHash: string) => `PASSKEY_CHALLENGE:${handleHash}`,
+  /** The one live one-time code of a user for a purpose (login, reset, mfa): its keyed hash, channel and wrong tries. */
+  otpCode: (purpose: string, userId: string) => `OTP_CODE:${purpose}:${userId}`,
+  /** Sends counted in a fixed window (`minute` or `day`) per account as typed or per recipient, by the SHA-256 of either. */
+  otpSends: (scope: 'account' | 'recipient', window: 'minute' | 'day', idHash: string) =>
+    `OTP_SENDS:${scope}:${window}:${idHash}`,
   /** A one-time ticket of GET /sys/message/stream, by the SHA-256 of the ticket. */
   streamTicket: (ticketHash: string) => `STREAM_TICKET:${ticketHash}`,
   /** Ids of the user's open message streams, on every instance (each alive while its STREAM_SLOT is). */

@@ -52,6 +52,9 @@ export interface OneTimeKind<T> {
   shape?: RegExp;
 }
 
+/** Compare-and-set rounds of one attempt before it gives up (each lost round means another attempt was judged). */
+const ATTEMPT_ROUNDS = 20;
+
 const randomCredential = () => randomBytes(32).toString('base64url');
 const sha256hex = (value: string) => createHash('sha256').update(value).digest('hex');
 
@@ -85,6 +88,31 @@ export class OneTimeStore<T> {
   async peek(credential: string): Promise<T | null> {
     if (!this.fits(credential)) return null;
     return this.live(await this.store.get(this.keyOf(credential)));
+  }
+
+  /**
+   * One attempt at a credential that keeps count of its failures (a one-time code and its wrong
+   * tries): `judge` sees the live payload and answers what to keep (null ends the credential) and
+   * its verdict. The write is a compare-and-set on the value judged, so parallel attempts, on one
+   * instance or several, are each judged against what the one before left. Null when no live
+   * credential is there (or it kept changing under every try).
+   */
+  async attempt<R>(credential: string, judge: (payload: T) => { keep: T | null; verdict: R }): Promise<R | null> {
+    if (!this.fits(credential)) return null;
+    const key = this.keyOf(credential);
+    for (let round = 0; round < ATTEMPT_ROUNDS; round++) {
+      const raw = await this.store.get(key);
+      if (raw === null) return null;
+      const { payload, expireAt } = this.kind.format.decode(raw);
+      if (expireAt !== undefined && expireAt <= this.clock.nowMs()) return null;
+      const { keep, verdict } = judge(payload);
+      const written =
+        keep === null
+          ? await this.store.delIfEquals(key, raw)
+          : keep === payload || (await this.store.replaceIfEquals(key, raw, this.kind.format.encode(keep, expireAt!)));
+      if (written) return verdict;
+    }
+    return null;
   }
 
   /** Ends the credential without reading it. */

@@ -188,7 +188,7 @@ export class StrategyService implements OnModuleInit {
       if (!(key in value)) continue;
       const fields = value as unknown as Record<string, unknown>;
       const fallback = fields[key];
-      fields[key] = decode(raw, typeof fallback) ?? fallback;
+      fields[key] = decode(raw, Array.isArray(fallback) ? 'list' : typeof fallback) ?? fallback;
     }
     return value;
   }
@@ -211,5 +211,7 @@ export class StrategyService implements OnModuleInit {
 function decode(raw: string, type: string): unknown {
   if (type === 'number') return /^-?\d+$/.test(raw) ? Number(raw) : undefined;
   if (type === 'boolean') return raw === 'true' ? true : raw === 'false' ? false : undefined;
+  // A list is stored comma-separated (String of an array), the empty list as ''.
+  if (type === 'list') return raw === '' ? [] : raw.split(',');
   return raw;
 }

@@ -22,7 +22,14 @@ export class LoginStrategy {
   reauthForAdmin = false;
   /** Passwordless login with a passkey (/sys/login/passkey/*); a passkey as second factor does not depend on it. */
   passkeyLogin = true;
+  /** POST /sys/login/otp: logging in with a code sent by SMS or e-mail. */
+  otpLogin = false;
+  /** What may finish /sys/login/mfa: a TOTP (or recovery) code, a code sent by SMS, by e-mail. */
+  mfaChannels: MfaChannel[] = ['totp'];
 }
+
+export const MFA_CHANNELS = ['totp', 'sms', 'email'] as const;
+export type MfaChannel = (typeof MFA_CHANNELS)[number];
 
 /** Setting group `user_strategy`. */
 export class UserStrategy {
@@ -43,6 +50,8 @@ export class UserStrategy {
   rejectAccountInPassword = false;
   /** Disable accounts with no successful login for this many days (a daily job); 0 never. */
   dormantDays = 0;
+  /** /sys/password/forgot and /sys/password/reset: a forgotten password reset with a code sent by SMS or e-mail. */
+  selfServiceReset = false;
 }
 
 export const LOGIN_STRATEGY_WHEN_EXPIRE_TIP = 1;

@@ -83,6 +83,7 @@ import { UserLookup } from './user-lookup.service';
     UserDirectory,
     SelfProtection,
     TargetAccess,
+    PasswordScreen,
   ],
 })
 export class UserAccountModule {}

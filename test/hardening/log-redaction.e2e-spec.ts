@@ -4,6 +4,8 @@ import { createClient, RedisClientType } from 'redis';
 
 import { stepAt, totpCode } from '../../src/mfa/totp';
 import { ADMIN_PASSWORD, buildService, ClusterBackend, provisionCluster, ServiceNode } from '../cluster/cluster-node';
+import { waitFor } from '../support/wait';
+import { WebhookSink } from '../support/webhook-sink';
 
 /*
  * What the built service writes while it runs, read as an operator's log shipper reads it: every
@@ -23,8 +25,10 @@ describe('the log of a full run carries no secret (built service, MariaDB + Redi
   let node: ServiceNode;
   let output = '';
   const secrets = new Set<string>();
+  const sms = new WebhookSink();
 
   beforeAll(async () => {
+    await sms.start();
     const main = await buildService();
     backend = await provisionCluster();
     redis = createClient({ url: backend.redisUrl }) as RedisClientType;
@@ -39,6 +43,7 @@ describe('the log of a full run carries no secret (built service, MariaDB + Redi
       TRUST_PROXY: 'true',
       // Every level: the lines a debugging operator would see must be as clean.
       LOG_LEVEL: 'verbose',
+      SMS_WEBHOOK_URL: sms.url,
     });
     node.child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     node.child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -54,6 +59,7 @@ describe('the log of a full run carries no secret (built service, MariaDB + Redi
       await redis.close();
     }
     await backend?.dispose();
+    await sms.stop();
   });
 
   /** Everything that travels in the run and must stay out of the log. */
@@ -162,8 +168,36 @@ describe('the log of a full run carries no secret (built service, MariaDB + Redi
     expect((await admin('/sys/apiKey/revoke', { id: made.body.data.id })).body).toMatchObject({ success: true });
     expect((await withKey({ 'x-api-key': apiKey })).body).toMatchObject({ code: 'NOT_LOGGED_IN' });
 
+    // One-time codes: a texted code, its stored hash, a reset attempt and a login with it stay out of the log.
+    expect(
+      (await admin('/sys/strategy/login/save', { otpLogin: true, mfaMode: 0 })).body.success &&
+        (await admin('/sys/strategy/user/save', { selfServiceReset: true })).body.success,
+    ).toBe(true);
     expect((await changing('/sys/logout')).body).toMatchObject({ success: true });
     expect((await admin('/sys/logout')).body).toMatchObject({ success: true });
+    const textedCode = async (nth: number) => {
+      const text = await waitFor(() => sms.accepted.filter((m) => m.to === '13900001111')[nth - 1], 'a texted code');
+      return keep(/验证码是(\d{6})/.exec(text.text)![1]);
+    };
+    // One send a minute per account and recipient: the login code, which the reset then refuses (another purpose).
+    const sent = await node.post('/sys/otp/send', {
+      account: 'logged_user',
+      channel: 'sms',
+      purpose: 'login',
+      ...(await captcha()),
+    });
+    expect(sent.body).toMatchObject({ success: true });
+    keep(JSON.parse((await redis.get(`${backend.prefix}OTP_CODE:login:${userId}`))!).hash as string);
+    const loginCode = await textedCode(1);
+    const selfReset = await node.post('/sys/password/reset', {
+      account: 'logged_user',
+      code: loginCode,
+      newPass: await encrypt('SelfReset#Not3'),
+    });
+    expect(selfReset.body).toMatchObject({ code: 'MFA_CODE_INVALID' });
+    const byCode = await node.post('/sys/login/otp', { account: 'logged_user', code: loginCode });
+    expect(byCode.body).toMatchObject({ success: true });
+    keep(byCode.body.data.accessToken);
 
     // Everything the process wrote, up to its end.
     await node.stop();

@@ -18,6 +18,8 @@ export const LOGIN_DEFAULTS = {
   reauthMinutes: 5,
   reauthForAdmin: false,
   passkeyLogin: true,
+  otpLogin: false,
+  mfaChannels: ['totp'] as string[],
 };
 
 /** Defaults, setting group user_strategy. */
@@ -36,6 +38,7 @@ export const USER_DEFAULTS = {
   rejectCommonPasswords: false,
   rejectAccountInPassword: false,
   dormantDays: 0,
+  selfServiceReset: false,
 };
 
 /** The complexity fields at their defaults. */

@@ -26,7 +26,7 @@ export class SmsChannel extends NotificationChannel {
   }
 
   async deliver(delivery: Delivery): Promise<void> {
-    if (!this.provider.configured) throw new ChannelNotConfiguredError('SMS_WEBHOOK_URL is not set');
+    if (!this.provider.configured) throw new ChannelNotConfiguredError(this.provider.missing);
     const user = await this.recipients.get(delivery.userId);
     if (!user.mobile) throw new PermanentDeliveryError('the user has no mobile number');
     const content = notificationContent(

@@ -10,11 +10,21 @@ export interface SmsMessage {
   to: string;
   text: string;
   kind: string;
+  /**
+   * For providers that send only registered templates (aliyun, tencent): which template (its id
+   * comes from the provider's variables) and its parameters. The webhook sends `text` and leaves it out.
+   */
+  template?: { name: SmsTemplateName; params: Record<string, string> };
 }
+
+/** The templates a template-only provider needs: one per code purpose, one for notices. */
+export type SmsTemplateName = 'login' | 'reset' | 'mfa' | 'notice';
 
 /** Port for an SMS gateway; the shipped one is a JSON webhook (SMS_WEBHOOK_URL). */
 export abstract class SmsProvider {
   abstract readonly configured: boolean;
+  /** What is missing while not configured (recorded on the not_configured row). */
+  abstract readonly missing: string;
   abstract send(message: SmsMessage): Promise<void>;
 }
 
@@ -35,11 +45,13 @@ export class WebhookSmsProvider extends SmsProvider {
     return !!this.config.SMS_WEBHOOK_URL;
   }
 
+  readonly missing = 'SMS_WEBHOOK_URL is not set';
+
   async send(message: SmsMessage): Promise<void> {
     const res = await fetch(this.config.SMS_WEBHOOK_URL!, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'idempotency-key': message.id },
-      body: JSON.stringify(message),
+      body: JSON.stringify({ id: message.id, to: message.to, text: message.text, kind: message.kind }),
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
     // Drain the body so the connection can be reused.

@@ -1,11 +1,23 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, Matches, Max, MaxLength, Min } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 
 import { FormBool, FormInt } from '../../common/form-body';
 import { Optional } from '../../common/optional';
-import { LoginStrategy, UserStrategy } from '../strategy.types';
+import { LoginStrategy, MFA_CHANNELS, MfaChannel, UserStrategy } from '../strategy.types';
 
 /**
  * An integer setting accepted from `min` to `max`: the validator's range and the OpenAPI document's
@@ -147,6 +159,27 @@ export class SaveLoginStrategyDto {
   @FormBool()
   @IsBoolean()
   passkeyLogin?: boolean;
+
+  @ApiPropertyOptional({ description: 'Logging in with a one-time code sent by SMS or e-mail (POST /sys/login/otp)' })
+  @Optional()
+  @FormBool()
+  @IsBoolean()
+  otpLogin?: boolean;
+
+  @ApiPropertyOptional({
+    description:
+      'What may finish the second login step: totp (TOTP or recovery code), sms, email (a code sent there); at least one',
+    type: [String],
+    enum: MFA_CHANNELS,
+    example: ['totp', 'sms'],
+  })
+  @Optional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MFA_CHANNELS.length)
+  @ArrayUnique()
+  @IsIn(MFA_CHANNELS, { each: true })
+  mfaChannels?: MfaChannel[];
 }
 
 /** Fields, all optional. */
@@ -234,4 +267,13 @@ export class SaveUserStrategyDto {
   @FormInt()
   @IntRange(0, 3650)
   dormantDays?: number;
+
+  @ApiPropertyOptional({
+    description:
+      'Users may reset a forgotten password with a code sent to their mobile or e-mail (/sys/password/forgot, /reset)',
+  })
+  @Optional()
+  @FormBool()
+  @IsBoolean()
+  selfServiceReset?: boolean;
 }

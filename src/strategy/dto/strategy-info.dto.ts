@@ -21,6 +21,13 @@ export class LoginStrategyDto {
   @ApiProperty({ description: 'changes (codes other than list / info) need a fresh proof too' })
   reauthForAdmin: boolean;
   @ApiProperty({ description: 'passwordless login with a passkey' }) passkeyLogin: boolean;
+  @ApiProperty({ description: 'POST /sys/login/otp allowed (a code by SMS or e-mail)' }) otpLogin: boolean;
+  @ApiProperty({
+    description: 'what may finish /sys/login/mfa: totp, sms, email',
+    type: [String],
+    enum: ['totp', 'sms', 'email'],
+  })
+  mfaChannels: ('totp' | 'sms' | 'email')[];
 }
 
 /** OpenAPI only: the rules of a new password (/sys/strategy/user/rules): the complexity rules and the checks of a user's own change. */
@@ -55,4 +62,6 @@ export class UserStrategyDto extends PasswordRulesDto {
   @ApiProperty() forceUpdatePassword: boolean;
   @ApiProperty({ description: 'Days without a successful login before the daily job disables the account; 0 never' })
   dormantDays: number;
+  @ApiProperty({ description: 'A forgotten password may be reset with a code sent by SMS or e-mail' })
+  selfServiceReset: boolean;
 }

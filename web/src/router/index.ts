@@ -101,6 +101,12 @@ export const pages: RouteRecordRaw[] = [
 const routes: RouteRecordRaw[] = [
   { path: '/login', name: 'login', component: () => import('@/views/login/LoginView.vue'), meta: { public: true } },
   {
+    path: '/forgot',
+    name: 'forgot',
+    component: () => import('@/views/login/ForgotPasswordView.vue'),
+    meta: { public: true },
+  },
+  {
     path: '/',
     component: AppLayout,
     children: [

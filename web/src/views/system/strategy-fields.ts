@@ -7,13 +7,13 @@ import LIMITS from '@/api/strategy-limits.json';
  * API types), so the page cannot drift from what the service validates.
  * The form does not clamp: the service validates, and its message appears under the field it names.
  */
-export type FieldKind = 'int' | 'bool' | 'channels' | 'expire' | 'mfa';
+export type FieldKind = 'int' | 'bool' | 'channels' | 'expire' | 'mfa' | 'mfaChannels';
 
 export interface FieldDef<K extends string = string> {
   key: K;
   kind: FieldKind;
   /** The service's default. */
-  def: number | boolean | string;
+  def: number | boolean | string | string[];
   unit?: 'minutes' | 'hours' | 'days' | 'times' | 'chars' | 'sessions' | 'passwords';
   min?: number;
   max?: number;
@@ -23,7 +23,7 @@ type Unit = NonNullable<FieldDef['unit']>;
 interface Limits {
   minimum?: number;
   maximum?: number;
-  default?: number | boolean | string;
+  default?: number | boolean | string | string[];
 }
 
 /** A field of `group` with the default and range the service's document gives it. */
@@ -66,6 +66,9 @@ export const LOGIN_FIELDS: FieldDef<keyof LoginStrategy>[] = [
   login('reauthForAdmin', 'bool'),
   // Passwordless login with a passkey; a passkey as second factor stays either way.
   login('passkeyLogin', 'bool'),
+  // Logging in with a code sent by SMS or e-mail, and what may finish the second step.
+  login('otpLogin', 'bool'),
+  login('mfaChannels', 'mfaChannels'),
 ];
 
 export const USER_FIELDS: FieldDef<keyof UserStrategy>[] = [
@@ -84,6 +87,8 @@ export const USER_FIELDS: FieldDef<keyof UserStrategy>[] = [
   user('forceUpdatePassword', 'bool'),
   // A daily job disables accounts idle this long (holders of * exempt); 0 = never.
   user('dormantDays', 'int', 'days'),
+  // The forgotten password, reset with a code sent by SMS or e-mail.
+  user('selfServiceReset', 'bool'),
 ];
 
 /**
@@ -98,6 +103,7 @@ export function outOfRange(f: FieldDef, value: unknown): boolean {
 }
 
 export const CHANNELS = ['email', 'sms', 'site'] as const;
+export const MFA_CHANNELS = ['totp', 'sms', 'email'] as const;
 
 export const toChannels = (value: string): string[] =>
   value
@@ -123,6 +129,8 @@ export function fieldValueText(t: Translate, f: FieldDef, value: unknown): strin
     }
     case 'mfa':
       return t(`strategy.mfaShort.${String(value)}`);
+    case 'mfaChannels':
+      return (value as string[]).map((c) => t(`strategy.mfaChannel.${c}`)).join(', ');
     default:
       return t(`strategy.expireShort.${String(value)}`);
   }
