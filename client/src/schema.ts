@@ -2796,10 +2796,22 @@ export interface components {
             /** @description what the operator does outside the service */
             detail: string;
         };
+        BaselineValuesDto: {
+            /** @description login strategy fields and their values */
+            login: {
+                [key: string]: unknown;
+            };
+            /** @description account strategy fields and their values */
+            user: {
+                [key: string]: unknown;
+            };
+        };
         ControlsDto: {
             controls: components["schemas"]["ControlDto"][];
             /** @description left to the operator */
             outside: components["schemas"]["OutsideControlDto"][];
+            /** @description the 等保三级 baseline of the strategy fields */
+            baseline: components["schemas"]["BaselineValuesDto"];
         };
         UsersSummaryDto: {
             total: number;

@@ -2,8 +2,10 @@ import type { LoginStrategy, UserStrategy } from '../strategy/strategy.types';
 
 /**
  * The recommended strategy values for GB/T 22239-2019 (等保 2.0) level 3: the one place they live.
- * The baseline dialog of the strategy page reads them (POST /sys/compliance/baseline), the dashboard
- * lists the fields whose saved value differs. Fields not named keep their value.
+ * The baseline dialog of the strategy page reads them (POST /sys/compliance/controls), the dashboard
+ * lists the fields whose saved value differs. Fields not named keep their value (maxPasswordLength,
+ * tempSessionExpireMinutes, notification channels, bindIp, multiOnline, maxSessionsPerUser,
+ * loginStrategyWhenExpire, forceUpdatePassword).
  */
 export const MLPS3_BASELINE: { login: Partial<LoginStrategy>; user: Partial<UserStrategy> } = {
   login: {

@@ -4,6 +4,7 @@ import { AccessRuleService } from '../access-rule/access-rule.service';
 import type { Bilingual, Locale } from '../common/texts';
 import { AppConfig } from '../config/app-config';
 import { UserRepository } from '../user-account/user.repository';
+import { MLPS3_BASELINE } from './baseline';
 import { ControlId, CONTROLS, ControlState, OUTSIDE } from './controls';
 import type { ControlsDto } from './dto/controls.dto';
 
@@ -35,6 +36,7 @@ export class ComplianceService {
         name: name[locale],
         detail: detail[locale],
       })),
+      baseline: MLPS3_BASELINE,
     };
   }
 

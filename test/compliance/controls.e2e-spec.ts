@@ -57,6 +57,9 @@ describe.each(BACKENDS)('等保三级 controls on $name', (backend) => {
       expect(answer.controls.find((c: { id: string }) => c.id === 'defaultAccount').detail).toBe(
         'An account named admin exists: rename it on the users page',
       );
+      // The strategy page's baseline dialog reads the values from here (src/compliance/baseline.ts).
+      expect(answer.baseline.login).toMatchObject({ mfaMode: 2, maxFailureTimes: 5, sessionMaxHours: 12 });
+      expect(answer.baseline.user).toMatchObject({ minPasswordLength: 8, passwordHistoryCount: 5 });
       expect(answer.outside.map((o: { id: string; clause: string }) => [o.id, o.clause])).toEqual([
         ['tls', '8.1.4.1 c'],
         ['backups', '8.1.4.9 a'],

@@ -31,7 +31,7 @@ jest.setTimeout(90_000);
 const missing = browserSuiteMissing();
 const whenRunnable = missing ? describe.skip : describe;
 
-/** The 等保 level-3 baseline, written out here independently (the console keeps it in web/src/views/system/baseline.ts). */
+/** The 等保 level-3 baseline, written out here independently (the service keeps it in src/compliance/baseline.ts). */
 const BASELINE = {
   login: {
     sessionExpireMinutes: 30,

@@ -19,7 +19,16 @@ export class OutsideControlDto {
   @ApiProperty({ description: 'what the operator does outside the service' }) detail: string;
 }
 
+export class BaselineValuesDto {
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'login strategy fields and their values' })
+  login: Record<string, unknown>;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'account strategy fields and their values' })
+  user: Record<string, unknown>;
+}
+
 export class ControlsDto {
   @ApiProperty({ type: [ControlDto] }) controls: ControlDto[];
   @ApiProperty({ type: [OutsideControlDto], description: 'left to the operator' }) outside: OutsideControlDto[];
+  @ApiProperty({ type: BaselineValuesDto, description: 'the 等保三级 baseline of the strategy fields' })
+  baseline: BaselineValuesDto;
 }

@@ -371,7 +371,6 @@ const en: typeof zh = {
       filled: 'The baseline values are in the form: check them, then save each strategy tab',
       partly: 'saved already: {groups}',
       controls: 'Controls beyond these settings',
-      controlsFailed: 'The controls could not be loaded',
       control: 'Control',
       clause: 'GB/T 22239-2019',
       state: 'State',

@@ -325,7 +325,6 @@ export default {
       filled: '基线值已填入表单，请检查后分别保存两个策略页签',
       partly: '已保存：{groups}',
       controls: '策略之外的控制项',
-      controlsFailed: '控制项加载失败',
       control: '控制项',
       clause: 'GB/T 22239-2019',
       state: '状态',
