@@ -199,8 +199,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Export the login log as CSV (the filters of /sys/loginLog/list, without paging)
-         * @description Audited as `loginLog.export` with its filters before the first byte. Bad filters answer VALIDATION_FAILED (the envelope) before any CSV; a failure after the first byte breaks the download off rather than end a truncated file.
+         * Export the login log as CSV or xlsx (the filters of /sys/loginLog/list, without paging)
+         * @description Audited as `loginLog.export` with its filters before the first byte. Bad filters answer VALIDATION_FAILED (the envelope) before any byte; a failure after the first byte breaks the download off rather than end a truncated file.
          *
          *     **Access:** permission `sys:loginLog:export` (a role holding `*` has every one).
          *
@@ -1655,8 +1655,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Export the audit log as CSV (the filters of /sys/auditLog/list, without paging)
-         * @description Audited as `auditLog.export` with its filters before the first byte. Bad filters answer VALIDATION_FAILED (the envelope) before any CSV; a failure after the first byte breaks the download off rather than end a truncated file.
+         * Export the audit log as CSV or xlsx (the filters of /sys/auditLog/list, without paging)
+         * @description Audited as `auditLog.export` with its filters before the first byte. Bad filters answer VALIDATION_FAILED (the envelope) before any byte; a failure after the first byte breaks the download off rather than end a truncated file.
          *
          *     **Access:** permission `sys:auditLog:export` (a role holding `*` has every one).
          *
@@ -1941,6 +1941,18 @@ export interface components {
             beginTime?: string;
             /** @description ISO 8601, inclusive */
             endTime?: string;
+            /**
+             * @description csv (UTF-8 with BOM) or xlsx
+             * @default csv
+             * @enum {string}
+             */
+            format?: "csv" | "xlsx";
+            /**
+             * @description labels: for people (headers in the request's language, codes as their labels, times as yyyy-MM-dd HH:mm:ss in DISPLAY_TIMEZONE, named in the time headers, which come last); fields: for scripts (the row field names, raw codes, ISO 8601 UTC)
+             * @default labels
+             * @enum {string}
+             */
+            columns?: "labels" | "fields";
         };
         CreatedUserDto: {
             id: string;
@@ -2579,6 +2591,18 @@ export interface components {
             beginTime?: string;
             /** @description ISO 8601, inclusive */
             endTime?: string;
+            /**
+             * @description csv (UTF-8 with BOM) or xlsx
+             * @default csv
+             * @enum {string}
+             */
+            format?: "csv" | "xlsx";
+            /**
+             * @description labels: for people (headers in the request's language, codes as their labels, times as yyyy-MM-dd HH:mm:ss in DISPLAY_TIMEZONE, named in the time headers, which come last); fields: for scripts (the row field names, raw codes, ISO 8601 UTC)
+             * @default labels
+             * @enum {string}
+             */
+            columns?: "labels" | "fields";
         };
     };
     responses: never;
@@ -3314,7 +3338,9 @@ export interface operations {
     LoginLogController_export: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                "accept-language": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3324,7 +3350,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description text/csv; charset=utf-8, a download (login-log.csv): a UTF-8 BOM, a header row of the list's row fields, one line per record, newest first, streamed */
+            /** @description text/csv; charset=utf-8, a download (login-log.csv): a UTF-8 BOM, a header row, one line per record, newest first, streamed; with format xlsx the same rows as application/vnd.openxmlformats-officedocument.spreadsheetml.sheet (login-log.xlsx). columns labels (default): headers in the request's language, labels, local times; fields: the list's row fields, raw codes, ISO 8601 UTC */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9616,7 +9642,9 @@ export interface operations {
     AuditLogController_export: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                "accept-language": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9626,7 +9654,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description text/csv; charset=utf-8, a download (audit-log.csv): a UTF-8 BOM, a header row of the list's row fields, one line per record, newest first, streamed */
+            /** @description text/csv; charset=utf-8, a download (audit-log.csv): a UTF-8 BOM, a header row, one line per record, newest first, streamed; with format xlsx the same rows as application/vnd.openxmlformats-officedocument.spreadsheetml.sheet (audit-log.xlsx). columns labels (default): headers in the request's language, labels, local times; fields: the list's row fields, raw codes, ISO 8601 UTC */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -28,6 +28,9 @@ const en: typeof zh = {
     none: 'none',
     default: 'default {value}',
     export: 'Export CSV',
+    exportExcel: 'Export Excel',
+    exportFields: 'Export CSV (fields)',
+    exportFieldsHint: 'For scripts: field names as headers, raw codes, UTC times',
   },
   menu: {
     system: 'System management',

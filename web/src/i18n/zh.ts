@@ -26,6 +26,9 @@ export default {
     none: '无',
     default: '默认 {value}',
     export: '导出 CSV',
+    exportExcel: '导出 Excel',
+    exportFields: '导出 CSV（字段名）',
+    exportFieldsHint: '供脚本处理：字段名作表头、原始编码、UTC 时间',
   },
   menu: {
     system: '系统管理',
