@@ -18,6 +18,8 @@ export type AuditAction =
   | 'strategy.login.save'
   | 'strategy.user.save'
   | 'user.create'
+  // One per /sys/user/import that created users, with their count.
+  | 'user.import'
   | 'user.lock'
   | 'user.unlock'
   | 'user.disable'

@@ -51,7 +51,7 @@ export interface ExportRequest {
   timeZone: string;
 }
 
-/** The options of a request, with the contract's defaults. */
+/** The options of a request, csv and labels when left out. */
 export function exportRequest(dto: ExportOptionsDto, locale: Locale, timeZone: string): ExportRequest {
   return { format: dto.format ?? 'csv', columns: dto.columns ?? 'labels', locale, timeZone };
 }

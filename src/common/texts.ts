@@ -238,6 +238,16 @@ const notification = {
     zh: '如非本人操作,请在解锁后立即修改密码并联系管理员;如需提前解锁,请联系管理员。',
     en: 'If this was not you, change your password once it is unlocked and tell your administrator; an administrator can unlock it sooner.',
   },
+  initialPasswordTitle: { zh: '您的账号已创建', en: 'Your account has been created' },
+  initialPasswordLead: {
+    zh: '管理员为您创建了账号,初始密码如下',
+    en: 'An administrator created an account for you; its initial password follows',
+  },
+  labelInitialPassword: { zh: '初始密码', en: 'Initial password' },
+  initialPasswordAdvice: {
+    zh: '请尽快登录并修改密码,不要将密码告诉他人。',
+    en: 'Log in and change it soon; never tell anyone your password.',
+  },
   mailGreeting: { zh: '{name},您好:', en: 'Hello {name},' },
   mailFooter: {
     zh: '此邮件由系统自动发送,请勿直接回复。',
@@ -298,7 +308,28 @@ const exportLabel = {
   state_initial: { zh: '初始密码', en: 'Initial password' },
 } satisfies Record<string, Bilingual>;
 
-export const TEXTS = { error: errors, tip: tips, validation, notification, exportLabel } as const;
+/** /sys/user/import's refusals of a file or of one of its rows (`data.errors[].row` names the row). */
+const userImport = {
+  notXlsx: { zh: '参数file不合法: 不是xlsx文件', en: 'Invalid file: not an xlsx file' },
+  tooLarge: { zh: '参数file不合法: 文件不能超过{max}字节', en: 'Invalid file: it must not exceed {max} bytes' },
+  tooManyRows: { zh: '参数file不合法: 最多{max}行用户', en: 'Invalid file: at most {max} user rows' },
+  noRows: { zh: '参数file不合法: 没有用户行', en: 'Invalid file: it has no user rows' },
+  missingColumns: {
+    zh: '参数file不合法: 缺少列 {columns}(请使用导入模板)',
+    en: 'Invalid file: columns missing {columns} (use the import template)',
+  },
+  duplicate: { zh: '{field}与第{row}行重复', en: '{field} repeats row {row}' },
+  noContact: {
+    zh: '手机号和邮箱至少填写一项,初始密码将发送至此',
+    en: 'Give a mobile number or an e-mail: the initial password is sent there',
+  },
+  rolesBeyondCaller: {
+    zh: '参数roles不合法: 不能分配超出您自身权限的角色',
+    en: 'Invalid roles: you cannot give roles beyond your own permissions',
+  },
+} satisfies Record<string, Bilingual>;
+
+export const TEXTS = { error: errors, tip: tips, validation, notification, exportLabel, userImport } as const;
 
 type Group = keyof typeof TEXTS;
 /** `group.name`, e.g. `error.BAD_CREDENTIALS`, `tip.PASSWORD_EXPIRES_SOON`, `validation.notUnicode`. */

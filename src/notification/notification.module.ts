@@ -12,6 +12,7 @@ import { NotificationChannels } from './channels/notification-channels';
 import { SiteChannel } from './channels/site.channel';
 import { SmsChannel } from './channels/sms.channel';
 import { SmsProvider, WebhookSmsProvider } from './channels/sms.provider';
+import { InitialPasswordListener } from './initial-password.listener';
 import { LoginNotificationListener } from './login-notification.listener';
 import { MessageController } from './message/message.controller';
 import { MessageEntity } from './message/message.entity';
@@ -62,6 +63,7 @@ import { ReminderRepository } from './reminder/reminder.repository';
     NotificationService,
     NotificationRecipients,
     LoginNotificationListener,
+    InitialPasswordListener,
     PasswordExpiryReminderService,
     MessageService,
     MessagePushService,

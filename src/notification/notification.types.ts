@@ -12,6 +12,8 @@ export enum NotificationKind {
   RECOVERY_CODE_USED = 'recovery-code-used',
   /** dormantDays: the account was disabled after no successful login for that long. */
   ACCOUNT_DORMANT = 'account-dormant',
+  /** An account made by /sys/user/import: its generated initial password, by e-mail or SMS. */
+  INITIAL_PASSWORD = 'initial-password',
   /** Login-log and audit-log rows for SYSLOG_URL (src/log-seal): for a machine, not a person. */
   LOG_FORWARD = 'log-forward',
 }
@@ -50,12 +52,19 @@ export interface DormantAccountPayload {
   days: number;
 }
 
+/** The generated initial password of an imported account, for its owner only. */
+export interface InitialPasswordPayload {
+  account: string;
+  password: string;
+}
+
 /** A batch of log rows as RFC 5424 messages, sent in one connection. */
 export interface LogForwardPayload {
   messages: string[];
 }
 
-export type NotificationPayload = LoginAlertPayload | PasswordExpiryPayload | DormantAccountPayload | LogForwardPayload;
+export type NotificationPayload =
+  LoginAlertPayload | PasswordExpiryPayload | DormantAccountPayload | InitialPasswordPayload | LogForwardPayload;
 
 /**
  * One outbox row as a channel sees it. The built-in channels get the service's notifications; a

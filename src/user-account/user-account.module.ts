@@ -32,6 +32,7 @@ import { UserAdminService } from './user-admin.service';
 import { UserDirectory } from './user-directory';
 import { UserIdentifierEntity } from './user-identifier.entity';
 import { UserLookup } from './user-lookup.service';
+import { UserSheetService } from './user-sheet.service';
 
 @Module({
   imports: [
@@ -48,6 +49,7 @@ import { UserLookup } from './user-lookup.service';
     RoleRepository,
     UserLookup,
     UserAdminService,
+    UserSheetService,
     AccountStateService,
     LockoutService,
     CompareSlots,

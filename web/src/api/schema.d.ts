@@ -273,6 +273,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sys/user/importTemplate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The xlsx template of /sys/user/import (headers in the caller's language)
+         * @description **Access:** permission `sys:user:create` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
+         *
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["UserController_template"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/user/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create users from an xlsx made from /sys/user/importTemplate (all or nothing; dryRun only checks)
+         * @description At most 5000 rows and 5242880 bytes. Every row is checked with the rules of /sys/user/create (roles only within the caller's codes, identifiers unique among users and rows) and needs a mobile or an e-mail; any refusal answers VALIDATION_FAILED with `data.errors[]` of `{ row, field, message }` for every row, and nobody is created. Each user's password is generated and sent to that user alone (e-mail, SMS), never answered. Audited as `user.import` with the count.
+         *
+         *     **Access:** permission `sys:user:create` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
+         *
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["UserController_import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/user/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export the users of the list's filters as CSV or xlsx
+         * @description **Access:** permission `sys:user:list` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["UserController_export"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sys/user/update": {
         parameters: {
             query?: never;
@@ -463,8 +547,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Reset a user's password (generated and answered once when DEFAULT_PASSWORD is unset)
-         * @description data is null unless the service generated the password. One's own account (that is /sys/me/pass/update), or a user holding codes the caller does not, answers FORBIDDEN.
+         * Reset a user's password (typed by the administrator, else generated and answered once when DEFAULT_PASSWORD is unset)
+         * @description data is null unless the service generated the password (groups of four joined by -, without 0 O 1 l I). A typed password is checked by the complexity rules. One's own account (that is /sys/me/pass/update), or a user holding codes the caller does not, answers FORBIDDEN.
          *
          *     **Access:** permission `sys:user:resetPass` (a role holding `*` has every one).
          *
@@ -474,7 +558,7 @@ export interface paths {
          *
          *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Error codes:** `VALIDATION_FAILED`, `PASSWORD_TOO_SHORT`, `PASSWORD_TOO_LONG`, `PASSWORD_NEEDS_DIGIT`, `PASSWORD_NEEDS_UPPER`, `PASSWORD_NEEDS_LOWER`, `PASSWORD_NEEDS_SYMBOL`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["UserController_resetPass"];
         delete?: never;
@@ -1724,6 +1808,8 @@ export interface components {
         };
         NoInputDto: Record<string, never>;
         FieldErrorDto: {
+            /** @description the sheet row of /sys/user/import (the header is row 1); absent elsewhere */
+            row?: number;
             /** @description the input's name as sent (`body` when the body as a whole is refused) */
             field: string;
             /** @description names the field and the rule, in the caller's language */
@@ -2023,6 +2109,47 @@ export interface components {
              */
             state?: "normal" | "locked" | "disabled" | "expired" | "initial";
         };
+        ImportRowErrorDto: {
+            /** @description the sheet row (the header is row 1) */
+            row: number;
+            field: string;
+            message: string;
+        };
+        ImportUsersResultDto: {
+            /** @description data rows read */
+            total: number;
+            /** @description users created (0 on a dry run) */
+            created: number;
+            /** @description always empty on OK: any row error answers VALIDATION_FAILED */
+            errors: components["schemas"]["ImportRowErrorDto"][];
+        };
+        ImportUsersDto: {
+            /** @description base64 of an xlsx made from /sys/user/importTemplate (at most 5242880 bytes, 5000 rows) */
+            file: string;
+            /** @description check every row and answer as an import would, without creating anyone */
+            dryRun?: boolean;
+        };
+        ExportUsersDto: {
+            /** @description matches user name, name, mobile or e-mail */
+            keyword?: string;
+            /**
+             * @description locked: locked and the unlock time not past; disabled; expired: password expired by the account strategy; initial: password never changed since set by an administrator; normal: none of these
+             * @enum {string}
+             */
+            state?: "normal" | "locked" | "disabled" | "expired" | "initial";
+            /**
+             * @description csv (UTF-8 with BOM) or xlsx
+             * @default csv
+             * @enum {string}
+             */
+            format?: "csv" | "xlsx";
+            /**
+             * @description labels: for people (headers in the request's language, codes as their labels, times as yyyy-MM-dd HH:mm:ss in DISPLAY_TIMEZONE, named in the time headers, which come last); fields: for scripts (the row field names, raw codes, ISO 8601 UTC)
+             * @default labels
+             * @enum {string}
+             */
+            columns?: "labels" | "fields";
+        };
         UpdateUserDto: {
             id: string;
             /**
@@ -2058,6 +2185,11 @@ export interface components {
             ids?: string[];
         };
         ResetPasswordResultDto: {
+            password?: string;
+        };
+        ResetPasswordDto: {
+            id: string;
+            /** @description RSA-OAEP-256 ciphertext (base64) of the new initial password, checked by the user strategy's complexity rules; omitted: DEFAULT_PASSWORD, or a generated one answered once */
             password?: string;
         };
         RoleDto: {
@@ -2339,7 +2471,7 @@ export interface components {
             ip?: string;
         };
         /** @enum {string} */
-        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used" | "account-dormant" | "log-forward";
+        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used" | "account-dormant" | "initial-password" | "log-forward";
         SiteMessageDto: {
             id: string;
             kind: components["schemas"]["MessageKind"];
@@ -3672,6 +3804,338 @@ export interface operations {
             };
         };
     };
+    UserController_template: {
+        parameters: {
+            query?: never;
+            header: {
+                "accept-language": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoInputDto"];
+            };
+        };
+        responses: {
+            /** @description a download (user-import.xlsx): one header row, user name, name, mobile, e-mail, roles (role codes separated by commas) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    UserController_import: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportUsersDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["ImportUsersResultDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    UserController_export: {
+        parameters: {
+            query?: never;
+            header: {
+                "accept-language": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExportUsersDto"];
+            };
+        };
+        responses: {
+            /** @description a download (users.csv, or users.xlsx with format xlsx), streamed; columns labels (default): headers in the request's language, states as labels, local times; fields: the list's fields, raw codes, ISO 8601 UTC */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
     UserController_update: {
         parameters: {
             query?: never;
@@ -4473,7 +4937,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UserIdDto"];
+                "application/json": components["schemas"]["ResetPasswordDto"];
             };
         };
         responses: {
@@ -4490,7 +4954,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            /** @description VALIDATION_FAILED, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, PASSWORD_NEEDS_DIGIT, PASSWORD_NEEDS_UPPER, PASSWORD_NEEDS_LOWER, PASSWORD_NEEDS_SYMBOL (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4500,7 +4964,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "VALIDATION_FAILED";
+                        code: "VALIDATION_FAILED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "PASSWORD_NEEDS_DIGIT" | "PASSWORD_NEEDS_UPPER" | "PASSWORD_NEEDS_LOWER" | "PASSWORD_NEEDS_SYMBOL";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
                     };
