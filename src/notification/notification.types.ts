@@ -18,6 +18,9 @@ export enum NotificationKind {
   LOG_FORWARD = 'log-forward',
 }
 
+/** Kinds whose payload holds a secret: blanked in the outbox once the row is sent or given up. */
+export const SECRET_KINDS: readonly string[] = [NotificationKind.INITIAL_PASSWORD];
+
 /** sys_notification.status. */
 export enum NotificationStatus {
   PENDING = 'pending',

@@ -27,7 +27,6 @@ const en: typeof zh = {
     range: 'allowed {min} – {max}',
     none: 'none',
     default: 'default {value}',
-    export: 'Export CSV',
     exportExcel: 'Export Excel',
     exportFields: 'Export CSV (fields)',
     exportFieldsHint: 'For scripts: field names as headers, raw codes, UTC times',

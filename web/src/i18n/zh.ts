@@ -25,7 +25,6 @@ export default {
     range: '取值范围 {min} – {max}',
     none: '无',
     default: '默认 {value}',
-    export: '导出 CSV',
     exportExcel: '导出 Excel',
     exportFields: '导出 CSV（字段名）',
     exportFieldsHint: '供脚本处理：字段名作表头、原始编码、UTC 时间',
