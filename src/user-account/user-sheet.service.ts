@@ -20,6 +20,9 @@ const IMPORT_COLUMNS = ['username', 'name', 'mobile', 'email', 'roles'] as const
 type ImportField = (typeof IMPORT_COLUMNS)[number];
 const REQUIRED: ImportField[] = ['username', 'name'];
 
+/** Users created at once by an import. */
+const CREATE_PARALLEL = 4;
+
 /** Users per list read of an export. */
 const EXPORT_PAGE = 500;
 
@@ -98,6 +101,9 @@ export class UserSheetService {
    * identifiers no other user or other row holds) and a way to reach the user; any refusal answers
    * VALIDATION_FAILED with every row's errors and creates nobody. Otherwise (not a dry run) creates
    * the users with generated passwords, each told to its user alone, and audits one user.import.
+   * A row whose identifier another request takes between the check and its creation is the one
+   * exception to all or nothing: the rows created stay (and are audited), and the answer is
+   * VALIDATION_FAILED naming that row.
    */
   async import(dto: ImportUsersDto, actor: Actor): Promise<{ total: number; created: number; errors: [] }> {
     const rows = await this.rowsOf(dto.file);
@@ -144,17 +150,35 @@ export class UserSheetService {
     if (problems.length) throw fieldsFailed(problems);
     if (dto.dryRun) return { total: rows.length, created: 0, errors: [] };
     let created = 0;
-    for (const { user } of checked) {
-      // Not audited one by one: the import is one administrative act, audited below with its count.
-      const made = await this.accounts.create({ ...user, password: undefined }, held);
-      created++;
-      const channels = [...(user.email ? ['email' as const] : []), ...(user.mobile ? ['sms' as const] : [])];
-      await this.events.emitAsync(
-        InitialPasswordIssuedEvent.NAME,
-        new InitialPasswordIssuedEvent(made.id, user.username, made.password!, channels),
+    // A row that another request took an identifier of since the check: named like a checked row.
+    // The rows created by then stay and are audited; the answer names the rows that were not.
+    const late: FieldProblem[] = [];
+    let broken: unknown;
+    // A few at a time: BCrypt runs on libuv's pool (4 threads), so hashes overlap instead of queueing.
+    for (let i = 0; i < checked.length && !broken; i += CREATE_PARALLEL) {
+      await Promise.all(
+        checked.slice(i, i + CREATE_PARALLEL).map(async ({ row, user }) => {
+          try {
+            // Not audited one by one: the import is one administrative act, audited below with its count.
+            const made = await this.accounts.create({ ...user, password: undefined }, held);
+            created++;
+            const channels = [...(user.email ? ['email' as const] : []), ...(user.mobile ? ['sms' as const] : [])];
+            await this.events.emitAsync(
+              InitialPasswordIssuedEvent.NAME,
+              new InitialPasswordIssuedEvent(made.id, user.username, made.password!, channels),
+            );
+          } catch (err) {
+            if (err instanceof AppException && err.fields?.length) late.push(...err.fields.map((p) => ({ ...p, row })));
+            else broken ??= err;
+          }
+        }),
       );
     }
-    await this.audit.record({ action: 'user.import', ...actedBy(actor), targetId: null, detail: { count: created } });
+    if (created) {
+      await this.audit.record({ action: 'user.import', ...actedBy(actor), targetId: null, detail: { count: created } });
+    }
+    if (broken) throw broken;
+    if (late.length) throw fieldsFailed(late);
     return { total: rows.length, created, errors: [] };
   }
 

@@ -5,6 +5,7 @@ import ExcelJS from 'exceljs';
 
 import { NotificationService } from '../../src/notification/notification.service';
 import { InitialPasswordIssuedEvent } from '../../src/user-account/account.events';
+import { UserAdminService } from '../../src/user-account/user-admin.service';
 import { BACKENDS } from '../support/backends';
 import { createRole, createUser } from '../support/factories';
 import { startApp, TestApp } from '../support/test-app';
@@ -142,6 +143,29 @@ describe.each(BACKENDS)('users in and out of Excel on $name', (backend) => {
     expect(errors.find((e) => e.row === 8)!.message).toBe('用户名与第2行重复');
     expect(errors.find((e) => e.row === 5)!.message).toMatch(/手机号和邮箱至少填写一项/);
     expect(await userCount()).toBe(before);
+  });
+
+  it('audits the rows created when another request takes an identifier between the check and the creation', async () => {
+    const [a, b] = [`imp_${tag()}`, `imp_${tag()}`];
+    const file = await sheet(HEADER, [
+      [a, '甲', mobile(), null, null],
+      [b, '乙', mobile(), null, null],
+    ]);
+    const accounts = app.app.get(UserAdminService);
+    const create = accounts.create.bind(accounts);
+    const spy = jest.spyOn(accounts, 'create').mockImplementation(async (input, held, actor) => {
+      // The other request wins b's user name just before this import creates it.
+      if (input.username === b) await create({ username: b, name: 'other', email: `${b}@example.com` }, ['*']);
+      return create(input, held, actor);
+    });
+    try {
+      const res = await app.admin('/sys/user/import', { file });
+      expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', data: { errors: [{ row: 3, field: 'username' }] } });
+    } finally {
+      spy.mockRestore();
+    }
+    const audit = await app.admin('/sys/auditLog/list', { pageNum: 1, pageSize: 1, action: 'user.import' });
+    expect(audit.body.data.rows[0]).toMatchObject({ detail: { count: 1 } });
   });
 
   it('refuses roles beyond the caller, files that are not xlsx, too large or too long, and missing columns', async () => {
