@@ -11,6 +11,7 @@ import { docsPolicy, securityHeaders } from './common/security-headers';
 import { registerStaticConsole } from './common/static-console';
 import { BodyValidationPipe } from './common/validation.pipe';
 import { AppConfig } from './config/app-config';
+import { IMPORT_MAX_BYTES } from './user-account/dto/user.dto';
 
 /**
  * Everything the HTTP layer needs besides the modules: body parsers (JSON with
@@ -21,6 +22,10 @@ import { AppConfig } from './config/app-config';
 export async function setupApp(app: NestFastifyApplication): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
 
+  // The one operation that takes a file: its own body limit (the file's, in base64, and a margin).
+  fastify.addHook('onRoute', (route) => {
+    if (route.url === '/sys/user/import') route.bodyLimit = Math.ceil(IMPORT_MAX_BYTES / 3) * 4 + 64 * 1024;
+  });
   fastify.removeContentTypeParser('application/json');
   const jsonParser = fastify.getDefaultJsonParser('error', 'error');
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {

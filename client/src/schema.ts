@@ -199,8 +199,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Export the login log as CSV (the filters of /sys/loginLog/list, without paging)
-         * @description Audited as `loginLog.export` with its filters before the first byte. Bad filters answer VALIDATION_FAILED (the envelope) before any CSV; a failure after the first byte breaks the download off rather than end a truncated file.
+         * Export the login log as CSV or xlsx (the filters of /sys/loginLog/list, without paging)
+         * @description Audited as `loginLog.export` with its filters before the first byte. Bad filters answer VALIDATION_FAILED (the envelope) before any byte; a failure after the first byte breaks the download off rather than end a truncated file.
          *
          *     **Access:** permission `sys:loginLog:export` (a role holding `*` has every one).
          *
@@ -267,6 +267,90 @@ export interface paths {
          *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["UserController_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/user/importTemplate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The xlsx template of /sys/user/import (headers in the caller's language)
+         * @description **Access:** permission `sys:user:create` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
+         *
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["UserController_template"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/user/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create users from an xlsx made from /sys/user/importTemplate (all or nothing; dryRun only checks)
+         * @description At most 5000 rows and 5242880 bytes. Every row is checked with the rules of /sys/user/create (roles only within the caller's codes, identifiers unique among users and rows) and needs a mobile or an e-mail; any refusal answers VALIDATION_FAILED with `data.errors[]` of `{ row, field, message }` for every row, and nobody is created. Each user's password is generated and sent to that user alone (e-mail, SMS), never answered. Audited as `user.import` with the count.
+         *
+         *     **Access:** permission `sys:user:create` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
+         *
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["UserController_import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/user/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export the users of the list's filters as CSV or xlsx
+         * @description **Access:** permission `sys:user:list` (a role holding `*` has every one).
+         *
+         *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
+         *
+         *     **API key:** may call it, with these codes among its own.
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         */
+        post: operations["UserController_export"];
         delete?: never;
         options?: never;
         head?: never;
@@ -493,8 +577,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Reset a user's password (generated and answered once when DEFAULT_PASSWORD is unset)
-         * @description data is null unless the service generated the password. One's own account (that is /sys/me/pass/update), or a user holding codes the caller does not, answers FORBIDDEN.
+         * Reset a user's password (typed by the administrator, else generated and answered once when DEFAULT_PASSWORD is unset)
+         * @description data is null unless the service generated the password (groups of four joined by -, without 0 O 1 l I). A typed password is checked by the complexity rules. One's own account (that is /sys/me/pass/update), or a user holding codes the caller does not, answers FORBIDDEN.
          *
          *     **Access:** permission `sys:user:resetPass` (a role holding `*` has every one).
          *
@@ -504,7 +588,7 @@ export interface paths {
          *
          *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Error codes:** `VALIDATION_FAILED`, `PASSWORD_TOO_SHORT`, `PASSWORD_TOO_LONG`, `PASSWORD_NEEDS_DIGIT`, `PASSWORD_NEEDS_UPPER`, `PASSWORD_NEEDS_LOWER`, `PASSWORD_NEEDS_SYMBOL`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `NOT_FOUND`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["UserController_resetPass"];
         delete?: never;
@@ -2083,8 +2167,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Export the audit log as CSV (the filters of /sys/auditLog/list, without paging)
-         * @description Audited as `auditLog.export` with its filters before the first byte. Bad filters answer VALIDATION_FAILED (the envelope) before any CSV; a failure after the first byte breaks the download off rather than end a truncated file.
+         * Export the audit log as CSV or xlsx (the filters of /sys/auditLog/list, without paging)
+         * @description Audited as `auditLog.export` with its filters before the first byte. Bad filters answer VALIDATION_FAILED (the envelope) before any byte; a failure after the first byte breaks the download off rather than end a truncated file.
          *
          *     **Access:** permission `sys:auditLog:export` (a role holding `*` has every one).
          *
@@ -2158,6 +2242,8 @@ export interface components {
         };
         NoInputDto: Record<string, never>;
         FieldErrorDto: {
+            /** @description the sheet row of /sys/user/import (the header is row 1); absent elsewhere */
+            row?: number;
             /** @description the input's name as sent (`body` when the body as a whole is refused) */
             field: string;
             /** @description names the field and the rule, in the caller's language */
@@ -2403,6 +2489,18 @@ export interface components {
             beginTime?: string;
             /** @description ISO 8601, inclusive */
             endTime?: string;
+            /**
+             * @description csv (UTF-8 with BOM) or xlsx
+             * @default csv
+             * @enum {string}
+             */
+            format?: "csv" | "xlsx";
+            /**
+             * @description labels: for people (headers in the request's language, codes as their labels, times as yyyy-MM-dd HH:mm:ss in DISPLAY_TIMEZONE, named in the time headers, which come last); fields: for scripts (the row field names, raw codes, ISO 8601 UTC)
+             * @default labels
+             * @enum {string}
+             */
+            columns?: "labels" | "fields";
         };
         CreatedUserDto: {
             id: string;
@@ -2475,6 +2573,47 @@ export interface components {
              */
             state?: "normal" | "locked" | "disabled" | "expired" | "initial";
         };
+        ImportRowErrorDto: {
+            /** @description the sheet row (the header is row 1) */
+            row: number;
+            field: string;
+            message: string;
+        };
+        ImportUsersResultDto: {
+            /** @description data rows read */
+            total: number;
+            /** @description users created (0 on a dry run) */
+            created: number;
+            /** @description always empty on OK: any row error answers VALIDATION_FAILED */
+            errors: components["schemas"]["ImportRowErrorDto"][];
+        };
+        ImportUsersDto: {
+            /** @description base64 of an xlsx made from /sys/user/importTemplate (at most 5242880 bytes, 5000 rows) */
+            file: string;
+            /** @description check every row and answer as an import would, without creating anyone */
+            dryRun?: boolean;
+        };
+        ExportUsersDto: {
+            /** @description matches user name, name, mobile or e-mail */
+            keyword?: string;
+            /**
+             * @description locked: locked and the unlock time not past; disabled; expired: password expired by the account strategy; initial: password never changed since set by an administrator; normal: none of these
+             * @enum {string}
+             */
+            state?: "normal" | "locked" | "disabled" | "expired" | "initial";
+            /**
+             * @description csv (UTF-8 with BOM) or xlsx
+             * @default csv
+             * @enum {string}
+             */
+            format?: "csv" | "xlsx";
+            /**
+             * @description labels: for people (headers in the request's language, codes as their labels, times as yyyy-MM-dd HH:mm:ss in DISPLAY_TIMEZONE, named in the time headers, which come last); fields: for scripts (the row field names, raw codes, ISO 8601 UTC)
+             * @default labels
+             * @enum {string}
+             */
+            columns?: "labels" | "fields";
+        };
         UpdateUserDto: {
             id: string;
             /**
@@ -2520,6 +2659,11 @@ export interface components {
             ids?: string[];
         };
         ResetPasswordResultDto: {
+            password?: string;
+        };
+        ResetPasswordDto: {
+            id: string;
+            /** @description RSA-OAEP-256 ciphertext (base64) of the new initial password, checked by the user strategy's complexity rules; omitted: DEFAULT_PASSWORD, or a generated one answered once */
             password?: string;
         };
         RoleDto: {
@@ -2958,7 +3102,7 @@ export interface components {
             ip?: string;
         };
         /** @enum {string} */
-        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used" | "account-dormant" | "password-self-reset" | "log-forward";
+        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used" | "account-dormant" | "password-self-reset" | "initial-password" | "log-forward";
         SiteMessageDto: {
             id: string;
             kind: components["schemas"]["MessageKind"];
@@ -3320,6 +3464,18 @@ export interface components {
             beginTime?: string;
             /** @description ISO 8601, inclusive */
             endTime?: string;
+            /**
+             * @description csv (UTF-8 with BOM) or xlsx
+             * @default csv
+             * @enum {string}
+             */
+            format?: "csv" | "xlsx";
+            /**
+             * @description labels: for people (headers in the request's language, codes as their labels, times as yyyy-MM-dd HH:mm:ss in DISPLAY_TIMEZONE, named in the time headers, which come last); fields: for scripts (the row field names, raw codes, ISO 8601 UTC)
+             * @default labels
+             * @enum {string}
+             */
+            columns?: "labels" | "fields";
         };
     };
     responses: never;
@@ -4055,7 +4211,9 @@ export interface operations {
     LoginLogController_export: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                "accept-language": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4065,7 +4223,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description text/csv; charset=utf-8, a download (login-log.csv): a UTF-8 BOM, a header row of the list's row fields, one line per record, newest first, streamed */
+            /** @description text/csv; charset=utf-8, a download (login-log.csv): a UTF-8 BOM, a header row, one line per record, newest first, streamed; with format xlsx the same rows as application/vnd.openxmlformats-officedocument.spreadsheetml.sheet (login-log.xlsx). columns labels (default): headers in the request's language, labels, local times; fields: the list's row fields, raw codes, ISO 8601 UTC */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4299,6 +4457,338 @@ export interface operations {
                             rows: components["schemas"]["UserRowDto"][];
                         };
                     };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    UserController_template: {
+        parameters: {
+            query?: never;
+            header: {
+                "accept-language": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoInputDto"];
+            };
+        };
+        responses: {
+            /** @description a download (user-import.xlsx): one header row, user name, name, mobile, e-mail, roles (role codes separated by commas) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    UserController_import: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportUsersDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        code: string;
+                        message: string;
+                        data: components["schemas"]["ImportUsersResultDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        data: components["schemas"]["ValidationFailedDto"] | null;
+                    };
+                };
+            };
+            /** @description NOT_LOGGED_IN, KICKED_OUT, IP_MISMATCH */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+        };
+    };
+    UserController_export: {
+        parameters: {
+            query?: never;
+            header: {
+                "accept-language": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExportUsersDto"];
+            };
+        };
+        responses: {
+            /** @description a download (users.csv, or users.xlsx with format xlsx), streamed; columns labels (default): headers in the request's language, states as labels, local times; fields: the list's fields, raw codes, ISO 8601 UTC */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
@@ -5320,7 +5810,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UserIdDto"];
+                "application/json": components["schemas"]["ResetPasswordDto"];
             };
         };
         responses: {
@@ -5337,7 +5827,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
+            /** @description VALIDATION_FAILED, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, PASSWORD_NEEDS_DIGIT, PASSWORD_NEEDS_UPPER, PASSWORD_NEEDS_LOWER, PASSWORD_NEEDS_SYMBOL (VALIDATION_FAILED carries data.errors naming the refused fields; the others data: null) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5347,7 +5837,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "VALIDATION_FAILED";
+                        code: "VALIDATION_FAILED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "PASSWORD_NEEDS_DIGIT" | "PASSWORD_NEEDS_UPPER" | "PASSWORD_NEEDS_LOWER" | "PASSWORD_NEEDS_SYMBOL";
                         message: string;
                         data: components["schemas"]["ValidationFailedDto"] | null;
                     };
@@ -12301,7 +12791,9 @@ export interface operations {
     AuditLogController_export: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                "accept-language": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12311,7 +12803,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description text/csv; charset=utf-8, a download (audit-log.csv): a UTF-8 BOM, a header row of the list's row fields, one line per record, newest first, streamed */
+            /** @description text/csv; charset=utf-8, a download (audit-log.csv): a UTF-8 BOM, a header row, one line per record, newest first, streamed; with format xlsx the same rows as application/vnd.openxmlformats-officedocument.spreadsheetml.sheet (audit-log.xlsx). columns labels (default): headers in the request's language, labels, local times; fields: the list's row fields, raw codes, ISO 8601 UTC */
             200: {
                 headers: {
                     [name: string]: unknown;

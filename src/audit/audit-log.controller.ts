@@ -1,9 +1,11 @@
-import { Body, Controller, HttpCode, Post, StreamableFile } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Post, StreamableFile } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 
 import { ApiDoc } from '../common/api-docs';
 import { Actor, CurrentActor, RequirePermissions } from '../common/auth-context';
-import { csvFile } from '../common/csv-file';
+import { exportRequest } from '../common/export-table';
+import { localeOf } from '../common/texts';
+import { AppConfig } from '../config/app-config';
 import { AuditLogService } from './audit-log.service';
 import { AuditRowDto, ExportAuditLogDto, ListAuditLogDto } from './dto/list-audit-log.dto';
 
@@ -11,7 +13,10 @@ import { AuditRowDto, ExportAuditLogDto, ListAuditLogDto } from './dto/list-audi
 @ApiSecurity('Admin-Token')
 @Controller('sys/auditLog')
 export class AuditLogController {
-  constructor(private readonly audit: AuditLogService) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly audit: AuditLogService,
+  ) {}
 
   @Post('list')
   @HttpCode(200)
@@ -24,20 +29,24 @@ export class AuditLogController {
     return this.audit.list(dto);
   }
 
-  /** The list's rows as streamed CSV; bad filters answer VALIDATION_FAILED before any byte. */
+  /** The list's rows as streamed CSV or xlsx; bad filters answer VALIDATION_FAILED before any byte. */
   @Post('export')
   @HttpCode(200)
   @RequirePermissions('sys:auditLog:export')
-  @ApiDoc('Export the audit log as CSV (the filters of /sys/auditLog/list, without paging)', {
+  @ApiDoc('Export the audit log as CSV or xlsx (the filters of /sys/auditLog/list, without paging)', {
     produces: {
       contentType: 'text/csv',
       description:
-        "text/csv; charset=utf-8, a download (audit-log.csv): a UTF-8 BOM, a header row of the list's row fields, one line per record, newest first, streamed",
+        "text/csv; charset=utf-8, a download (audit-log.csv): a UTF-8 BOM, a header row, one line per record, newest first, streamed; with format xlsx the same rows as application/vnd.openxmlformats-officedocument.spreadsheetml.sheet (audit-log.xlsx). columns labels (default): headers in the request's language, labels, local times; fields: the list's row fields, raw codes, ISO 8601 UTC",
     },
     description:
-      'Audited as `auditLog.export` with its filters before the first byte. Bad filters answer VALIDATION_FAILED (the envelope) before any CSV; a failure after the first byte breaks the download off rather than end a truncated file.',
+      'Audited as `auditLog.export` with its filters before the first byte. Bad filters answer VALIDATION_FAILED (the envelope) before any byte; a failure after the first byte breaks the download off rather than end a truncated file.',
   })
-  async export(@Body() dto: ExportAuditLogDto, @CurrentActor() actor: Actor): Promise<StreamableFile> {
-    return csvFile(await this.audit.exportCsv(dto, actor), 'audit-log');
+  async export(
+    @Body() dto: ExportAuditLogDto,
+    @CurrentActor() actor: Actor,
+    @Headers('accept-language') language?: string,
+  ): Promise<StreamableFile> {
+    return this.audit.export(dto, actor, exportRequest(dto, localeOf(language), this.config.DISPLAY_TIMEZONE));
   }
 }

@@ -11,6 +11,8 @@ import { AuditLogEntity } from './audit-log.entity';
 import { AuditLogCursor, AuditLogFilter, AuditLogRepository } from './audit-log.repository';
 import { AuditLogService, changedFields, SYSTEM_ACTOR } from './audit-log.service';
 
+const FIELDS_CSV = { format: 'csv', columns: 'fields', locale: 'zh', timeZone: 'UTC' } as const;
+
 /** sys_audit_log as an array; filters only by action, and keeps the filters it was asked for. */
 class FakeAuditRows implements Pick<AuditLogRepository, keyof AuditLogRepository> {
   rows: AuditLogEntity[] = [];
@@ -148,7 +150,7 @@ describe('AuditLogService (who did what to whom, kept and shown to administrator
   it('audits an export before the first byte, then writes every matching row as CSV, newest first', async () => {
     for (let i = 0; i < 2_500; i++) await audit.record({ action: 'user.update', ...SYSTEM_ACTOR, targetId: `u${i}` });
     await audit.record({ action: 'user.delete', ...SYSTEM_ACTOR, targetId: 'other' });
-    const csv = await audit.exportCsv({ action: 'user.update' }, admin);
+    const csv = (await audit.export({ action: 'user.update' }, admin, FIELDS_CSV)).getStream();
     expect(rows.rows.at(-1)).toMatchObject({
       action: 'auditLog.export',
       userId: 'a1',

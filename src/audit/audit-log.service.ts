@@ -1,11 +1,9 @@
-import type { Readable } from 'node:stream';
-
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, StreamableFile } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 
 import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
-import { csvStream } from '../common/csv';
+import { ExportColumn, ExportRequest, exportTable, filtersOf } from '../common/export-table';
 import { Page } from '../common/paging.dto';
 import { AuditRecordedEvent } from './audit.events';
 import { AuditLogEntity } from './audit-log.entity';
@@ -20,6 +18,8 @@ export type AuditAction =
   | 'strategy.login.save'
   | 'strategy.user.save'
   | 'user.create'
+  // One per /sys/user/import that created users, with their count.
+  | 'user.import'
   | 'user.lock'
   | 'user.unlock'
   | 'user.disable'
@@ -166,9 +166,14 @@ export class AuditLogService {
    * newest first; `detail` as its JSON text), read slice by slice as the client takes them. Audited
    * before the first byte, as LoginLogService.exportCsv.
    */
-  async exportCsv(q: ExportAuditLogDto, actor: Actor): Promise<Readable> {
+  async export(q: ExportAuditLogDto, actor: Actor, req: ExportRequest): Promise<StreamableFile> {
     const filter = filterOf(q);
-    await this.record({ action: 'auditLog.export', ...actedBy(actor), targetId: null, detail: { filters: { ...q } } });
+    await this.record({
+      action: 'auditLog.export',
+      ...actedBy(actor),
+      targetId: null,
+      detail: { filters: filtersOf(q) },
+    });
     const rows = this.rows;
     async function* slices(): AsyncGenerator<AuditLogEntity[]> {
       let cursor: AuditLogCursor | null = null;
@@ -180,28 +185,28 @@ export class AuditLogService {
         cursor = { createTime: last.createTime, id: String(last.id) };
       }
     }
-    // The stored JSON text as it is: parsing it only to write it out again would cost every row.
-    return csvStream(AUDIT_LOG_FIELDS, slices(), (row) =>
-      AUDIT_LOG_FIELDS.map((field) => (field === 'id' ? String(row.id) : row[field])),
-    );
+    return exportTable('audit-log', AUDIT_LOG_COLUMNS, slices(), req);
   }
 }
 
 /** Rows per database read of an export. */
 const EXPORT_SLICE = 1_000;
 
-/** The list's row fields, in the order of the CSV header. */
-export const AUDIT_LOG_FIELDS = [
-  'id',
-  'userId',
-  'username',
-  'action',
-  'target',
-  'targetName',
-  'detail',
-  'ip',
-  'createTime',
-] as const satisfies readonly (keyof AuditLogRow)[];
+/**
+ * The list's row fields, in the order of the CSV header, with their labels for people. `detail` is
+ * the stored JSON text as it is: parsing it only to write it out again would cost every row.
+ */
+export const AUDIT_LOG_COLUMNS: ExportColumn<AuditLogEntity>[] = [
+  { field: 'id', label: 'exportLabel.id', value: (r) => String(r.id) },
+  { field: 'userId', label: 'exportLabel.userId', value: (r) => r.userId },
+  { field: 'username', label: 'exportLabel.operator', value: (r) => r.username },
+  { field: 'action', label: 'exportLabel.action', value: (r) => r.action },
+  { field: 'target', label: 'exportLabel.target', value: (r) => r.target },
+  { field: 'targetName', label: 'exportLabel.targetName', value: (r) => r.targetName },
+  { field: 'detail', label: 'exportLabel.detail', value: (r) => r.detail },
+  { field: 'ip', label: 'exportLabel.ip', value: (r) => r.ip },
+  { field: 'createTime', label: 'exportLabel.actionTime', value: (r) => r.createTime, show: 'time' },
+];
 
 function rowOf(row: AuditLogEntity): AuditLogRow {
   return { ...row, id: String(row.id), detail: row.detail ? JSON.parse(row.detail) : null };

@@ -1,5 +1,12 @@
 import { applyDecorators, Type } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiProperty, getSchemaPath, OpenAPIObject } from '@nestjs/swagger';
+import {
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiProperty,
+  ApiPropertyOptional,
+  getSchemaPath,
+  OpenAPIObject,
+} from '@nestjs/swagger';
 
 /**
  * OpenAPI only: the 200 answer of an operation is the API's envelope around `data` of
@@ -38,6 +45,8 @@ export function ApiEnvelope(model: Type<unknown>, shape: 'object' | 'array' | 'p
 
 /** OpenAPI only: one refused input field of a VALIDATION_FAILED answer. */
 export class FieldErrorDto {
+  @ApiPropertyOptional({ description: 'the sheet row of /sys/user/import (the header is row 1); absent elsewhere' })
+  row?: number;
   @ApiProperty({ description: "the input's name as sent (`body` when the body as a whole is refused)" }) field: string;
   @ApiProperty({ description: "names the field and the rule, in the caller's language" }) message: string;
 }

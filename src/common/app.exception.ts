@@ -3,6 +3,8 @@ import { bilingual, type TextKey, type TextParams } from './texts';
 
 /** One refused input field, answered in `data.errors` so that a form can mark it. */
 export interface FieldProblem {
+  /** The sheet row of an import (/sys/user/import); absent elsewhere. */
+  row?: number;
   field: string;
   zh: string;
   en: string;

@@ -14,7 +14,10 @@ export function csvFile(stream: Readable, name: string): StreamableFile {
   return new StreamableFile(stream, {
     type: 'text/csv; charset=utf-8',
     disposition: `attachment; filename="${name}.csv"`,
-  }).setErrorLogger((err: unknown) =>
-    logger.error(`${name} export broke off: ${(err as Error)?.constructor?.name ?? typeof err}`),
-  );
+  }).setErrorLogger(exportErrorLogger(name));
+}
+
+/** Logs an export that broke off: only the error's class (no SQL, no filter values). */
+export function exportErrorLogger(name: string) {
+  return (err: unknown) => logger.error(`${name} export broke off: ${(err as Error)?.constructor?.name ?? typeof err}`);
 }

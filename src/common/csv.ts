@@ -14,11 +14,15 @@ export const UTF8_BOM = '\uFEFF';
  */
 const FORMULA_START = /^[\p{White_Space}\p{Cf}]*[=+\-@\t\r]/u;
 
+/** A cell's text with a leading apostrophe when a spreadsheet would read it as a formula (CSV and xlsx alike). */
+export function neutralised(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
+}
+
 /** One cell of RFC 4180: null and undefined empty, a Date in ISO 8601 UTC, quoted when it holds `"`, `,`, CR or LF. */
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  let text = value instanceof Date ? value.toISOString() : String(value);
-  if (FORMULA_START.test(text)) text = `'${text}`;
+  const text = neutralised(value instanceof Date ? value.toISOString() : String(value));
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

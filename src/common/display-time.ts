@@ -41,3 +41,8 @@ export function formatDisplayTime(value: string | Date, timeZone: string = serve
   const offset = parts.timeZoneName === 'GMT' ? '+00:00' : parts.timeZoneName.replace('GMT', '');
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} (UTC${offset})`;
 }
+
+/** `yyyy-MM-dd HH:mm:ss` of the instant in `timeZone`, without the offset: an export names its zone in the header. */
+export function formatLocalTime(value: string | Date, timeZone: string): string {
+  return formatDisplayTime(value, timeZone).slice(0, 19);
+}

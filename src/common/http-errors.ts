@@ -63,7 +63,14 @@ export function toEnvelope(err: unknown, locale: Locale): { status: number; body
   let message: string | undefined;
   let data: Envelope['data'] = null;
   if (err instanceof AppException) {
-    if (err.fields?.length) data = { errors: err.fields.map((f) => ({ field: f.field, message: f[locale] })) };
+    if (err.fields?.length)
+      data = {
+        errors: err.fields.map((f) => ({
+          ...(f.row === undefined ? {} : { row: f.row }),
+          field: f.field,
+          message: f[locale],
+        })),
+      };
     code = err.code;
     message = err.detail ? err.detail[locale] : messageOf(code, locale, err.params);
   } else {

@@ -286,6 +286,16 @@ const notification = {
     zh: '如非本人操作,请立即联系管理员。',
     en: 'If this was not you, tell your administrator at once.',
   },
+  initialPasswordTitle: { zh: '您的账号已创建', en: 'Your account has been created' },
+  initialPasswordLead: {
+    zh: '管理员为您创建了账号,初始密码如下',
+    en: 'An administrator created an account for you; its initial password follows',
+  },
+  labelInitialPassword: { zh: '初始密码', en: 'Initial password' },
+  initialPasswordAdvice: {
+    zh: '请尽快登录并修改密码,不要将密码告诉他人。',
+    en: 'Log in and change it soon; never tell anyone your password.',
+  },
   mailGreeting: { zh: '{name},您好:', en: 'Hello {name},' },
   mailFooter: {
     zh: '此邮件由系统自动发送,请勿直接回复。',
@@ -293,7 +303,81 @@ const notification = {
   },
 } satisfies Record<string, Bilingual>;
 
-export const TEXTS = { error: errors, tip: tips, validation, notification } as const;
+/** Column headers and value labels of exports for people (`columns: "labels"`), and of the user import template. */
+const exportLabel = {
+  id: { zh: '编号', en: 'ID' },
+  account: { zh: '登录账号', en: 'Account' },
+  userName: { zh: '用户姓名', en: 'Name' },
+  loginType: { zh: '登录方式', en: 'Login type' },
+  status: { zh: '状态', en: 'Status' },
+  ip: { zh: 'IP地址', en: 'IP address' },
+  browser: { zh: '浏览器', en: 'Browser' },
+  os: { zh: '操作系统', en: 'Operating system' },
+  loginTime: { zh: '登录时间', en: 'Login time' },
+  failureReason: { zh: '失败原因', en: 'Failure reason' },
+  failureCode: { zh: '失败代码', en: 'Failure code' },
+  userId: { zh: '操作人编号', en: 'Administrator ID' },
+  operator: { zh: '操作人', en: 'Administrator' },
+  action: { zh: '操作', en: 'Action' },
+  target: { zh: '操作对象编号', en: 'Target ID' },
+  targetName: { zh: '操作对象', en: 'Target' },
+  detail: { zh: '详情', en: 'Detail' },
+  createTime: { zh: '创建时间', en: 'Created' },
+  actionTime: { zh: '操作时间', en: 'Time' },
+  username: { zh: '用户名', en: 'User name' },
+  name: { zh: '姓名', en: 'Name' },
+  mobile: { zh: '手机号', en: 'Mobile' },
+  email: { zh: '邮箱', en: 'E-mail' },
+  roles: { zh: '角色', en: 'Roles' },
+  state: { zh: '状态', en: 'State' },
+  mfaEnabled: { zh: '双因素认证', en: 'Two-factor' },
+  lastLoginTime: { zh: '最后登录时间', en: 'Last login' },
+  passwordExpireTime: { zh: '密码过期时间', en: 'Password expires' },
+  yes: { zh: '是', en: 'yes' },
+  no: { zh: '否', en: 'no' },
+  status_success: { zh: '成功', en: 'Success' },
+  status_passwrong: { zh: '密码错误', en: 'Wrong password' },
+  status_mfawrong: { zh: '动态验证码错误', en: 'Wrong code' },
+  status_locked: { zh: '已锁定', en: 'Locked' },
+  status_disabled: { zh: '已禁用', en: 'Disabled' },
+  status_expired: { zh: '已过期', en: 'Expired' },
+  status_denied: { zh: '访问规则拒绝', en: 'Denied by an access rule' },
+  type_account: { zh: '账号', en: 'Account' },
+  type_mobile: { zh: '手机号', en: 'Mobile' },
+  type_email: { zh: '邮箱', en: 'E-mail' },
+  type_qrcode: { zh: '授权码', en: 'Code' },
+  type_passchange: { zh: '修改密码', en: 'Password change' },
+  type_mfa: { zh: '双因素认证', en: 'Two-factor' },
+  type_reauth: { zh: '验证身份', en: 'Identity check' },
+  state_normal: { zh: '正常', en: 'Normal' },
+  state_locked: { zh: '已锁定', en: 'Locked' },
+  state_disabled: { zh: '已禁用', en: 'Disabled' },
+  state_expired: { zh: '密码已过期', en: 'Password expired' },
+  state_initial: { zh: '初始密码', en: 'Initial password' },
+} satisfies Record<string, Bilingual>;
+
+/** /sys/user/import's refusals of a file or of one of its rows (`data.errors[].row` names the row). */
+const userImport = {
+  notXlsx: { zh: '参数file不合法: 不是xlsx文件', en: 'Invalid file: not an xlsx file' },
+  tooLarge: { zh: '参数file不合法: 文件不能超过{max}字节', en: 'Invalid file: it must not exceed {max} bytes' },
+  tooManyRows: { zh: '参数file不合法: 最多{max}行用户', en: 'Invalid file: at most {max} user rows' },
+  noRows: { zh: '参数file不合法: 没有用户行', en: 'Invalid file: it has no user rows' },
+  missingColumns: {
+    zh: '参数file不合法: 缺少列 {columns}(请使用导入模板)',
+    en: 'Invalid file: columns missing {columns} (use the import template)',
+  },
+  duplicate: { zh: '{field}与第{row}行重复', en: '{field} repeats row {row}' },
+  noContact: {
+    zh: '手机号和邮箱至少填写一项,初始密码将发送至此',
+    en: 'Give a mobile number or an e-mail: the initial password is sent there',
+  },
+  rolesBeyondCaller: {
+    zh: '参数roles不合法: 不能分配超出您自身权限的角色',
+    en: 'Invalid roles: you cannot give roles beyond your own permissions',
+  },
+} satisfies Record<string, Bilingual>;
+
+export const TEXTS = { error: errors, tip: tips, validation, notification, exportLabel, userImport } as const;
 
 type Group = keyof typeof TEXTS;
 /** `group.name`, e.g. `error.BAD_CREDENTIALS`, `tip.PASSWORD_EXPIRES_SOON`, `validation.notUnicode`. */

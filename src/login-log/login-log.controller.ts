@@ -1,9 +1,11 @@
-import { Body, Controller, HttpCode, Post, StreamableFile } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Post, StreamableFile } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 
 import { ApiDoc } from '../common/api-docs';
 import { Actor, CurrentActor, RequirePermissions } from '../common/auth-context';
-import { csvFile } from '../common/csv-file';
+import { exportRequest } from '../common/export-table';
+import { localeOf } from '../common/texts';
+import { AppConfig } from '../config/app-config';
 import { ExportLoginLogDto, ListLoginLogDto, LoginLogRowDto } from './dto/list-login-log.dto';
 import { LoginLogService } from './login-log.service';
 
@@ -11,7 +13,10 @@ import { LoginLogService } from './login-log.service';
 @ApiSecurity('Admin-Token')
 @Controller('sys/loginLog')
 export class LoginLogController {
-  constructor(private readonly logs: LoginLogService) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly logs: LoginLogService,
+  ) {}
 
   @Post('list')
   @HttpCode(200)
@@ -21,20 +26,24 @@ export class LoginLogController {
     return this.logs.list(dto);
   }
 
-  /** The list's records as streamed CSV; bad filters answer VALIDATION_FAILED before any byte. */
+  /** The list's records as streamed CSV or xlsx; bad filters answer VALIDATION_FAILED before any byte. */
   @Post('export')
   @HttpCode(200)
   @RequirePermissions('sys:loginLog:export')
-  @ApiDoc('Export the login log as CSV (the filters of /sys/loginLog/list, without paging)', {
+  @ApiDoc('Export the login log as CSV or xlsx (the filters of /sys/loginLog/list, without paging)', {
     produces: {
       contentType: 'text/csv',
       description:
-        "text/csv; charset=utf-8, a download (login-log.csv): a UTF-8 BOM, a header row of the list's row fields, one line per record, newest first, streamed",
+        "text/csv; charset=utf-8, a download (login-log.csv): a UTF-8 BOM, a header row, one line per record, newest first, streamed; with format xlsx the same rows as application/vnd.openxmlformats-officedocument.spreadsheetml.sheet (login-log.xlsx). columns labels (default): headers in the request's language, labels, local times; fields: the list's row fields, raw codes, ISO 8601 UTC",
     },
     description:
-      'Audited as `loginLog.export` with its filters before the first byte. Bad filters answer VALIDATION_FAILED (the envelope) before any CSV; a failure after the first byte breaks the download off rather than end a truncated file.',
+      'Audited as `loginLog.export` with its filters before the first byte. Bad filters answer VALIDATION_FAILED (the envelope) before any byte; a failure after the first byte breaks the download off rather than end a truncated file.',
   })
-  async export(@Body() dto: ExportLoginLogDto, @CurrentActor() actor: Actor): Promise<StreamableFile> {
-    return csvFile(await this.logs.exportCsv(dto, actor), 'login-log');
+  async export(
+    @Body() dto: ExportLoginLogDto,
+    @CurrentActor() actor: Actor,
+    @Headers('accept-language') language?: string,
+  ): Promise<StreamableFile> {
+    return this.logs.export(dto, actor, exportRequest(dto, localeOf(language), this.config.DISPLAY_TIMEZONE));
   }
 }

@@ -12,6 +12,8 @@ import { LoginStatus, LoginTypes } from './login-log.entity';
 import { LoginAttemptLoggedEvent, LoginRecordedEvent } from './login-log.events';
 import { LoginAttempt, LoginLogService } from './login-log.service';
 
+const FIELDS_CSV = { format: 'csv', columns: 'fields', locale: 'zh', timeZone: 'UTC' } as const;
+
 const CHROME =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
 
@@ -170,7 +172,7 @@ describe('LoginLogService (one record per login attempt, listed and exported)', 
   it('audits an export with its filters before the first byte, and writes the records as CSV', async () => {
     await logs.record(attempt({ account: 'zhangsan' }));
     await logs.record(attempt({ account: 'lisi', status: LoginStatus.PASSWRONG }));
-    const csv = await logs.exportCsv({ status: LoginStatus.PASSWRONG }, admin);
+    const csv = (await logs.export({ status: LoginStatus.PASSWRONG }, admin, FIELDS_CSV)).getStream();
     expect(audited).toEqual([
       {
         action: 'loginLog.export',
@@ -190,6 +192,6 @@ describe('LoginLogService (one record per login attempt, listed and exported)', 
 
   it('gives no export when its audit row cannot be written', async () => {
     auditFails = true;
-    await expect(logs.exportCsv({}, admin)).rejects.toThrow('db gone');
+    await expect(logs.export({}, admin, FIELDS_CSV)).rejects.toThrow('db gone');
   });
 });

@@ -1,13 +1,11 @@
-import type { Readable } from 'node:stream';
-
-import { Injectable } from '@nestjs/common';
+import { Injectable, StreamableFile } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 
 import { actedBy, AuditLogService } from '../audit/audit-log.service';
 import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
-import { csvStream } from '../common/csv';
 import { ErrorCode, messageOf } from '../common/error-code';
+import { codeLabel, ExportColumn, ExportRequest, exportTable, filtersOf } from '../common/export-table';
 import { Page } from '../common/paging.dto';
 import { ExportLoginLogDto, ListLoginLogDto } from './dto/list-login-log.dto';
 import { LoginLogEntity, LoginStatus, LoginTypes } from './login-log.entity';
@@ -116,13 +114,13 @@ export class LoginLogService {
    * newest first), read slice by slice as the client takes them. The export is audited before the
    * first byte, with its filters: who took a copy of the log matters even when the download breaks.
    */
-  async exportCsv(q: ExportLoginLogDto, actor: Actor): Promise<Readable> {
+  async export(q: ExportLoginLogDto, actor: Actor, req: ExportRequest): Promise<StreamableFile> {
     const filter = filterOf(q);
     await this.audit.record({
       action: 'loginLog.export',
       ...actedBy(actor),
       targetId: null,
-      detail: { filters: { ...q } },
+      detail: { filters: filtersOf(q) },
     });
     const logs = this.logs;
     async function* slices(): AsyncGenerator<LoginLogEntity[]> {
@@ -135,30 +133,27 @@ export class LoginLogService {
         cursor = { loginTime: last.loginTime, id: String(last.id) };
       }
     }
-    return csvStream(LOGIN_LOG_FIELDS, slices(), (entity) => {
-      const row = rowOf(entity);
-      return LOGIN_LOG_FIELDS.map((field) => row[field]);
-    });
+    return exportTable('login-log', LOGIN_LOG_COLUMNS, slices(), req);
   }
 }
 
 /** Rows per database read of an export: one indexed range read per this many CSV lines. */
 const EXPORT_SLICE = 1_000;
 
-/** The list's row fields (and its id), in the order of the CSV header. */
-export const LOGIN_LOG_FIELDS = [
-  'id',
-  'account',
-  'userName',
-  'loginType',
-  'status',
-  'ip',
-  'browser',
-  'os',
-  'loginTime',
-  'failureReason',
-  'failureCode',
-] as const satisfies readonly (keyof LoginLogRow)[];
+/** The list's row fields (and its id), in the order of the CSV header, with their labels for people. */
+export const LOGIN_LOG_COLUMNS: ExportColumn<LoginLogEntity>[] = [
+  { field: 'id', label: 'exportLabel.id', value: (r) => String(r.id) },
+  { field: 'account', label: 'exportLabel.account', value: (r) => r.account },
+  { field: 'userName', label: 'exportLabel.userName', value: (r) => r.userName },
+  { field: 'loginType', label: 'exportLabel.loginType', value: (r) => r.loginType, show: codeLabel('type_') },
+  { field: 'status', label: 'exportLabel.status', value: (r) => r.status, show: codeLabel('status_') },
+  { field: 'ip', label: 'exportLabel.ip', value: (r) => r.ip },
+  { field: 'browser', label: 'exportLabel.browser', value: (r) => r.browser },
+  { field: 'os', label: 'exportLabel.os', value: (r) => r.os },
+  { field: 'loginTime', label: 'exportLabel.loginTime', value: (r) => r.loginTime, show: 'time' },
+  { field: 'failureReason', label: 'exportLabel.failureReason', value: (r) => r.failureReason },
+  { field: 'failureCode', label: 'exportLabel.failureCode', value: (r) => r.failureCode },
+];
 
 function rowOf({ userId: _userId, ...row }: LoginLogEntity): LoginLogRow {
   return { ...row, id: String(row.id) };

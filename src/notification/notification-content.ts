@@ -2,6 +2,7 @@ import { formatDisplayTime, serverTimeZone } from '../common/display-time';
 import { type Locale, text, type TextKey } from '../common/texts';
 import {
   DormantAccountPayload,
+  InitialPasswordPayload,
   LoginAlertPayload,
   NotificationKind,
   NotificationPayload,
@@ -118,6 +119,18 @@ export function notificationContent(
         ),
         advice: text('notification.passwordSelfResetAdvice', locale),
       };
+    case NotificationKind.INITIAL_PASSWORD: {
+      const p = payload as InitialPasswordPayload;
+      return {
+        title: text('notification.initialPasswordTitle', locale),
+        lead: text('notification.initialPasswordLead', locale),
+        fields: [
+          { label: text('notification.labelAccount', locale), value: p.account },
+          { label: text('notification.labelInitialPassword', locale), value: p.password },
+        ],
+        advice: text('notification.initialPasswordAdvice', locale),
+      };
+    }
     case NotificationKind.LOG_FORWARD:
       // Only the syslog channel takes these, and it sends the messages as they are.
       throw new Error('log-forward rows have no contents for people');

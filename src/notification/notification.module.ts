@@ -13,6 +13,7 @@ import { SiteChannel } from './channels/site.channel';
 import { SmsChannel } from './channels/sms.channel';
 import { SmsProvider, WebhookSmsProvider } from './channels/sms.provider';
 import { AliyunSmsProvider, TencentSmsProvider } from './channels/sms-template.providers';
+import { InitialPasswordListener } from './initial-password.listener';
 import { LoginNotificationListener } from './login-notification.listener';
 import { MessageController } from './message/message.controller';
 import { MessageEntity } from './message/message.entity';
@@ -63,6 +64,7 @@ import { ReminderRepository } from './reminder/reminder.repository';
     NotificationService,
     NotificationRecipients,
     LoginNotificationListener,
+    InitialPasswordListener,
     PasswordExpiryReminderService,
     MessageService,
     MessagePushService,

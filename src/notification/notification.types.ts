@@ -14,9 +14,14 @@ export enum NotificationKind {
   ACCOUNT_DORMANT = 'account-dormant',
   /** The password was reset with a one-time code; told on the channel the code did not go to. */
   PASSWORD_SELF_RESET = 'password-self-reset',
+  /** An account made by /sys/user/import: its generated initial password, by e-mail or SMS. */
+  INITIAL_PASSWORD = 'initial-password',
   /** Login-log and audit-log rows for SYSLOG_URL (src/log-seal): for a machine, not a person. */
   LOG_FORWARD = 'log-forward',
 }
+
+/** Kinds whose payload holds a secret: blanked in the outbox once the row is sent or given up. */
+export const SECRET_KINDS: readonly string[] = [NotificationKind.INITIAL_PASSWORD];
 
 /** sys_notification.status. */
 export enum NotificationStatus {
@@ -52,12 +57,19 @@ export interface DormantAccountPayload {
   days: number;
 }
 
+/** The generated initial password of an imported account, for its owner only. */
+export interface InitialPasswordPayload {
+  account: string;
+  password: string;
+}
+
 /** A batch of log rows as RFC 5424 messages, sent in one connection. */
 export interface LogForwardPayload {
   messages: string[];
 }
 
-export type NotificationPayload = LoginAlertPayload | PasswordExpiryPayload | DormantAccountPayload | LogForwardPayload;
+export type NotificationPayload =
+  LoginAlertPayload | PasswordExpiryPayload | DormantAccountPayload | InitialPasswordPayload | LogForwardPayload;
 
 /**
  * One outbox row as a channel sees it. The built-in channels get the service's notifications; a

@@ -43,3 +43,17 @@ export class PasswordChangedEvent {
     readonly time: Date,
   ) {}
 }
+
+/**
+ * A generated initial password for a user made by /sys/user/import: told to the user alone, by
+ * e-mail and SMS (whichever the user has), never answered to the administrator.
+ */
+export class InitialPasswordIssuedEvent {
+  static readonly NAME = 'account.initial-password';
+  constructor(
+    readonly userId: string,
+    readonly account: string,
+    readonly password: string,
+    readonly channels: ('email' | 'sms')[],
+  ) {}
+}

@@ -70,3 +70,20 @@ describe('password complexity', () => {
     }
   });
 });
+
+describe('generated passwords', () => {
+  it('come in groups of four joined by -, without look-alike characters', () => {
+    for (let i = 0; i < 50; i++) {
+      const pw = generatePassword(defaults);
+      expect(pw).toMatch(/^[A-HJ-NP-Za-km-z2-9]{4}(-[A-HJ-NP-Za-km-z2-9]{4}){2,}$/);
+      expect(pw).not.toMatch(/[0O1lIo]/);
+      expect(failure(pw, { ...defaults, includeUpperCase: true, includeSymbol: true })).toBeNull();
+    }
+  });
+
+  it('take whole groups up to the minimum length', () => {
+    expect(generatePassword({ ...defaults, minPasswordLength: 20, maxPasswordLength: 0 })).toMatch(
+      /^(\w{4}-){4}\w{4}$/,
+    );
+  });
+});

@@ -32,24 +32,37 @@ export function checkPasswordComplexity(password: string, rules: ComplexityRules
   if (rules.includeSymbol && !SYMBOL.test(password)) throw new AppException(ErrorCode.PASSWORD_NEEDS_SYMBOL);
 }
 
+// No look-alikes (0 O o, 1 l I): a generated password is read off a message and typed by a person.
 const SETS = {
   lower: 'abcdefghijkmnpqrstuvwxyz',
   upper: 'ABCDEFGHJKLMNPQRSTUVWXYZ',
   digit: '23456789',
-  symbol: '!@#$%^&*-_=+?',
 };
+/** Between groups of four; it is also the symbol the rules may ask for. */
+const GROUP_SEPARATOR = '-';
 
-/** A random password that passes the current rules: one of every class that is required (and all four in general). */
+/**
+ * A random password that passes the current rules, in groups of four joined by `-`
+ * (`Kx7m-Qp4a-Tz9c`): letters and digits without look-alikes, at least one of each class, the
+ * separators being its symbols. Its length is the shortest whole-group length of at least
+ * max(minPasswordLength, 14); where maxPasswordLength allows no whole groups, the last is cut short.
+ */
 export function generatePassword(rules: ComplexityRules): string {
   const max = rules.maxPasswordLength > 0 ? rules.maxPasswordLength : BCRYPT_MAX_BYTES;
-  const length = Math.min(max, Math.max(rules.minPasswordLength, 14, 4));
+  const target = Math.max(rules.minPasswordLength, 14);
+  const groups = Math.ceil((target + 1) / 5);
+  const length = Math.min(max, groups * 5 - 1);
   const pick = (set: string) => set[randomInt(set.length)];
-  const chars = [pick(SETS.lower), pick(SETS.upper), pick(SETS.digit), pick(SETS.symbol)];
-  const all = SETS.lower + SETS.upper + SETS.digit + SETS.symbol;
-  while (chars.length < length) chars.push(pick(all));
-  for (let i = chars.length - 1; i > 0; i--) {
-    const j = randomInt(i + 1);
-    [chars[i], chars[j]] = [chars[j], chars[i]];
+  const all = SETS.lower + SETS.upper + SETS.digit;
+  const chars: string[] = [];
+  for (let i = 0; i < length; i++) chars.push(i % 5 === 4 && i < length - 1 ? GROUP_SEPARATOR : pick(all));
+  // One of each class at distinct random places that are not separators.
+  const places = chars.map((c, i) => i).filter((i) => chars[i] !== GROUP_SEPARATOR);
+  for (const set of [SETS.lower, SETS.upper, SETS.digit]) {
+    const at = places.splice(randomInt(places.length), 1)[0];
+    chars[at] = pick(set);
   }
-  return chars.slice(0, length).join('');
+  // Too short for a separator (a maximum under 6): a symbol the rules may ask for, at the end.
+  if (rules.includeSymbol && !chars.includes(GROUP_SEPARATOR)) chars[chars.length - 1] = GROUP_SEPARATOR;
+  return chars.join('');
 }

@@ -34,6 +34,7 @@ import { UserAdminService } from './user-admin.service';
 import { UserDirectory } from './user-directory';
 import { UserIdentifierEntity } from './user-identifier.entity';
 import { UserLookup } from './user-lookup.service';
+import { UserSheetService } from './user-sheet.service';
 
 @Module({
   imports: [
@@ -50,6 +51,7 @@ import { UserLookup } from './user-lookup.service';
     RoleRepository,
     UserLookup,
     UserAdminService,
+    UserSheetService,
     AccountStateService,
     LockoutService,
     CompareSlots,

@@ -319,19 +319,22 @@ export class UserAdminService implements OnModuleInit {
   }
 
   /**
-   * Reset: the default password (or a generated one, returned once), password_update_time cleared.
+   * Reset: the password the administrator typed (checked by the complexity rules), else the default
+   * password or a generated one (returned once); password_update_time cleared.
    * Not of one's own account: that is /sys/me/pass/update, which asks for the old password.
    * Audited as user.resetPass (never with the password).
    */
-  async resetPassword(given: string, actor: Actor): Promise<{ password: string } | null> {
+  async resetPassword(given: string, actor: Actor, typed?: string): Promise<{ password: string } | null> {
     const user = await this.lookup.get(given);
     const { id } = user;
     this.protection.assertNotSelf(actor.id, id);
     // The reset hands the caller the password, so with it every code of the target.
     await this.access.assertMayActOn(actor, [user]);
+    const rules = await this.strategy.passwordRules();
+    if (typed !== undefined) checkPasswordComplexity(typed, rules);
     // An empty DEFAULT_PASSWORD counts as unset: never store the hash of '' (anyone could log in).
-    const generated = this.config.DEFAULT_PASSWORD ? undefined : generatePassword(await this.strategy.passwordRules());
-    const hash = await this.hasher.hash(generated ?? this.config.DEFAULT_PASSWORD!);
+    const generated = typed !== undefined || this.config.DEFAULT_PASSWORD ? undefined : generatePassword(rules);
+    const hash = await this.hasher.hash(typed ?? generated ?? this.config.DEFAULT_PASSWORD!);
     const keep = previousToKeep((await this.strategy.userStrategy()).passwordHistoryCount);
     await this.mutex.run(Keys.loginMutex(id), async () => {
       await this.users.resetPassword(id, hash, this.clock.now(), keep);
@@ -371,12 +374,17 @@ export class UserAdminService implements OnModuleInit {
    * e-mail (as normalised by user-identifier.ts); the user's own fields may share a value.
    */
   private async assertUnique(identifiers: Identifier[], ownerId?: string): Promise<void> {
+    const problems = await this.identifierProblems(identifiers, ownerId);
+    if (problems.length) throw fieldsFailed(problems);
+  }
+
+  /** The identifiers among `identifiers` another user already holds, each as its field's refusal. */
+  async identifierProblems(identifiers: Identifier[], ownerId?: string): Promise<FieldProblem[]> {
     const taken = await this.users.identifiersTaken(
       identifiers.map((i) => i.value),
       ownerId,
     );
-    const problems: FieldProblem[] = identifiers.filter((i) => taken.has(i.value)).map((i) => this.taken(i.kind));
-    if (problems.length) throw fieldsFailed(problems);
+    return identifiers.filter((i) => taken.has(i.value)).map((i) => this.taken(i.kind));
   }
 
   private taken(field: IdentifierKind): FieldProblem {

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Post, StreamableFile } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 
 import { ApiDoc } from '../common/api-docs';
@@ -6,13 +6,23 @@ import { validationFailed } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
 import { CurrentActor, RequirePermissions } from '../common/auth-context';
 import { ErrorCode } from '../common/error-code';
+import { exportRequest } from '../common/export-table';
+import { localeOf } from '../common/texts';
+import { NoInputDto } from '../common/validation.pipe';
+import { AppConfig } from '../config/app-config';
 import { RsaKeyService } from '../crypto/rsa-key.service';
 import { AccountStateService } from './account-state.service';
 import {
   CreatedUserDto,
   CreateUserDto,
+  ExportUsersDto,
   GrantRolesDto,
+  IMPORT_MAX_BYTES,
+  IMPORT_MAX_ROWS,
+  ImportUsersDto,
+  ImportUsersResultDto,
   ListUsersDto,
+  ResetPasswordDto,
   ResetPasswordResultDto,
   UpdateUserDto,
   UserIdDto,
@@ -20,6 +30,7 @@ import {
   UserRowDto,
 } from './dto/user.dto';
 import { UserAdminService } from './user-admin.service';
+import { UserSheetService } from './user-sheet.service';
 
 @ApiTags('users')
 @ApiSecurity('Admin-Token')
@@ -29,6 +40,8 @@ export class UserController {
     private readonly accounts: UserAdminService,
     private readonly states: AccountStateService,
     private readonly rsa: RsaKeyService,
+    private readonly sheets: UserSheetService,
+    private readonly config: AppConfig,
   ) {}
 
   /** The roles given must lie within the caller's codes (a session's, or an API key's). */
@@ -63,6 +76,50 @@ export class UserController {
   @ApiDoc('List users (without any hash)', { data: UserRowDto, shape: 'page' })
   list(@Body() dto: ListUsersDto) {
     return this.accounts.list(dto);
+  }
+
+  @Post('importTemplate')
+  @HttpCode(200)
+  @RequirePermissions('sys:user:create')
+  @ApiDoc("The xlsx template of /sys/user/import (headers in the caller's language)", {
+    produces: {
+      contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      description:
+        'a download (user-import.xlsx): one header row, user name, name, mobile, e-mail, roles (role codes separated by commas)',
+    },
+  })
+  template(@Body() _dto: NoInputDto, @Headers('accept-language') language?: string): Promise<StreamableFile> {
+    return this.sheets.template(localeOf(language));
+  }
+
+  /** All or nothing: every row is checked before anyone is created. */
+  @Post('import')
+  @HttpCode(200)
+  @RequirePermissions('sys:user:create')
+  @ApiDoc('Create users from an xlsx made from /sys/user/importTemplate (all or nothing; dryRun only checks)', {
+    data: ImportUsersResultDto,
+    description:
+      `At most ${IMPORT_MAX_ROWS} rows and ${IMPORT_MAX_BYTES} bytes. Every row is checked with the rules of /sys/user/create (roles only within the caller's codes, identifiers unique among users and rows) and needs a mobile or an e-mail; ` +
+      'any refusal answers VALIDATION_FAILED with `data.errors[]` of `{ row, field, message }` for every row, and nobody is created. ' +
+      "Each user's password is generated and sent to that user alone (e-mail, SMS), never answered. Audited as `user.import` with the count.",
+  })
+  import(@Body() dto: ImportUsersDto, @CurrentActor() actor: Actor) {
+    return this.sheets.import(dto, actor);
+  }
+
+  /** The list's filters, all pages. */
+  @Post('export')
+  @HttpCode(200)
+  @RequirePermissions('sys:user:list')
+  @ApiDoc("Export the users of the list's filters as CSV or xlsx", {
+    produces: {
+      contentType: 'text/csv',
+      description:
+        "a download (users.csv, or users.xlsx with format xlsx), streamed; columns labels (default): headers in the request's language, states as labels, local times; fields: the list's fields, raw codes, ISO 8601 UTC",
+    },
+  })
+  export(@Body() dto: ExportUsersDto, @Headers('accept-language') language?: string): StreamableFile {
+    return this.sheets.export(dto, exportRequest(dto, localeOf(language), this.config.DISPLAY_TIMEZONE));
   }
 
   /** Name, mobile, e-mail, roles (within the caller's codes); live sessions follow. */
@@ -171,14 +228,26 @@ export class UserController {
   @Post('resetPass')
   @HttpCode(200)
   @RequirePermissions('sys:user:resetPass')
-  @ApiDoc("Reset a user's password (generated and answered once when DEFAULT_PASSWORD is unset)", {
-    data: ResetPasswordResultDto,
-    errors: [ErrorCode.NOT_FOUND],
-    description:
-      "data is null unless the service generated the password. One's own account (that is /sys/me/pass/update), or a user holding codes the caller does not, answers FORBIDDEN.",
-  })
-  async resetPass(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
-    return this.accounts.resetPassword(dto.id, actor);
+  @ApiDoc(
+    "Reset a user's password (typed by the administrator, else generated and answered once when DEFAULT_PASSWORD is unset)",
+    {
+      data: ResetPasswordResultDto,
+      errors: [
+        ErrorCode.NOT_FOUND,
+        ErrorCode.PASSWORD_TOO_SHORT,
+        ErrorCode.PASSWORD_TOO_LONG,
+        ErrorCode.PASSWORD_NEEDS_DIGIT,
+        ErrorCode.PASSWORD_NEEDS_UPPER,
+        ErrorCode.PASSWORD_NEEDS_LOWER,
+        ErrorCode.PASSWORD_NEEDS_SYMBOL,
+      ],
+      description:
+        "data is null unless the service generated the password (groups of four joined by -, without 0 O 1 l I). A typed password is checked by the complexity rules. One's own account (that is /sys/me/pass/update), or a user holding codes the caller does not, answers FORBIDDEN.",
+    },
+  )
+  async resetPass(@Body() dto: ResetPasswordDto, @CurrentActor() actor: Actor) {
+    const typed = dto.password === undefined ? undefined : this.rsa.decrypt('password', dto.password);
+    return this.accounts.resetPassword(dto.id, actor, typed);
   }
 }
 

@@ -1,6 +1,7 @@
-import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType, OmitType } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 
+import { ExportOptionsDto } from '../../common/export-table';
 import { IsInstant } from '../../common/instant';
 import { Optional } from '../../common/optional';
 import { PagingDto } from '../../common/paging.dto';
@@ -39,7 +40,10 @@ export class ListAuditLogDto extends PagingDto {
 }
 
 /** /sys/auditLog/export takes the list's filters without paging. */
-export class ExportAuditLogDto extends OmitType(ListAuditLogDto, ['pageNum', 'pageSize'] as const) {}
+export class ExportAuditLogDto extends IntersectionType(
+  OmitType(ListAuditLogDto, ['pageNum', 'pageSize'] as const),
+  ExportOptionsDto,
+) {}
 
 /** A row of /sys/auditLog/list. */
 export class AuditRowDto {

@@ -1,6 +1,7 @@
-import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType, OmitType } from '@nestjs/swagger';
 import { IsIn, IsString, MaxLength } from 'class-validator';
 
+import { ExportOptionsDto } from '../../common/export-table';
 import { IsInstant } from '../../common/instant';
 import { Optional } from '../../common/optional';
 import { PagingDto } from '../../common/paging.dto';
@@ -41,7 +42,10 @@ export class ListLoginLogDto extends PagingDto {
 }
 
 /** /sys/loginLog/export takes the list's filters without paging. */
-export class ExportLoginLogDto extends OmitType(ListLoginLogDto, ['pageNum', 'pageSize'] as const) {}
+export class ExportLoginLogDto extends IntersectionType(
+  OmitType(ListLoginLogDto, ['pageNum', 'pageSize'] as const),
+  ExportOptionsDto,
+) {}
 
 /** A row of /sys/loginLog/list (row fields, plus its id). */
 export class LoginLogRowDto {

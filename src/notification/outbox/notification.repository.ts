@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, EntityManager, Repository } from 'typeorm';
 
-import { NotificationStatus } from '../notification.types';
+import { NotificationStatus, SECRET_KINDS } from '../notification.types';
 import { NotificationEntity } from './notification.entity';
 
 /**
@@ -81,12 +81,22 @@ export class NotificationRepository {
     await this.releaseIfOwned(id, owner, { nextAttemptAt: next, lastError: reason });
   }
 
-  /** Records an outcome and drops the claim, only while `owner` still holds it. */
+  /**
+   * Records an outcome and drops the claim, only while `owner` still holds it. A final outcome
+   * blanks the payload of a secret kind (an initial password), which is no longer needed.
+   */
   private async releaseIfOwned(id: string, owner: string, changes: Partial<NotificationEntity>): Promise<void> {
+    const final = changes.status !== undefined;
+    const kinds = SECRET_KINDS.map((k) => `'${k}'`).join(', ');
     await this.rows
       .createQueryBuilder()
       .update(NotificationEntity)
-      .set({ ...changes, claimedBy: null, claimedUntil: null })
+      .set({
+        ...changes,
+        claimedBy: null,
+        claimedUntil: null,
+        ...(final ? { payload: () => `CASE WHEN kind IN (${kinds}) THEN '{}' ELSE payload END` } : {}),
+      })
       .where('id = :id', { id })
       .andWhere('claimed_by = :owner', { owner })
       .execute();

@@ -1,10 +1,11 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType, OmitType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
   ArrayUnique,
   IsArray,
+  IsBoolean,
   IsEmail,
   IsIn,
   IsString,
@@ -15,6 +16,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 
+import { ExportOptionsDto } from '../../common/export-table';
 import { FormArray } from '../../common/form-body';
 import { Optional } from '../../common/optional';
 import { PagingDto } from '../../common/paging.dto';
@@ -111,6 +113,19 @@ export class UserIdDto {
   @MinLength(1)
   @MaxLength(36)
   id: string;
+}
+
+/** /sys/user/resetPass: the user, and the password the administrator typed (else one is generated or DEFAULT_PASSWORD set). */
+export class ResetPasswordDto extends UserIdDto {
+  @ApiPropertyOptional({
+    description:
+      "RSA-OAEP-256 ciphertext (base64) of the new initial password, checked by the user strategy's complexity rules; omitted: DEFAULT_PASSWORD, or a generated one answered once",
+  })
+  @Optional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(1024)
+  password?: string;
 }
 
 /**
@@ -462,3 +477,44 @@ export const ME_INFO_RESPONSE = {
     },
   },
 } as const;
+
+/** /sys/user/export: the list's filters without paging, and the export's options. */
+export class ExportUsersDto extends IntersectionType(
+  OmitType(ListUsersDto, ['pageNum', 'pageSize'] as const),
+  ExportOptionsDto,
+) {}
+
+/** The largest xlsx /sys/user/import takes, and its most rows (the header row not counted). */
+export const IMPORT_MAX_BYTES = 5 * 1024 * 1024;
+export const IMPORT_MAX_ROWS = 5_000;
+
+export class ImportUsersDto {
+  @ApiProperty({
+    description: `base64 of an xlsx made from /sys/user/importTemplate (at most ${IMPORT_MAX_BYTES} bytes, ${IMPORT_MAX_ROWS} rows)`,
+  })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(Math.ceil(IMPORT_MAX_BYTES / 3) * 4 + 4)
+  file: string;
+
+  @ApiPropertyOptional({ description: 'check every row and answer as an import would, without creating anyone' })
+  @Optional()
+  @IsBoolean()
+  dryRun?: boolean;
+}
+
+export class ImportRowErrorDto {
+  @ApiProperty({ description: 'the sheet row (the header is row 1)' }) row: number;
+  @ApiProperty() field: string;
+  @ApiProperty() message: string;
+}
+
+export class ImportUsersResultDto {
+  @ApiProperty({ description: 'data rows read' }) total: number;
+  @ApiProperty({ description: 'users created (0 on a dry run)' }) created: number;
+  @ApiProperty({
+    type: [ImportRowErrorDto],
+    description: 'always empty on OK: any row error answers VALIDATION_FAILED',
+  })
+  errors: ImportRowErrorDto[];
+}

@@ -122,6 +122,15 @@ async function send(url: string, body: object): Promise<{ response: Response; to
  * An operation that answers a file (CSV exports): saved by the browser as `filename`.
  * A refusal still comes as the envelope (JSON) and is thrown as post() throws it.
  */
+/** The two exports: an Excel file for people (labels, local times), a CSV of the row fields for scripts. */
+export type ExportKind = 'people' | 'scripts';
+
+/** The body options and the file extension of each export kind. */
+export const EXPORT_KINDS = {
+  people: { options: { format: 'xlsx', columns: 'labels' }, extension: 'xlsx' },
+  scripts: { options: { format: 'csv', columns: 'fields' }, extension: 'csv' },
+} as const;
+
 export async function download(url: string, body: object, filename: string): Promise<void> {
   try {
     await downloadOnce(url, body, filename);

@@ -1,4 +1,5 @@
-import { type Page, post } from './request';
+import { encryptPassword } from './crypto';
+import { download, EXPORT_KINDS, type ExportKind, type Page, post } from './request';
 import type { components } from './schema';
 
 type Schemas = components['schemas'];
@@ -31,9 +32,23 @@ export const deleteUser = (id: string) => post('/sys/user/delete', { id });
 export const changeUserState = (action: UserAction, id: string) => post(`/sys/user/${action}`, { id });
 /** Bulk: all or nothing, each user audited on its own. */
 export const changeUsersState = (action: UserAction, ids: string[]) => post(`/sys/user/${action}`, { ids });
-/** `{ password }` when the service generated it; null when DEFAULT_PASSWORD is configured. */
-export const resetPassword = (id: string) =>
-  post<Schemas['ResetPasswordResultDto'] | null>('/sys/user/resetPass', { id });
+/**
+ * `password` typed by the administrator (encrypted here), else generated: `{ password }` when the
+ * service generated it; null when typed or when DEFAULT_PASSWORD is configured.
+ */
+export const resetPassword = async (id: string, password?: string) =>
+  post<Schemas['ResetPasswordResultDto'] | null>(
+    '/sys/user/resetPass',
+    password === undefined ? { id } : { id, password: await encryptPassword(password) },
+  );
+export type ImportResult = Schemas['ImportUsersResultDto'];
+/** The xlsx template of the import, headers in the console's language. */
+export const downloadImportTemplate = (filename: string) => download('/sys/user/importTemplate', {}, filename);
+/** All or nothing; a refused file throws ApiError whose fieldErrors carry each row. */
+export const importUsers = (file: string, dryRun: boolean) => post<ImportResult>('/sys/user/import', { file, dryRun });
+export type UserExportQuery = Schemas['ExportUsersDto'];
+export const exportUsers = (q: UserExportQuery, kind: ExportKind, filename: string) =>
+  download('/sys/user/export', { ...q, ...EXPORT_KINDS[kind].options }, filename);
 /** TOTP and recovery codes removed, the user's sessions ended (sys:user:mfaReset). */
 export const resetUserMfa = (id: string) => post('/sys/user/mfa/reset', { id });
 export const listRoles = () => post<Role[]>('/sys/role/list');

@@ -1,0 +1,51 @@
+import ExcelJS from 'exceljs';
+
+import { xlsxStream } from './export-table';
+
+const slice = (n: number, from: number) => Array.from({ length: n }, (_, i) => [`row ${from + i}`, from + i, '=1+1']);
+
+describe('xlsxStream', () => {
+  it('reads the next slice only once the consumer has drained what is buffered', async () => {
+    let pulled = 0;
+    async function* slices() {
+      for (let s = 0; s < 200; s++) {
+        pulled++;
+        yield slice(1_000, s * 1_000);
+      }
+    }
+    const stream = xlsxStream('t', ['a', 'b', 'c'], slices(), (r) => r);
+    // Nobody reads: the writer stops once the compressed output fills the buffer (these rows
+    // compress about 50:1, so a few dozen slices) rather than run through all 200.
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const stalled = pulled;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(pulled).toBe(stalled);
+    expect(stalled).toBeLessThan(100);
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    expect(pulled).toBe(200);
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(Buffer.concat(chunks) as unknown as ArrayBuffer);
+    const sheet = book.worksheets[0];
+    expect(sheet.rowCount).toBe(1 + 200_000);
+    expect(sheet.getRow(2).values).toEqual([undefined, 'row 0', 0, "'=1+1"]);
+  });
+
+  it('stops reading when the consumer goes away', async () => {
+    let pulled = 0;
+    async function* slices() {
+      for (let s = 0; s < 200; s++) {
+        pulled++;
+        yield slice(1_000, 0);
+      }
+    }
+    const stream = xlsxStream('t', ['a', 'b', 'c'], slices(), (r) => r);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    stream.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const after = pulled;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(pulled).toBe(after);
+    expect(pulled).toBeLessThan(100);
+  });
+});
