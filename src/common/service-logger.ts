@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { Logger, Params, PinoLogger } from 'nestjs-pino';
 import pino, { DestinationStream, Level, LevelWithSilent } from 'pino';
@@ -138,6 +140,27 @@ function prettyStream(): DestinationStream | undefined {
   }
 }
 
+/** The request a line is written in: its id, and the child logger made for it at its first line. */
+interface RequestScope {
+  id: string;
+  child?: pino.Logger;
+}
+const requestScope = new AsyncLocalStorage<RequestScope>();
+
+/**
+ * nestjs-pino's logger, whose lines written while a request's handler runs carry the request's id.
+ * The child logger that adds it is made at the request's first line, not for every request: most
+ * write none, and a child runs its binding through the redaction.
+ */
+class RequestScopedPinoLogger extends PinoLogger {
+  override get logger(): pino.Logger {
+    const scope = requestScope.getStore();
+    if (!scope) return super.logger;
+    scope.child ??= PinoLogger.root.child({ reqId: scope.id });
+    return scope.child;
+  }
+}
+
 /**
  * nestjs-pino's logger that writes a StartFailure as the one line it is meant to be. Nest's
  * ExceptionHandler logs whatever ends the module initialisation as an Error, stack and all;
@@ -145,7 +168,7 @@ function prettyStream(): DestinationStream | undefined {
  */
 export class ServiceLogger extends Logger {
   static create(params: Params): ServiceLogger {
-    return new ServiceLogger(new PinoLogger(params), params);
+    return new ServiceLogger(new RequestScopedPinoLogger(params), params);
   }
 
   /**
@@ -157,10 +180,9 @@ export class ServiceLogger extends Logger {
    * cost"). Here the line is built only when its level is on, from the same serializers.
    */
   logRequests(fastify: FastifyInstance): void {
-    const pinoLogger = this.logger;
     // The handler's context, after the body is read: a stream's events would lose an earlier one.
     fastify.addHook('preHandler', (request, _reply, done) => {
-      pinoLogger.runInContext(done, { bindings: { reqId: request.id } });
+      requestScope.run({ id: request.id }, done);
     });
     fastify.addHook('onResponse', (request, reply, done) => {
       writeRequestLine(request, reply);
