@@ -173,11 +173,9 @@ export class ServiceLogger extends Logger {
 
   /**
    * One line per finished request (method, URL without credentials, status, time), and the
-   * request's id on every line written while its handler runs. Done in Fastify's hooks rather than
-   * pino-http's middleware: that one serialised each request's headers into a child logger (and
-   * ran them through the redaction) before anything was known to be written, which halved the
-   * speed of the request path with request lines off (docs/benchmarks.md, "The request logger's
-   * cost"). Here the line is built only when its level is on, from the same serializers.
+   * request's id on every line written while its handler runs. The line is built in Fastify's
+   * onResponse only when its level is on, from the same serializers, so that a request whose line is
+   * not written pays for no serialising or redaction of its headers (docs/benchmarks.md measures it).
    */
   logRequests(fastify: FastifyInstance): void {
     // The handler's context, after the body is read: a stream's events would lose an earlier one.
