@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
 
 import { ApiKeyCache } from '../../src/api-key/api-key.cache';
+import { BodyValidationPipe } from '../../src/common/validation.pipe';
 import { stepAt, totpCode } from '../../src/mfa/totp';
 import { KvStore } from '../../src/store/kv.store';
 import { INTROSPECTION_RESPONSE } from '../../src/token/dto/introspect.dto';
@@ -515,6 +516,32 @@ describe.each(BACKENDS)('token introspection on $name', (backend) => {
       },
     );
     expect(en.body.message).toBe((await introspect({ token }, { headers: { 'accept-language': 'en' } })).body.message);
+  });
+
+  it("a key's plain question is answered before the Nest route: its validation pipe never runs", async () => {
+    const user = await createActiveUser(app);
+    const token = await app.token(user.username, user.password);
+    const made = await app.admin('/sys/apiKey/create', { name: 'lane-gw', permissions: ['sys:token:introspect'] });
+    const pipe = jest.spyOn(BodyValidationPipe.prototype, 'transform');
+    try {
+      const byKey = await app.post(
+        '/sys/token/introspect',
+        { token },
+        { ip: GATEWAY_IP, headers: { 'x-api-key': made.body.data.key } },
+      );
+      expect(byKey.body.data).toMatchObject({ active: true, userId: user.id });
+      expect(pipe).not.toHaveBeenCalled();
+      // An extra field is the route's to refuse: the pipe runs, and names it.
+      const refused = await app.post(
+        '/sys/token/introspect',
+        { token, scope: 'all' },
+        { ip: GATEWAY_IP, headers: { 'x-api-key': made.body.data.key } },
+      );
+      expect(refused.body.code).toBe('VALIDATION_FAILED');
+      expect(pipe).toHaveBeenCalled();
+    } finally {
+      pipe.mockRestore();
+    }
   });
 
   it("answers through a serializer that carries exactly IntrospectionDto's fields", async () => {
