@@ -33,6 +33,9 @@ const list = ({ value }: { value: unknown }) =>
 export const USERNAME = /^[A-Za-z0-9_.-]{2,64}$/;
 export const ADMIN_MODES = ['single', 'three'] as const;
 export type AdminMode = (typeof ADMIN_MODES)[number];
+/** CRYPTO_SUITE: the algorithms of secrets at rest and MACs (docs/security.md); passwords stay BCrypt in both. */
+export const CRYPTO_SUITES = ['standard', 'gm'] as const;
+export type CryptoSuiteName = (typeof CRYPTO_SUITES)[number];
 /** The shortest retention the service accepts besides 0 (keep everything): six months. */
 export const MIN_RETENTION_DAYS = 180;
 /** udp|tcp|tls://host:port, the host a name, an IPv4 address or a bracketed IPv6 address. */
@@ -164,6 +167,13 @@ export class AppConfig {
   @Min(4)
   @Max(15)
   BCRYPT_COST = 10;
+
+  /**
+   * The algorithms of secrets at rest, keyed hashes and password transport: `standard`
+   * (RSA, AES-256-GCM, HMAC-SHA256) or `gm` (SM2, SM4, HMAC-SM3). Passwords stay BCrypt in both.
+   */
+  @IsIn(CRYPTO_SUITES, { message: 'CRYPTO_SUITE must be standard or gm' })
+  CRYPTO_SUITE: CryptoSuiteName = 'standard';
 
   /**
    * The AES-256-GCM key of the TOTP secrets (and, derived from it, of the recovery

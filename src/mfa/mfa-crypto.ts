@@ -1,33 +1,21 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, randomInt } from 'node:crypto';
+import { createHmac, hkdfSync, randomBytes, randomInt } from 'node:crypto';
 
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
+import { STANDARD_SUITE } from '../crypto/crypto-suite';
 import { SettingsRepository } from '../strategy/settings.repository';
 
 // The settings row that holds the generated key when MFA_ENCRYPTION_KEY is unset.
 const KEY_ROW = { group: 'sys_security', key: 'mfa_encryption_key' } as const;
-const VERSION = 'v1';
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
-
-/** AES-256-GCM: `v1.` + base64(iv | tag | ciphertext). */
+/** AES-256-GCM (the standard suite's seal). */
 export function encryptSecret(key: Buffer, plain: string): string {
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return `${VERSION}.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`;
+  return STANDARD_SUITE.seal(key, plain);
 }
 
 /** The plain text, or a throw when the value was altered or encrypted under another key. */
 export function decryptSecret(key: Buffer, stored: string): string {
-  const [version, payload] = stored.split('.');
-  if (version !== VERSION || !payload) throw new Error('unknown secret format');
-  const raw = Buffer.from(payload, 'base64');
-  if (raw.length <= IV_BYTES + TAG_BYTES) throw new Error('secret too short');
-  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
-  decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-  return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+  return STANDARD_SUITE.open(key, stored);
 }
 
 /** The key of the recovery-code hashes, derived from the encryption key (HKDF-SHA256), never stored. */
