@@ -68,6 +68,11 @@ const PHASES = new Set(
 for (const phase of PHASES) {
   if (!ALL_PHASES.includes(phase)) throw new Error(`BENCH_PHASES: unknown phase ${phase} (${ALL_PHASES.join(', ')})`);
 }
+// The service's Node flags, as package.json's start:prod and the Dockerfile give them (docs/operations.md#memory);
+// BENCH_SERVICE_NODE_FLAGS="" measures without them.
+const SERVICE_NODE_FLAGS = (process.env.BENCH_SERVICE_NODE_FLAGS ?? '--max-semi-space-size=16')
+  .split(' ')
+  .filter(Boolean);
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const HEAP = process.env.BENCH_HEAP === '1';
 const EMBEDDED = process.argv.includes('--embedded');
@@ -137,7 +142,7 @@ function stopChild(child) {
 }
 
 async function startService(port, backend) {
-  const args = [MAIN];
+  const args = [...SERVICE_NODE_FLAGS, MAIN];
   if (PROFILE) args.unshift('--cpu-prof', `--cpu-prof-dir=${PROFILES}`);
   if (HEAP) args.unshift('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${PROFILES}`);
   if (PROFILE || HEAP) mkdirSync(PROFILES, { recursive: true });

@@ -4,11 +4,11 @@ import { PassThrough, Readable } from 'node:stream';
 import { StreamableFile } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn } from 'class-validator';
-import ExcelJS from 'exceljs';
 
 import { csvStream, neutralised } from './csv';
 import { csvFile, exportErrorLogger } from './csv-file';
 import { formatLocalTime } from './display-time';
+import { excel } from './excel';
 import { Optional } from './optional';
 import { type Bilingual, type Locale, text, type TextKey, TEXTS } from './texts';
 
@@ -119,7 +119,7 @@ export function xlsxStream<R>(
   cells: (row: R) => unknown[],
 ): Readable {
   const out = new PassThrough({ highWaterMark: 64 * 1024 });
-  const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
+  const book = new (excel().stream.xlsx.WorkbookWriter)({ stream: out, useStyles: false, useSharedStrings: false });
   const sheet = book.addWorksheet(sheetName);
   const write = async () => {
     sheet.addRow([...header]).commit();

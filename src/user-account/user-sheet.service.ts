@@ -1,11 +1,12 @@
 import { Injectable, StreamableFile } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 
 import { actedBy, AuditLogService } from '../audit/audit-log.service';
 import { AppException, FieldProblem, fieldProblem, fieldsFailed, validationFailed } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
 import { ErrorCode, messageOf } from '../common/error-code';
+import { excel } from '../common/excel';
 import { codeLabel, ExportColumn, ExportRequest, exportTable } from '../common/export-table';
 import { type Bilingual, type Locale, text, TEXTS } from '../common/texts';
 import { BodyValidationPipe } from '../common/validation.pipe';
@@ -72,7 +73,7 @@ export class UserSheetService {
 
   /** The template: one header row in the caller's language (the import also takes the field names). */
   async template(locale: Locale): Promise<StreamableFile> {
-    const book = new ExcelJS.Workbook();
+    const book = new (excel().Workbook)();
     const sheet = book.addWorksheet('users');
     sheet.addRow(IMPORT_COLUMNS.map((f) => text(`exportLabel.${f}`, locale)));
     sheet.getRow(1).font = { bold: true };
@@ -187,7 +188,7 @@ export class UserSheetService {
     const file = Buffer.from(base64, 'base64');
     if (file.length > IMPORT_MAX_BYTES)
       throw validationFailed('userImport.tooLarge', 'file', { max: IMPORT_MAX_BYTES });
-    const book = new ExcelJS.Workbook();
+    const book = new (excel().Workbook)();
     try {
       await book.xlsx.load(file as unknown as ArrayBuffer);
     } catch {

@@ -1,12 +1,11 @@
-import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 
 import { createConnection } from 'mysql2/promise';
 
+import { buildCommands } from '../support/built-command';
 import { encryptPassword } from '../support/password-transport';
 
 /**
@@ -16,42 +15,14 @@ import { encryptPassword } from '../support/password-transport';
  */
 
 const ROOT = join(__dirname, '..', '..');
-/**
- * The suite compiles src with tsconfig.build.json (what `nest build` uses) into a build of its
- * own, so that it neither deletes nor races the dist/ that other runs or people may be using.
- * Inside node_modules, so that the build resolves the project's packages and git ignores it.
- * Incremental: about 5 s when src has not changed.
- */
-// CLUSTER_BUILD_NAME: a build of its own for a run from another worktree sharing node_modules.
-const BUILD_DIR = join(ROOT, 'node_modules', '.cache', process.env.CLUSTER_BUILD_NAME ?? 'lps-cluster');
 export const ADMIN_PASSWORD = 'Admin@12345';
 
 const MARIADB = process.env.MARIADB_URL ?? 'mysql://root@127.0.0.1:3306';
 const REDIS = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
 
+/** The service as production runs it: compiled by tsconfig.build.json (the build the commands share). */
 export async function buildService(): Promise<string> {
-  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const main = join(BUILD_DIR, 'dist', 'src', 'main.js');
-  // tsc trusts its build info: with the output deleted it would emit nothing.
-  if (!existsSync(main)) rmSync(join(BUILD_DIR, 'tsbuildinfo'), { force: true });
-  try {
-    await promisify(execFile)(
-      process.execPath,
-      [
-        tsc,
-        '-p',
-        join(ROOT, 'tsconfig.build.json'),
-        '--outDir',
-        join(BUILD_DIR, 'dist'),
-        '--tsBuildInfoFile',
-        join(BUILD_DIR, 'tsbuildinfo'),
-      ],
-      { cwd: ROOT, timeout: 120_000, maxBuffer: 10 * 1024 * 1024 },
-    );
-  } catch (err: any) {
-    throw new Error(`build failed: ${err.stdout ?? ''}${err.stderr ?? ''}${err.message}`, { cause: err });
-  }
-  return main;
+  return join(await buildCommands(), 'src', 'main.js');
 }
 
 /** One fresh database and one Redis key prefix for the whole cluster. */

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -18,11 +18,19 @@ const BUILD_DIR = join(
   `lps-commands-${createHash('sha256').update(ROOT).digest('hex').slice(0, 10)}`,
 );
 
+const LOCK = join(BUILD_DIR, 'lock');
+// A build older than this is taken for one whose test process died holding the lock.
+const STALE_LOCK_MS = 5 * 60_000;
+
 let built: Promise<string> | null = null;
 
-/** Compiles src once per test file (incremental: seconds when src has not changed); resolves to dist/. */
+/**
+ * Compiles src once per test file (incremental: seconds when src has not changed); resolves to dist/.
+ * Jest runs files in parallel workers: one compiles at a time (a directory as the lock), the others
+ * wait and then find the output up to date.
+ */
 export function buildCommands(): Promise<string> {
-  built ??= (async () => {
+  built ??= withLock(async () => {
     const dist = join(BUILD_DIR, 'dist');
     // tsc trusts its build info: with the output deleted it would emit nothing.
     if (!existsSync(join(dist, 'src', 'cli'))) rmSync(join(BUILD_DIR, 'tsbuildinfo'), { force: true });
@@ -44,8 +52,28 @@ export function buildCommands(): Promise<string> {
       throw new Error(`build failed: ${err.stdout ?? ''}${err.stderr ?? ''}${err.message}`, { cause: err });
     }
     return dist;
-  })();
+  });
   return built;
+}
+
+async function withLock<T>(work: () => Promise<T>): Promise<T> {
+  mkdirSync(BUILD_DIR, { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch (err: any) {
+      if (err.code !== 'EEXIST') throw err;
+      const since = Date.now() - (statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (since > STALE_LOCK_MS) rmSync(LOCK, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
 }
 
 export interface CommandResult {

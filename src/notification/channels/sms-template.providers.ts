@@ -1,6 +1,5 @@
-import Dysmsapi, { SendSmsRequest } from '@alicloud/dysmsapi20170525';
-import { $OpenApiUtil } from '@alicloud/openapi-core';
-import { sms as tencentSms } from 'tencentcloud-sdk-nodejs-sms';
+import type Dysmsapi from '@alicloud/dysmsapi20170525';
+import type { sms as TencentSms } from 'tencentcloud-sdk-nodejs-sms';
 
 import { AppConfig } from '../../config/app-config';
 import { PermanentDeliveryError } from '../notification.types';
@@ -30,6 +29,8 @@ function endpointOf(value: string): { host: string; http: boolean } {
   return { host: url.host, http: url.protocol === 'http:' };
 }
 
+type AliyunSdk = typeof import('@alicloud/dysmsapi20170525');
+
 /**
  * Alibaba Cloud SMS (dysmsapi 2017-05-25 SendSms) through its official SDK: SMS_ACCESS_KEY_ID /
  * SMS_ACCESS_KEY_SECRET, SMS_SIGN_NAME, a template per purpose, the parameters as TemplateParam
@@ -38,11 +39,18 @@ function endpointOf(value: string): { host: string; http: boolean } {
  */
 export class AliyunSmsProvider extends SmsProvider {
   private readonly client: Dysmsapi;
+  private readonly SendSmsRequest: AliyunSdk['SendSmsRequest'];
 
   constructor(private readonly config: AppConfig) {
     super();
     const { host, http } = endpointOf(config.SMS_ENDPOINT ?? 'dysmsapi.aliyuncs.com');
-    this.client = new Dysmsapi(
+    // Loaded only where this provider is chosen: each SMS SDK weighs tens of MiB of memory.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { default: Client, SendSmsRequest } = require('@alicloud/dysmsapi20170525') as AliyunSdk;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { $OpenApiUtil } = require('@alicloud/openapi-core') as typeof import('@alicloud/openapi-core');
+    this.SendSmsRequest = SendSmsRequest;
+    this.client = new Client(
       new $OpenApiUtil.Config({
         accessKeyId: config.SMS_ACCESS_KEY_ID,
         accessKeySecret: config.SMS_ACCESS_KEY_SECRET,
@@ -64,7 +72,7 @@ export class AliyunSmsProvider extends SmsProvider {
   async send(message: SmsMessage): Promise<void> {
     const { id, params } = templateOf(this.config, message);
     const res = await this.client.sendSms(
-      new SendSmsRequest({
+      new this.SendSmsRequest({
         phoneNumbers: message.to,
         signName: this.config.SMS_SIGN_NAME,
         templateCode: id,
@@ -87,12 +95,15 @@ export class AliyunSmsProvider extends SmsProvider {
  * Numbers without a country code are taken as Chinese (+86), as the API wants E.164.
  */
 export class TencentSmsProvider extends SmsProvider {
-  private readonly client: InstanceType<typeof tencentSms.v20210111.Client>;
+  private readonly client: InstanceType<typeof TencentSms.v20210111.Client>;
 
   constructor(private readonly config: AppConfig) {
     super();
     const { host, http } = endpointOf(config.SMS_ENDPOINT ?? 'sms.tencentcloudapi.com');
-    this.client = new tencentSms.v20210111.Client({
+    // Loaded only where this provider is chosen, as the Aliyun SDK is.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { sms } = require('tencentcloud-sdk-nodejs-sms') as { sms: typeof TencentSms };
+    this.client = new sms.v20210111.Client({
       credential: { secretId: config.SMS_ACCESS_KEY_ID, secretKey: config.SMS_ACCESS_KEY_SECRET },
       region: config.SMS_REGION ?? 'ap-guangzhou',
       profile: {
