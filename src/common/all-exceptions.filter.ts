@@ -31,6 +31,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
         `${request.method} ${request.url.split('?')[0]} -> ${body.code} (${e?.name ?? typeof e}${e?.code ? ` ${e.code}` : ''})`,
       );
     }
+    if (exception instanceof AppException && exception.retryAfterSeconds) {
+      reply.header('retry-after', String(exception.retryAfterSeconds));
+    }
     const send = () => void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
     if (body.code === ErrorCode.FORBIDDEN && request.auth && exception instanceof AppException) {
       // The answer waits for the audit row: a client that has its refusal can read it in the log.

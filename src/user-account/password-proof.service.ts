@@ -91,12 +91,12 @@ export class PasswordProof {
       const admitted = await this.admit(userId, giveUpAt);
       if (admitted.locked) {
         // The same time as a compare, outside the mutex: the reply never tells whether the guess was right.
-        await this.hasher.burn(password);
+        await this.hasher.burn(password, userId);
         return refusals.locked(admitted.user);
       }
       const { user, slot } = admitted;
       try {
-        if (await this.hasher.matches(password, user.password)) {
+        if (await this.hasher.matches(password, user.password, userId)) {
           return await use({
             user,
             confirm: async (current) => {

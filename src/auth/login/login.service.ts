@@ -213,6 +213,14 @@ export class LoginService implements OnModuleInit {
     this.steps = steps;
   }
 
+  /**
+   * SERVICE_UNAVAILABLE with Retry-After when the compare budget would shed this login anyway:
+   * checked before the password is decrypted, so that a shed attempt costs next to nothing.
+   */
+  assertRoom(): void {
+    this.hasher.assertRoom();
+  }
+
   async login(req: LoginRequest): Promise<LoginResult> {
     const started = performance.now();
     try {
@@ -352,7 +360,7 @@ export class LoginService implements OnModuleInit {
 
   /** No account holds `req.account` (or it was deleted meanwhile): logged without user, BAD_CREDENTIALS. */
   private async unknownAccount(req: LoginRequest, { compared = false } = {}): Promise<never> {
-    if (!compared) await this.hasher.burn(req.password);
+    if (!compared) await this.hasher.burn(req.password, req.account.trim().toLowerCase());
     await this.logs.record({
       userId: null,
       account: req.account,
@@ -375,7 +383,7 @@ export class LoginService implements OnModuleInit {
   /** Step 4: refuse while locked; a lock whose unlock time has passed ends here. */
   private async checkLock(a: Attempt): Promise<void> {
     if (!(await this.states.stillLocked(a.user))) return;
-    if (a.way.password !== undefined) await this.hasher.burn(a.way.password);
+    if (a.way.password !== undefined) await this.hasher.burn(a.way.password, a.user.id);
     await this.fail(a, LoginStatus.LOCKED, ErrorCode.ACCOUNT_LOCKED);
   }
 
