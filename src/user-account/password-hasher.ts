@@ -70,11 +70,15 @@ export class BcryptPasswordHasher extends PasswordHasher implements OnModuleInit
   }
 
   matches(plain: string, hash: string, lane = '') {
-    return this.budget.run(lane, () => this.pool.compare(plain, hash));
+    return this.compare(plain, hash, lane);
   }
 
   async burn(plain: string, lane = '') {
-    await this.matches(plain, this.dummyHash, lane);
+    await this.compare(plain, this.dummyHash, lane);
+  }
+
+  private compare(plain: string, hash: string, lane: string) {
+    return this.budget.run(lane, () => this.pool.compare(plain, hash));
   }
 
   override assertRoom() {

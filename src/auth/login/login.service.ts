@@ -24,6 +24,7 @@ import { UserEntity } from '../../user-account/user.entity';
 import { UserRepository } from '../../user-account/user.repository';
 import { UserLookup } from '../../user-account/user-lookup.service';
 import { CaptchaService } from '../captcha/captcha.service';
+import { LoginAttackService } from '../captcha/login-attack.service';
 import { LoginAnsweredEvent, SessionIssuedEvent, UnusualIpEvent } from './login.events';
 import { firstLoginStep, isUnusualIp, Outcome, passwordExpiryStep, UNUSUAL_IP_SAMPLE } from './login-steps';
 import { PasswordLoginProof } from './password-login.proof';
@@ -203,6 +204,7 @@ export class LoginService implements OnModuleInit {
     private readonly clock: Clock,
     private readonly proof: PasswordProof,
     private readonly modules: ModuleRef,
+    private readonly attack: LoginAttackService,
   ) {}
 
   onModuleInit() {
@@ -225,6 +227,11 @@ export class LoginService implements OnModuleInit {
     const started = performance.now();
     try {
       return await this.passwordLogin(req);
+    } catch (err) {
+      if (err instanceof AppException && COUNTED_FAILURES.has(err.code)) {
+        await this.attack.recordFailure().catch(() => undefined);
+      }
+      throw err;
     } finally {
       this.events.emit(LoginAnsweredEvent.NAME, new LoginAnsweredEvent((performance.now() - started) / 1_000));
     }
@@ -492,6 +499,13 @@ export class LoginService implements OnModuleInit {
     throw new AppException(code);
   }
 }
+
+/** Failed logins that count toward the rate of captchaUnderAttack; a shed login (SERVICE_UNAVAILABLE) does not. */
+const COUNTED_FAILURES = new Set<ErrorCode>([
+  ErrorCode.BAD_CREDENTIALS,
+  ErrorCode.ACCOUNT_LOCKED,
+  ErrorCode.CAPTCHA_INVALID,
+]);
 
 const isNotFound = (err: unknown) => err instanceof AppException && err.code === ErrorCode.NOT_FOUND;
 
