@@ -305,7 +305,13 @@ async function cpuPerRequest(pid, during) {
 async function post(url, path, body = {}, token, extraHeaders = {}) {
   const headers = { 'content-type': 'application/json', 'user-agent': UA, ...extraHeaders };
   if (token) headers['admin-token'] = token;
-  const res = await fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  let res = await fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  // A login shed by the compare budget (a busy host) is tried again after Retry-After, as a client would.
+  for (let tries = 1; res.status === 503 && res.headers.get('retry-after') && tries < 10; tries += 1) {
+    await res.arrayBuffer();
+    await sleep(Number(res.headers.get('retry-after')) * 1000);
+    res = await fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  }
   const json = await res.json();
   if (!json.success) throw new Error(`${path}: ${res.status} ${json.code} ${json.message}`);
   return json.data;
