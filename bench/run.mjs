@@ -910,6 +910,10 @@ async function main() {
           "passwords from random IPs, with a real user's logins",
       );
       const alone = await peakRss(pid, () => load('storm: /sys/me/info alone', infoOpts));
+      // The real user has logged in from their IP before (bench/storm-client.mjs sends from it too).
+      await post(url, '/sys/login', { account: accounts[0], password: userPassword }, undefined, {
+        'x-forwarded-for': '10.20.30.40',
+      });
       const flood = stormClient({
         mode: 'flood',
         url,

@@ -43,7 +43,7 @@ export class LoginController {
     ],
   })
   login(@Body() dto: LoginDto, @Req() request: FastifyRequest) {
-    this.logins.assertRoom();
+    this.logins.assertRoom(dto.account, clientIp(request));
     return this.logins.login({
       account: dto.account,
       password: this.rsa.decrypt('password', dto.password),

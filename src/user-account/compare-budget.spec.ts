@@ -84,4 +84,19 @@ describe('CompareBudget', () => {
     await Promise.all(runs);
     expect(order.indexOf('other')).toBe(1);
   });
+
+  it('lets a known-good client past a full line of strangers, and sheds it only by its own line', async () => {
+    const sut = budget(1, 1_000);
+    const g = gate();
+    const order: string[] = [];
+    const runs = [sut.run('first', g.work)];
+    for (let i = 0; i < 10; i += 1) runs.push(sut.run(`stranger${i}`, async () => (order.push('stranger'), true)));
+    expect(() => sut.assertRoom()).toThrow(CompareShed);
+    expect(() => sut.assertRoom(true)).not.toThrow();
+    runs.push(sut.run('known', async () => (order.push('known'), true), true));
+    g.open();
+    await Promise.all(runs);
+    expect(order[0]).toBe('known');
+    expect(shed).toBe(1);
+  });
 });

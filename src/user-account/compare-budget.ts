@@ -36,6 +36,10 @@ const ALPHA = 0.2;
  * lane per account as the client named it, served in turn, so that one account's many parallel
  * logins (a shared service account) take one turn per round and never starve the others.
  *
+ * Compares of clients known good (an account and IP that logged in before, TrustedClients) wait in
+ * a priority line served before the lanes, and are shed only by what waits in that line: a flood
+ * of strangers fills the lanes, not the way in of the account's usual users.
+ *
  * A compare that would wait longer than `queueMs` is shed at once (CompareShed) rather than join a
  * queue that makes every login late: its wait is estimated from the compares ahead of it and the
  * mean length of the last compares. One that was admitted but still waits past the bound when its
@@ -44,7 +48,10 @@ const ALPHA = 0.2;
  */
 export class CompareBudget {
   private running = 0;
+  /** Waiters in the lanes (not the priority line). */
   private queued = 0;
+  /** Compares of clients known good (TrustedClients), served before the lanes. */
+  private readonly priority: Waiter[] = [];
   /** Lanes with waiters, in the order they are served (a served lane with more goes to the back). */
   private readonly lanes = new Map<string, Waiter[]>();
   private meanMs: number;
@@ -53,24 +60,32 @@ export class CompareBudget {
     this.meanMs = options.compareMs;
   }
 
-  /** What a compare arriving now would wait, in milliseconds. */
-  expectedWaitMs(): number {
-    if (this.running < this.options.concurrency && this.queued === 0) return 0;
-    return Math.ceil((this.queued + 1) / this.options.concurrency) * this.meanMs;
+  /** What a compare arriving now would wait, in milliseconds (`priority`: in the priority line). */
+  expectedWaitMs(priority = false): number {
+    const ahead = this.priority.length + (priority ? 0 : this.queued);
+    if (this.running < this.options.concurrency && ahead === 0) return 0;
+    return Math.ceil((ahead + 1) / this.options.concurrency) * this.meanMs;
   }
 
   /** A compare arriving now would be shed: thrown before any work is spent on the attempt. */
-  assertRoom(): void {
-    const wait = this.expectedWaitMs();
+  assertRoom(priority = false): void {
+    const wait = this.expectedWaitMs(priority);
     if (wait > this.options.queueMs) throw this.shed(wait);
   }
 
-  /** Runs `work` (one compare) within the budget, in `lane`'s turn; CompareShed when it would wait too long. */
-  async run<T>(lane: string, work: () => Promise<T>): Promise<T> {
-    if (this.running >= this.options.concurrency || this.queued > 0) {
-      this.assertRoom();
+  /**
+   * Runs `work` (one compare) within the budget, in `lane`'s turn, or before every lane with
+   * `priority`; CompareShed when it would wait too long.
+   */
+  async run<T>(lane: string, work: () => Promise<T>, priority = false): Promise<T> {
+    if (this.running >= this.options.concurrency || this.queued > 0 || this.priority.length > 0) {
+      this.assertRoom(priority);
       await new Promise<void>((start, shed) => {
         const waiter: Waiter = { enqueuedAt: this.options.now(), start, shed };
+        if (priority) {
+          this.priority.push(waiter);
+          return;
+        }
         const line = this.lanes.get(lane);
         if (line) line.push(waiter);
         else this.lanes.set(lane, [waiter]);
@@ -91,12 +106,8 @@ export class CompareBudget {
 
   /** Starts the next waiter in turn; those that waited past the bound are shed on the way. */
   private next(): void {
-    while (this.running < this.options.concurrency && this.queued > 0) {
-      const [lane, line] = this.lanes.entries().next().value as [string, Waiter[]];
-      const waiter = line.shift()!;
-      this.lanes.delete(lane);
-      if (line.length) this.lanes.set(lane, line);
-      this.queued -= 1;
+    while (this.running < this.options.concurrency && this.queued + this.priority.length > 0) {
+      const waiter = this.priority.shift() ?? this.fromLanes();
       const waited = this.options.now() - waiter.enqueuedAt;
       if (waited > this.options.queueMs) {
         waiter.shed(this.shed(this.expectedWaitMs()));
@@ -105,6 +116,16 @@ export class CompareBudget {
       this.running += 1;
       waiter.start();
     }
+  }
+
+  /** The first waiter of the lane whose turn it is; the lane goes to the back while it has more. */
+  private fromLanes(): Waiter {
+    const [lane, line] = this.lanes.entries().next().value as [string, Waiter[]];
+    const waiter = line.shift()!;
+    this.lanes.delete(lane);
+    if (line.length) this.lanes.set(lane, line);
+    this.queued -= 1;
+    return waiter;
   }
 
   private shed(waitMs: number): CompareShed {

@@ -20,11 +20,14 @@ export abstract class PasswordHasher {
    * for the pool in turns of lanes (CompareBudget). SERVICE_UNAVAILABLE (CompareShed) when the
    * compare would wait too long.
    */
-  abstract matches(plain: string, hash: string, lane?: string): Promise<boolean>;
+  abstract matches(plain: string, hash: string, lane?: string, priority?: boolean): Promise<boolean>;
   /** Spends the time of one compare, so that unknown or locked accounts answer as slowly as known ones. */
-  abstract burn(plain: string, lane?: string): Promise<void>;
-  /** Throws CompareShed when a compare arriving now would be shed: before any work is spent on a login. */
-  assertRoom(): void {}
+  abstract burn(plain: string, lane?: string, priority?: boolean): Promise<void>;
+  /**
+   * Throws CompareShed when a compare arriving now would be shed: before any work is spent on a
+   * login. `priority`: a client known good (TrustedClients), whose compare goes ahead of the lanes.
+   */
+  assertRoom(_priority?: boolean): void {}
 }
 
 /** How often the log says how many compares were shed (a flood sheds many a second). */
@@ -69,20 +72,20 @@ export class BcryptPasswordHasher extends PasswordHasher implements OnModuleInit
     return bcrypt.hash(plain, this.config.BCRYPT_COST);
   }
 
-  matches(plain: string, hash: string, lane = '') {
-    return this.compare(plain, hash, lane);
+  matches(plain: string, hash: string, lane = '', priority = false) {
+    return this.compare(plain, hash, lane, priority);
   }
 
-  async burn(plain: string, lane = '') {
-    await this.compare(plain, this.dummyHash, lane);
+  async burn(plain: string, lane = '', priority = false) {
+    await this.compare(plain, this.dummyHash, lane, priority);
   }
 
-  private compare(plain: string, hash: string, lane: string) {
-    return this.budget.run(lane, () => this.pool.compare(plain, hash));
+  private compare(plain: string, hash: string, lane: string, priority: boolean) {
+    return this.budget.run(lane, () => this.pool.compare(plain, hash), priority);
   }
 
-  override assertRoom() {
-    this.budget.assertRoom();
+  override assertRoom(priority = false) {
+    this.budget.assertRoom(priority);
   }
 
   private shed() {

@@ -20,6 +20,7 @@ import { LockoutService } from '../../user-account/lockout.service';
 import { PasswordHasher } from '../../user-account/password-hasher';
 import { PasswordProof, ProofRefusals } from '../../user-account/password-proof.service';
 import { RoleService } from '../../user-account/role.service';
+import { TrustedClients } from '../../user-account/trusted-clients';
 import { UserEntity } from '../../user-account/user.entity';
 import { UserRepository } from '../../user-account/user.repository';
 import { UserLookup } from '../../user-account/user-lookup.service';
@@ -187,6 +188,8 @@ interface Attempt extends Outcome {
 @Injectable()
 export class LoginService implements OnModuleInit {
   private steps: LoginStep[] = [];
+  /** Account and IP pairs that logged in with a password here: their compares go ahead of a flood's. */
+  private readonly trusted = new TrustedClients();
 
   constructor(
     private readonly captcha: CaptchaService,
@@ -219,14 +222,17 @@ export class LoginService implements OnModuleInit {
    * SERVICE_UNAVAILABLE with Retry-After when the compare budget would shed this login anyway:
    * checked before the password is decrypted, so that a shed attempt costs next to nothing.
    */
-  assertRoom(): void {
-    this.hasher.assertRoom();
+  assertRoom(account: string, ip: string): void {
+    this.hasher.assertRoom(this.trusted.has(account, ip, this.clock.nowMs()));
   }
 
   async login(req: LoginRequest): Promise<LoginResult> {
     const started = performance.now();
     try {
-      return await this.passwordLogin(req);
+      const result = await this.passwordLogin(req, this.trusted.has(req.account, req.ip, this.clock.nowMs()));
+      // The password was right (whatever steps follow): this account and IP go ahead of a flood.
+      this.trusted.add(req.account, req.ip, this.clock.nowMs());
+      return result;
     } catch (err) {
       if (err instanceof AppException && COUNTED_FAILURES.has(err.code)) {
         await this.attack.recordFailure().catch(() => undefined);
@@ -237,7 +243,7 @@ export class LoginService implements OnModuleInit {
     }
   }
 
-  private async passwordLogin(req: LoginRequest): Promise<LoginResult> {
+  private async passwordLogin(req: LoginRequest, priority: boolean): Promise<LoginResult> {
     await this.checkCaptcha(req); // 1
     const { userId, loginType } = await this.findUser(req); // 2
     const way: LoginWay = {
@@ -250,15 +256,21 @@ export class LoginService implements OnModuleInit {
       freshProof: true,
     };
     try {
-      return await this.proof.prove(userId, req.password, this.passwordRefusals(way), async (compared) => {
-        try {
-          return await this.complete(compared.user, way, new PasswordLoginProof(compared));
-        } catch (err) {
-          // Deleted during the compare: the same answer, its compare time already spent.
-          if (isNotFound(err)) return this.unknownAccount(req, { compared: true });
-          throw err;
-        }
-      });
+      return await this.proof.prove(
+        userId,
+        req.password,
+        this.passwordRefusals(way),
+        async (compared) => {
+          try {
+            return await this.complete(compared.user, way, new PasswordLoginProof(compared));
+          } catch (err) {
+            // Deleted during the compare: the same answer, its compare time already spent.
+            if (isNotFound(err)) return this.unknownAccount(req, { compared: true });
+            throw err;
+          }
+        },
+        priority,
+      );
     } catch (err) {
       // Deleted since its lookup: answered as an account nobody holds, not NOT_FOUND.
       if (isNotFound(err)) return this.unknownAccount(req);
