@@ -16,6 +16,9 @@
 //        bare route for a few seconds after each minute (how fast the host was that minute)
 //   (8)  POST /sys/token/introspect of a live user's token by a gateway's API key, against the bare
 //        route, taking turns in rounds as (3) does; the ratio is the median of the rounds' ratios
+//   (9)  login storm: /sys/me/info alone, then during a flood of wrong passwords for unknown accounts
+//        from random IPs (BENCH_CONNECTIONS_STORM connections), while a real user logs in again and
+//        again (bench/storm-client.mjs runs the flood and the user, each in its own process)
 //
 // Environment (all optional): MARIADB_URL (mysql://root@127.0.0.1:3306), REDIS_URL
 // (redis://127.0.0.1:6379), BCRYPT_COST (10), BENCH_SECONDS (15, per load phase),
@@ -25,8 +28,9 @@
 // BENCH_PROFILE=1 (node --cpu-prof on the service, written to bench/profiles/),
 // BENCH_HEAP=1 (heap snapshots of the service after the soak's first minute and at its end, in
 // bench/profiles/), BENCH_KEEP_DB=1 (leave the lps_bench database / SQLite file for inspection),
-// BENCH_PHASES (all: login,info,introspection,soak,log — login = (1) (2) (2b) (6), info = (3) (3b)
-// (3c), introspection = (8), soak = (7), log = (4) with the filled table).
+// BENCH_PHASES (all: login,info,introspection,storm,soak,log — login = (1) (2) (2b) (6), info = (3) (3b)
+// (3c), introspection = (8), storm = (9), soak = (7), log = (4) with the filled table).
+// BENCH_CONNECTIONS_STORM (60). BCRYPT_CONCURRENCY and LOGIN_QUEUE_MS, when set, pass to the service.
 // BENCH_DATABASE (lps_bench: the MariaDB database, dropped and created anew).
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { constants, privateDecrypt, publicEncrypt, randomBytes } from 'node:crypto';
@@ -52,13 +56,14 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const LOGIN_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS_LOGIN ?? 8);
 const ONE_ACCOUNT_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS_ONE ?? 20);
 const API_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS_API ?? 16);
+const STORM_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS_STORM ?? 60);
 const USERS = Number(process.env.BENCH_USERS ?? 64);
 const LOG_ROWS = Number(process.env.BENCH_LOG_ROWS ?? 1_000_000);
 const SOAK_MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 10);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const SOAK_YARDSTICK_SECONDS = 6;
 // BENCH_PHASES: which measurements run (comma-separated); the service, its users and a token always.
-const ALL_PHASES = ['login', 'info', 'introspection', 'soak', 'log'];
+const ALL_PHASES = ['login', 'info', 'introspection', 'storm', 'soak', 'log'];
 const PHASES = new Set(
   (process.env.BENCH_PHASES ?? ALL_PHASES.join(','))
     .split(',')
@@ -161,6 +166,10 @@ async function startService(port, backend) {
       THROTTLE_LOGIN_LIMIT: '1000000',
       THROTTLE_QRCODE_VERIFY_LIMIT: '1000000',
       THROTTLE_CAPTCHA_LIMIT: '1000000',
+      // (9): the flood comes from random IPs (X-Forwarded-For), as past a proxy.
+      TRUST_PROXY: 'true',
+      ...(process.env.BCRYPT_CONCURRENCY && { BCRYPT_CONCURRENCY: process.env.BCRYPT_CONCURRENCY }),
+      ...(process.env.LOGIN_QUEUE_MS && { LOGIN_QUEUE_MS: process.env.LOGIN_QUEUE_MS }),
       LOG_LEVEL: 'warn',
       // As docker-compose.yml runs it: /metrics on, so its per-request hook is part of what is measured.
       METRICS_TOKEN: randomBytes(24).toString('hex'),
@@ -191,6 +200,24 @@ async function startYardstick(script, port, reader) {
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
   return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/** One client of (9) in its own process (bench/storm-client.mjs); resolves with the JSON it prints. */
+function stormClient(opts) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bench', 'storm-client.mjs'), JSON.stringify(opts)], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.add(child);
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.once('exit', (code) => {
+      children.delete(child);
+      if (code === 0) resolve(JSON.parse(out.trim().split('\n').at(-1)));
+      else reject(new Error(`storm-client (${opts.mode}) exited with ${code}`));
+    });
+  });
 }
 
 /** VmRSS of a process now, in MiB. */
@@ -283,7 +310,13 @@ async function cpuPerRequest(pid, during) {
 async function post(url, path, body = {}, token, extraHeaders = {}) {
   const headers = { 'content-type': 'application/json', 'user-agent': UA, ...extraHeaders };
   if (token) headers['admin-token'] = token;
-  const res = await fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  let res = await fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  // A login shed by the compare budget (a busy host) is tried again after Retry-After, as a client would.
+  for (let tries = 1; res.status === 503 && res.headers.get('retry-after') && tries < 10; tries += 1) {
+    await res.arrayBuffer();
+    await sleep(Number(res.headers.get('retry-after')) * 1000);
+    res = await fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  }
   const json = await res.json();
   if (!json.success) throw new Error(`${path}: ${res.status} ${json.code} ${json.message}`);
   return json.data;
@@ -876,6 +909,37 @@ async function main() {
       out.introspectMainCpu = { introspect: rounds.introspect.cpuMs.main, bare: rounds.bare.cpuMs.main };
     }
 
+    if (PHASES.has('storm')) {
+      log(
+        `(9) storm: /sys/me/info alone ${SECONDS} s, then the same during ${STORM_CONNECTIONS} connections of wrong ` +
+          "passwords from random IPs, with a real user's logins",
+      );
+      const alone = await peakRss(pid, () => load('storm: /sys/me/info alone', infoOpts));
+      // The real user has logged in from their IP before (bench/storm-client.mjs sends from it too).
+      await post(url, '/sys/login', { account: accounts[0], password: userPassword }, undefined, {
+        'x-forwarded-for': '10.20.30.40',
+      });
+      const flood = stormClient({
+        mode: 'flood',
+        url,
+        seconds: SECONDS + 3,
+        connections: STORM_CONNECTIONS,
+        password: encrypt('Wrong#pass0'),
+      });
+      await sleep(1_500); // the flood under way before anything is measured
+      const realUser = stormClient({
+        mode: 'user',
+        url,
+        seconds: SECONDS,
+        account: accounts[0],
+        password: userPassword,
+        pauseMs: 100,
+      });
+      const during = await peakRss(pid, () => load('storm: /sys/me/info during the flood', infoOpts));
+      out.storm = { alone: alone.result, during: during.result, user: await realUser, flood: await flood };
+      out.rssStorm = Math.max(alone.rssMiB, during.rssMiB);
+    }
+
     if (PHASES.has('soak') && SOAK_MINUTES > 0) {
       log(
         `(7) soak: /sys/me/info for ${SOAK_MINUTES} minutes, ${API_CONNECTIONS} connections; the bare route ${SOAK_YARDSTICK_SECONDS} s after each minute`,
@@ -913,14 +977,28 @@ function report(o) {
   const soakErrors = o.soak ? o.soak.rows.reduce((n, r) => n + r.errors, 0) : 0;
   // Only the phases that ran (BENCH_PHASES) have results.
   const errors =
-    [o.loginEmpty, o.loginOne, o.info, o.loginFull, o.bare, o.floor, o.bareHeaders, o.introspect, o.introspectBareRun]
+    [
+      o.loginEmpty,
+      o.loginOne,
+      o.info,
+      o.loginFull,
+      o.bare,
+      o.floor,
+      o.bareHeaders,
+      o.introspect,
+      o.introspectBareRun,
+      o.storm?.alone,
+      o.storm?.during,
+    ]
       .filter(Boolean)
       .reduce((n, r) => n + r.errors, 0) + soakErrors;
   // (7) against the host's speed each minute: the service's req/s over the bare route's.
   const relative = (r) => r.rps / r.bareRps;
   const spread = (r) => `${pct(r.median)} (rounds ${(r.low * 100).toFixed(0)}–${(r.high * 100).toFixed(0)} %)`;
   const rssPeak = Math.max(
-    ...[o.rssLogin, o.rssLoginOne, o.rssInfo, o.rssIntrospect, o.rssLoginFull].filter((x) => x !== undefined),
+    ...[o.rssLogin, o.rssLoginOne, o.rssInfo, o.rssIntrospect, o.rssStorm, o.rssLoginFull].filter(
+      (x) => x !== undefined,
+    ),
     ...(o.soak ? o.soak.rows.map((r) => r.rssPeak) : []),
   );
   const rows = [];
@@ -999,6 +1077,47 @@ function report(o) {
       ],
     );
   }
+  if (o.storm) {
+    const { alone, during, user, flood } = o.storm;
+    const ratio = during.rps / alone.rps;
+    const others = Object.values(user.failures).reduce((n, c) => n + c, 0) + user.shedWithoutRetryAfter;
+    const shedShare = user.shed / Math.max(1, user.n);
+    const answers = Object.entries(flood.statuses)
+      .map(([status, n]) => `${status} ×${n}`)
+      .join(', ');
+    rows.push(
+      [
+        `(9) /sys/me/info alone, ${API_CONNECTIONS} conn.`,
+        `${alone.rps.toFixed(0)} req/s`,
+        ms(alone.p50),
+        ms(alone.p99),
+        '',
+      ],
+      [
+        `    /sys/me/info during the flood`,
+        `${during.rps.toFixed(0)} req/s`,
+        ms(during.p50),
+        ms(during.p99),
+        `${pct(ratio)} of alone — target ≥ 50 %, p99 ≤ 50 ms: ${verdict(ratio >= 0.5 && during.p99 <= 50)}`,
+      ],
+      [
+        `    flood: ${STORM_CONNECTIONS} conn., wrong passwords, random IPs`,
+        `${flood.rps.toFixed(0)} req/s`,
+        '',
+        '',
+        `answers ${answers}${flood.errors ? `, ${flood.errors} socket errors` : ''}`,
+      ],
+      [
+        `    a real user's logins during the flood`,
+        `${user.n} logins`,
+        ms(user.p50),
+        ms(user.p99),
+        `OK ${user.ok}, 503 with Retry-After ${user.shed} (${pct(shedShare)}), other failures ${others}` +
+          `${others ? ` ${JSON.stringify(user.failures)}` : ''} — target p99 ≤ 2 s, 503 < 10 %, no other: ` +
+          verdict(user.p99 <= 2000 && shedShare < 0.1 && others === 0),
+      ],
+    );
+  }
   if (o.loginEmpty) {
     rows.push([
       `(4) login, sys_login_log ${o.emptyRows} rows`,
@@ -1023,6 +1142,7 @@ function report(o) {
     [
       o.rssInfo !== undefined ? `info ${o.rssInfo.toFixed(0)} MiB` : '',
       o.rssIntrospect !== undefined ? `introspection ${o.rssIntrospect.toFixed(0)} MiB` : '',
+      o.rssStorm !== undefined ? `storm ${o.rssStorm.toFixed(0)} MiB` : '',
     ]
       .filter(Boolean)
       .join(', '),

@@ -2239,6 +2239,10 @@ export interface components {
             otpLogin: boolean;
             /** @description what may finish /sys/login/mfa: totp, sms, email */
             mfaChannels: ("totp" | "sms" | "email")[];
+            /** @description every login needs a captcha while the service is under attack */
+            captchaUnderAttack: boolean;
+            /** @description failed logins a minute, across the service, that mean an attack */
+            attackFailuresPerMinute: number;
         };
         NoInputDto: Record<string, never>;
         FieldErrorDto: {
@@ -2347,6 +2351,16 @@ export interface components {
              *     ]
              */
             mfaChannels?: ("totp" | "sms" | "email")[];
+            /**
+             * @description Every login needs a captcha while failed logins across the service reach attackFailuresPerMinute, until they stay below it for 5 minutes
+             * @default false
+             */
+            captchaUnderAttack?: boolean;
+            /**
+             * @description Failed logins a minute, across the service, that start the adaptive captcha
+             * @default 300
+             */
+            attackFailuresPerMinute?: number;
         };
         UserStrategyDto: {
             minPasswordLength: number;
@@ -3102,7 +3116,7 @@ export interface components {
             ip?: string;
         };
         /** @enum {string} */
-        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used" | "account-dormant" | "password-self-reset" | "initial-password" | "log-forward";
+        MessageKind: "login-failed" | "unusual-ip" | "password-expiry" | "recovery-code-used" | "account-dormant" | "password-self-reset" | "initial-password" | "login-attack" | "log-forward";
         SiteMessageDto: {
             id: string;
             kind: components["schemas"]["MessageKind"];

@@ -6,6 +6,7 @@ import { SessionModule } from '../session/session.module';
 import { StrategyModule } from '../strategy/strategy.module';
 import { UserAccountModule } from '../user-account/user-account.module';
 import { CaptchaService } from './captcha/captcha.service';
+import { LoginAttackService } from './captcha/login-attack.service';
 import { LoginController } from './login.controller';
 import { LOGIN_STEPS, LoginService } from './login/login.service';
 
@@ -14,7 +15,7 @@ import { LOGIN_STEPS, LoginService } from './login/login.service';
   imports: [UserAccountModule, StrategyModule, LoginLogModule, SessionModule, CryptoModule],
   controllers: [LoginController],
   // Steps other modules add to the login tail (the second factor is one); none of its own.
-  providers: [LoginService, CaptchaService, LOGIN_STEPS.provide()],
-  exports: [LoginService, CaptchaService],
+  providers: [LoginService, CaptchaService, LoginAttackService, LOGIN_STEPS.provide()],
+  exports: [LoginService, CaptchaService, LoginAttackService],
 })
 export class AuthModule {}

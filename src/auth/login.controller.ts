@@ -39,9 +39,11 @@ export class LoginController {
       ErrorCode.ACCOUNT_DISABLED,
       ErrorCode.ACCOUNT_EXPIRED,
       ErrorCode.ACCESS_DENIED,
+      ErrorCode.SERVICE_UNAVAILABLE,
     ],
   })
   login(@Body() dto: LoginDto, @Req() request: FastifyRequest) {
+    this.logins.assertRoom(dto.account, clientIp(request));
     return this.logins.login({
       account: dto.account,
       password: this.rsa.decrypt('password', dto.password),

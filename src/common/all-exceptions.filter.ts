@@ -23,7 +23,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const request = ctx.getRequest<FastifyRequest>();
     const reply = ctx.getResponse<FastifyReply>();
     const { status, body } = toEnvelope(exception, localeOf(request.headers['accept-language']));
-    if (status >= 500) {
+    // A shed login (Retry-After) is summed up by its own log line, not one error per request of a flood.
+    const shed = exception instanceof AppException && exception.retryAfterSeconds !== undefined;
+    if (status >= 500 && !shed) {
       // Name and driver code only: messages of driver errors can quote SQL and values. The path
       // without its query: the message stream takes its one-time ticket as ?ticket=.
       const e = exception as { name?: string; code?: unknown } | null | undefined;
@@ -31,6 +33,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
         `${request.method} ${request.url.split('?')[0]} -> ${body.code} (${e?.name ?? typeof e}${e?.code ? ` ${e.code}` : ''})`,
       );
     }
+    if (shed) reply.header('retry-after', String(exception.retryAfterSeconds));
     const send = () => void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
     if (body.code === ErrorCode.FORBIDDEN && request.auth && exception instanceof AppException) {
       // The answer waits for the audit row: a client that has its refusal can read it in the log.

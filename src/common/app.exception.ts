@@ -15,6 +15,9 @@ export interface FieldProblem {
  * contract's envelope; services never pick HTTP statuses or build envelopes.
  */
 export class AppException extends Error {
+  /** Sent as Retry-After (seconds) with the answer: when trying again makes sense. */
+  retryAfterSeconds?: number;
+
   constructor(
     readonly code: ErrorCode,
     readonly params?: Record<string, string | number>,

@@ -113,8 +113,13 @@ export function loggerParams(
   return { pinoHttp: stream ? [root, stream] : root };
 }
 
-/** The level of a finished request's line: 5xx are errors, the platform's probes debug, the rest info. */
-export function requestLevel(url: string, statusCode: number): Level {
+/**
+ * The level of a finished request's line: 5xx are errors, the platform's probes debug, the rest info.
+ * A 503 with Retry-After is a login shed on purpose (docs/operations.md#login-storms), info: a flood
+ * sheds thousands, and the compare budget logs how many every 10 s.
+ */
+export function requestLevel(url: string, statusCode: number, retryAfter = false): Level {
+  if (statusCode === 503 && retryAfter) return 'info';
   if (statusCode >= 500) return 'error';
   return PROBES.test(url) ? 'debug' : 'info';
 }
@@ -220,7 +225,7 @@ export const HIJACKING = { [HIJACKS]: true };
 
 function writeRequestLine(request: FastifyRequest, reply: FastifyReply): void {
   const root = PinoLogger.root;
-  const level = requestLevel(request.url, reply.statusCode);
+  const level = requestLevel(request.url, reply.statusCode, reply.hasHeader('retry-after'));
   if (!root.isLevelEnabled(level)) return;
   const message = `${request.method} ${loggableUrl(request.url)} ${reply.statusCode}`;
   // Fastify hands its headers to writeHead, so the raw response holds none: the reply's, in the shape

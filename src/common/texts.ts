@@ -249,6 +249,22 @@ const notification = {
     zh: '如需继续使用,请联系管理员启用。',
     en: 'If you still need it, ask your administrator to enable it.',
   },
+  loginAttackStartedTitle: { zh: '登录遭受攻击,已启用验证码', en: 'Logins under attack: captcha on' },
+  loginAttackStartedLead: {
+    zh: '全服务每分钟登录失败次数达到{threshold}次,所有登录都须输入验证码',
+    en: 'Failed logins across the service reached {threshold} a minute; every login now needs a captcha',
+  },
+  loginAttackStartedAdvice: {
+    zh: '请查看登录日志中的来源IP,必要时添加访问规则。',
+    en: 'Look at the source IPs in the login log and add access rules if needed.',
+  },
+  loginAttackEndedTitle: { zh: '登录攻击已结束', en: 'Login attack over' },
+  loginAttackEndedLead: {
+    zh: '登录失败次数已连续5分钟低于每分钟{threshold}次,验证码恢复原设置',
+    en: 'Failed logins stayed below {threshold} a minute for 5 minutes; the captcha is back to its setting',
+  },
+  loginAttackEndedAdvice: { zh: '无需操作。', en: 'Nothing to do.' },
+  labelTime: { zh: '时间', en: 'Time' },
   labelLastLoginTime: { zh: '最后登录时间', en: 'Last login' },
   neverLoggedIn: { zh: '从未登录', en: 'never' },
   labelAccount: { zh: '登录账号', en: 'Account' },

@@ -20,6 +20,8 @@ export const MLPS3_BASELINE: { login: Partial<LoginStrategy>; user: Partial<User
     mfaMode: 2,
     // Administrative changes need the password again when the last proof is older than reauthMinutes.
     reauthForAdmin: true,
+    // A captcha for every login while failed logins across the service reach attackFailuresPerMinute.
+    captchaUnderAttack: true,
   },
   user: {
     minPasswordLength: 8,

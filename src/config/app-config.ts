@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 
 import { plainToInstance, Transform } from 'class-transformer';
 import {
@@ -167,6 +168,26 @@ export class AppConfig {
   @Min(4)
   @Max(15)
   BCRYPT_COST = 10;
+
+  /**
+   * Password compares at once: each runs in a worker thread of its own at a lower scheduling
+   * priority than the event loop (docs/operations.md). Default: the number of cores.
+   */
+  @Transform(int)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  BCRYPT_CONCURRENCY = Math.max(1, availableParallelism());
+
+  /**
+   * The longest a password compare may wait for the pool: a login that would wait longer answers
+   * SERVICE_UNAVAILABLE with Retry-After at once instead of queueing (docs/operations.md).
+   */
+  @Transform(int)
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  LOGIN_QUEUE_MS = 1_000;
 
   /**
    * The algorithms of secrets at rest, keyed hashes and password transport: `standard`

@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-import { LoginAnsweredEvent, SessionIssuedEvent } from '../auth/login/login.events';
+import { LoginAnsweredEvent, LoginAttackEvent, SessionIssuedEvent } from '../auth/login/login.events';
 import { LoginStatus, LoginTypes } from '../login-log/login-log.entity';
 import { LoginAttemptLoggedEvent } from '../login-log/login-log.events';
 import { NOTIFICATION_OUTCOMES, NotificationOutcomeEvent } from '../notification/notification.events';
 import { NOTIFY_CHANNELS } from '../strategy/strategy.types';
 import { AccountLockedEvent, LOCK_REASONS } from '../user-account/account.events';
+import { CompareShedEvent } from '../user-account/password-hasher';
 
 /** Seconds; a password login spends most of its time in one BCrypt compare, whose length follows BCRYPT_COST. */
 const LOGIN_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -72,6 +73,25 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly loginsShed = new Counter({
+    name: 'lps_login_shed_total',
+    help: 'Password compares shed (SERVICE_UNAVAILABLE with Retry-After): they would have waited over LOGIN_QUEUE_MS',
+    registers: [this.registry],
+  });
+
+  private readonly underAttack = new Gauge({
+    name: 'lps_login_under_attack',
+    help: 'Adaptive captcha (captchaUnderAttack): 1 from the start of an attack to its end on the instance that announced them; max() over instances',
+    registers: [this.registry],
+  });
+
+  private readonly attackEdges = new Counter({
+    name: 'lps_login_attack_changes_total',
+    help: 'Adaptive captcha turned on (edge="start") or off (edge="end"), counted by the instance that saw the edge',
+    labelNames: ['edge'] as const,
+    registers: [this.registry],
+  });
+
   private readonly httpDuration = new Histogram({
     name: 'lps_http_request_duration_seconds',
     help: 'HTTP answers by route pattern (never the raw URL), method and status',
@@ -96,6 +116,19 @@ export class MetricsService {
     for (const channel of NOTIFY_CHANNELS) {
       for (const outcome of NOTIFICATION_OUTCOMES) this.notifications.inc({ channel, outcome }, 0);
     }
+    for (const edge of ['start', 'end']) this.attackEdges.inc({ edge }, 0);
+    this.underAttack.set(0);
+  }
+
+  @OnEvent(CompareShedEvent.NAME)
+  onShed(): void {
+    this.loginsShed.inc();
+  }
+
+  @OnEvent(LoginAttackEvent.NAME)
+  onLoginAttack(event: LoginAttackEvent): void {
+    this.attackEdges.inc({ edge: event.started ? 'start' : 'end' });
+    this.underAttack.set(event.started ? 1 : 0);
   }
 
   @OnEvent(LoginAttemptLoggedEvent.NAME)

@@ -4,6 +4,7 @@ import {
   DormantAccountPayload,
   InitialPasswordPayload,
   LoginAlertPayload,
+  LoginAttackPayload,
   NotificationKind,
   NotificationPayload,
   PasswordExpiryPayload,
@@ -129,6 +130,20 @@ export function notificationContent(
           { label: text('notification.labelInitialPassword', locale), value: p.password },
         ],
         advice: text('notification.initialPasswordAdvice', locale),
+      };
+    }
+    case NotificationKind.LOGIN_ATTACK: {
+      const p = payload as LoginAttackPayload;
+      return {
+        title: text(p.started ? 'notification.loginAttackStartedTitle' : 'notification.loginAttackEndedTitle', locale),
+        lead: text(p.started ? 'notification.loginAttackStartedLead' : 'notification.loginAttackEndedLead', locale, {
+          threshold: p.threshold,
+        }),
+        fields: [{ label: text('notification.labelTime', locale), value: formatNotificationTime(p.time, timeZone) }],
+        advice: text(
+          p.started ? 'notification.loginAttackStartedAdvice' : 'notification.loginAttackEndedAdvice',
+          locale,
+        ),
       };
     }
     case NotificationKind.LOG_FORWARD:

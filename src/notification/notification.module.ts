@@ -14,6 +14,7 @@ import { SmsChannel } from './channels/sms.channel';
 import { SmsProvider, WebhookSmsProvider } from './channels/sms.provider';
 import { AliyunSmsProvider, TencentSmsProvider } from './channels/sms-template.providers';
 import { InitialPasswordListener } from './initial-password.listener';
+import { LoginAttackListener } from './login-attack.listener';
 import { LoginNotificationListener } from './login-notification.listener';
 import { MessageController } from './message/message.controller';
 import { MessageEntity } from './message/message.entity';
@@ -63,6 +64,7 @@ import { ReminderRepository } from './reminder/reminder.repository';
     OutboxWorker,
     NotificationService,
     NotificationRecipients,
+    LoginAttackListener,
     LoginNotificationListener,
     InitialPasswordListener,
     PasswordExpiryReminderService,

@@ -16,6 +16,8 @@ export enum NotificationKind {
   PASSWORD_SELF_RESET = 'password-self-reset',
   /** An account made by /sys/user/import: its generated initial password, by e-mail or SMS. */
   INITIAL_PASSWORD = 'initial-password',
+  /** The service came under attack (adaptive captcha on) or the attack ended: to holders of sys:strategy:login:save. */
+  LOGIN_ATTACK = 'login-attack',
   /** Login-log and audit-log rows for SYSLOG_URL (src/log-seal): for a machine, not a person. */
   LOG_FORWARD = 'log-forward',
 }
@@ -68,8 +70,22 @@ export interface LogForwardPayload {
   messages: string[];
 }
 
+/** The adaptive captcha started (`started`) or ended. */
+export interface LoginAttackPayload {
+  started: boolean;
+  /** ISO 8601 */
+  time: string;
+  /** attackFailuresPerMinute at the time. */
+  threshold: number;
+}
+
 export type NotificationPayload =
-  LoginAlertPayload | PasswordExpiryPayload | DormantAccountPayload | InitialPasswordPayload | LogForwardPayload;
+  | LoginAlertPayload
+  | PasswordExpiryPayload
+  | DormantAccountPayload
+  | InitialPasswordPayload
+  | LogForwardPayload
+  | LoginAttackPayload;
 
 /**
  * One outbox row as a channel sees it. The built-in channels get the service's notifications; a

@@ -58,6 +58,12 @@ export const Keys = {
     `AUDIT_DENIED:${tokenHash}:${minute}:${path}`,
   /** Taken by the first wrong-password notice of an account in one window (LOGIN_NOTICE_WINDOW_MINUTES; window index). */
   loginNoticeWindow: (userId: string, index: number) => `LOGIN_NOTICE_WINDOW:${userId}:${index}`,
+  /** Failed logins across the service in one minute (epoch minute): the rate of captchaUnderAttack. */
+  loginFailures: (minute: number) => `LOGIN_FAILURES:${minute}`,
+  /** The time (epoch ms) of the latest failed login counted while the rate was at its threshold. */
+  loginAttackLastAbove: 'LOGIN_ATTACK_LAST_ABOVE',
+  /** The attack under way: when it started (epoch ms); taken by the instance that announces the start, deleted by the one that announces the end. */
+  loginAttack: 'LOGIN_ATTACK',
   propsChannel: 'SYS_PROPS_CHANGED',
   /** Rewritten (a random value) after every API key create and revoke; each instance compares it every second. */
   apiKeysStamp: 'API_KEYS_STAMP',

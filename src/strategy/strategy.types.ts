@@ -26,6 +26,10 @@ export class LoginStrategy {
   otpLogin = false;
   /** What may finish /sys/login/mfa: a TOTP (or recovery) code, a code sent by SMS, by e-mail. */
   mfaChannels: MfaChannel[] = ['totp'];
+  /** Every login needs a captcha while failed logins across the service reach attackFailuresPerMinute. */
+  captchaUnderAttack = false;
+  /** Failed logins a minute, across the service, that start the adaptive captcha. */
+  attackFailuresPerMinute = 300;
 }
 
 export const MFA_CHANNELS = ['totp', 'sms', 'email'] as const;

@@ -85,18 +85,20 @@ export class PasswordProof {
     password: string,
     refusals: ProofRefusals,
     use: (compared: ComparedPassword) => Promise<T>,
+    /** A client known good (TrustedClients): the compare goes ahead of a flood's (CompareBudget). */
+    priority = false,
   ): Promise<T> {
     let giveUpAt = Date.now() + this.mutex.defaultWaitMs;
     for (;;) {
       const admitted = await this.admit(userId, giveUpAt);
       if (admitted.locked) {
         // The same time as a compare, outside the mutex: the reply never tells whether the guess was right.
-        await this.hasher.burn(password);
+        await this.hasher.burn(password, userId, priority);
         return refusals.locked(admitted.user);
       }
       const { user, slot } = admitted;
       try {
-        if (await this.hasher.matches(password, user.password)) {
+        if (await this.hasher.matches(password, user.password, userId, priority)) {
           return await use({
             user,
             confirm: async (current) => {

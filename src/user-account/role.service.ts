@@ -234,6 +234,13 @@ export class RoleService implements OnApplicationBootstrap {
     return found;
   }
 
+  /** Ids of the users (not deleted) whose roles grant `code` (or `*`). */
+  async holdersOf(code: string): Promise<string[]> {
+    const roles = (await this.roles.all()).filter((r) => r.permissions.includes(code) || r.permissions.includes('*'));
+    const members = await this.roles.members(roles.map((r) => r.code));
+    return [...new Set(members.map((m) => m.userId))];
+  }
+
   async permissionsOf(userId: string): Promise<string[]> {
     const roles = await this.roles.heldBy(userId);
     return [...new Set(roles.flatMap((r) => r.permissions))].sort();

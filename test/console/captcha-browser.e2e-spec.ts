@@ -50,3 +50,44 @@ whenRunnable(`login page captcha in Chromium${missing ? ` (skipped: ${missing})`
     expect(((await (await loginReply).json()) as Envelope<unknown>).success).toBe(true);
   });
 });
+
+whenRunnable(`login page adaptive captcha in Chromium${missing ? ` (skipped: ${missing})` : ''}`, () => {
+  const { app, base, newPage, scenario } = consoleBrowserSuite('captcha-attack', {
+    start: { env: { CAPTCHA_ENABLED: 'false' } },
+  });
+
+  scenario(
+    'shows no captcha until failed logins reach the attack rate, then asks for it and logs in with it',
+    'login',
+    async () => {
+      await app().saveLoginStrategy({ captchaUnderAttack: true, attackFailuresPerMinute: 3 });
+      const page = await newPage('login');
+      const firstCaptcha = page.waitForResponse((r) => new URL(r.url()).pathname === '/sys/captcha');
+      await page.goto(`${base()}/login`);
+      await firstCaptcha;
+      expect(await page.locator(sel('login-captcha-img')).count()).toBe(0);
+
+      // A flood meanwhile: the page still shows no captcha, the service now asks for one.
+      for (let i = 0; i < 3; i += 1) await app().login(`flood${i}`, 'Wrong#pass1');
+      await textBox(page, 'login-account').fill('admin');
+      await textBox(page, 'login-password').fill(ADMIN_PASSWORD);
+      const refused = page.waitForResponse((r) => new URL(r.url()).pathname === '/sys/login');
+      const shown = page.waitForResponse((r) => new URL(r.url()).pathname === '/sys/captcha');
+      await page.locator(sel('login-submit')).click();
+      expect(((await (await refused).json()) as Envelope<unknown>).code).toBe('CAPTCHA_INVALID');
+      const { data } = (await (await shown).json()) as Envelope<{ enabled: boolean; imgId: string }>;
+      expect(data!.enabled).toBe(true);
+      await page.locator(sel('login-captcha-img')).waitFor();
+      await page.screenshot({
+        path: join(RESULTS, 'login-captcha-under-attack.png'),
+        clip: { x: 0, y: 0, width: 1366, height: 900 },
+      });
+
+      const text = (await app().store.get(`CAPTCHA:${data!.imgId}`))!;
+      await textBox(page, 'login-captcha').fill(text);
+      const loginReply = page.waitForResponse((r) => new URL(r.url()).pathname === '/sys/login');
+      await page.locator(sel('login-submit')).click();
+      expect(((await (await loginReply).json()) as Envelope<unknown>).success).toBe(true);
+    },
+  );
+});

@@ -41,6 +41,7 @@ const BASELINE = {
     lockMinutes: 30,
     mfaMode: 2,
     reauthForAdmin: true,
+    captchaUnderAttack: true,
   },
   user: {
     minPasswordLength: 8,
@@ -183,6 +184,7 @@ whenRunnable(
           'login.lockMinutes': ['1440 分钟', '30 分钟'],
           'login.mfaMode': ['关闭', '强制'],
           'login.reauthForAdmin': ['否', '是'],
+          'login.captchaUnderAttack': ['否', '是'],
           'user.expireNotifyDays': ['10 天', '7 天'],
           'user.minPasswordLength': ['6 个字符', '8 个字符'],
           'user.rejectAccountInPassword': ['否', '是'],
@@ -241,6 +243,7 @@ whenRunnable(
         expect(await userRes.json()).toMatchObject({ success: true });
         // Partial saves: only the changed fields were sent.
         expect(Object.keys(loginRes.request().postDataJSON()).sort()).toEqual([
+          'captchaUnderAttack',
           'lockMinutes',
           'mfaMode',
           'reauthForAdmin',

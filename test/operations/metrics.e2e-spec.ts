@@ -233,6 +233,7 @@ describe.each(BACKENDS)('metrics on $name', (backend) => {
       );
       expect([...labels].sort()).toEqual([
         'channel',
+        'edge',
         'le',
         'login_type',
         'method',

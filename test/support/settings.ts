@@ -20,6 +20,8 @@ export const LOGIN_DEFAULTS = {
   passkeyLogin: true,
   otpLogin: false,
   mfaChannels: ['totp'] as string[],
+  captchaUnderAttack: false,
+  attackFailuresPerMinute: 300,
 };
 
 /** Defaults, setting group user_strategy. */

@@ -10,6 +10,7 @@ import { Keys } from '../../store/keys';
 import { KvStore } from '../../store/kv.store';
 import { OneTimeKind, OneTimeStore, TEXT } from '../../store/one-time-store';
 import { captchaText, renderCaptcha } from './captcha.renderer';
+import { LoginAttackService } from './login-attack.service';
 
 export const CAPTCHA_TTL_MS = 3 * 60_000;
 
@@ -23,6 +24,7 @@ const CAPTCHAS: OneTimeKind<string> = {
 };
 
 /**
+ * On when CAPTCHA_ENABLED, or while the service is under attack with captchaUnderAttack on.
  * A captcha lives 3 minutes and is deleted by its first use, right or wrong, so that one image
  * buys one guess.
  * `img` is a PNG data URL (see captcha.renderer.ts); the text is compared case-insensitively.
@@ -35,16 +37,18 @@ export class CaptchaService {
     private readonly config: AppConfig,
     store: KvStore,
     clock: Clock,
+    private readonly attack: LoginAttackService,
   ) {
     this.captchas = new OneTimeStore(store, clock, CAPTCHAS);
   }
 
-  get enabled(): boolean {
-    return this.config.CAPTCHA_ENABLED;
+  /** CAPTCHA_ENABLED, or captchaUnderAttack while the service is under attack (LoginAttackService). */
+  async enabled(): Promise<boolean> {
+    return this.config.CAPTCHA_ENABLED || this.attack.underAttack();
   }
 
   async create(): Promise<{ enabled: boolean; imgId: string | null; img: string | null }> {
-    if (!this.enabled) return { enabled: false, imgId: null, img: null };
+    if (!(await this.enabled())) return { enabled: false, imgId: null, img: null };
     const text = captchaText();
     const img = `data:image/png;base64,${(await renderCaptcha(text)).toString('base64')}`;
     const imgId = await this.captchas.issue(text);
@@ -53,7 +57,7 @@ export class CaptchaService {
 
   /** Consumes the captcha whatever the outcome, so a text can be tried once only. */
   async verify(imgId: string | undefined, imgCode: string | undefined): Promise<void> {
-    if (!this.enabled) return;
+    if (!(await this.enabled())) return;
     if (!imgId || !imgCode) throw new AppException(ErrorCode.CAPTCHA_INVALID);
     const expected = await this.captchas.consume(imgId);
     if (!expected || expected.toLowerCase() !== imgCode.trim().toLowerCase()) {

@@ -26,3 +26,17 @@ export class LoginAnsweredEvent {
   static readonly NAME = 'auth.login-answered';
   constructor(readonly seconds: number) {}
 }
+
+/**
+ * The rate of failed logins across the service crossed attackFailuresPerMinute (`started`), or
+ * has stayed below it for ATTACK_CALM_MS (ended): announced once per edge across instances.
+ */
+export class LoginAttackEvent {
+  static readonly NAME = 'auth.login-attack';
+  constructor(
+    readonly started: boolean,
+    readonly time: Date,
+    /** attackFailuresPerMinute at the time. */
+    readonly threshold: number,
+  ) {}
+}

@@ -37,6 +37,7 @@ import { TargetAccess } from '../../user-account/target-access';
 import { UserEntity } from '../../user-account/user.entity';
 import { UserLookup } from '../../user-account/user-lookup.service';
 import { CaptchaService } from '../captcha/captcha.service';
+import { LoginAttackService } from '../captcha/login-attack.service';
 import { UnusualIpEvent } from './login.events';
 import { LoginRequest, LoginService } from './login.service';
 
@@ -149,6 +150,7 @@ describe('LoginService', () => {
         SessionService,
         KeyedMutex,
         CaptchaService,
+        LoginAttackService,
         QrcodeService,
         ...repos.providers,
         LoginLogService,

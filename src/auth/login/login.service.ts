@@ -20,10 +20,12 @@ import { LockoutService } from '../../user-account/lockout.service';
 import { PasswordHasher } from '../../user-account/password-hasher';
 import { PasswordProof, ProofRefusals } from '../../user-account/password-proof.service';
 import { RoleService } from '../../user-account/role.service';
+import { TrustedClients } from '../../user-account/trusted-clients';
 import { UserEntity } from '../../user-account/user.entity';
 import { UserRepository } from '../../user-account/user.repository';
 import { UserLookup } from '../../user-account/user-lookup.service';
 import { CaptchaService } from '../captcha/captcha.service';
+import { LoginAttackService } from '../captcha/login-attack.service';
 import { LoginAnsweredEvent, SessionIssuedEvent, UnusualIpEvent } from './login.events';
 import { firstLoginStep, isUnusualIp, Outcome, passwordExpiryStep, UNUSUAL_IP_SAMPLE } from './login-steps';
 import { PasswordLoginProof } from './password-login.proof';
@@ -186,6 +188,8 @@ interface Attempt extends Outcome {
 @Injectable()
 export class LoginService implements OnModuleInit {
   private steps: LoginStep[] = [];
+  /** Account and IP pairs that logged in with a password here: their compares go ahead of a flood's. */
+  private readonly trusted = new TrustedClients();
 
   constructor(
     private readonly captcha: CaptchaService,
@@ -203,6 +207,7 @@ export class LoginService implements OnModuleInit {
     private readonly clock: Clock,
     private readonly proof: PasswordProof,
     private readonly modules: ModuleRef,
+    private readonly attack: LoginAttackService,
   ) {}
 
   onModuleInit() {
@@ -213,16 +218,32 @@ export class LoginService implements OnModuleInit {
     this.steps = steps;
   }
 
+  /**
+   * SERVICE_UNAVAILABLE with Retry-After when the compare budget would shed this login anyway:
+   * checked before the password is decrypted, so that a shed attempt costs next to nothing.
+   */
+  assertRoom(account: string, ip: string): void {
+    this.hasher.assertRoom(this.trusted.has(account, ip, this.clock.nowMs()));
+  }
+
   async login(req: LoginRequest): Promise<LoginResult> {
     const started = performance.now();
     try {
-      return await this.passwordLogin(req);
+      const result = await this.passwordLogin(req, this.trusted.has(req.account, req.ip, this.clock.nowMs()));
+      // The password was right (whatever steps follow): this account and IP go ahead of a flood.
+      this.trusted.add(req.account, req.ip, this.clock.nowMs());
+      return result;
+    } catch (err) {
+      if (err instanceof AppException && COUNTED_FAILURES.has(err.code)) {
+        await this.attack.recordFailure().catch(() => undefined);
+      }
+      throw err;
     } finally {
       this.events.emit(LoginAnsweredEvent.NAME, new LoginAnsweredEvent((performance.now() - started) / 1_000));
     }
   }
 
-  private async passwordLogin(req: LoginRequest): Promise<LoginResult> {
+  private async passwordLogin(req: LoginRequest, priority: boolean): Promise<LoginResult> {
     await this.checkCaptcha(req); // 1
     const { userId, loginType } = await this.findUser(req); // 2
     const way: LoginWay = {
@@ -235,15 +256,21 @@ export class LoginService implements OnModuleInit {
       freshProof: true,
     };
     try {
-      return await this.proof.prove(userId, req.password, this.passwordRefusals(way), async (compared) => {
-        try {
-          return await this.complete(compared.user, way, new PasswordLoginProof(compared));
-        } catch (err) {
-          // Deleted during the compare: the same answer, its compare time already spent.
-          if (isNotFound(err)) return this.unknownAccount(req, { compared: true });
-          throw err;
-        }
-      });
+      return await this.proof.prove(
+        userId,
+        req.password,
+        this.passwordRefusals(way),
+        async (compared) => {
+          try {
+            return await this.complete(compared.user, way, new PasswordLoginProof(compared));
+          } catch (err) {
+            // Deleted during the compare: the same answer, its compare time already spent.
+            if (isNotFound(err)) return this.unknownAccount(req, { compared: true });
+            throw err;
+          }
+        },
+        priority,
+      );
     } catch (err) {
       // Deleted since its lookup: answered as an account nobody holds, not NOT_FOUND.
       if (isNotFound(err)) return this.unknownAccount(req);
@@ -352,7 +379,7 @@ export class LoginService implements OnModuleInit {
 
   /** No account holds `req.account` (or it was deleted meanwhile): logged without user, BAD_CREDENTIALS. */
   private async unknownAccount(req: LoginRequest, { compared = false } = {}): Promise<never> {
-    if (!compared) await this.hasher.burn(req.password);
+    if (!compared) await this.hasher.burn(req.password, req.account.trim().toLowerCase());
     await this.logs.record({
       userId: null,
       account: req.account,
@@ -375,7 +402,7 @@ export class LoginService implements OnModuleInit {
   /** Step 4: refuse while locked; a lock whose unlock time has passed ends here. */
   private async checkLock(a: Attempt): Promise<void> {
     if (!(await this.states.stillLocked(a.user))) return;
-    if (a.way.password !== undefined) await this.hasher.burn(a.way.password);
+    if (a.way.password !== undefined) await this.hasher.burn(a.way.password, a.user.id);
     await this.fail(a, LoginStatus.LOCKED, ErrorCode.ACCOUNT_LOCKED);
   }
 
@@ -484,6 +511,13 @@ export class LoginService implements OnModuleInit {
     throw new AppException(code);
   }
 }
+
+/** Failed logins that count toward the rate of captchaUnderAttack; a shed login (SERVICE_UNAVAILABLE) does not. */
+const COUNTED_FAILURES = new Set<ErrorCode>([
+  ErrorCode.BAD_CREDENTIALS,
+  ErrorCode.ACCOUNT_LOCKED,
+  ErrorCode.CAPTCHA_INVALID,
+]);
 
 const isNotFound = (err: unknown) => err instanceof AppException && err.code === ErrorCode.NOT_FOUND;
 

@@ -180,6 +180,21 @@ export class SaveLoginStrategyDto {
   @ArrayUnique()
   @IsIn(MFA_CHANNELS, { each: true })
   mfaChannels?: MfaChannel[];
+
+  @ApiPropertyOptional({
+    description:
+      'Every login needs a captcha while failed logins across the service reach attackFailuresPerMinute, until they stay below it for 5 minutes',
+  })
+  @Optional()
+  @FormBool()
+  @IsBoolean()
+  captchaUnderAttack?: boolean;
+
+  @ApiPropertyOptional({ description: 'Failed logins a minute, across the service, that start the adaptive captcha' })
+  @Optional()
+  @FormInt()
+  @IntRange(1, 1_000_000)
+  attackFailuresPerMinute?: number;
 }
 
 /** Fields, all optional. */

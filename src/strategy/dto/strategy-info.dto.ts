@@ -28,6 +28,10 @@ export class LoginStrategyDto {
     enum: ['totp', 'sms', 'email'],
   })
   mfaChannels: ('totp' | 'sms' | 'email')[];
+  @ApiProperty({ description: 'every login needs a captcha while the service is under attack' })
+  captchaUnderAttack: boolean;
+  @ApiProperty({ description: 'failed logins a minute, across the service, that mean an attack' })
+  attackFailuresPerMinute: number;
 }
 
 /** OpenAPI only: the rules of a new password (/sys/strategy/user/rules): the complexity rules and the checks of a user's own change. */

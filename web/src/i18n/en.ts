@@ -21,6 +21,7 @@ const en: typeof zh = {
     hours: 'hours',
     days: 'days',
     times: 'times',
+    perMinute: 'a minute',
     chars: 'characters',
     sessions: 'sessions',
     passwords: 'passwords',
@@ -289,6 +290,14 @@ const en: typeof zh = {
       otpLogin: {
         label: 'Log in with a code',
         help: 'Users may log in with a 6-digit code sent to their mobile or e-mail (valid 5 minutes; 1 a minute, 10 a day)',
+      },
+      captchaUnderAttack: {
+        label: 'Captcha under attack',
+        help: 'When failed logins across the service reach the rate below, every login asks for a captcha until they have stayed below it for 5 minutes; holders of the login strategy save permission get a site message when it starts and ends',
+      },
+      attackFailuresPerMinute: {
+        label: 'Attack threshold',
+        help: 'Failed logins a minute, counted across all instances, that turn on the captcha above',
       },
       mfaChannels: {
         label: 'Second-step methods',

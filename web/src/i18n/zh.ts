@@ -19,6 +19,7 @@ export default {
     hours: '小时',
     days: '天',
     times: '次',
+    perMinute: '次/分钟',
     chars: '个字符',
     sessions: '个会话',
     passwords: '个密码',
@@ -257,6 +258,14 @@ export default {
       otpLogin: {
         label: '验证码登录',
         help: '允许用户使用发送到手机或邮箱的 6 位验证码登录（5 分钟有效，每分钟 1 条、每天 10 条）',
+      },
+      captchaUnderAttack: {
+        label: '遭受攻击时启用验证码',
+        help: '全服务的登录失败次数达到下方阈值时，所有登录都须输入验证码，直到失败次数连续 5 分钟低于阈值；开始和结束时向拥有保存登录策略权限的用户发送站内信',
+      },
+      attackFailuresPerMinute: {
+        label: '攻击判定阈值',
+        help: '每分钟登录失败次数（所有实例合计），达到即启用上方的验证码',
       },
       mfaChannels: {
         label: '第二步验证方式',

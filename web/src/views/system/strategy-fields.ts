@@ -14,7 +14,7 @@ export interface FieldDef<K extends string = string> {
   kind: FieldKind;
   /** The service's default. */
   def: number | boolean | string | string[];
-  unit?: 'minutes' | 'hours' | 'days' | 'times' | 'chars' | 'sessions' | 'passwords';
+  unit?: 'minutes' | 'hours' | 'days' | 'times' | 'chars' | 'sessions' | 'passwords' | 'perMinute';
   min?: number;
   max?: number;
 }
@@ -69,6 +69,9 @@ export const LOGIN_FIELDS: FieldDef<keyof LoginStrategy>[] = [
   // Logging in with a code sent by SMS or e-mail, and what may finish the second step.
   login('otpLogin', 'bool'),
   login('mfaChannels', 'mfaChannels'),
+  // A captcha for every login while failed logins across the service reach the rate below.
+  login('captchaUnderAttack', 'bool'),
+  login('attackFailuresPerMinute', 'int', 'perMinute'),
 ];
 
 export const USER_FIELDS: FieldDef<keyof UserStrategy>[] = [

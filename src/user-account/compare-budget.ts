@@ -1,0 +1,135 @@
+import { AppException } from '../common/app.exception';
+import { ErrorCode } from '../common/error-code';
+
+/** A compare that would have waited longer than LOGIN_QUEUE_MS: SERVICE_UNAVAILABLE with Retry-After. */
+export class CompareShed extends AppException {
+  constructor(retryAfterSeconds: number) {
+    super(ErrorCode.SERVICE_UNAVAILABLE);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+export interface CompareBudgetOptions {
+  /** Compares running at once (BCRYPT_CONCURRENCY). */
+  concurrency: number;
+  /** The longest a compare may wait for its turn (LOGIN_QUEUE_MS). */
+  queueMs: number;
+  /** Milliseconds now (the injected clock). */
+  now: () => number;
+  /** A first guess of one compare's length, replaced by what compares take as they finish. */
+  compareMs: number;
+  /** Told of every shed compare. */
+  onShed?: () => void;
+}
+
+interface Waiter {
+  enqueuedAt: number;
+  start: () => void;
+  shed: (err: CompareShed) => void;
+}
+
+/** Weight of the newest compare in the running mean of compare lengths. */
+const ALPHA = 0.2;
+
+/**
+ * The compare budget: at most `concurrency` compares run at once; the others wait in lanes, one
+ * lane per account as the client named it, served in turn, so that one account's many parallel
+ * logins (a shared service account) take one turn per round and never starve the others.
+ *
+ * Compares of clients known good (an account and IP that logged in before, TrustedClients) wait in
+ * a priority line served before the lanes, and are shed only by what waits in that line: a flood
+ * of strangers fills the lanes, not the way in of the account's usual users.
+ *
+ * A compare that would wait longer than `queueMs` is shed at once (CompareShed) rather than join a
+ * queue that makes every login late: its wait is estimated from the compares ahead of it and the
+ * mean length of the last compares. One that was admitted but still waits past the bound when its
+ * turn comes (its lane was long) is shed then. A shed compare never ran, so it proves nothing and
+ * counts toward no lock. docs/operations.md says what clients see.
+ */
+export class CompareBudget {
+  private running = 0;
+  /** Waiters in the lanes (not the priority line). */
+  private queued = 0;
+  /** Compares of clients known good (TrustedClients), served before the lanes. */
+  private readonly priority: Waiter[] = [];
+  /** Lanes with waiters, in the order they are served (a served lane with more goes to the back). */
+  private readonly lanes = new Map<string, Waiter[]>();
+  private meanMs: number;
+
+  constructor(private readonly options: CompareBudgetOptions) {
+    this.meanMs = options.compareMs;
+  }
+
+  /** What a compare arriving now would wait, in milliseconds (`priority`: in the priority line). */
+  expectedWaitMs(priority = false): number {
+    const ahead = this.priority.length + (priority ? 0 : this.queued);
+    if (this.running < this.options.concurrency && ahead === 0) return 0;
+    return Math.ceil((ahead + 1) / this.options.concurrency) * this.meanMs;
+  }
+
+  /** A compare arriving now would be shed: thrown before any work is spent on the attempt. */
+  assertRoom(priority = false): void {
+    const wait = this.expectedWaitMs(priority);
+    if (wait > this.options.queueMs) throw this.shed(wait);
+  }
+
+  /**
+   * Runs `work` (one compare) within the budget, in `lane`'s turn, or before every lane with
+   * `priority`; CompareShed when it would wait too long.
+   */
+  async run<T>(lane: string, work: () => Promise<T>, priority = false): Promise<T> {
+    if (this.running >= this.options.concurrency || this.queued > 0 || this.priority.length > 0) {
+      this.assertRoom(priority);
+      await new Promise<void>((start, shed) => {
+        const waiter: Waiter = { enqueuedAt: this.options.now(), start, shed };
+        if (priority) {
+          this.priority.push(waiter);
+          return;
+        }
+        const line = this.lanes.get(lane);
+        if (line) line.push(waiter);
+        else this.lanes.set(lane, [waiter]);
+        this.queued += 1;
+      });
+    } else {
+      this.running += 1;
+    }
+    const started = this.options.now();
+    try {
+      return await work();
+    } finally {
+      this.meanMs = (1 - ALPHA) * this.meanMs + ALPHA * Math.max(1, this.options.now() - started);
+      this.running -= 1;
+      this.next();
+    }
+  }
+
+  /** Starts the next waiter in turn; those that waited past the bound are shed on the way. */
+  private next(): void {
+    while (this.running < this.options.concurrency && this.queued + this.priority.length > 0) {
+      const waiter = this.priority.shift() ?? this.fromLanes();
+      const waited = this.options.now() - waiter.enqueuedAt;
+      if (waited > this.options.queueMs) {
+        waiter.shed(this.shed(this.expectedWaitMs()));
+        continue;
+      }
+      this.running += 1;
+      waiter.start();
+    }
+  }
+
+  /** The first waiter of the lane whose turn it is; the lane goes to the back while it has more. */
+  private fromLanes(): Waiter {
+    const [lane, line] = this.lanes.entries().next().value as [string, Waiter[]];
+    const waiter = line.shift()!;
+    this.lanes.delete(lane);
+    if (line.length) this.lanes.set(lane, line);
+    this.queued -= 1;
+    return waiter;
+  }
+
+  private shed(waitMs: number): CompareShed {
+    this.options.onShed?.();
+    return new CompareShed(Math.min(30, Math.max(1, Math.ceil(waitMs / 1_000))));
+  }
+}
