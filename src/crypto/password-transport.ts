@@ -12,7 +12,7 @@ const RSA_KEY_ROW = { group: 'sys_security', key: 'rsa_private_key' } as const;
 const SM2_KEY_ROW = { group: 'sys_security', key: 'sm2_private_key' } as const;
 
 /**
- * Password transport (contract §3, §18): RSA-OAEP/SHA-256 under CRYPTO_SUITE=standard, SM2 under
+ * Password transport (docs/api.md#password-encryption): RSA-OAEP/SHA-256 under CRYPTO_SUITE=standard, SM2 under
  * gm. The key comes from RSA_PRIVATE_KEY(_FILE) or SM2_PRIVATE_KEY or, unset, is generated once and
  * kept in the database so that every instance decrypts what any instance's public key encrypted.
  */

@@ -1,4 +1,4 @@
-/** What `/sys/publicKey` answers (contract §3, §18). */
+/** What `/sys/publicKey` answers (docs/api.md#password-encryption). */
 export interface PublicKeyInfo {
   keyId: string;
   algorithm: string;

@@ -10,7 +10,7 @@ import { encryptPassword } from '../support/password-transport';
 import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
 
 /**
- * CRYPTO_SUITE=gm (contract §18, docs/security.md#crypto-suites): SM2 password transport, HMAC-SM3
+ * CRYPTO_SUITE=gm (docs/security.md#crypto-suites): SM2 password transport, HMAC-SM3
  * seals, SM4 secrets at rest; and an installation that switches suites keeps its sealed logs
  * verifying and its TOTP secrets working, re-encrypted under the new suite.
  */
