@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 
 import { sm2 } from 'sm-crypto';
 
+import { decryptSecret } from '../../src/mfa/mfa-crypto';
 import { stepAt, totpCode } from '../../src/mfa/totp';
 import { BACKENDS } from '../support/backends';
 import { createActiveUser, createUser, TestUser } from '../support/factories';
@@ -12,7 +13,7 @@ import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
 /**
  * CRYPTO_SUITE=gm (docs/security.md#crypto-suites): SM2 password transport, HMAC-SM3
  * seals, SM4 secrets at rest; and an installation that switches suites keeps its sealed logs
- * verifying and its TOTP secrets working, re-encrypted under the new suite.
+ * verifying and its TOTP and webhook secrets working, re-encrypted under the new suite.
  */
 jest.setTimeout(120_000);
 
@@ -112,7 +113,7 @@ describe.each(BACKENDS)('password transport under gm on $name', (backend) => {
 });
 
 describe.each(BACKENDS)('switching CRYPTO_SUITE on $name', (backend) => {
-  it('keeps old seals verifying both ways, re-encrypts TOTP secrets, and old recovery codes still work', async () => {
+  it('keeps old seals verifying both ways, re-encrypts TOTP and webhook secrets, and old recovery codes still work', async () => {
     const provisioned = await backend.provision();
     const running: TestApp[] = [];
     const start = async (env: Record<string, string>, clock?: FakeClock) => {
@@ -138,12 +139,28 @@ describe.each(BACKENDS)('switching CRYPTO_SUITE on $name', (backend) => {
       const storedSecret = async (app: TestApp) =>
         (await app.db.query('SELECT secret FROM sys_user_mfa WHERE user_id = ?', [user.id]))[0].secret as string;
       expect(await storedSecret(standard)).toMatch(/^v1\./);
+      const hook = await standard.admin('/sys/webhook/save', {
+        url: 'https://siem.example.internal/hook',
+        events: ['account.deleted'],
+        enabled: true,
+      });
+      expect(hook.body.code).toBe('OK');
+      const hookSecret = async (app: TestApp) => {
+        const [{ secret }] = await app.db.query('SELECT secret FROM sys_webhook WHERE id = ?', [hook.body.data.id]);
+        const [{ prop_value: key }] = await app.db.query(
+          "SELECT prop_value FROM sys_props WHERE prop_group = 'sys_security' AND prop_key = 'mfa_encryption_key'",
+        );
+        expect(decryptSecret(Buffer.from(key, 'base64'), secret)).toBe(hook.body.data.secret);
+        return secret as string;
+      };
+      expect(await hookSecret(standard)).toMatch(/^v1\./);
       const clock = standard.clock;
       await stop(standard);
 
       clock.advance(60_000);
       const gm = await start(GM, clock);
       expect(await storedSecret(gm)).toMatch(/^g1\./);
+      expect(await hookSecret(gm)).toMatch(/^g1\./);
       const before = await verify(gm);
       expect(before).toMatchObject({ ok: true, firstBad: null });
       const checks = await gm.db.query(
@@ -176,6 +193,7 @@ describe.each(BACKENDS)('switching CRYPTO_SUITE on $name', (backend) => {
       clock.advance(60_000);
       const back = await start({}, clock);
       expect(await storedSecret(back)).toMatch(/^v1\./);
+      expect(await hookSecret(back)).toMatch(/^v1\./);
       expect(await verify(back)).toMatchObject({ ok: true, firstBad: null });
       const [{ id }] = await back.db.query("SELECT id FROM sys_audit_log WHERE action = 'auditLog.verify' ORDER BY id");
       await back.db.query("UPDATE sys_audit_log SET ip = '198.51.100.1' WHERE id = ?", [id]);
