@@ -32,6 +32,8 @@
 // (3c), introspection = (8), storm = (9), soak = (7), log = (4) with the filled table).
 // BENCH_CONNECTIONS_STORM (60). BCRYPT_CONCURRENCY and LOGIN_QUEUE_MS, when set, pass to the service.
 // BENCH_DATABASE (lps_bench: the MariaDB database, dropped and created anew).
+// BENCH_CRYPTO_SUITE (standard: the service's CRYPTO_SUITE; gm measures SM2 password transport,
+// HMAC-SM3 seals and SM4 secrets; e.g. BENCH_CRYPTO_SUITE=gm BENCH_PHASES=login,info npm run bench).
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { constants, privateDecrypt, publicEncrypt, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -45,6 +47,7 @@ import bcrypt from 'bcrypt';
 import Database from 'better-sqlite3';
 import { createConnection } from 'mysql2/promise';
 import { createClient } from 'redis';
+import { sm2 } from 'sm-crypto-v2';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BUILD_DIR = join(ROOT, 'node_modules', '.cache', 'lps-bench');
@@ -83,6 +86,8 @@ const HEAP = process.env.BENCH_HEAP === '1';
 const EMBEDDED = process.argv.includes('--embedded');
 const PROFILES = join(ROOT, 'bench', 'profiles');
 const DATABASE = process.env.BENCH_DATABASE ?? 'lps_bench';
+const CRYPTO_SUITE = process.env.BENCH_CRYPTO_SUITE ?? 'standard';
+if (!['standard', 'gm'].includes(CRYPTO_SUITE)) throw new Error('BENCH_CRYPTO_SUITE: standard or gm');
 const PREFIX = `lpsbench:${randomBytes(3).toString('hex')}:`;
 const ADMIN_PASSWORD = 'Admin@12345';
 const USER_PASSWORD = 'Bench#pass1';
@@ -171,6 +176,7 @@ async function startService(port, backend) {
       ...(process.env.BCRYPT_CONCURRENCY && { BCRYPT_CONCURRENCY: process.env.BCRYPT_CONCURRENCY }),
       ...(process.env.LOGIN_QUEUE_MS && { LOGIN_QUEUE_MS: process.env.LOGIN_QUEUE_MS }),
       LOG_LEVEL: 'warn',
+      CRYPTO_SUITE,
       // As docker-compose.yml runs it: /metrics on, so its per-request hook is part of what is measured.
       METRICS_TOKEN: randomBytes(24).toString('hex'),
     },
@@ -753,12 +759,14 @@ async function main() {
 
     // Users: created through the API (their hashes at BCRYPT_COST), with a changed password so
     // that a login is the plain success path (no first-login tip). One is enough without logins.
-    const { publicKey } = await post(url, '/sys/publicKey');
+    const { publicKey, algorithm } = await post(url, '/sys/publicKey');
     const encrypt = (plain) =>
-      publicEncrypt(
-        { key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
-        Buffer.from(plain),
-      ).toString('base64');
+      algorithm === 'SM2'
+        ? sm2.doEncrypt(plain, publicKey, 1)
+        : publicEncrypt(
+            { key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+            Buffer.from(plain),
+          ).toString('base64');
     const adminToken = (await post(url, '/sys/login', { account: 'admin', password: encrypt(ADMIN_PASSWORD) }))
       .accessToken;
     const userPassword = encrypt(USER_PASSWORD);
@@ -834,6 +842,14 @@ async function main() {
           );
         }
         out.rsaMs = Number(process.hrtime.bigint() - started) / 1e6 / 100;
+      }
+      if (algorithm === 'SM2') {
+        // The same work as the service's SM2 decrypt (sm-crypto-v2), under a key of this process.
+        const pair = sm2.generateKeyPairHex();
+        const cipher = sm2.doEncrypt(USER_PASSWORD, pair.publicKey, 1);
+        const started = process.hrtime.bigint();
+        for (let i = 0; i < 100; i += 1) sm2.doDecrypt(cipher, pair.privateKey, 1);
+        out.sm2Ms = Number(process.hrtime.bigint() - started) / 1e6 / 100;
       }
 
       log('(6) captcha renders against one BCrypt compare');
@@ -1181,7 +1197,7 @@ function report(o) {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
   console.log(
-    `\n${o.backend}. Machine: ${o.cpus} × ${o.cpu}, ${o.memGiB.toFixed(1)} GiB, Node ${process.version}; ` +
+    `\n${o.backend}, CRYPTO_SUITE=${CRYPTO_SUITE}. Machine: ${o.cpus} × ${o.cpu}, ${o.memGiB.toFixed(1)} GiB, Node ${process.version}; ` +
       `${SECONDS} s per phase; phases ${[...PHASES].join(', ')}; load generator (autocannon) on the same machine\n`,
   );
   console.log(line(head));
@@ -1219,6 +1235,7 @@ function report(o) {
         '(the ceiling of (2) ÷ (1) when both cores are busy)',
     );
     if (o.rsaMs) console.log(`  of the main thread's: one RSA-OAEP private decrypt ${o.rsaMs.toFixed(2)} ms`);
+    if (o.sm2Ms) console.log(`  of the main thread's: one SM2 decrypt ${o.sm2Ms.toFixed(2)} ms`);
     console.log(`CPU ms per login (2b): ${cpu(o.oneCpu)}`);
   }
   // Throughput ratios also move with which side is the bottleneck (the service, or the load generator on the

@@ -77,6 +77,13 @@ export interface LoginPolicyClientOptions {
   fetch?: typeof fetch;
   /** The clock of the introspection cache, epoch ms (default `Date.now`). */
   now?: () => number;
+  /**
+   * SM2 encryption for a service running `CRYPTO_SUITE=gm` (its `/sys/publicKey` answers `algorithm:
+   * "SM2"`): C1C3C2, hex, under the public key (hex, `04…`). The client has no dependencies and Node
+   * has no SM2, so bring one, e.g. `(key, password) => sm2.doEncrypt(password, key, 1)` from
+   * `sm-crypto` or `sm-crypto-v2`. Without it, `login` against such a service throws a TypeError.
+   */
+  encryptSm2?: (publicKey: string, password: string) => string;
 }
 
 /** The service refuses longer tokens without looking them up; so does the client, without a request. */
@@ -116,7 +123,7 @@ export class LoginPolicyClient {
     this.cache = new TtlCache(maxEntries, this.now);
   }
 
-  /** `POST /sys/publicKey`: the RSA key every password field is encrypted under. */
+  /** `POST /sys/publicKey`: the key every password field is encrypted under (RSA-OAEP-256, or SM2 under gm). */
   publicKey(): Promise<PublicKey> {
     return this.post('/sys/publicKey', {});
   }
@@ -128,13 +135,22 @@ export class LoginPolicyClient {
    * (`BAD_CREDENTIALS`, `ACCOUNT_LOCKED`, `CAPTCHA_INVALID`, …).
    */
   async login(input: LoginInput): Promise<LoginResult> {
-    const { publicKey } = await this.publicKey();
     const body: BodyOf<'/sys/login'> = {
       account: input.username,
-      password: encryptPassword(publicKey, input.password),
+      password: this.encrypt(await this.publicKey(), input.password),
       ...(input.captcha ? { imgId: input.captcha.imgId, imgCode: input.captcha.imgCode } : {}),
     };
     return loginResult(await this.post('/sys/login', body));
+  }
+
+  private encrypt({ algorithm, publicKey }: PublicKey, password: string): string {
+    if (algorithm !== 'SM2') return encryptPassword(publicKey, password);
+    if (!this.options.encryptSm2) {
+      throw new TypeError(
+        'the service runs CRYPTO_SUITE=gm (SM2 password transport): give LoginPolicyClient an encryptSm2 option',
+      );
+    }
+    return this.options.encryptSm2(publicKey, password);
   }
 
   /** `POST /sys/login/mfa`: the second step of a login that answered `mfaRequired`. */

@@ -2529,7 +2529,7 @@ export interface components {
             mobile?: string;
             /** @example zhangsan@example.com */
             email?: string;
-            /** @description RSA-OAEP-256 ciphertext (base64); omitted: a password is generated and returned once */
+            /** @description ciphertext under /sys/publicKey (RSA-OAEP-256, base64; SM2 C1C3C2, hex, under CRYPTO_SUITE=gm); omitted: a password is generated and returned once */
             password?: string;
             /**
              * @example [
@@ -2677,7 +2677,7 @@ export interface components {
         };
         ResetPasswordDto: {
             id: string;
-            /** @description RSA-OAEP-256 ciphertext (base64) of the new initial password, checked by the user strategy's complexity rules; omitted: DEFAULT_PASSWORD, or a generated one answered once */
+            /** @description ciphertext under /sys/publicKey (RSA-OAEP-256, base64; SM2 C1C3C2, hex, under CRYPTO_SUITE=gm) of the new initial password, checked by the user strategy's complexity rules; omitted: DEFAULT_PASSWORD, or a generated one answered once */
             password?: string;
         };
         RoleDto: {
@@ -2773,9 +2773,9 @@ export interface components {
             adminMode: "single" | "three";
         };
         ChangePasswordDto: {
-            /** @description RSA-OAEP-256 ciphertext (base64) */
+            /** @description ciphertext under /sys/publicKey (RSA-OAEP-256, base64; SM2 C1C3C2, hex, under CRYPTO_SUITE=gm) */
             oldPass: string;
-            /** @description RSA-OAEP-256 ciphertext (base64) */
+            /** @description ciphertext under /sys/publicKey (RSA-OAEP-256, base64; SM2 C1C3C2, hex, under CRYPTO_SUITE=gm) */
             newPass: string;
         };
         ReauthResultDto: {
@@ -2783,7 +2783,7 @@ export interface components {
             reauthUntil: number;
         };
         ReauthDto: {
-            /** @description the password, RSA-OAEP-256 ciphertext (base64) as at login */
+            /** @description the password, ciphertext under /sys/publicKey (RSA-OAEP-256, base64; SM2 C1C3C2, hex, under CRYPTO_SUITE=gm) as at login */
             password?: string;
             /**
              * @description a 6-digit TOTP code or a recovery code xxxx-xxxx (users with TOTP enabled)
@@ -2810,7 +2810,7 @@ export interface components {
              * @example admin
              */
             account: string;
-            /** @description RSA-OAEP-256 ciphertext (base64) of the password under /sys/publicKey */
+            /** @description ciphertext under /sys/publicKey (RSA-OAEP-256, base64; SM2 C1C3C2, hex, under CRYPTO_SUITE=gm) of the password */
             password: string;
             /** @description captcha id from /sys/captcha */
             imgId?: string;
@@ -2819,9 +2819,12 @@ export interface components {
         };
         PublicKeyDto: {
             keyId: string;
-            /** @example RSA-OAEP-256 */
-            algorithm: string;
-            /** @description SPKI PEM */
+            /**
+             * @description SM2 under CRYPTO_SUITE=gm
+             * @enum {string}
+             */
+            algorithm: "RSA-OAEP-256" | "SM2";
+            /** @description SPKI PEM (RSA-OAEP-256), or the uncompressed point, hex, 04… (SM2) */
             publicKey: string;
         };
         CaptchaResultDto: {
@@ -3351,7 +3354,7 @@ export interface components {
              * @example 123456
              */
             code: string;
-            /** @description RSA-OAEP-256 ciphertext (base64) of the new password under /sys/publicKey */
+            /** @description ciphertext under /sys/publicKey (RSA-OAEP-256, base64; SM2 C1C3C2, hex, under CRYPTO_SUITE=gm) of the new password */
             newPass: string;
         };
         FirstBadDto: {

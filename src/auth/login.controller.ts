@@ -9,7 +9,7 @@ import { clientIp, userAgent } from '../common/client-info';
 import { localeOf } from '../common/error-code';
 import { ErrorCode } from '../common/error-code';
 import { NoInputDto } from '../common/validation.pipe';
-import { RsaKeyService } from '../crypto/rsa-key.service';
+import { PasswordTransport } from '../crypto/password-transport';
 import { RateLimit } from '../rate-limit/rate-limit.decorator';
 import { SessionService } from '../session/session.service';
 import { CaptchaService } from './captcha/captcha.service';
@@ -22,7 +22,7 @@ export class LoginController {
   constructor(
     private readonly logins: LoginService,
     private readonly sessions: SessionService,
-    private readonly rsa: RsaKeyService,
+    private readonly rsa: PasswordTransport,
     private readonly captcha: CaptchaService,
   ) {}
 

@@ -64,7 +64,7 @@ describe('text catalogue', () => {
   it.each([
     [
       'validation.undecryptable',
-      { field: 'password' },
+      { field: 'password', algorithm: 'RSA-OAEP-256' },
       '参数password不合法: 无法解密,请使用/sys/publicKey的公钥以RSA-OAEP-256加密',
       'Invalid password: it does not decrypt; encrypt it with RSA-OAEP-256 under /sys/publicKey',
     ],

@@ -102,8 +102,8 @@ const validation = {
   unsupportedMediaType: { zh: '不支持的请求类型,请使用JSON', en: 'Unsupported content type; send JSON' },
   invalidJson: { zh: '请求体不是合法的JSON', en: 'The request body is not valid JSON' },
   undecryptable: {
-    zh: '参数{field}不合法: 无法解密,请使用/sys/publicKey的公钥以RSA-OAEP-256加密',
-    en: 'Invalid {field}: it does not decrypt; encrypt it with RSA-OAEP-256 under /sys/publicKey',
+    zh: '参数{field}不合法: 无法解密,请使用/sys/publicKey的公钥以{algorithm}加密',
+    en: 'Invalid {field}: it does not decrypt; encrypt it with {algorithm} under /sys/publicKey',
   },
   maxBelowMin: {
     zh: '参数maxPasswordLength不合法: 不能小于minPasswordLength({min})',

@@ -163,6 +163,11 @@ export class AppConfig {
   @IsString()
   RSA_PRIVATE_KEY_FILE?: string;
 
+  /** The SM2 private key of password transport under CRYPTO_SUITE=gm (hex of 32 bytes); unset: generated and kept in the database. */
+  @IsOptional()
+  @Matches(/^[0-9a-fA-F]{64}$/, { message: 'SM2_PRIVATE_KEY must be the hex of a 32-byte SM2 private key' })
+  SM2_PRIVATE_KEY?: string;
+
   @Transform(int)
   @IsInt()
   @Min(4)

@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { AuditLogEntity } from '../audit/audit-log.entity';
 import { LOG_ROW_SEAL } from '../audit/sealed-log-columns';
+import { CryptoModule } from '../crypto/crypto.module';
 import { LoginLogEntity } from '../login-log/login-log.entity';
 import { LoginLogModule } from '../login-log/login-log.module';
 import { StrategyModule } from '../strategy/strategy.module';
@@ -27,6 +28,7 @@ import { SealedLogs } from './sealed-logs';
     AuditModule,
     LoginLogModule,
     StrategyModule,
+    CryptoModule,
   ],
   controllers: [LogSealController],
   providers: [

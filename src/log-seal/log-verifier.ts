@@ -95,15 +95,17 @@ export class LogVerifier {
           good = resumed;
         }
         if (r.rowMac === null) return bad(r.id, 'inserted');
-        if (r.rowMac !== this.key.rowMac(table, r.fields)) return bad(r.id, 'altered');
-        if (r.prev !== good.id || r.seal !== this.key.seal(table, seq, r.id, r.rowMac, good)) {
+        const rowMac = r.rowMac;
+        if (!this.key.matches(rowMac, (s) => this.key.rowMac(table, r.fields, s))) return bad(r.id, 'altered');
+        const prev = good;
+        if (r.prev !== prev.id || !this.key.matches(r.seal, (s) => this.key.seal(table, seq, r.id, rowMac, prev, s))) {
           // A row carrying a place and seal that are not its own: when the next row follows the
           // good one as if it were not there, it is a row put in; otherwise this row was changed.
           const next = rows[i + 1];
           const skipsIt =
             next?.seq === seq &&
             next.rowMac !== null &&
-            next.seal === this.key.seal(table, seq, next.id, next.rowMac, good);
+            this.key.matches(next.seal, (s) => this.key.seal(table, seq, next.id, next.rowMac, prev, s));
           return bad(r.id, skipsIt ? 'inserted' : 'altered');
         }
         good = { seq, id: r.id, seal: r.seal as string };
@@ -115,7 +117,8 @@ export class LogVerifier {
     const head = state.head;
     if (head.seq > good.seq) {
       const resumed = this.acrossReleases(table, releases, good.seq + 1, head.seq);
-      const intact = state.headMac === this.key.headMac(table, head) && resumed?.seal === head.seal;
+      const intact =
+        this.key.matches(state.headMac, (s) => this.key.headMac(table, head, s)) && resumed?.seal === head.seal;
       if (!intact) return bad(head.id, 'missing');
     }
     return { checked, unsealed, firstBad: null };
@@ -135,7 +138,12 @@ export class LogVerifier {
     let last: ChainLink | null = null;
     while (at <= to) {
       const run = releases.get(at);
-      if (!run || run.last.seq > to || run.mac !== this.key.releaseMac(table, run.fromSeq, run.last)) return null;
+      if (
+        !run ||
+        run.last.seq > to ||
+        !this.key.matches(run.mac, (s) => this.key.releaseMac(table, run.fromSeq, run.last, s))
+      )
+        return null;
       last = run.last;
       at = run.last.seq + 1;
     }

@@ -1,21 +1,28 @@
-import { createHmac, hkdfSync, randomBytes, randomInt } from 'node:crypto';
+import { hkdfSync, randomBytes, randomInt } from 'node:crypto';
 
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
-import { STANDARD_SUITE } from '../crypto/crypto-suite';
+import { CRYPTO_SUITE, CryptoSuite, STANDARD_SUITE } from '../crypto/crypto-suite';
+import { suiteOwning, suitesFrom } from '../crypto/suites';
 import { SettingsRepository } from '../strategy/settings.repository';
 
 // The settings row that holds the generated key when MFA_ENCRYPTION_KEY is unset.
 const KEY_ROW = { group: 'sys_security', key: 'mfa_encryption_key' } as const;
-/** AES-256-GCM (the standard suite's seal). */
-export function encryptSecret(key: Buffer, plain: string): string {
-  return STANDARD_SUITE.seal(key, plain);
+/** The seal of `suite` (AES-256-GCM under the standard suite, SM4 under gm). */
+export function encryptSecret(key: Buffer, plain: string, suite: CryptoSuite = STANDARD_SUITE): string {
+  return suite.seal(key, plain);
 }
 
-/** The plain text, or a throw when the value was altered or encrypted under another key. */
+/**
+ * The plain text, or a throw when the value was altered or encrypted under another key. Opened by
+ * the suite that sealed it, so that values written before a switch of CRYPTO_SUITE still read
+ * until MfaSecretReseal has re-encrypted them.
+ */
 export function decryptSecret(key: Buffer, stored: string): string {
-  return STANDARD_SUITE.open(key, stored);
+  const suite = suiteOwning(stored);
+  if (!suite) throw new Error('unknown secret format');
+  return suite.open(key, stored);
 }
 
 /** The key of the recovery-code hashes, derived from the encryption key (HKDF-SHA256), never stored. */
@@ -28,9 +35,9 @@ export function normaliseRecoveryCode(code: string): string {
   return code.replace(/-/g, '').toLowerCase();
 }
 
-/** HMAC-SHA256 under the derived key: a stolen table alone cannot be brute-forced. */
-export function hashRecoveryCode(hashKey: Buffer, code: string): string {
-  return createHmac('sha256', hashKey).update(normaliseRecoveryCode(code)).digest('hex');
+/** The suite's MAC (HMAC-SHA256, HMAC-SM3) under the derived key: a stolen table alone cannot be brute-forced. */
+export function hashRecoveryCode(hashKey: Buffer, code: string, suite: CryptoSuite = STANDARD_SUITE): string {
+  return suite.mac(hashKey, normaliseRecoveryCode(code));
 }
 
 // No 0/o, 1/l/i: read off a printout. 31 symbols, 8 per code: about 40 bits each.
@@ -61,6 +68,7 @@ export class MfaCrypto implements OnModuleInit {
   constructor(
     private readonly config: AppConfig,
     private readonly settings: SettingsRepository,
+    @Inject(CRYPTO_SUITE) readonly suite: CryptoSuite,
   ) {}
 
   async onModuleInit() {
@@ -77,15 +85,35 @@ export class MfaCrypto implements OnModuleInit {
   }
 
   encrypt(plain: string): string {
-    return encryptSecret(this.key, plain);
+    return encryptSecret(this.key, plain, this.suite);
   }
 
+  /** Opens a value of either suite (one sealed before a switch of CRYPTO_SUITE too). */
   decrypt(stored: string): string {
     return decryptSecret(this.key, stored);
   }
 
+  /** Whether `stored` was sealed by the suite in force (else MfaSecretReseal re-encrypts it). */
+  isCurrent(stored: string): boolean {
+    return this.suite.owns(stored);
+  }
+
+  /** The hash new recovery codes are kept as. */
   hashRecoveryCode(code: string): string {
-    return hashRecoveryCode(this.hashKey, code);
+    return hashRecoveryCode(this.hashKey, code, this.suite);
+  }
+
+  /**
+   * The hashes a code may be kept as, the suite in force first: codes given out before a switch of
+   * CRYPTO_SUITE were hashed by the other suite, and a hash cannot be re-encrypted.
+   */
+  recoveryCodeHashes(code: string): string[] {
+    return suitesFrom(this.suite).map((suite) => hashRecoveryCode(this.hashKey, code, suite));
+  }
+
+  /** The suite's MAC under `key`. */
+  mac(key: Buffer, data: string): string {
+    return this.suite.mac(key, data);
   }
 
   /** A key of its own for another use (`info` names it), derived from this one: one secret to keep, none shared between uses. */

@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { LOGIN_STEPS } from '../auth/login/login.service';
+import { CryptoModule } from '../crypto/crypto.module';
 import { LoginLogModule } from '../login-log/login-log.module';
 import { NotificationModule } from '../notification/notification.module';
 import { SessionModule } from '../session/session.module';
@@ -17,6 +18,7 @@ import { MfaRepository } from './mfa.repository';
 import { MfaService } from './mfa.service';
 import { MfaCrypto } from './mfa-crypto';
 import { MfaLoginService } from './mfa-login.service';
+import { MfaSecretReseal } from './mfa-secret-reseal';
 import { SECOND_FACTOR_METHODS } from './second-factor-methods';
 import { SECOND_FACTORS } from './second-factors';
 
@@ -31,10 +33,12 @@ import { SECOND_FACTORS } from './second-factors';
     LoginLogModule,
     NotificationModule,
     AuditModule,
+    CryptoModule,
   ],
   controllers: [MfaController],
   providers: [
     MfaCrypto,
+    MfaSecretReseal,
     MfaRepository,
     MfaService,
     MfaLoginService,

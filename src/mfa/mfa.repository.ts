@@ -17,6 +17,23 @@ export class MfaRepository {
     return this.mfa.findOne({ where: { userId } });
   }
 
+  /** Enrolments by user id after `afterUserId`, `limit` at a time: the re-encryption after a switch of CRYPTO_SUITE. */
+  secretsAfter(afterUserId: string, limit: number): Promise<Pick<UserMfaEntity, 'userId' | 'secret'>[]> {
+    return this.mfa
+      .createQueryBuilder('m')
+      .select(['m.userId', 'm.secret'])
+      .where('m.user_id > :afterUserId', { afterUserId })
+      .orderBy('m.user_id', 'ASC')
+      .limit(limit)
+      .getMany();
+  }
+
+  /** Replaces a secret by its re-encryption, unless it changed meanwhile (another instance, a new enrolment). */
+  async replaceSecret(userId: string, was: string, now: string): Promise<boolean> {
+    const result = await this.mfa.update({ userId, secret: was }, { secret: now });
+    return (result.affected ?? 0) === 1;
+  }
+
   async enabledAmong(userIds: string[]): Promise<Set<string>> {
     if (!userIds.length) return new Set();
     const rows = await this.mfa.find({ select: { userId: true }, where: { userId: In(userIds) } });

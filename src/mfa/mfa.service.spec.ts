@@ -3,6 +3,7 @@ import { FakeClock } from '../../test/support/fake-clock';
 import { proofUser } from '../../test/support/login-checks';
 import { unit } from '../../test/support/unit';
 import { ErrorCode } from '../common/error-code';
+import { STANDARD_SUITE } from '../crypto/crypto-suite';
 import type { LoginAttempt } from '../login-log/login-log.service';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { MemoryKvStore } from '../store/memory-kv.store';
@@ -24,6 +25,15 @@ class FakeMfaRows implements Pick<MfaRepository, keyof MfaRepository> {
   async enrolment(userId: string) {
     const row = this.enrolments.get(userId);
     return row ? { ...row } : null;
+  }
+  async secretsAfter(after: string, limit: number) {
+    return [...this.enrolments.values()].filter((r) => r.userId > after).slice(0, limit);
+  }
+  async replaceSecret(userId: string, was: string, now: string) {
+    const row = this.enrolments.get(userId);
+    if (row?.secret !== was) return false;
+    row.secret = now;
+    return true;
   }
   async enabledAmong(userIds: string[]) {
     return new Set(userIds.filter((id) => this.enrolments.has(id)));
@@ -92,6 +102,7 @@ describe('MfaService (enrolment and the second-factor code check)', () => {
     failureLocks = false;
     const { service: crypto } = await unit(MfaCrypto, {
       AppConfig: { MFA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') },
+      CRYPTO_SUITE: STANDARD_SUITE,
     });
     await crypto.onModuleInit();
     ({ service: mfa } = await unit(MfaService, {

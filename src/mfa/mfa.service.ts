@@ -113,7 +113,9 @@ export class MfaService implements MfaStatus, ReauthCodeProof, OnModuleInit {
       // Claimed meanwhile by this step or a later one, unless the enrolment itself went away.
       return (await this.repo.enrolment(userId)) ? 'replay' : null;
     }
-    return (await this.repo.useRecoveryCode(userId, this.crypto.hashRecoveryCode(code), now)) ? 'recovery' : null;
+    for (const hash of this.crypto.recoveryCodeHashes(code))
+      if (await this.repo.useRecoveryCode(userId, hash, now)) return 'recovery';
+    return null;
   }
 
   /** /sys/me/mfa/setup: a new secret, pending until enabled. */

@@ -1,4 +1,5 @@
 import { FakeClock } from '../../test/support/fake-clock';
+import { STANDARD_SUITE } from '../crypto/crypto-suite';
 import type { MfaCrypto } from '../mfa/mfa-crypto';
 import { MemoryKvStore } from '../store/memory-kv.store';
 import { maskEmail, maskMobile } from './mask';
@@ -13,7 +14,10 @@ describe('OtpCodes', () => {
   beforeEach(() => {
     clock = new FakeClock();
     store = new MemoryKvStore(clock);
-    const crypto = { derivedKey: () => Buffer.alloc(32, 7) } as unknown as MfaCrypto;
+    const crypto = {
+      derivedKey: () => Buffer.alloc(32, 7),
+      mac: (key: Buffer, data: string) => STANDARD_SUITE.mac(key, data),
+    } as unknown as MfaCrypto;
     codes = new OtpCodes(store, clock, crypto);
     codes.onModuleInit();
   });

@@ -1,4 +1,4 @@
-import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import { randomInt, timingSafeEqual } from 'node:crypto';
 
 import { Injectable, OnModuleInit } from '@nestjs/common';
 
@@ -105,7 +105,8 @@ export class OtpCodes implements OnModuleInit {
   }
 
   private hash(purpose: OtpPurpose, userId: string, code: string): string {
-    return createHmac('sha256', this.key).update(`${purpose}:${userId}:${code}`).digest('hex');
+    // The suite's MAC: a code pending across a switch of CRYPTO_SUITE no longer matches (it lives minutes).
+    return this.crypto.mac(this.key, `${purpose}:${userId}:${code}`);
   }
 }
 

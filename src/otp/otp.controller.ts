@@ -7,7 +7,7 @@ import { ApiDoc } from '../common/api-docs';
 import { Public } from '../common/auth-context';
 import { clientIp, userAgent } from '../common/client-info';
 import { ErrorCode, localeOf } from '../common/error-code';
-import { RsaKeyService } from '../crypto/rsa-key.service';
+import { PasswordTransport } from '../crypto/password-transport';
 import { RateLimit } from '../rate-limit/rate-limit.decorator';
 import { ForgotPasswordDto, OtpLoginDto, OtpSendDto, OtpSendResultDto, PasswordResetDto } from './dto/otp.dto';
 import { OtpLoginService } from './otp-login.service';
@@ -22,7 +22,7 @@ export class OtpController {
     private readonly sends: OtpSendService,
     private readonly logins: OtpLoginService,
     private readonly resets: PasswordResetService,
-    private readonly rsa: RsaKeyService,
+    private readonly rsa: PasswordTransport,
   ) {}
 
   @Post('otp/send')

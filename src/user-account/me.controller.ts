@@ -13,7 +13,7 @@ import { Clock } from '../common/clock';
 import { ErrorCode } from '../common/error-code';
 import { checkNoInput, NoInputDto } from '../common/validation.pipe';
 import { AppConfig } from '../config/app-config';
-import { RsaKeyService } from '../crypto/rsa-key.service';
+import { PasswordTransport } from '../crypto/password-transport';
 import { ChangePasswordDto, ME_INFO_RESPONSE, MeInfoDto, ReauthDto, ReauthResultDto } from './dto/user.dto';
 import { PasswordChangeService } from './password-change.service';
 import { ReauthService } from './reauth.service';
@@ -24,7 +24,7 @@ import { ReauthService } from './reauth.service';
 @Controller('sys/me')
 export class MeController {
   constructor(
-    private readonly rsa: RsaKeyService,
+    private readonly rsa: PasswordTransport,
     private readonly passwords: PasswordChangeService,
     private readonly reauth: ReauthService,
     private readonly clock: Clock,

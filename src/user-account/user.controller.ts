@@ -10,7 +10,7 @@ import { exportRequest } from '../common/export-table';
 import { localeOf } from '../common/texts';
 import { NoInputDto } from '../common/validation.pipe';
 import { AppConfig } from '../config/app-config';
-import { RsaKeyService } from '../crypto/rsa-key.service';
+import { PasswordTransport } from '../crypto/password-transport';
 import { AccountStateService } from './account-state.service';
 import {
   CreatedUserDto,
@@ -39,7 +39,7 @@ export class UserController {
   constructor(
     private readonly accounts: UserAdminService,
     private readonly states: AccountStateService,
-    private readonly rsa: RsaKeyService,
+    private readonly rsa: PasswordTransport,
     private readonly sheets: UserSheetService,
     private readonly config: AppConfig,
   ) {}

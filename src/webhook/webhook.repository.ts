@@ -25,6 +25,12 @@ export class WebhookRepository {
     return (result.affected ?? 0) > 0;
   }
 
+  /** Replaces a secret by its re-encryption, unless it changed meanwhile (another instance). */
+  async replaceSecret(id: string, was: string, now: string): Promise<boolean> {
+    const result = await this.hooks.update({ id, secret: was }, { secret: now });
+    return (result.affected ?? 0) === 1;
+  }
+
   byId(id: string): Promise<WebhookEntity | null> {
     return this.hooks.findOne({ where: { id } });
   }

@@ -1,3 +1,5 @@
+import { sm2 } from 'sm-crypto';
+
 import { LoginPolicyClient, LoginPolicyError } from '../../client/src';
 import { stepAt, totpCode } from '../../src/mfa/totp';
 import { BACKENDS } from '../support/backends';
@@ -100,5 +102,35 @@ describe.each(BACKENDS)('client login on $name', (backend) => {
       code: 'SERVICE_UNAVAILABLE',
       status: 0,
     });
+  });
+});
+
+/** Under CRYPTO_SUITE=gm the client encrypts with the SM2 function it is given, and says so when it has none. */
+describe.each(BACKENDS)('client login under CRYPTO_SUITE=gm on $name', (backend) => {
+  let app: TestApp;
+  let url: string;
+
+  beforeAll(async () => {
+    app = await startApp(backend, { env: { CRYPTO_SUITE: 'gm' } });
+    url = await listenOnLocalPort(app);
+  });
+  afterAll(() => app.close());
+
+  it('logs in with encryptSm2, and without it refuses before sending the password', async () => {
+    const user = await createActiveUser(app);
+    const client = new LoginPolicyClient({
+      baseUrl: url,
+      encryptSm2: (key, password) => sm2.doEncrypt(password, key, 1),
+    });
+    expect((await client.publicKey()).algorithm).toBe('SM2');
+    expect(await client.login({ username: user.username, password: user.password })).toMatchObject({
+      mfaRequired: false,
+      accessToken: expect.any(String),
+    });
+    const before = (await app.logRows(user.username)).length;
+    await expect(
+      new LoginPolicyClient({ baseUrl: url }).login({ username: user.username, password: user.password }),
+    ).rejects.toThrow('CRYPTO_SUITE=gm');
+    expect(await app.logRows(user.username)).toHaveLength(before);
   });
 });

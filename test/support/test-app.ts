@@ -15,7 +15,7 @@ import { loadConfig } from '../../src/config/app-config';
 import { KvStore } from '../../src/store/kv.store';
 import { Backend, Provisioned } from './backends';
 import { FakeClock } from './fake-clock';
-import { encryptPassword } from './password-transport';
+import { encryptPassword, PublicKeyInfo } from './password-transport';
 import type { LoginSettings, UserSettings } from './settings';
 
 export const ADMIN_PASSWORD = 'Admin@12345';
@@ -50,7 +50,7 @@ export interface CallOptions {
 
 /** One running app on a backend, driven over HTTP through Fastify's inject. */
 export class TestApp {
-  private publicKeyPem?: string;
+  private publicKeyInfo?: PublicKeyInfo;
 
   constructor(
     readonly app: NestFastifyApplication,
@@ -85,10 +85,10 @@ export class TestApp {
     return { status: res.statusCode, body: res.json() as Envelope<T>, headers: res.headers };
   }
 
-  /** RSA-OAEP-256 under the service's public key, as a browser's WebCrypto does it. */
+  /** A password field under the service's public key, as the console makes it (RSA-OAEP-256, or SM2 under gm). */
   async encrypt(plain: string): Promise<string> {
-    if (!this.publicKeyPem) this.publicKeyPem = (await this.post('/sys/publicKey')).body.data.publicKey;
-    return encryptPassword(this.publicKeyPem!, plain);
+    this.publicKeyInfo ??= (await this.post<PublicKeyInfo>('/sys/publicKey')).body.data!;
+    return encryptPassword(this.publicKeyInfo, plain);
   }
 
   async login(account: string, password: string, opts: CallOptions = {}) {

@@ -12,7 +12,10 @@ export class LoginDto {
   @MaxLength(128)
   account: string;
 
-  @ApiProperty({ description: 'RSA-OAEP-256 ciphertext (base64) of the password under /sys/publicKey' })
+  @ApiProperty({
+    description:
+      'ciphertext under /sys/publicKey (RSA-OAEP-256, base64; SM2 C1C3C2, hex, under CRYPTO_SUITE=gm) of the password',
+  })
   @IsString()
   @MinLength(1)
   @MaxLength(1024)
@@ -98,6 +101,7 @@ export class CaptchaResultDto {
 /** The key every password field is encrypted under. */
 export class PublicKeyDto {
   @ApiProperty() keyId: string;
-  @ApiProperty({ example: 'RSA-OAEP-256' }) algorithm: string;
-  @ApiProperty({ description: 'SPKI PEM' }) publicKey: string;
+  @ApiProperty({ enum: ['RSA-OAEP-256', 'SM2'], description: 'SM2 under CRYPTO_SUITE=gm' }) algorithm:
+    'RSA-OAEP-256' | 'SM2';
+  @ApiProperty({ description: 'SPKI PEM (RSA-OAEP-256), or the uncompressed point, hex, 04… (SM2)' }) publicKey: string;
 }

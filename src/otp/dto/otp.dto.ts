@@ -120,7 +120,10 @@ export class PasswordResetDto {
   @Matches(OTP_CODE, { message: '$property must be 6 digits' })
   code: string;
 
-  @ApiProperty({ description: 'RSA-OAEP-256 ciphertext (base64) of the new password under /sys/publicKey' })
+  @ApiProperty({
+    description:
+      'ciphertext under /sys/publicKey (RSA-OAEP-256, base64; SM2 C1C3C2, hex, under CRYPTO_SUITE=gm) of the new password',
+  })
   @IsString()
   @MinLength(1)
   @MaxLength(1024)

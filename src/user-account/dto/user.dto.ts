@@ -90,7 +90,8 @@ export class CreateUserDto {
   email?: string;
 
   @ApiPropertyOptional({
-    description: 'RSA-OAEP-256 ciphertext (base64); omitted: a password is generated and returned once',
+    description:
+      'ciphertext under /sys/publicKey (RSA-OAEP-256, base64; SM2 C1C3C2, hex, under CRYPTO_SUITE=gm); omitted: a password is generated and returned once',
   })
   @Optional()
   @IsString()
@@ -119,7 +120,7 @@ export class UserIdDto {
 export class ResetPasswordDto extends UserIdDto {
   @ApiPropertyOptional({
     description:
-      "RSA-OAEP-256 ciphertext (base64) of the new initial password, checked by the user strategy's complexity rules; omitted: DEFAULT_PASSWORD, or a generated one answered once",
+      "ciphertext under /sys/publicKey (RSA-OAEP-256, base64; SM2 C1C3C2, hex, under CRYPTO_SUITE=gm) of the new initial password, checked by the user strategy's complexity rules; omitted: DEFAULT_PASSWORD, or a generated one answered once",
   })
   @Optional()
   @IsString()
@@ -240,13 +241,17 @@ export class RoleCodeDto {
 }
 
 export class ChangePasswordDto {
-  @ApiProperty({ description: 'RSA-OAEP-256 ciphertext (base64)' })
+  @ApiProperty({
+    description: 'ciphertext under /sys/publicKey (RSA-OAEP-256, base64; SM2 C1C3C2, hex, under CRYPTO_SUITE=gm)',
+  })
   @IsString()
   @MinLength(1)
   @MaxLength(1024)
   oldPass: string;
 
-  @ApiProperty({ description: 'RSA-OAEP-256 ciphertext (base64)' })
+  @ApiProperty({
+    description: 'ciphertext under /sys/publicKey (RSA-OAEP-256, base64; SM2 C1C3C2, hex, under CRYPTO_SUITE=gm)',
+  })
   @IsString()
   @MinLength(1)
   @MaxLength(1024)
@@ -255,7 +260,10 @@ export class ChangePasswordDto {
 
 /** /sys/me/reauth: the password or, for a user with TOTP, a code (exactly one; checked in MeController). */
 export class ReauthDto {
-  @ApiPropertyOptional({ description: 'the password, RSA-OAEP-256 ciphertext (base64) as at login' })
+  @ApiPropertyOptional({
+    description:
+      'the password, ciphertext under /sys/publicKey (RSA-OAEP-256, base64; SM2 C1C3C2, hex, under CRYPTO_SUITE=gm) as at login',
+  })
   @Optional()
   @IsString()
   @MinLength(1)
