@@ -750,6 +750,7 @@ const en: typeof zh = {
       me_passkey_add: 'Own passkey added',
       me_passkey_rename: 'Own passkey renamed',
       me_passkey_delete: 'Own passkey deleted',
+      me_profile_update: 'Own profile changed',
       password_selfReset: 'Forgotten password reset',
     },
     verify: 'Verify',

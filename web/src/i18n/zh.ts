@@ -693,6 +693,7 @@ export default {
       me_passkey_add: '添加本人通行密钥',
       me_passkey_rename: '重命名本人通行密钥',
       me_passkey_delete: '删除本人通行密钥',
+      me_profile_update: '修改本人资料',
       password_selfReset: '自助找回密码',
     },
     verify: '完整性校验',
