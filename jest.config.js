@@ -35,4 +35,7 @@ module.exports = {
   transform: { '^.+\\.ts$': swc('typescript'), '^.+\\.m?js$': swc('ecmascript') },
   transformIgnorePatterns: [`/node_modules/(?!(${esm.join('|')})/)`],
   testTimeout: 30000,
+  // Tags the run's Redis keys, and fails the run when a suite leaves any (test/support/redis-run.ts).
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
 };

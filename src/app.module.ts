@@ -28,6 +28,7 @@ import { NotificationModule } from './notification/notification.module';
 import { OnlineModule } from './online/online.module';
 import { OtpModule } from './otp/otp.module';
 import { PasskeyModule } from './passkey/passkey.module';
+import { ProfileModule } from './profile/profile.module';
 import { QrcodeModule } from './qrcode/qrcode.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { LogRetentionModule } from './retention/log-retention.module';
@@ -113,6 +114,8 @@ export class AppModule {
         ...(command ? [] : [PasskeyModule]),
         // One-time codes by SMS and e-mail go through the outbox too.
         ...(command ? [] : [OtpModule]),
+        // The own profile confirms a new mobile or e-mail with such a code.
+        ...(command ? [] : [ProfileModule]),
         // Sealing runs in a command too (audit:verify seals before it checks); forwarding goes through the outbox.
         LogSealModule,
         ...(command ? [] : [LogForwardModule]),

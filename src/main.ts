@@ -38,7 +38,11 @@ async function bootstrap() {
     process.exit(1);
   }
   const shown = config.HOST === '0.0.0.0' ? 'localhost' : config.HOST;
-  logger.log(`Login policy service listening on http://${shown}:${config.PORT} (API docs: /docs)`, 'Bootstrap');
+  // Only now: the port is bound, so "started" is true when it is read.
+  logger.log(
+    `Login policy service started, listening on http://${shown}:${config.PORT} (API docs: /docs)`,
+    'Bootstrap',
+  );
 }
 
 void bootstrap();

@@ -53,6 +53,8 @@ export type AuditAction =
   | 'me.mfa.enable'
   | 'me.mfa.disable'
   | 'me.mfa.recoveryCodes'
+  // A user's own name, or a mobile or e-mail confirmed by its code (src/profile).
+  | 'me.profile.update'
   // A user's own passkeys (src/passkey).
   | 'me.passkey.add'
   | 'me.passkey.rename'

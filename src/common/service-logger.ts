@@ -135,7 +135,8 @@ function prettyStream(): DestinationStream | undefined {
     // One line per entry: the context before the message, a request's time after it.
     return pretty({
       sync: true,
-      translateTime: 'SYS:HH:MM:ss.l',
+      // ISO 8601 with the local offset, as the JSON lines' `time` is ISO 8601 (in UTC).
+      translateTime: "SYS:yyyy-mm-dd'T'HH:MM:ss.lp",
       singleLine: true,
       ignore: 'pid,hostname,context,req,res,reqId,responseTime',
       messageFormat: '{if context}[{context}] {end}{msg}{if responseTime} ({responseTime} ms){end}',
@@ -205,6 +206,21 @@ export class ServiceLogger extends Logger {
     });
   }
 
+  /**
+   * Nest's start-up detail (a line per module loaded and per route mapped) only at debug: at the
+   * default level a start is a few lines an operator reads. So is Nest's "successfully started",
+   * written before the port is bound; main.ts says "started" once it is.
+   */
+  override log(message: unknown, ...optionalParams: unknown[]) {
+    const context = optionalParams.at(-1);
+    if (
+      typeof context === 'string' &&
+      (START_DETAIL.has(context) || (context === 'NestApplication' && message === NEST_READY))
+    )
+      return super.debug(message, ...optionalParams);
+    return super.log(message, ...optionalParams);
+  }
+
   override error(message: unknown, ...optionalParams: unknown[]) {
     if (message instanceof StartFailure) return super.error(`Cannot start: ${message.message}`, 'Start');
     // app.listen() logs its error ("Error: listen EADDRINUSE: …") before it rejects; main.ts turns
@@ -218,6 +234,11 @@ export class ServiceLogger extends Logger {
     return super.error(message, ...optionalParams);
   }
 }
+
+/** The contexts of Nest's lines per module (InstanceLoader) and per route (RoutesResolver, RouterExplorer). */
+const START_DETAIL = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+/** Nest's line at the end of app.init(), before listen() binds the port. */
+const NEST_READY = 'Nest application successfully started';
 
 /** Route config (Nest's `@RouteConfig(HIJACKING)`) of a route that answers on the raw response itself. */
 const HIJACKS = 'hijacksReply';

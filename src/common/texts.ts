@@ -285,6 +285,7 @@ const notification = {
   otpLoginTitle: { zh: '登录验证码', en: 'Your login code' },
   otpResetTitle: { zh: '重置密码验证码', en: 'Your password reset code' },
   otpMfaTitle: { zh: '登录验证码', en: 'Your sign-in verification code' },
+  otpConfirmTitle: { zh: '联系方式确认码', en: 'Confirm your new contact details' },
   otpLead: {
     zh: '您的验证码是{code},{minutes}分钟内有效',
     en: 'Your code is {code}; it is valid for {minutes} minutes',

@@ -9,6 +9,8 @@ import { LoginLogEntity, loginLogSealFields, LoginStatus, LoginTypes } from './l
 
 /** What the login-log list can be narrowed by; every given field must match. */
 export interface LoginLogFilter {
+  /** The rows of one user's account (/sys/me/loginLog). */
+  userId?: string;
   /** Account and ip match a prefix. */
   account?: string;
   status?: LoginStatus;
@@ -173,6 +175,7 @@ export class LoginLogRepository implements OnModuleInit {
   /** The list's filters, shared by the page and the export so that both show the same records. */
   private matching(filter: LoginLogFilter): SelectQueryBuilder<LoginLogEntity> {
     const qb = this.logs.createQueryBuilder('l');
+    if (filter.userId) qb.andWhere('l.user_id = :userId', { userId: filter.userId });
     // Prefixes, index-friendly (like-prefix.ts).
     if (filter.account)
       qb.andWhere(`l.account LIKE :account ${LIKE_ESCAPE_CLAUSE}`, { account: likePrefix(filter.account) });

@@ -6,7 +6,7 @@ import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
 import { ErrorCode, messageOf } from '../common/error-code';
 import { codeLabel, ExportColumn, ExportRequest, exportTable, filtersOf } from '../common/export-table';
-import { Page } from '../common/paging.dto';
+import { Page, PagingDto } from '../common/paging.dto';
 import { ExportLoginLogDto, ListLoginLogDto } from './dto/list-login-log.dto';
 import { LoginLogEntity, LoginStatus, LoginTypes } from './login-log.entity';
 import { LoginAttemptLoggedEvent, LoginRecordedEvent } from './login-log.events';
@@ -106,6 +106,12 @@ export class LoginLogService {
 
   async list(q: ListLoginLogDto): Promise<Page<LoginLogRow>> {
     const [rows, total] = await this.logs.page(filterOf(q), q.pageNum, q.pageSize);
+    return { total, rows: rows.map(rowOf) };
+  }
+
+  /** The user's own login history, newest first, in the list's row shape (/sys/me/loginLog). */
+  async listOwn(userId: string, q: PagingDto): Promise<Page<LoginLogRow>> {
+    const [rows, total] = await this.logs.page({ userId }, q.pageNum, q.pageSize);
     return { total, rows: rows.map(rowOf) };
   }
 

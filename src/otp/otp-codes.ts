@@ -14,12 +14,16 @@ interface StoredCode {
   hash: string;
   channel: OtpChannel;
   tries: number;
+  /** What the code confirms, sealed by the caller (a new mobile or e-mail waiting for its code). */
+  payload?: string;
 }
 
 /** A right code, and the channel it was sent through (the login type says which). */
 export interface RightCode {
   right: true;
   channel: OtpChannel;
+  /** The payload issued with the code, if any. */
+  payload?: string;
 }
 
 /** A wrong code (or none live: an attempt at nothing is a miss all the same). */
@@ -60,11 +64,11 @@ export class OtpCodes implements OnModuleInit {
     this.key = this.crypto.derivedKey('otp_code');
   }
 
-  /** A new code for the user and purpose (the one before is void); answers the code, to be sent. */
-  async issue(purpose: OtpPurpose, userId: string, channel: OtpChannel): Promise<string> {
+  /** A new code for the user and purpose (the one before is void), with what it confirms; answers the code, to be sent. */
+  async issue(purpose: OtpPurpose, userId: string, channel: OtpChannel, payload?: string): Promise<string> {
     const code = String(randomInt(10 ** OTP_DIGITS)).padStart(OTP_DIGITS, '0');
     await this.codes.issue(
-      { hash: this.hash(purpose, userId, code), channel, tries: 0 },
+      { hash: this.hash(purpose, userId, code), channel, tries: 0, ...(payload !== undefined && { payload }) },
       Keys.otpCode(purpose, userId),
     );
     return code;
@@ -79,7 +83,10 @@ export class OtpCodes implements OnModuleInit {
     const expected = this.hash(purpose, userId, code);
     const verdict = await this.codes.attempt<CodeVerdict>(Keys.otpCode(purpose, userId), (stored) => {
       if (sameHash(stored.hash, expected)) {
-        return { keep: consume ? null : stored, verdict: { right: true, channel: stored.channel } };
+        return {
+          keep: consume ? null : stored,
+          verdict: { right: true, channel: stored.channel, payload: stored.payload },
+        };
       }
       const tries = stored.tries + 1;
       return {

@@ -17,7 +17,7 @@ import { UserEntity } from '../user-account/user.entity';
 import { UserLookup } from '../user-account/user-lookup.service';
 import { maskEmail, maskMobile } from './mask';
 import { OtpEmailChannel, OtpKind, OtpPayload, OtpSmsChannel } from './otp.channel';
-import { AccountPurpose, OtpChannel, OtpPurpose } from './otp.types';
+import { AccountPurpose, confirmPurpose, OtpChannel, OtpPurpose } from './otp.types';
 import { OtpCodes } from './otp-codes';
 import { countedId, OtpLimits } from './otp-limits';
 
@@ -105,6 +105,14 @@ export class OtpSendService implements OnApplicationShutdown {
     return this.sendTo(user, 'mfa', req.channel, to);
   }
 
+  /**
+   * A code confirming `to` as the user's new mobile or e-mail (/sys/me/profile/update): sent to the
+   * new address, carrying it sealed, so that only the code's owner can make it the account's.
+   */
+  sendForConfirmation(user: UserEntity, channel: OtpChannel, to: string): Promise<SendResult> {
+    return this.sendTo(user, confirmPurpose(channel), channel, to, this.crypto.encrypt(to));
+  }
+
   private async ensureAllowed(purpose: AccountPurpose): Promise<void> {
     const allowed =
       purpose === 'login'
@@ -113,9 +121,15 @@ export class OtpSendService implements OnApplicationShutdown {
     if (!allowed) throw new AppException(ErrorCode.FORBIDDEN);
   }
 
-  private async sendTo(user: UserEntity, purpose: OtpPurpose, channel: OtpChannel, to: string): Promise<SendResult> {
+  private async sendTo(
+    user: UserEntity,
+    purpose: OtpPurpose,
+    channel: OtpChannel,
+    to: string,
+    payload?: string,
+  ): Promise<SendResult> {
     await this.limits.take('recipient', countedId(to));
-    const code = await this.codes.issue(purpose, user.id, channel);
+    const code = await this.codes.issue(purpose, user.id, channel, payload);
     this.queue(user.id, purpose, channel, code, to);
     return { sentTo: channel === 'sms' ? maskMobile(to) : maskEmail(to) };
   }

@@ -5,7 +5,7 @@ import { text } from '../common/texts';
 import { AppConfig } from '../config/app-config';
 import { MfaCrypto } from '../mfa/mfa-crypto';
 import { EmailTemplates } from '../notification/channels/email-templates';
-import { SmsProvider } from '../notification/channels/sms.provider';
+import { SmsProvider, SmsTemplateName } from '../notification/channels/sms.provider';
 import { NOTIFICATION_LOCALE } from '../notification/notification.constants';
 import {
   ChannelNotConfiguredError,
@@ -35,6 +35,8 @@ const TITLES = {
   login: 'notification.otpLoginTitle',
   reset: 'notification.otpResetTitle',
   mfa: 'notification.otpMfaTitle',
+  'confirm-sms': 'notification.otpConfirmTitle',
+  'confirm-email': 'notification.otpConfirmTitle',
 } as const;
 
 /** The text of a code, as both channels show it. */
@@ -46,6 +48,14 @@ export function otpContent(purpose: OtpPurpose, code: string): NotificationConte
     fields: [],
     advice: text('notification.otpAdvice', NOTIFICATION_LOCALE),
   };
+}
+
+/**
+ * A template-only provider's template for a purpose: a new mobile's confirmation code reads like a
+ * verification code, so it borrows the second factor's (no new SMS_TEMPLATE_* to register).
+ */
+function smsTemplateOf(purpose: OtpPurpose): SmsTemplateName {
+  return purpose === 'login' || purpose === 'reset' ? purpose : 'mfa';
 }
 
 /** `otp-sms`: a code by text message, through the configured SmsProvider (its template for the purpose). */
@@ -72,7 +82,7 @@ export class OtpSmsChannel extends NotificationChannel<OtpPayload, OtpKind> {
       to: this.crypto.decrypt(sealedTo),
       text: `【${content.title}】${content.lead}。${content.advice}`,
       kind: delivery.kind,
-      template: { name: purpose, params: { code } },
+      template: { name: smsTemplateOf(purpose), params: { code } },
     });
   }
 }

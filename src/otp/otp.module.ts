@@ -46,5 +46,7 @@ import { PasswordResetService } from './password-reset.service';
     OtpSecondFactor,
     SECOND_FACTORS.provide(OtpSecondFactor),
   ],
+  // The own profile (src/profile) confirms a new mobile or e-mail with a code.
+  exports: [OtpCodes, OtpSendService],
 })
 export class OtpModule {}

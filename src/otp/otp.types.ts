@@ -3,8 +3,11 @@ export const OTP_CHANNELS = ['sms', 'email'] as const;
 export type OtpChannel = (typeof OTP_CHANNELS)[number];
 
 /** What a code is good for: a code of one purpose never serves another. */
-export const OTP_PURPOSES = ['login', 'reset', 'mfa'] as const;
+export const OTP_PURPOSES = ['login', 'reset', 'mfa', 'confirm-sms', 'confirm-email'] as const;
 export type OtpPurpose = (typeof OTP_PURPOSES)[number];
+
+/** The purpose of a code confirming a new mobile (`sms`) or e-mail (`email`) of one's own profile. */
+export const confirmPurpose = (channel: OtpChannel) => `confirm-${channel}` as const;
 
 /** What the client may ask for by account; `mfa` codes are asked for with an mfaToken. */
 export const ACCOUNT_PURPOSES = ['login', 'reset'] as const;

@@ -46,6 +46,9 @@ export interface NewUser {
   roles?: string[];
 }
 
+/** What a user may change of their own account (/sys/me/profile). */
+export type OwnFields = Partial<Pick<UserEntity, 'name' | 'mobile' | 'email'>>;
+
 export interface UserView {
   id: string;
   username: string;
@@ -276,6 +279,38 @@ export class UserAdminService implements OnModuleInit {
         detail,
       }));
     });
+  }
+
+  /**
+   * The user's own name, mobile or e-mail (/sys/me/profile, src/profile): update()'s identifier
+   * rules and session refresh, without its checks of the caller's codes (nobody but the user is
+   * acted on). Answers the changed fields before and after, or null when nothing changed.
+   */
+  async changeOwn(id: string, fields: OwnFields): Promise<{ username: string; old: OwnFields; new: OwnFields } | null> {
+    const user = await this.lookup.get(id);
+    const change: UserChange = { fields: {} };
+    const old: OwnFields = {};
+    const next: OwnFields = {};
+    for (const field of ['name', 'mobile', 'email'] as const) {
+      const value = fields[field];
+      if (value === undefined || value === user[field]) continue;
+      Object.assign(change.fields, { [field]: value });
+      Object.assign(old, { [field]: user[field] });
+      Object.assign(next, { [field]: value });
+    }
+    if (!Object.keys(next).length) return null;
+    if ('mobile' in change.fields || 'email' in change.fields) {
+      change.identifiers = identifiersOf({ ...user, ...change.fields });
+      await this.assertUnique(change.identifiers, id);
+    }
+    await this.writeUpdate(id, change);
+    await this.sessions.updateProfile(id, {
+      name: user.name,
+      mobile: user.mobile,
+      email: user.email,
+      ...change.fields,
+    });
+    return { username: user.username, old, new: next };
   }
 
   /** The update's write, with create's answer to a value taken meanwhile (VALIDATION_FAILED, never 500). */

@@ -7,6 +7,7 @@ import { createConnection } from 'mysql2/promise';
 
 import { buildCommands } from '../support/built-command';
 import { encryptPassword } from '../support/password-transport';
+import { deleteKeysUnder, testKeyPrefix } from '../support/redis-keys';
 
 /**
  * Instances of the BUILT service (node <build>/src/main.js) as child processes, for the
@@ -37,6 +38,7 @@ export interface ClusterBackend {
 export async function provisionCluster(): Promise<ClusterBackend> {
   const id = randomBytes(4).toString('hex');
   const database = `lps_cluster_${id}`;
+  const prefix = testKeyPrefix('c');
   const admin = await createConnection(MARIADB);
   await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
   await admin.end();
@@ -44,11 +46,12 @@ export async function provisionCluster(): Promise<ClusterBackend> {
     database,
     databaseUrl: `${MARIADB}/${database}`,
     redisUrl: REDIS,
-    prefix: `c${id}:`,
+    prefix,
     async dispose() {
       const conn = await createConnection(MARIADB);
       await conn.query(`DROP DATABASE IF EXISTS \`${database}\``);
       await conn.end();
+      await deleteKeysUnder(prefix);
     },
   };
 }

@@ -214,7 +214,7 @@ describe('the log of a full run carries no secret (built service, MariaDB + Redi
       expect.objectContaining({ context: 'NestApplication', msg: 'Nest application successfully started' }),
     );
     expect(entries).toContainEqual(
-      expect.objectContaining({ context: 'Bootstrap', msg: expect.stringContaining('listening on') }),
+      expect.objectContaining({ context: 'Bootstrap', msg: expect.stringContaining('started, listening on') }),
     );
     const requests = entries.filter((e) => e.req && e.res);
     expect(requests.map((e) => e.msg)).toEqual(

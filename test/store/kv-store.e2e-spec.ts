@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -12,6 +11,7 @@ import { MemoryKvStore } from '../../src/store/memory-kv.store';
 import { RedisKvStore } from '../../src/store/redis-kv.store';
 import { CompareSlots } from '../../src/user-account/compare-slots';
 import { FakeClock } from '../support/fake-clock';
+import { testKeyPrefix } from '../support/redis-keys';
 import { sleep } from '../support/wait';
 
 /** A full garbage collection, as node --expose-gc would offer it. */
@@ -21,7 +21,7 @@ function collectGarbage(): void {
 }
 
 const REDIS = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
-const newPrefix = () => `kvtest${randomBytes(4).toString('hex')}:`;
+const newPrefix = () => testKeyPrefix('kv');
 
 /** Deletes every key under a prefix (SCAN, never KEYS). */
 async function purge(prefix: string): Promise<void> {

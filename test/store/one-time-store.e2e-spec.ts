@@ -7,6 +7,7 @@ import { MemoryKvStore } from '../../src/store/memory-kv.store';
 import { json, OneTimeKind, OneTimeStore, TEXT } from '../../src/store/one-time-store';
 import { RedisKvStore } from '../../src/store/redis-kv.store';
 import { FakeClock } from '../support/fake-clock';
+import { testKeyPrefix } from '../support/redis-keys';
 
 const REDIS = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
 const sha256hex = (value: string) => createHash('sha256').update(value).digest('hex');
@@ -50,7 +51,7 @@ const SUBJECTS: Subject[] = [
   {
     name: 'redis',
     async open() {
-      const prefix = `ottest${randomBytes(4).toString('hex')}:`;
+      const prefix = testKeyPrefix('ot');
       const [store, other] = await Promise.all([
         RedisKvStore.connect(REDIS, prefix),
         RedisKvStore.connect(REDIS, prefix),

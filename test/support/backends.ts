@@ -5,6 +5,8 @@ import { join } from 'node:path';
 
 import { createConnection } from 'mysql2/promise';
 
+import { deleteKeysUnder, REDIS_TEST_URL, testKeyPrefix } from './redis-keys';
+
 /**
  * The two set-ups every rule is tested on: the embedded default (SQLite file,
  * process memory) and MariaDB + Redis. MARIADB_URL / REDIS_TEST_URL point
@@ -22,7 +24,7 @@ export interface Provisioned {
 }
 
 const MARIADB = process.env.MARIADB_URL ?? 'mysql://root@127.0.0.1:3306';
-const REDIS = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
+const REDIS = REDIS_TEST_URL;
 
 export const sqliteMemory: Backend = {
   name: 'sqlite+memory',
@@ -42,15 +44,18 @@ export const mariadbRedis: Backend = {
   async provision() {
     const id = randomBytes(4).toString('hex');
     const database = `lps_test_${id}`;
+    const prefix = testKeyPrefix('t');
     const admin = await createConnection(MARIADB);
     await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
     await admin.end();
     return {
-      env: { DATABASE_URL: `${MARIADB}/${database}`, REDIS_URL: REDIS, REDIS_KEY_PREFIX: `t${id}:` },
+      env: { DATABASE_URL: `${MARIADB}/${database}`, REDIS_URL: REDIS, REDIS_KEY_PREFIX: prefix },
       async dispose() {
         const conn = await createConnection(MARIADB);
         await conn.query(`DROP DATABASE IF EXISTS \`${database}\``);
         await conn.end();
+        // The store's keys go with the database: what the suite wrote, sessions and counters without a TTL included.
+        await deleteKeysUnder(prefix);
       },
     };
   },

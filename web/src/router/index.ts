@@ -79,6 +79,12 @@ export const pages: RouteRecordRaw[] = [
     meta: { title: 'menu.webhooks', perms: ['sys:webhook:list'] },
   },
   {
+    path: '/profile',
+    name: 'profile',
+    component: () => import('@/views/me/ProfileView.vue'),
+    meta: { title: 'menu.profile' },
+  },
+  {
     path: '/me/devices',
     name: 'devices',
     component: () => import('@/views/me/DevicesView.vue'),
