@@ -3050,18 +3050,26 @@ export interface components {
             renewedAt: number | null;
             expireAt: number;
             temp: boolean;
-            /** @description the caller's own session (/sys/me/sessions only) */
+            /** @description the caller's own session (the session making the request) */
             current?: boolean;
+        };
+        ListAllOnlineDto: {
+            /** @default 1 */
+            pageNum?: number;
+            /** @default 10 */
+            pageSize?: number;
+            /** @description part of the user name or name (any case), or of the IP address */
+            keyword?: string;
+        };
+        KickoutDto: {
+            /** @description tokenId of a session from the online list */
+            tokenId: string;
         };
         ListOnlineDto: {
             /** @default 1 */
             pageNum?: number;
             /** @default 10 */
             pageSize?: number;
-        };
-        KickoutDto: {
-            /** @description tokenId of a session from the online list */
-            tokenId: string;
         };
         QrcodeGrantDto: {
             code: string;
@@ -7973,7 +7981,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ListOnlineDto"];
+                "application/json": components["schemas"]["ListAllOnlineDto"];
             };
         };
         responses: {
