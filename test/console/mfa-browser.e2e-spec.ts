@@ -10,6 +10,7 @@ import {
   CONFIRM,
   consoleBrowserSuite,
   isCall,
+  rowAction,
   sel,
   textBox,
   until,
@@ -342,7 +343,7 @@ whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skip
       const row = page.locator(sel(`user-row-${user.username}`)).first();
       await row.locator(sel('user-mfa')).waitFor();
       await shot(page, 'users-mfa-badge');
-      const reset = await act(page, row.locator(sel('user-mfa-reset')), '/sys/user/mfa/reset', { confirm: true });
+      const reset = await act(page, await rowAction(row, 'user-mfa-reset'), '/sys/user/mfa/reset', { confirm: true });
       expect(reset.body).toMatchObject({ success: true });
       expect(reset.sent).toEqual({ id: user.id });
       await row.locator(sel('user-mfa')).waitFor({ state: 'detached' });
