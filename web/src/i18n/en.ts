@@ -98,6 +98,7 @@ const en: typeof zh = {
       'An administrator ended your session (kick-out, lock, disable or password reset), or you ended it from another device. Please log in again.',
   },
   login: {
+    passwordChanged: 'Password changed, please log in again',
     title: 'Login policy console',
     tabPassword: 'Account and password',
     tabQrcode: 'Log in with a code from another device',
@@ -241,6 +242,7 @@ const en: typeof zh = {
   strategy: {
     tabLogin: 'Login strategy',
     tabUser: 'Account strategy',
+    showKeys: 'Show field names (developers)',
     saved: 'Strategy saved',
     noPermission: 'You may not read this strategy',
     field: {
@@ -367,6 +369,10 @@ const en: typeof zh = {
       unsaved: 'The form holds unsaved edits: saving the baseline reloads the strategy and drops them.',
       mfaNote:
         'With two-factor authentication required, users not enrolled yet (administrators included) must set up an authenticator at their next login.',
+      forceNote:
+        'Force change of initial passwords: initial passwords handed out and not changed yet (created, imported or reset accounts, and the administrator password printed at first start) keep working, but their holders must change them at their next login before anything else.',
+      historyNote:
+        'Password history: checked only when users change their own password; existing and initial passwords are not affected, and the history builds up from the next change on (the current password always counts).',
       fill: 'Fill in the form only',
       save: 'Save baseline',
       saved: 'Strategy saved with the MLPS 2.0 Level 3 baseline',
@@ -397,6 +403,7 @@ const en: typeof zh = {
   },
   users: {
     edit: 'Edit',
+    more: 'More',
     editTitle: 'Edit user "{name}"',
     grant: 'Roles',
     grantTitle: 'Roles of "{name}"',
@@ -674,7 +681,11 @@ const en: typeof zh = {
     kickout: 'Force logout',
     temp: 'Temporary',
     current: 'This session',
+    thisDevice: 'This device',
+    keyword: 'User name, name or IP',
     confirmKick: 'Force this session of "{name}" to log out?',
+    confirmKickOwn:
+      'This is the session you are using now (this device). Ending it logs you out at once and you must log in again. Continue?',
     kicked: 'Session ended',
   },
   devices: {
