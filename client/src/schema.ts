@@ -2757,6 +2757,11 @@ export interface components {
              * @enum {string}
              */
             adminMode: "single" | "three";
+            /**
+             * @description login strategy mfaMode: 0 no login asks a code, 1 those who enabled TOTP, 2 everyone
+             * @enum {number}
+             */
+            mfaMode: 0 | 1 | 2;
         };
         ChangePasswordDto: {
             /** @description RSA-OAEP-256 ciphertext (base64) */

@@ -509,6 +509,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
         serverTime: expect.any(Number),
         displayTimeZone: expect.any(String),
         adminMode: 'single',
+        mfaMode: 0,
       });
       expect([...res.body.data.permissions].sort()).toEqual(['sys:loginLog:list', 'sys:user:list']);
       // What the console's expiry warning measures, on the service's clock.
@@ -550,6 +551,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
         serverTime: expect.any(Number),
         displayTimeZone: expect.any(String),
         adminMode: 'single',
+        mfaMode: 0,
       });
     });
 

@@ -209,7 +209,15 @@ const en: typeof zh = {
     statusOff: 'Off',
     forcedHint: 'The login strategy requires two-factor authentication for everyone. Set it up, then log in again.',
     intro:
-      'When it is on, a password login also asks for the code of an authenticator app (Google Authenticator, Microsoft Authenticator, FreeOTP…).',
+      'Once set up, an authenticator app makes a 6-digit code every 30 seconds. Apps in common use: Tencent Authenticator (WeChat mini program or app), the Alibaba Cloud app (virtual MFA), Microsoft Authenticator, Google Authenticator, FreeOTP.',
+    mode0:
+      'Your logins do not ask for a code yet: an administrator has not turned two-factor authentication on in the login strategy. An authenticator you set up now is kept and counts once it is on.',
+    mode0Enabled:
+      'You have an authenticator set up, but your logins do not ask for a code yet: an administrator has not turned two-factor authentication on in the login strategy.',
+    mode1:
+      'Users with an authenticator set up give a code at every password login. It applies to you once you set one up.',
+    mode1Enabled: 'Every password login asks for a code.',
+    mode2: 'The login strategy requires two-factor authentication of everyone: every password login asks for a code.',
     setup: 'Set up',
     step1: 'Scan the QR code with your authenticator app.',
     manual: 'Cannot scan? Enter this key in the app (time based):',

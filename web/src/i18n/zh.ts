@@ -202,7 +202,13 @@ export default {
     statusOff: '未启用',
     forcedHint: '登录策略要求所有用户启用双因素认证。请先完成绑定，然后重新登录。',
     intro:
-      '启用后，使用密码登录时还需输入身份验证器应用（如 Google Authenticator、Microsoft Authenticator、FreeOTP）生成的动态验证码。',
+      '绑定后，身份验证器应用每 30 秒生成一个 6 位动态验证码。常用的应用有：腾讯身份验证器（微信小程序或 App）、阿里云 App 的虚拟 MFA、Microsoft Authenticator、Google Authenticator、FreeOTP。',
+    mode0:
+      '您的登录目前不会要求动态验证码：管理员尚未在登录策略中开启双因素认证。现在绑定的身份验证器会保留，开启后即生效。',
+    mode0Enabled: '您已绑定身份验证器，但您的登录目前不会要求动态验证码：管理员尚未在登录策略中开启双因素认证。',
+    mode1: '已绑定身份验证器的用户，使用密码登录时须输入动态验证码。绑定后即对您生效。',
+    mode1Enabled: '使用密码登录时须输入动态验证码。',
+    mode2: '登录策略要求所有用户使用双因素认证：每次密码登录都须输入动态验证码。',
     setup: '开始设置',
     step1: '用身份验证器应用扫描二维码。',
     manual: '无法扫码时，在应用中手动输入以下密钥（基于时间）：',
