@@ -2855,6 +2855,11 @@ export interface components {
              * @enum {string}
              */
             adminMode: "single" | "three";
+            /**
+             * @description login strategy mfaMode: 0 no login asks a code, 1 those who enabled TOTP, 2 everyone
+             * @enum {number}
+             */
+            mfaMode: 0 | 1 | 2;
         };
         ChangePasswordDto: {
             /** @description ciphertext under /sys/publicKey (RSA-OAEP-256, base64; SM2 C1C3C2, hex, under CRYPTO_SUITE=gm) */
@@ -3151,18 +3156,26 @@ export interface components {
             renewedAt: number | null;
             expireAt: number;
             temp: boolean;
-            /** @description the caller's own session (/sys/me/sessions only) */
+            /** @description the caller's own session (the session making the request) */
             current?: boolean;
+        };
+        ListAllOnlineDto: {
+            /** @default 1 */
+            pageNum?: number;
+            /** @default 10 */
+            pageSize?: number;
+            /** @description part of the user name or name (any case), or of the IP address */
+            keyword?: string;
+        };
+        KickoutDto: {
+            /** @description tokenId of a session from the online list */
+            tokenId: string;
         };
         ListOnlineDto: {
             /** @default 1 */
             pageNum?: number;
             /** @default 10 */
             pageSize?: number;
-        };
-        KickoutDto: {
-            /** @description tokenId of a session from the online list */
-            tokenId: string;
         };
         QrcodeGrantDto: {
             code: string;
@@ -8124,7 +8137,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ListOnlineDto"];
+                "application/json": components["schemas"]["ListAllOnlineDto"];
             };
         };
         responses: {

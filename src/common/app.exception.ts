@@ -1,5 +1,5 @@
 import { ErrorCode } from './error-code';
-import { bilingual, type TextKey, type TextParams } from './texts';
+import { fieldLabel, text, type TextKey, type TextParams } from './texts';
 
 /** One refused input field, answered in `data.errors` so that a form can mark it. */
 export interface FieldProblem {
@@ -60,10 +60,19 @@ export const validationFailed = (key: TextKey, field = 'body', params: TextParam
   return new AppException(ErrorCode.VALIDATION_FAILED, undefined, { zh: problem.zh, en: problem.en }, [problem]);
 };
 
-/** One refused field, its texts from the catalogue (texts.ts); `{field}` names it unless `params` say otherwise. */
-export const fieldProblem = (key: TextKey, field: string, params: TextParams = { field }): FieldProblem => ({
+/**
+ * One refused field, its texts from the catalogue (texts.ts) in both languages; `{label}` is the
+ * field's label in each (`scope`, the input's class, picks one that depends on the operation).
+ */
+export const fieldProblem = (
+  key: TextKey,
+  field: string,
+  params: TextParams = { field },
+  scope?: string,
+): FieldProblem => ({
   field,
-  ...bilingual(key, params),
+  zh: text(key, 'zh', { ...params, label: fieldLabel(field, 'zh', scope) }),
+  en: text(key, 'en', { ...params, label: fieldLabel(field, 'en', scope) }),
 });
 
 /** VALIDATION_FAILED naming each refused field; the message joins theirs. */

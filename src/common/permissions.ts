@@ -11,8 +11,8 @@ import type { Bilingual } from './texts';
 export const PERMISSION_REGISTRY = [
   { code: 'sys:strategy:login:info', module: 'strategy', name: { zh: '查看登录策略', en: 'View the login strategy' } },
   { code: 'sys:strategy:login:save', module: 'strategy', name: { zh: '保存登录策略', en: 'Save the login strategy' } },
-  { code: 'sys:strategy:user:info', module: 'strategy', name: { zh: '查看账户策略', en: 'View the account strategy' } },
-  { code: 'sys:strategy:user:save', module: 'strategy', name: { zh: '保存账户策略', en: 'Save the account strategy' } },
+  { code: 'sys:strategy:user:info', module: 'strategy', name: { zh: '查看账号策略', en: 'View the account strategy' } },
+  { code: 'sys:strategy:user:save', module: 'strategy', name: { zh: '保存账号策略', en: 'Save the account strategy' } },
   { code: 'sys:user:list', module: 'user', name: { zh: '查看用户', en: 'List users' } },
   { code: 'sys:user:create', module: 'user', name: { zh: '新建用户', en: 'Create users' } },
   { code: 'sys:user:update', module: 'user', name: { zh: '编辑用户', en: 'Edit users' } },

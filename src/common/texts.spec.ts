@@ -1,3 +1,4 @@
+import { fieldProblem } from './app.exception';
 import { ErrorCode, messageOf, tipText } from './error-code';
 import { Bilingual, bilingual, text, TextKey, TEXTS } from './texts';
 
@@ -60,44 +61,44 @@ describe('text catalogue', () => {
     });
   });
 
-  // The texts as the services wrote them inline before the catalogue (a1939ff), parameters filled.
+  // Field problems name the field by its label in each language, never its input name.
   it.each([
     [
       'validation.undecryptable',
-      { field: 'password', algorithm: 'RSA-OAEP-256' },
-      '参数password不合法: 无法解密,请使用/sys/publicKey的公钥以RSA-OAEP-256加密',
-      'Invalid password: it does not decrypt; encrypt it with RSA-OAEP-256 under /sys/publicKey',
+      'password',
+      { algorithm: 'SM2' },
+      '密码无法解密,请使用/sys/publicKey的公钥以SM2加密',
+      'Password does not decrypt; encrypt it with SM2 under /sys/publicKey',
     ],
     [
       'validation.maxBelowMin',
+      'maxPasswordLength',
       { min: 30 },
-      '参数maxPasswordLength不合法: 不能小于minPasswordLength(30)',
-      'Invalid maxPasswordLength: must not be below minPasswordLength (30)',
+      '密码最大长度不能小于密码最小长度(30)',
+      'Maximum password length must not be below the minimum password length (30)',
     ],
+    ['validation.identifierTaken', 'email', {}, '邮箱已被其他用户', 'E-mail: another user already has it'],
+    ['validation.unknownRoles', 'roles', { roles: 'a,b' }, '角色中有不存在的角色: a,b', 'Roles: unknown a,b'],
+    ['rule.maxLength', 'name', { max: 64 }, '姓名不能超过64个字符', 'Name must be at most 64 characters long'],
+    ['rule.min', 'maxFailureTimes', { min: 1 }, '最大失败次数不能小于1', 'Failures before lock must be at least 1'],
     [
-      'validation.identifierTaken',
-      { field: 'email' },
-      '参数email不合法: 已被其他用户的用户名、手机号或邮箱使用(用户名和邮箱不区分大小写)',
-      'Invalid email: another user already has it as user name, mobile or e-mail (user names and e-mails ignore case)',
+      'validation.clockTime',
+      'timeWindows.0.start',
+      {},
+      '时间段第1项的开始时间应为HH:mm',
+      'Time windows entry 1: start: not a time',
     ],
-    [
-      'validation.duplicateRole',
-      { code: 'Auditor' },
-      '参数code不合法: 角色Auditor已存在(角色编码不区分大小写)',
-      'Invalid code: the role Auditor already exists (role codes ignore case)',
-    ],
-    ['validation.unknownRoles', { roles: 'a,b' }, '参数roles不合法: 角色不存在 a,b', 'Invalid roles: unknown a,b'],
-    ['validation.adminKeepsAll', {}, '内置角色admin必须保留权限*', 'The built-in role admin must keep permission *'],
-    ['validation.nestedTooDeep', {}, '请求体嵌套过深', 'The request body is nested too deeply'],
-    ['validation.notJsonObject', {}, '请求体必须是JSON对象', 'The request body must be a JSON object'],
-  ] as [TextKey, Record<string, string | number>, string, string][])('%s reads as before', (key, params, zh, en) => {
-    expect(bilingual(key, params)).toEqual({ zh, en });
-  });
+  ] as [TextKey, string, Record<string, string | number>, string, string][])(
+    '%s of %s names the label',
+    (key, field, params, zh, en) => {
+      const problem = fieldProblem(key, field, params, 'CreateUserDto');
+      expect(problem.zh.startsWith(zh)).toBe(true);
+      expect(problem.en.startsWith(en)).toBe(true);
+    },
+  );
 
   it('inserts a value as sent, without reading placeholders in it (a field named "{rule}")', () => {
-    expect(text('validation.fieldRule', 'zh', { field: '{rule}', rule: 'must be a string' })).toBe(
-      '参数{rule}不合法: must be a string',
-    );
+    expect(text('rule.unknownField', 'zh', { field: '{label}', label: 'x' })).toBe('不接受的参数: {label}');
   });
 });
 

@@ -85,61 +85,52 @@ const tips = {
 } satisfies Record<string, Bilingual>;
 
 /**
- * VALIDATION_FAILED names the field and the rule. The rules that class-validator
- * words (and the two below that stand in for its whitelist rule) are English in both languages.
+ * VALIDATION_FAILED names the field by its label (`{label}`, the `field` group) and the rule in the
+ * caller's language; the rules class-validator checks are the `rule` group.
  */
 const validation = {
-  fieldRule: { zh: '参数{field}不合法: {rule}', en: 'Invalid {field}: {rule}' },
-  unknownFieldRule: { zh: '{field} is not an accepted field', en: '{field} is not an accepted field' },
-  notJsonObjectRule: { zh: 'the request body must be a JSON object', en: 'the request body must be a JSON object' },
   notJsonObject: { zh: '请求体必须是JSON对象', en: 'The request body must be a JSON object' },
-  notUnicode: {
-    zh: '参数{field}不合法: 不是合法的Unicode文本',
-    en: 'Invalid {field}: it is not well-formed Unicode text',
-  },
+  notUnicode: { zh: '{label}含有无法识别的字符', en: '{label} is not well-formed Unicode text' },
   nestedTooDeep: { zh: '请求体嵌套过深', en: 'The request body is nested too deeply' },
   bodyTooLarge: { zh: '请求体过大', en: 'The request body is too large' },
   unsupportedMediaType: { zh: '不支持的请求类型,请使用JSON', en: 'Unsupported content type; send JSON' },
   invalidJson: { zh: '请求体不是合法的JSON', en: 'The request body is not valid JSON' },
   undecryptable: {
-    zh: '参数{field}不合法: 无法解密,请使用/sys/publicKey的公钥以{algorithm}加密',
-    en: 'Invalid {field}: it does not decrypt; encrypt it with {algorithm} under /sys/publicKey',
+    zh: '{label}无法解密,请使用/sys/publicKey的公钥以{algorithm}加密',
+    en: '{label} does not decrypt; encrypt it with {algorithm} under /sys/publicKey',
   },
   maxBelowMin: {
-    zh: '参数maxPasswordLength不合法: 不能小于minPasswordLength({min})',
-    en: 'Invalid maxPasswordLength: must not be below minPasswordLength ({min})',
+    zh: '{label}不能小于密码最小长度({min})',
+    en: '{label} must not be below the minimum password length ({min})',
   },
   identifierTaken: {
-    zh: '参数{field}不合法: 已被其他用户的用户名、手机号或邮箱使用(用户名和邮箱不区分大小写)',
-    en: 'Invalid {field}: another user already has it as user name, mobile or e-mail (user names and e-mails ignore case)',
+    zh: '{label}已被其他用户的用户名、手机号或邮箱使用(用户名和邮箱不区分大小写)',
+    en: '{label}: another user already has it as user name, mobile or e-mail (user names and e-mails ignore case)',
   },
-  adminKeepsAll: { zh: '内置角色admin必须保留权限*', en: 'The built-in role admin must keep permission *' },
-  unknownRoles: { zh: '参数roles不合法: 角色不存在 {roles}', en: 'Invalid roles: unknown {roles}' },
+  adminKeepsAll: { zh: '内置角色admin必须保留全部权限(*)', en: 'The built-in role admin must keep permission *' },
+  unknownRoles: { zh: '{label}中有不存在的角色: {roles}', en: '{label}: unknown {roles}' },
   mobile: {
-    zh: '参数{field}不合法: 不是手机号(11位中国大陆手机号,或以+和国家代码开头的国际号码)',
-    en: 'Invalid {field}: not a mobile number (11 digits of a mainland China number, or + and the country code)',
+    zh: '{label}应为11位中国大陆手机号,或以+和国家代码开头的国际号码',
+    en: '{label}: not a mobile number (11 digits of a mainland China number, or + and the country code)',
   },
-  email: { zh: '参数{field}不合法: 不是有效的邮箱地址', en: 'Invalid {field}: not an e-mail address' },
+  email: { zh: '{label}不是有效的邮箱地址', en: '{label}: not an e-mail address' },
   identifierCharacters: {
-    zh: '参数{field}不合法: 不能包含控制字符、格式字符(如零宽字符、双向控制字符)或空白字符',
-    en: 'Invalid {field}: it must not contain control, format (zero-width, bidirectional) or white-space characters',
+    zh: '{label}不能包含控制字符、格式字符(如零宽字符、双向控制字符)或空白字符',
+    en: '{label} must not contain control, format (zero-width, bidirectional) or white-space characters',
   },
   nameCharacters: {
-    zh: '参数{field}不合法: 不能包含控制字符或格式字符(如零宽字符、双向控制字符)',
-    en: 'Invalid {field}: it must not contain control or format (zero-width, bidirectional) characters',
+    zh: '{label}不能包含控制字符或格式字符(如零宽字符、双向控制字符)',
+    en: '{label} must not contain control or format (zero-width, bidirectional) characters',
   },
   mixedScripts: {
-    zh: '参数{field}不合法: 邮箱的用户名部分或域名混用了拉丁、西里尔或希腊字母',
-    en: 'Invalid {field}: its local part or domain mixes Latin, Cyrillic or Greek letters',
+    zh: '{label}的用户名部分或域名混用了拉丁、西里尔或希腊字母',
+    en: '{label}: its local part or domain mixes Latin, Cyrillic or Greek letters',
   },
-  idOrIds: { zh: '参数{field}不合法: 请给出id或ids其中之一', en: 'Invalid {field}: give either id or ids' },
-  passwordOrCode: {
-    zh: '参数{field}不合法: 请给出密码或验证码其中之一',
-    en: 'Invalid {field}: give either password or code',
-  },
+  idOrIds: { zh: '请给出编号或编号列表其中之一', en: 'Give either id or ids' },
+  passwordOrCode: { zh: '请给出密码或验证码其中之一', en: 'Give either password or code' },
   roleInUse: {
-    zh: '参数code不合法: 角色{code}仍被{count}个用户使用,请先取消分配',
-    en: 'Invalid code: the role {code} is still held by {count} user(s); take it from them first',
+    zh: '角色{code}仍被{count}个用户使用,请先取消分配',
+    en: 'The role {code} is still held by {count} user(s); take it from them first',
   },
   adminRoleKept: { zh: '内置角色admin不能删除', en: 'The built-in role admin cannot be deleted' },
   builtInRoleKept: {
@@ -147,68 +138,62 @@ const validation = {
     en: 'The built-in role {code} cannot be changed or deleted (three administrators)',
   },
   roleMixesSets: {
-    zh: '参数permissions不合法: 一个角色的权限只能属于系统、安全、审计中的一类(三员分立)',
-    en: 'Invalid permissions: the codes of a role must all belong to one of the system, security and audit sets (three administrators)',
+    zh: '一个角色的权限只能属于系统、安全、审计中的一类(三员分立)',
+    en: 'The permissions of a role must all belong to one of the system, security and audit sets (three administrators)',
   },
   membersWouldMixSets: {
-    zh: '参数permissions不合法: 持有该角色的{count}个用户将同时拥有两类管理员的权限(三员分立)',
-    en: 'Invalid permissions: {count} user(s) holding this role would hold codes of two administrator sets (three administrators)',
+    zh: '持有该角色的{count}个用户将同时拥有两类管理员的权限(三员分立)',
+    en: '{count} user(s) holding this role would hold permissions of two administrator sets (three administrators)',
   },
   userRolesMixSets: {
-    zh: '参数roles不合法: 一个用户的角色只能属于系统、安全、审计中的一类(三员分立)',
-    en: "Invalid roles: a user's roles must all belong to one of the system, security and audit sets (three administrators)",
+    zh: '一个用户的角色只能属于系统、安全、审计中的一类(三员分立)',
+    en: "A user's roles must all belong to one of the system, security and audit sets (three administrators)",
   },
   ipRange: {
-    zh: '参数{field}不合法: 不是IP地址或CIDR网段(如192.168.1.10、10.0.0.0/8、2001:db8::/32)',
-    en: 'Invalid {field}: not an IP address or a CIDR range (such as 192.168.1.10, 10.0.0.0/8 or 2001:db8::/32)',
+    zh: '{label}不是IP地址或CIDR网段(如192.168.1.10、10.0.0.0/8、2001:db8::/32)',
+    en: '{label}: not an IP address or a CIDR range (such as 192.168.1.10, 10.0.0.0/8 or 2001:db8::/32)',
   },
   ipRangeEach: {
-    zh: '参数{field}不合法: 每一项应为IP地址或CIDR网段(如10.0.0.0/8、2001:db8::/32)',
-    en: 'Invalid {field}: each entry must be an IP address or a CIDR range (such as 10.0.0.0/8, 2001:db8::/32)',
+    zh: '{label}的每一项应为IP地址或CIDR网段(如10.0.0.0/8、2001:db8::/32)',
+    en: '{label}: each entry must be an IP address or a CIDR range (such as 10.0.0.0/8, 2001:db8::/32)',
   },
-  unknownCodes: {
-    zh: '参数{field}不合法: 未知的权限编码 {codes}',
-    en: 'Invalid {field}: unknown permission codes {codes}',
-  },
-  apiKeyCodes: {
-    zh: '参数{field}不合法: API密钥不能持有 {codes}',
-    en: 'Invalid {field}: an API key cannot hold {codes}',
-  },
+  unknownCodes: { zh: '{label}中有未知的权限编码: {codes}', en: '{label}: unknown permission codes {codes}' },
+  apiKeyCodes: { zh: 'API密钥不能持有这些权限: {codes}', en: 'An API key cannot hold {codes}' },
   apiKeyNameTaken: {
-    zh: '参数name不合法: 已有名为{name}的API密钥(名称不区分大小写)',
-    en: 'Invalid name: an API key named {name} already exists (names ignore case)',
+    zh: '已有名为{name}的API密钥(名称不区分大小写)',
+    en: 'An API key named {name} already exists (names ignore case)',
   },
-  ipAddress: { zh: '参数{field}不合法: 不是IP地址', en: 'Invalid {field}: not an IP address' },
+  ipAddress: { zh: '{label}不是IP地址', en: '{label}: not an IP address' },
   clockTime: {
-    zh: '参数{field}不合法: 应为HH:mm格式的时间(00:00至23:59,结束时间也可为24:00)',
-    en: 'Invalid {field}: not a time of the form HH:mm (00:00 to 23:59; an end may also be 24:00)',
+    zh: '{label}应为HH:mm格式的时间(00:00至23:59,结束时间也可为24:00)',
+    en: '{label}: not a time of the form HH:mm (00:00 to 23:59; an end may also be 24:00)',
   },
   weekDay: {
-    zh: '参数{field}不合法: 星期应为1到7(星期一为1)且不重复',
-    en: 'Invalid {field}: days are 1 to 7 (Monday = 1), each at most once',
+    zh: '{label}应为1到7(星期一为1)且不重复',
+    en: '{label}: days are 1 to 7 (Monday = 1), each at most once',
   },
-  unknownUsers: { zh: '参数users不合法: 用户不存在 {users}', en: 'Invalid users: unknown {users}' },
-  unknownUser: { zh: '参数{field}不合法: 用户不存在', en: 'Invalid {field}: no such user' },
+  unknownUsers: { zh: '{label}中有不存在的用户: {users}', en: '{label}: unknown {users}' },
+  unknownUser: { zh: '{label}对应的用户不存在', en: '{label}: no such user' },
   locksOutCaller: {
     zh: '操作未执行: 执行后您将无法从当前IP({ip})在此时登录',
     en: 'Not done: afterwards you could not log in from your current IP ({ip}) at this time',
   },
   duplicateRole: {
-    zh: '参数code不合法: 角色{code}已存在(角色编码不区分大小写)',
-    en: 'Invalid code: the role {code} already exists (role codes ignore case)',
+    zh: '角色编码{code}已存在(角色编码不区分大小写)',
+    en: 'The role code {code} already exists (role codes ignore case)',
   },
-  webhookUrl: { zh: '参数{field}不合法: 须为http或https地址', en: 'Invalid {field}: must be an http or https URL' },
+  webhookUrl: { zh: '{label}须为http或https地址', en: '{label} must be an http or https URL' },
   webhookUrlCredentials: {
-    zh: '参数{field}不合法: 地址中不能包含用户名或密码',
-    en: 'Invalid {field}: the URL must not contain a user name or password',
+    zh: '{label}中不能包含用户名或密码',
+    en: '{label}: the URL must not contain a user name or password',
   },
   passkeyResponse: {
-    zh: '参数{field}不合法: 通行密钥验证失败或已过期,请重试',
-    en: 'Invalid {field}: the passkey could not be verified or its challenge expired; try again',
+    zh: '通行密钥验证失败或已过期,请重试',
+    en: 'The passkey could not be verified or its challenge expired; try again',
   },
   passkeyShape: {
-    zh: '参数{field}不合法: 须为浏览器 navigator.credentials.get() 的应答',
-    en: 'Invalid {field}: must be the answer of navigator.credentials.get()',
+    zh: '{label}须为浏览器 navigator.credentials.get() 的应答',
+    en: '{label} must be the answer of navigator.credentials.get()',
   },
   passkeyLimit: {
     zh: '通行密钥数量已达上限({max}个)',
@@ -366,6 +351,13 @@ const exportLabel = {
   type_passchange: { zh: '修改密码', en: 'Password change' },
   type_mfa: { zh: '双因素认证', en: 'Two-factor' },
   type_reauth: { zh: '验证身份', en: 'Identity check' },
+  type_passkey: { zh: '通行密钥', en: 'Passkey' },
+  type_smscode: { zh: '短信验证码', en: 'SMS code' },
+  type_emailcode: { zh: '邮件验证码', en: 'E-mail code' },
+  type_passreset: { zh: '找回密码', en: 'Password reset' },
+  channel_totp: { zh: '动态验证码', en: 'Authenticator code' },
+  channel_sms: { zh: '短信验证码', en: 'SMS code' },
+  channel_email: { zh: '邮件验证码', en: 'E-mail code' },
   state_normal: { zh: '正常', en: 'Normal' },
   state_locked: { zh: '已锁定', en: 'Locked' },
   state_disabled: { zh: '已禁用', en: 'Disabled' },
@@ -373,15 +365,197 @@ const exportLabel = {
   state_initial: { zh: '初始密码', en: 'Initial password' },
 } satisfies Record<string, Bilingual>;
 
+/**
+ * The name of each input field in messages (`{label}`): what the console's forms call it. Fields that
+ * exports already name take the export's label; `Class.field` entries name a field whose meaning
+ * depends on the operation (a role's `name` is not a person's).
+ */
+const field = {
+  account: exportLabel.account,
+  username: exportLabel.username,
+  name: { zh: '名称', en: 'Name' },
+  'CreateUserDto.name': exportLabel.name,
+  'UpdateUserDto.name': exportLabel.name,
+  'SaveRoleDto.name': { zh: '角色名称', en: 'Role name' },
+  'SaveAccessRuleDto.name': { zh: '规则名称', en: 'Rule name' },
+  mobile: exportLabel.mobile,
+  email: exportLabel.email,
+  roles: exportLabel.roles,
+  state: exportLabel.state,
+  status: exportLabel.status,
+  loginType: exportLabel.loginType,
+  ip: exportLabel.ip,
+  id: exportLabel.id,
+  target: exportLabel.target,
+  ids: { zh: '编号列表', en: 'IDs' },
+  userId: { zh: '用户编号', en: 'User ID' },
+  users: { zh: '用户', en: 'Users' },
+  tokenId: { zh: '会话编号', en: 'Session ID' },
+  token: { zh: '令牌', en: 'Token' },
+  password: { zh: '密码', en: 'Password' },
+  oldPass: { zh: '旧密码', en: 'Old password' },
+  newPass: { zh: '新密码', en: 'New password' },
+  code: { zh: '验证码', en: 'Code' },
+  'RoleCodeDto.code': { zh: '角色编码', en: 'Role code' },
+  'SaveRoleDto.code': { zh: '角色编码', en: 'Role code' },
+  'VerifyQrcodeDto.code': { zh: '授权码', en: 'Code' },
+  imgId: { zh: '验证码编号', en: 'Captcha ID' },
+  imgCode: { zh: '图形验证码', en: 'Captcha' },
+  mfaToken: { zh: '登录凭据', en: 'Login ticket' },
+  channel: { zh: '发送渠道', en: 'Channel' },
+  purpose: { zh: '用途', en: 'Purpose' },
+  permissions: { zh: '权限', en: 'Permissions' },
+  keyword: { zh: '关键字', en: 'Keyword' },
+  pageNum: { zh: '页码', en: 'Page' },
+  pageSize: { zh: '每页条数', en: 'Page size' },
+  beginTime: { zh: '开始时间', en: 'From' },
+  endTime: { zh: '结束时间', en: 'To' },
+  time: { zh: '时间', en: 'Time' },
+  action: exportLabel.action,
+  'SaveAccessRuleDto.action': { zh: '规则动作', en: 'Rule action' },
+  ipRanges: { zh: 'IP范围', en: 'IP ranges' },
+  timeWindows: { zh: '时间段', en: 'Time windows' },
+  days: { zh: '星期', en: 'Days' },
+  start: { zh: '开始时间', en: 'Start' },
+  end: { zh: '结束时间', en: 'End' },
+  enabled: { zh: '启用', en: 'Enabled' },
+  url: { zh: '地址', en: 'URL' },
+  events: { zh: '事件', en: 'Events' },
+  expiresInDays: { zh: '有效天数', en: 'Days valid' },
+  unreadOnly: { zh: '仅未读', en: 'Unread only' },
+  file: { zh: '文件', en: 'File' },
+  dryRun: { zh: '仅检查', en: 'Check only' },
+  format: { zh: '文件格式', en: 'File format' },
+  columns: { zh: '列标题', en: 'Column headers' },
+  passkey: { zh: '通行密钥', en: 'Passkey' },
+  response: { zh: '通行密钥应答', en: 'Passkey answer' },
+  challengeId: { zh: '通行密钥挑战编号', en: 'Passkey challenge' },
+  body: { zh: '请求体', en: 'The request body' },
+  // The strategy page's labels (web/src/i18n/zh.ts, strategy.field), which a test keeps equal.
+  sessionExpireMinutes: { zh: '会话有效期', en: 'Session validity' },
+  tempSessionExpireMinutes: { zh: '临时会话有效期', en: 'Temporary session validity' },
+  sessionMaxHours: { zh: '会话最长时长', en: 'Absolute session lifetime' },
+  lockMinutes: { zh: '锁定时长', en: 'Lock duration' },
+  maxFailureTimes: { zh: '最大失败次数', en: 'Failures before lock' },
+  maxFailureInterval: { zh: '失败统计窗口', en: 'Failure counting window' },
+  sendMsgWhenErrorLogin: { zh: '异常登录通知渠道', en: 'Wrong-password notification' },
+  sendMsgWhenErrorIp: { zh: '异地登录通知渠道', en: 'Unusual-IP notification' },
+  loginStrategyWhenExpire: { zh: '密码过期后的登录行为', en: 'When the password has expired' },
+  bindIp: { zh: '绑定登录 IP', en: 'Bind session to IP' },
+  multiOnline: { zh: '允许多端同时在线', en: 'Several devices at once' },
+  maxSessionsPerUser: { zh: '每个用户最多会话数', en: 'Sessions per user' },
+  otpLogin: { zh: '验证码登录', en: 'Log in with a code' },
+  mfaChannels: { zh: '第二步验证方式', en: 'Second-step methods' },
+  selfServiceReset: { zh: '自助找回密码', en: 'Self-service password reset' },
+  mfaMode: { zh: '双因素认证', en: 'Two-factor authentication' },
+  reauthMinutes: { zh: '身份验证有效期', en: 'Identity check validity' },
+  reauthForAdmin: { zh: '管理操作须验证身份', en: 'Identity check for administration' },
+  passkeyLogin: { zh: '允许通行密钥登录', en: 'Passkey sign-in' },
+  passwordExpireDays: { zh: '密码有效期', en: 'Password validity' },
+  expireNotifyDays: { zh: '过期提醒提前天数', en: 'Expiry reminder' },
+  minPasswordLength: { zh: '密码最小长度', en: 'Minimum password length' },
+  maxPasswordLength: { zh: '密码最大长度', en: 'Maximum password length' },
+  includeLowerCase: { zh: '必须包含小写字母', en: 'Lower-case letter required' },
+  includeUpperCase: { zh: '必须包含大写字母', en: 'Upper-case letter required' },
+  includeNumber: { zh: '必须包含数字', en: 'Digit required' },
+  includeSymbol: { zh: '必须包含特殊字符', en: 'Special character required' },
+  rejectAccountInPassword: { zh: '禁止包含账号信息', en: 'Refuse account details' },
+  rejectCommonPasswords: { zh: '禁止常见弱密码', en: 'Refuse common passwords' },
+  passwordHistoryCount: { zh: '禁止重复使用最近密码', en: 'Password history' },
+  forceUpdatePassword: { zh: '首次登录强制修改密码', en: 'Force change of initial passwords' },
+  dormantDays: { zh: '闲置账号自动禁用', en: 'Disable dormant accounts' },
+} satisfies Record<string, Bilingual>;
+
+/**
+ * The rule a field breaks, by class-validator's constraint name (validation.pipe.ts): `{label}` is the
+ * field's label, `{min}` / `{max}` / `{values}` the rule's own values.
+ */
+const rule = {
+  isDefined: { zh: '请填写{label}', en: '{label} is required' },
+  isNotEmpty: { zh: '请填写{label}', en: '{label} is required' },
+  isString: { zh: '{label}应为文本', en: '{label} must be text' },
+  isInt: { zh: '{label}应为整数', en: '{label} must be a whole number' },
+  isNumber: { zh: '{label}应为数字', en: '{label} must be a number' },
+  isBoolean: { zh: '{label}应为是或否', en: '{label} must be true or false' },
+  isArray: { zh: '{label}应为列表', en: '{label} must be a list' },
+  isObject: { zh: '{label}格式不正确', en: '{label} must be an object' },
+  isIn: { zh: '{label}应为以下之一: {values}', en: '{label} must be one of {values}' },
+  isEnum: { zh: '{label}应为以下之一: {values}', en: '{label} must be one of {values}' },
+  min: { zh: '{label}不能小于{min}', en: '{label} must be at least {min}' },
+  max: { zh: '{label}不能大于{max}', en: '{label} must be at most {max}' },
+  minLength: { zh: '{label}至少{min}个字符', en: '{label} must be at least {min} characters long' },
+  maxLength: { zh: '{label}不能超过{max}个字符', en: '{label} must be at most {max} characters long' },
+  arrayMinSize: { zh: '{label}至少{min}项', en: '{label} needs at least {min} entries' },
+  arrayMaxSize: { zh: '{label}最多{max}项', en: '{label} may hold at most {max} entries' },
+  arrayNotEmpty: { zh: '{label}至少1项', en: '{label} needs at least 1 entry' },
+  arrayUnique: { zh: '{label}不能有重复项', en: '{label} must not repeat an entry' },
+  matches: { zh: '{label}格式不正确', en: '{label} is not in the expected format' },
+  isDateString: {
+    zh: '{label}应为时间(如2024-01-31T08:00:00Z)',
+    en: '{label} must be a time (such as 2024-01-31T08:00:00Z)',
+  },
+  isIp: { zh: '{label}应为IP地址', en: '{label} must be an IP address' },
+  unknownField: { zh: '不接受的参数: {field}', en: 'Not an accepted field: {field}' },
+  notJsonObject: { zh: '请求体必须是JSON对象', en: 'The request body must be a JSON object' },
+  nestedValidation: { zh: '{label}格式不正确', en: '{label} is not in the expected form' },
+  withoutCode: { zh: '{label}和验证码不能同时给出', en: '{label} and code cannot both be given' },
+  notWithMfaToken: { zh: '有登录凭据时不能给出{label}', en: '{label} must be left out with mfaToken' },
+  attestation: {
+    zh: '{label}须为浏览器 navigator.credentials.create() 的应答',
+    en: '{label} must be the answer of navigator.credentials.create()',
+  },
+  assertion: {
+    zh: '{label}须为浏览器 navigator.credentials.get() 的应答',
+    en: '{label} must be the answer of navigator.credentials.get()',
+  },
+  // A rule the catalogue has no words for: the field is named, the rule is not.
+  other: { zh: '{label}不合法', en: '{label} is not valid' },
+} satisfies Record<string, Bilingual>;
+
+/** What a field's format rule (`matches`) asks, by `Class.field` or field, where people need it told. */
+const fieldFormat = {
+  sendMsgWhenErrorLogin: {
+    zh: '{label}应为 email、sms、site 中的一项或几项,以逗号分隔',
+    en: '{label} must be a comma-separated list of email, sms, site',
+  },
+  sendMsgWhenErrorIp: {
+    zh: '{label}应为 email、sms、site 中的一项或几项,以逗号分隔',
+    en: '{label} must be a comma-separated list of email, sms, site',
+  },
+  mfaToken: { zh: '{label}无效,请重新登录', en: '{label} is not the one of the login result; log in again' },
+  challengeId: { zh: '{label}无效,请重试', en: '{label} is not the one just issued; try again' },
+  code: { zh: '{label}应为6位数字或恢复码(如ab12-cd34)', en: '{label} must be 6 digits or a recovery code xxxx-xxxx' },
+  'TotpCodeDto.code': { zh: '{label}应为6位数字', en: '{label} must be 6 digits' },
+  'OtpLoginDto.code': { zh: '{label}应为6位数字', en: '{label} must be 6 digits' },
+  'PasswordResetDto.code': { zh: '{label}应为6位数字', en: '{label} must be 6 digits' },
+  'SaveRoleDto.code': {
+    zh: '{label}应为1到64个字母、数字或 _ : . - 字符',
+    en: '{label} must be 1 to 64 letters, digits, _ : . or -',
+  },
+  'CreateApiKeyDto.name': {
+    zh: '{label}应为1到48个字母、数字或 _ . - 字符',
+    en: '{label} must be 1 to 48 letters, digits, _ . or -',
+  },
+  'PasskeyRegisterDto.name': {
+    zh: '{label}应为1到64个字符,不含控制字符',
+    en: '{label} must be 1 to 64 characters without control characters',
+  },
+  'PasskeyRenameDto.name': {
+    zh: '{label}应为1到64个字符,不含控制字符',
+    en: '{label} must be 1 to 64 characters without control characters',
+  },
+  tokenId: { zh: '{label}应为会话列表中的编号', en: '{label} must be the ID from the session list' },
+} satisfies Record<string, Bilingual>;
+
 /** /sys/user/import's refusals of a file or of one of its rows (`data.errors[].row` names the row). */
 const userImport = {
-  notXlsx: { zh: '参数file不合法: 不是xlsx文件', en: 'Invalid file: not an xlsx file' },
-  tooLarge: { zh: '参数file不合法: 文件不能超过{max}字节', en: 'Invalid file: it must not exceed {max} bytes' },
-  tooManyRows: { zh: '参数file不合法: 最多{max}行用户', en: 'Invalid file: at most {max} user rows' },
-  noRows: { zh: '参数file不合法: 没有用户行', en: 'Invalid file: it has no user rows' },
+  notXlsx: { zh: '文件不是xlsx文件', en: 'The file is not an xlsx file' },
+  tooLarge: { zh: '文件不能超过{max}字节', en: 'The file must not exceed {max} bytes' },
+  tooManyRows: { zh: '文件最多{max}行用户', en: 'The file may hold at most {max} user rows' },
+  noRows: { zh: '文件中没有用户行', en: 'The file has no user rows' },
   missingColumns: {
-    zh: '参数file不合法: 缺少列 {columns}(请使用导入模板)',
-    en: 'Invalid file: columns missing {columns} (use the import template)',
+    zh: '文件缺少列 {columns}(请使用导入模板)',
+    en: 'The file lacks the columns {columns} (use the import template)',
   },
   duplicate: { zh: '{field}与第{row}行重复', en: '{field} repeats row {row}' },
   noContact: {
@@ -389,12 +563,22 @@ const userImport = {
     en: 'Give a mobile number or an e-mail: the initial password is sent there',
   },
   rolesBeyondCaller: {
-    zh: '参数roles不合法: 不能分配超出您自身权限的角色',
-    en: 'Invalid roles: you cannot give roles beyond your own permissions',
+    zh: '不能分配超出您自身权限的角色',
+    en: 'You cannot give roles beyond your own permissions',
   },
 } satisfies Record<string, Bilingual>;
 
-export const TEXTS = { error: errors, tip: tips, validation, notification, exportLabel, userImport } as const;
+export const TEXTS = {
+  error: errors,
+  tip: tips,
+  validation,
+  notification,
+  exportLabel,
+  userImport,
+  field,
+  rule,
+  fieldFormat,
+} as const;
 
 type Group = keyof typeof TEXTS;
 /** `group.name`, e.g. `error.BAD_CREDENTIALS`, `tip.PASSWORD_EXPIRES_SOON`, `validation.notUnicode`. */
@@ -425,4 +609,27 @@ export function bilingual(key: TextKey, params?: TextParams): Bilingual {
 export function localeOf(acceptLanguage: string | string[] | undefined): Locale {
   const header = Array.isArray(acceptLanguage) ? acceptLanguage[0] : acceptLanguage;
   return header && /^\s*en\b/i.test(header) ? 'en' : 'zh';
+}
+
+const LABELS: Record<string, Bilingual> = field;
+
+/**
+ * The label of an input field for messages: `name` of `CreateUserDto` is 姓名; a path into a list
+ * (`timeWindows.0.start`) names the entry. A field the catalogue does not know keeps its name.
+ */
+export function fieldLabel(path: string, locale: Locale, scope?: string): string {
+  const parts = path.split('.');
+  const own = (name: string, at?: string) =>
+    (at && LABELS[`${at}.${name}`]?.[locale]) ?? LABELS[name]?.[locale] ?? name;
+  let label = '';
+  for (const [i, part] of parts.entries()) {
+    if (/^\d+$/.test(part)) {
+      const n = Number(part) + 1;
+      label = locale === 'zh' ? `${label}第${n}项` : `${label} entry ${n}`;
+    } else {
+      const name = own(part, i === 0 ? scope : undefined);
+      label = !label ? name : locale === 'zh' ? `${label}的${name}` : `${label}: ${name.toLowerCase()}`;
+    }
+  }
+  return label;
 }

@@ -1,13 +1,14 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import { getMetadataStorage } from 'class-validator';
 
 import { AppException, FieldProblem, fieldProblem, validationFailed } from './app.exception';
 import { ErrorCode } from './error-code';
-import { text, type TextKey } from './texts';
+import { type Bilingual, type Locale, type TextKey, type TextParams, TEXTS } from './texts';
 
 /**
- * A validator message `text:<key>` names an entry of the text catalogue (texts.ts), answered in the
- * caller's language with the field filled in (a mobile or e-mail rule in Chinese too);
- * any other message is class-validator's English rule, quoted in both languages.
+ * A validator message `text:<key>` names an entry of the text catalogue (texts.ts). Any other rule is
+ * worded by the catalogue's `rule` group from its constraint name and values, never by class-validator's
+ * English; the field is named by its label (`field` group) in the caller's language.
  */
 export const TEXT_RULE = 'text:';
 export const textRule = (key: TextKey) => `${TEXT_RULE}${key}`;
@@ -28,15 +29,22 @@ const PRIORITY = [
 ];
 const rank = (name: string) => (PRIORITY.includes(name) ? PRIORITY.indexOf(name) : PRIORITY.length);
 
+interface Broken {
+  field: string;
+  /** The constraint name (`maxLength`), or `whitelistValidation` for an unknown field. */
+  name: string;
+  message: string;
+  /** The input's class and the object validated, for the constraint's values and the label. */
+  target?: object;
+  property: string;
+}
+
 /** The most basic broken rule of one field (or of its first nested field), or null when none is named. */
-function problemOf(error: ValidationError, parent = ''): { field: string; rule: string } | null {
+function problemOf(error: ValidationError, parent = ''): Broken | null {
   const field = parent ? `${parent}.${error.property}` : error.property;
   if (error.constraints) {
-    const [name, rule] = Object.entries(error.constraints).sort(([a], [b]) => rank(a) - rank(b))[0];
-    return {
-      field,
-      rule: name === 'whitelistValidation' ? text('validation.unknownFieldRule', 'en', { field }) : rule,
-    };
+    const [name, message] = Object.entries(error.constraints).sort(([a], [b]) => rank(a) - rank(b))[0];
+    return { field, name, message, target: error.target, property: error.property };
   }
   for (const child of error.children ?? []) {
     const found = problemOf(child, field);
@@ -45,15 +53,80 @@ function problemOf(error: ValidationError, parent = ''): { field: string; rule: 
   return null;
 }
 
-/** One entry per refused field; the message names the first, as before. */
-function problemsOf(errors: ValidationError[]): FieldProblem[] {
-  const found = errors.map((e) => problemOf(e)).filter((p): p is { field: string; rule: string } => p !== null);
-  if (!found.length) found.push({ field: 'body', rule: text('validation.notJsonObjectRule', 'en') });
-  return found.map(({ field, rule }) =>
-    rule.startsWith(TEXT_RULE)
-      ? fieldProblem(rule.slice(TEXT_RULE.length) as TextKey, field)
-      : fieldProblem('validation.fieldRule', field, { field, rule }),
-  );
+/** The values the rule was declared with (`MaxLength(64)` → [64]). */
+function constraintValues(target: object | undefined, property: string, name: string): unknown[] {
+  if (!target) return [];
+  const found = getMetadataStorage()
+    .getTargetValidationMetadatas(target.constructor, '', true, false)
+    .find((m) => m.propertyName === property && m.name === name);
+  return found?.constraints ?? [];
+}
+
+const RULES: Record<string, unknown> = TEXTS.rule;
+const FORMATS: Record<string, unknown> = TEXTS.fieldFormat;
+
+/** Codes whose labels exports already have (`exportLabel.status_success`), by field. */
+const VALUE_LABELS: Record<string, string> = {
+  status: 'status_',
+  loginType: 'type_',
+  state: 'state_',
+  mfaChannels: 'channel_',
+};
+const EXPORT_LABELS: Record<string, Bilingual> = TEXTS.exportLabel;
+
+/** The values of an `isIn` rule as people read them: Chinese labels where there are, codes in English. */
+function valuesIn(property: string, values: unknown[], locale: Locale): string {
+  const prefix = VALUE_LABELS[property];
+  if (locale === 'en' || !prefix) return values.map(String).join(', ');
+  return values.map((v) => EXPORT_LABELS[`${prefix}${String(v)}`]?.zh ?? String(v)).join('、');
+}
+
+interface Wording {
+  key: TextKey;
+  params: TextParams;
+  /** Values that read differently in each language. */
+  byLocale?: Record<Locale, TextParams>;
+}
+
+/** The catalogue entry and its values for one broken rule. */
+function wordingOf({ field, name, message, target, property }: Broken): Wording {
+  if (message.startsWith(TEXT_RULE)) return { key: message.slice(TEXT_RULE.length) as TextKey, params: { field } };
+  if (name === 'whitelistValidation') return { key: 'rule.unknownField', params: { field } };
+  const scope = target?.constructor.name;
+  if (name === 'matches') {
+    const format = [`${scope}.${property}`, property].find((k) => k in FORMATS);
+    if (format) return { key: `fieldFormat.${format}` as TextKey, params: {} };
+  }
+  const [value] = constraintValues(target, property, name);
+  // "At least 1 character" is what people call required.
+  if (name === 'minLength' && value === 1) return { key: 'rule.isDefined', params: {} };
+  const params: TextParams = {};
+  if (['min', 'minLength', 'arrayMinSize'].includes(name)) params.min = Number(value);
+  if (['max', 'maxLength', 'arrayMaxSize'].includes(name)) params.max = Number(value);
+  const key = name in RULES ? (`rule.${name}` as TextKey) : 'rule.other';
+  if (name === 'isIn' || name === 'isEnum') {
+    const values: unknown[] = Array.isArray(value) ? value : Object.values(value ?? {});
+    return {
+      key,
+      params,
+      byLocale: { zh: { values: valuesIn(property, values, 'zh') }, en: { values: valuesIn(property, values, 'en') } },
+    };
+  }
+  return { key, params };
+}
+
+/** One entry per refused field; the message names the first. */
+function problemsOf(errors: ValidationError[], scope?: string): FieldProblem[] {
+  const found = errors.map((e) => problemOf(e)).filter((p): p is Broken => p !== null);
+  if (!found.length) return [fieldProblem('rule.notJsonObject', 'body')];
+  return found.map((broken) => {
+    const { key, params, byLocale } = wordingOf(broken);
+    const problem = fieldProblem(key, broken.field, params, scope);
+    if (!byLocale) return problem;
+    const zh = fieldProblem(key, broken.field, { ...params, ...byLocale.zh }, scope);
+    const en = fieldProblem(key, broken.field, { ...params, ...byLocale.en }, scope);
+    return { ...problem, zh: zh.zh, en: en.en };
+  });
 }
 
 const isEmptyPlainObject = (value: unknown) =>
@@ -94,11 +167,7 @@ function structuralProblem(body: object): AppException | undefined {
 
 const illFormed = (field: string) => validationFailed('validation.notUnicode', field);
 
-const unknownField = (field: string) =>
-  validationFailed('validation.fieldRule', field, {
-    field,
-    rule: text('validation.unknownFieldRule', 'en', { field }),
-  });
+const unknownField = (field: string) => validationFailed('rule.unknownField', field);
 
 /**
  * Strict body validation: unknown fields and wrong types are refused with
@@ -113,9 +182,10 @@ export class BodyValidationPipe extends ValidationPipe {
       forbidNonWhitelisted: true,
       forbidUnknownValues: true,
       transform: true,
-      validationError: { target: false, value: false },
+      // The target names the input's class (labels, the rules' values); answers never carry it.
+      validationError: { target: true, value: false },
       exceptionFactory: (errors) => {
-        const problems = problemsOf(errors);
+        const problems = problemsOf(errors, errors[0]?.target?.constructor.name);
         return new AppException(
           ErrorCode.VALIDATION_FAILED,
           undefined,

@@ -5,7 +5,7 @@ import type { LoginStrategy, UserStrategy } from '../strategy/strategy.types';
  * The baseline dialog of the strategy page reads them (POST /sys/compliance/controls), the dashboard
  * lists the fields whose saved value differs. Fields not named keep their value (maxPasswordLength,
  * tempSessionExpireMinutes, notification channels, bindIp, multiOnline, maxSessionsPerUser,
- * loginStrategyWhenExpire, forceUpdatePassword).
+ * loginStrategyWhenExpire).
  */
 export const MLPS3_BASELINE: { login: Partial<LoginStrategy>; user: Partial<UserStrategy> } = {
   login: {
@@ -36,6 +36,8 @@ export const MLPS3_BASELINE: { login: Partial<LoginStrategy>; user: Partial<User
     expireNotifyDays: 7,
     // The last 5 passwords, the common list and the account name are refused on change.
     passwordHistoryCount: 5,
+    // Initial passwords (created, imported, reset, the first start's) are changed at their first login.
+    forceUpdatePassword: true,
     rejectCommonPasswords: true,
     rejectAccountInPassword: true,
     // Accounts idle for 90 days are disabled.

@@ -11,7 +11,7 @@ import { Page } from '../common/paging.dto';
 import { SessionService } from '../session/session.service';
 import { TargetAccess } from '../user-account/target-access';
 import { UserLookup } from '../user-account/user-lookup.service';
-import { KickoutDto, ListOnlineDto, OnlineSessionRowDto } from './dto/online.dto';
+import { KickoutDto, ListAllOnlineDto, ListOnlineDto, OnlineSessionRowDto } from './dto/online.dto';
 
 /** Live sessions for administrators (all) and for each user (their own); a tokenId never reveals the token. */
 @ApiTags('online sessions')
@@ -29,10 +29,17 @@ export class OnlineController {
   @HttpCode(200)
   @RequirePermissions('sys:online:list')
   @ApiDoc('List every live session', { data: OnlineSessionRowDto, shape: 'page' })
-  async list(@Body() dto: ListOnlineDto): Promise<Page<OnlineSessionRowDto>> {
+  async list(@CurrentAuth() auth: AuthContext, @Body() dto: ListAllOnlineDto): Promise<Page<OnlineSessionRowDto>> {
     const all = await this.sessions.allSessions();
-    const page = all.slice((dto.pageNum - 1) * dto.pageSize, dto.pageNum * dto.pageSize);
-    return { total: all.length, rows: await this.rows(page) };
+    const keyword = dto.keyword?.trim().toLowerCase();
+    // A search reads every session's user (an administrator's page, as many rows as live sessions).
+    const found = keyword
+      ? (await this.rows(all)).filter((r) => [r.username, r.name, r.ip].some((v) => v?.toLowerCase().includes(keyword)))
+      : null;
+    const total = found ? found.length : all.length;
+    const from = (dto.pageNum - 1) * dto.pageSize;
+    const rows = found ? found.slice(from, from + dto.pageSize) : await this.rows(all.slice(from, from + dto.pageSize));
+    return { total, rows: rows.map((r) => ({ ...r, current: r.tokenId === auth.tokenHash })) };
   }
 
   @Post('online/kickout')

@@ -56,9 +56,16 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
       // The generated first password is printed once; it is an initial password
       // that must be changed at first login when forceUpdatePassword is on.
       // warn, so that it shows even with LOG_LEVEL=warn.
-      this.logger.warn(`Created account "${username}" with initial password: ${created.password}`);
+      // The password stays the line's last word (scripts and docs/operations.md read it there).
+      this.logger.warn(
+        `Created account "${username}"; log in and change this initial password at once (it is printed only ` +
+          `this once, and whoever reads this log knows it): ${created.password}`,
+      );
     } else {
-      this.logger.log(`Created account "${username}" with the password of ADMIN_INITIAL_PASSWORD`);
+      this.logger.log(
+        `Created account "${username}" with the password of ADMIN_INITIAL_PASSWORD — log in and change it now, ` +
+          'then remove ADMIN_INITIAL_PASSWORD from the environment',
+      );
     }
   }
 

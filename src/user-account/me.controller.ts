@@ -14,6 +14,7 @@ import { ErrorCode } from '../common/error-code';
 import { checkNoInput, NoInputDto } from '../common/validation.pipe';
 import { AppConfig } from '../config/app-config';
 import { PasswordTransport } from '../crypto/password-transport';
+import { StrategyService } from '../strategy/strategy.service';
 import { ChangePasswordDto, ME_INFO_RESPONSE, MeInfoDto, ReauthDto, ReauthResultDto } from './dto/user.dto';
 import { PasswordChangeService } from './password-change.service';
 import { ReauthService } from './reauth.service';
@@ -29,6 +30,7 @@ export class MeController {
     private readonly reauth: ReauthService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly strategy: StrategyService,
   ) {}
 
   @Post('info')
@@ -63,6 +65,8 @@ export class MeController {
       displayTimeZone: this.config.DISPLAY_TIMEZONE,
       // The console keeps roles within one administrator set in three mode.
       adminMode: this.config.ADMIN_MODE,
+      // The two-factor page says whether logins ask for a code at all (from the strategy's cache).
+      mfaMode: (await this.strategy.loginStrategy()).mfaMode,
     };
   }
 

@@ -350,13 +350,8 @@ describe.each(BACKENDS)('login access rules on $name', (backend) => {
     });
 
     it.each([
-      [
-        'a bad CIDR',
-        { ipRanges: ['10.0.0.0/8', '10.0.0.0/33'] },
-        ['ipRanges.1'],
-        '参数ipRanges.1不合法: 不是IP地址或CIDR网段',
-      ],
-      ['an address with a zone', { ipRanges: ['fe80::1%eth0'] }, ['ipRanges.0'], '参数ipRanges.0不合法'],
+      ['a bad CIDR', { ipRanges: ['10.0.0.0/8', '10.0.0.0/33'] }, ['ipRanges.1'], 'IP范围第2项不是IP地址或CIDR网段'],
+      ['an address with a zone', { ipRanges: ['fe80::1%eth0'] }, ['ipRanges.0'], 'IP范围第1项'],
       [
         'a bad HH:mm',
         { timeWindows: [{ days: [1], start: '9:00', end: '25:00' }] },
@@ -373,24 +368,24 @@ describe.each(BACKENDS)('login access rules on $name', (backend) => {
         'a start of 24:00',
         { timeWindows: [{ days: [1], start: '24:00', end: '09:00' }] },
         ['timeWindows.0.start'],
-        '参数timeWindows.0.start不合法: 应为HH:mm格式的时间',
+        '时间段第1项的开始时间应为HH:mm格式的时间',
       ],
-      ['an unknown role', { roles: ['no_such_role'] }, ['roles'], '参数roles不合法: 角色不存在 no_such_role'],
+      ['an unknown role', { roles: ['no_such_role'] }, ['roles'], '角色中有不存在的角色: no_such_role'],
       [
         'an unknown user id',
         { users: ['00000000-0000-0000-0000-000000000000'] },
         ['users'],
-        '用户不存在 00000000-0000-0000-0000-000000000000',
+        '用户中有不存在的用户: 00000000-0000-0000-0000-000000000000',
       ],
-      ['an unknown action', { action: 'maybe' }, ['action'], '参数action不合法'],
-      ['an empty name', { name: '' }, ['name'], '参数name不合法'],
+      ['an unknown action', { action: 'maybe' }, ['action'], '规则动作'],
+      ['an empty name', { name: '' }, ['name'], '请填写规则名称'],
       [
         'days of the wrong type',
         { timeWindows: [{ days: ['1'], start: '09:00', end: '18:00' }] },
         ['timeWindows.0.days'],
-        '参数timeWindows.0.days不合法',
+        '时间段第1项的星期',
       ],
-      ['a window that is not an object', { timeWindows: [5] }, ['timeWindows.0'], '参数timeWindows.0不合法'],
+      ['a window that is not an object', { timeWindows: [5] }, ['timeWindows.0'], '时间段第1项'],
       [
         'an unknown field in a window',
         { timeWindows: [{ days: [1], start: '09:00', end: '18:00', tz: 'UTC' }] },
@@ -423,17 +418,17 @@ describe.each(BACKENDS)('login access rules on $name', (backend) => {
       expect(res.body.data.errors).toEqual([
         {
           field: 'ipRanges.0',
-          message: expect.stringContaining('Invalid ipRanges.0: not an IP address or a CIDR range'),
+          message: expect.stringContaining('IP ranges entry 1: not an IP address or a CIDR range'),
         },
         {
           field: 'timeWindows.0.days',
-          message: 'Invalid timeWindows.0.days: days are 1 to 7 (Monday = 1), each at most once',
+          message: 'Time windows entry 1: days: days are 1 to 7 (Monday = 1), each at most once',
         },
         {
           field: 'timeWindows.0.end',
-          message: expect.stringContaining('Invalid timeWindows.0.end: not a time of the form HH:mm'),
+          message: expect.stringContaining('Time windows entry 1: end: not a time of the form HH:mm'),
         },
-        { field: 'roles', message: 'Invalid roles: unknown ghost' },
+        { field: 'roles', message: 'Roles: unknown ghost' },
       ]);
     });
   });

@@ -302,10 +302,10 @@ describe.each(BACKENDS)('API keys on $name', (backend) => {
       { token: await app.adminToken(), ip: '10.9.9.9', headers: { 'accept-language': 'en' } },
     );
     expect(en.body.message).toBe(
-      'Invalid ipRanges: each entry must be an IP address or a CIDR range (such as 10.0.0.0/8, 2001:db8::/32)',
+      'IP ranges: each entry must be an IP address or a CIDR range (such as 10.0.0.0/8, 2001:db8::/32)',
     );
     const zh = await app.admin('/sys/apiKey/create', { ...good, permissions: ['sys:no:such'] });
-    expect(zh.body.message).toBe('参数permissions不合法: 未知的权限编码 sys:no:such');
+    expect(zh.body.message).toBe('权限中有未知的权限编码: sys:no:such');
     expect(await count('sys_api_key')).toBe(keys);
     expect(await count('sys_audit_log')).toBe(audit);
   });

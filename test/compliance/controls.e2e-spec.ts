@@ -59,7 +59,11 @@ describe.each(BACKENDS)('等保三级 controls on $name', (backend) => {
       );
       // The strategy page's baseline dialog reads the values from here (src/compliance/baseline.ts).
       expect(answer.baseline.login).toMatchObject({ mfaMode: 2, maxFailureTimes: 5, sessionMaxHours: 12 });
-      expect(answer.baseline.user).toMatchObject({ minPasswordLength: 8, passwordHistoryCount: 5 });
+      expect(answer.baseline.user).toMatchObject({
+        minPasswordLength: 8,
+        passwordHistoryCount: 5,
+        forceUpdatePassword: true,
+      });
       expect(answer.outside.map((o: { id: string; clause: string }) => [o.id, o.clause])).toEqual([
         ['tls', '8.1.4.1 c'],
         ['backups', '8.1.4.9 a'],

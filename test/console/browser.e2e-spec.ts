@@ -7,6 +7,7 @@ import {
   CONFIRM,
   consoleBrowserSuite,
   isCall,
+  rowAction,
   sel,
   textBox,
   until,
@@ -311,13 +312,13 @@ whenRunnable(`admin console in Chromium against the running service${missing ? `
       await waitForText(row.locator(sel('user-state')), /锁定|locked/i, 'the locked badge');
       await shot(admin, 'users');
 
-      const unlocked = await act(admin, row.locator(sel('user-unlock')), '/sys/user/unlock', { confirm: true });
+      const unlocked = await act(admin, await rowAction(row, 'user-unlock'), '/sys/user/unlock', { confirm: true });
       expect(unlocked.body).toMatchObject({ success: true });
       await until(
         async () => !/锁定|locked/i.test(await clean(row.locator(sel('user-state')))),
         'the locked badge to go',
       );
-      await row.locator(sel('user-lock')).waitFor();
+      await row.locator(sel('user-lock')).waitFor({ state: 'attached' });
       expect(await row.locator(sel('user-unlock')).count()).toBe(0);
 
       await loginAs(page, user.username, user.password);

@@ -10,6 +10,7 @@ import {
   CONFIRM,
   consoleBrowserSuite,
   isCall,
+  rowAction,
   sel,
   textBox,
   until,
@@ -158,6 +159,47 @@ whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skip
     await textBox(page, 'login-mfa-code').fill(code);
     return (await act(page, page.locator(sel('login-mfa-submit')), '/sys/login/mfa')).body;
   }
+
+  scenario(
+    'the page tells the truth about mfaMode, names the apps people use, and lists recovery codes one per line',
+    'mode',
+    async () => {
+      const user = await createActiveUser(app());
+      const page = await newPage('user');
+      expect(await submitLogin(page, user.username, user.password)).toMatchObject({ success: true });
+      await expectLoggedIn(page, user.username);
+      await page.goto(`${base()}/me/mfa`);
+      // Mode 0: nothing asks for a code, and the page says so instead of promising it.
+      const mode = page.locator(sel('mfa-mode'));
+      await waitForText(mode, '您的登录目前不会要求动态验证码', 'the mode-0 warning');
+      expect(await clean(mode)).toContain('管理员尚未');
+      expect(await mode.getAttribute('data-mode')).toBe('0');
+      expect(await clean(page.locator('.intro').first())).toContain('腾讯身份验证器');
+
+      const secret = await startSetup(page);
+      await enableWith(page, secret);
+      // One code a line: every code starts at the same left edge, each below the one before.
+      const boxes = await page
+        .locator(sel('mfa-recovery-code'))
+        .evaluateAll((els) =>
+          els.map((el) =>
+            (el as unknown as { getBoundingClientRect(): { x: number; y: number } }).getBoundingClientRect(),
+          ),
+        );
+      expect(new Set(boxes.map((b) => Math.round(b.x))).size).toBe(1);
+      for (let i = 1; i < boxes.length; i += 1) expect(boxes[i].y).toBeGreaterThan(boxes[i - 1].y);
+      await shot(page, 'mfa-mode-0-codes');
+      await page.locator(sel('mfa-recovery-done')).click();
+      await waitForText(mode, '您已绑定身份验证器，但您的登录目前不会要求动态验证码', 'enabled, mode 0');
+
+      // Mode 1 turned on by an administrator: the page now says logins ask for the code.
+      await setMfaMode(1);
+      await page.reload();
+      await until(async () => (await mode.getAttribute('data-mode')) === '1', 'mode 1 shown');
+      await waitForText(mode, '使用密码登录时须输入动态验证码', 'the mode-1 text');
+      await shot(page, 'mfa-mode-1');
+    },
+  );
 
   scenario(
     '1. a user enrols on the two-factor page, then logs in with the password and a code from the app',
@@ -342,7 +384,7 @@ whenRunnable(`second factor in the admin console, in Chromium${missing ? ` (skip
       const row = page.locator(sel(`user-row-${user.username}`)).first();
       await row.locator(sel('user-mfa')).waitFor();
       await shot(page, 'users-mfa-badge');
-      const reset = await act(page, row.locator(sel('user-mfa-reset')), '/sys/user/mfa/reset', { confirm: true });
+      const reset = await act(page, await rowAction(row, 'user-mfa-reset'), '/sys/user/mfa/reset', { confirm: true });
       expect(reset.body).toMatchObject({ success: true });
       expect(reset.sent).toEqual({ id: user.id });
       await row.locator(sel('user-mfa')).waitFor({ state: 'detached' });

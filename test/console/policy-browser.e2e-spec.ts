@@ -193,6 +193,12 @@ whenRunnable(
           'user.dormantDays': ['0 天', '90 天'],
         };
         expect(await changesShown(admin)).toEqual(expected);
+        // What the history rule does to passwords already handed out.
+        await waitForText(
+          admin.locator(sel('baseline-history-note')),
+          '已有的密码和初始密码不受影响',
+          'the history note',
+        );
         // Below the settings: the controls beyond them, as the service finds them on this instance, and
         // what is left to the operator.
         const controlRows = dialog.locator(sel('baseline-control'));
@@ -341,6 +347,9 @@ whenRunnable(
 
         expect(await submit(GOOD)).toMatchObject({ success: true });
         await page.waitForURL((url) => url.pathname === '/login');
+        // The login page says why it is back.
+        await waitForText(page.locator(sel('login-password-changed')), '密码已修改，请重新登录', 'the relogin note');
+        await shot(page, 'policy-password-changed-login');
       },
     );
   },

@@ -11,6 +11,7 @@ import {
   consoleBrowserSuite,
   isCall,
   RESULTS,
+  rowAction,
   sel,
   textBox,
   until,
@@ -179,12 +180,12 @@ whenRunnable(
       await page.locator(sel('users-search-btn')).click();
       await row.waitFor();
 
-      await row.locator(sel('user-lock')).click();
+      await (await rowAction(row, 'user-lock')).click();
       await page.locator(CONFIRM).click();
       const locked = page.waitForResponse((res) => isCall('/sys/user/lock')(res) && res.status() === 200);
       expect(await prove(page, ADMIN_PASSWORD)).toMatchObject({ success: true });
       expect(await (await locked).json()).toMatchObject({ success: true });
-      await row.locator(sel('user-unlock')).waitFor();
+      await row.locator(sel('user-unlock')).waitFor({ state: 'attached' });
       expect(Number((await app().userRow(user.id)).locked)).toBe(1);
     });
   },

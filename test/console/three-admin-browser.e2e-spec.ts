@@ -172,7 +172,14 @@ whenRunnable(`three administrators in the admin console, in Chromium${missing ? 
       await dialog.locator(sel('edit-submit')).click();
       expect((await (await granted).json()).success).toBe(true);
       expect(JSON.parse(grants[0])).toEqual({ id: created.body.data.id, roles: ['auditadmin'] });
-      await waitForText(page.locator(sel(`user-row-${username}`)).first(), 'auditadmin', 'the row to show the role');
+      await waitForText(page.locator(sel(`user-row-${username}`)).first(), '审计管理员', 'the row to show the role');
+      expect(
+        await page
+          .locator(sel(`user-row-${username}`))
+          .first()
+          .locator('[data-code="auditadmin"]')
+          .count(),
+      ).toBe(1);
       // Not on one's own row.
       await textBox(page, 'users-search').fill('secadmin');
       await page.locator(sel('users-search-btn')).click();

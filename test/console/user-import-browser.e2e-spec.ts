@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import type { Page } from 'playwright-core';
 
-import { browserSuiteMissing, consoleBrowserSuite, RESULTS, sel, textBox } from '../support/console-browser';
+import { browserSuiteMissing, consoleBrowserSuite, RESULTS, rowAction, sel, textBox } from '../support/console-browser';
 import { createUser } from '../support/factories';
 import { ADMIN_PASSWORD } from '../support/test-app';
 
@@ -114,7 +114,7 @@ whenRunnable(`users import and export in Chromium${missing ? ` (skipped: ${missi
       await page.locator(sel('users-search-btn')).click();
       const row = page.locator(sel(`user-row-${user.username}`));
       await row.waitFor();
-      await row.locator(sel('user-reset')).click();
+      await (await rowAction(row, 'user-reset')).click();
       await page.locator(sel('reset-dialog')).waitFor();
       await page.locator(sel('reset-mode-type')).click();
       await page.screenshot({ path: join(RESULTS, 'users-reset-dialog.png') });

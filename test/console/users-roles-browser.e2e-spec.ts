@@ -126,7 +126,10 @@ whenRunnable(`users and roles in the admin console, in Chromium${missing ? ` (sk
       const updated = await act(admin, dialog.locator(sel('edit-submit')), '/sys/user/update');
       expect(updated.sent).toEqual({ id: user.id, roles: [code] });
       expect(updated.body.success).toBe(true);
-      await waitForText(await userRow(admin, user.username), code, 'the row to show the role');
+      // The role by its name; its code stays on the tag.
+      const row = await userRow(admin, user.username);
+      await waitForText(row, '审计员', 'the row to show the role');
+      expect(await row.locator(`[data-code="${code}"]`).count()).toBe(1);
 
       // The role page now names the holder, and does not offer deleting the role.
       await admin.locator(sel('nav-roles')).click();
@@ -178,7 +181,7 @@ whenRunnable(`users and roles in the admin console, in Chromium${missing ? ` (sk
       const refused = await act(admin, dialog.locator(sel('edit-submit')), '/sys/user/update');
       expect(refused.body).toMatchObject({ code: 'VALIDATION_FAILED' });
       const item = dialog.locator(sel('edit-item-mobile'));
-      await waitForText(item.locator('.el-form-item__error'), '不是手机号', 'the mobile marked in Chinese');
+      await waitForText(item.locator('.el-form-item__error'), '应为11位中国大陆手机号', 'the mobile marked in Chinese');
       await shot(admin, 'users-edit-refused');
       expect((await app().userRow(user.id)).mobile).toBe(user.mobile);
 

@@ -444,6 +444,7 @@ describe.each(BACKENDS)('sessions and tokens on $name', (backend) => {
         serverTime: expect.any(Number),
         displayTimeZone: expect.any(String),
         adminMode: 'single',
+        mfaMode: 0,
       };
       const accountReads = jest.spyOn(app.app.get(UserRepository), 'byId');
       try {

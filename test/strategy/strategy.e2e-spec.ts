@@ -1,5 +1,6 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 
+import { fieldLabel } from '../../src/common/texts';
 import { SysPropsChangedEvent } from '../../src/strategy/strategy.types';
 import { BACKENDS, mariadbRedis } from '../support/backends';
 import { FORBIDDEN, KICKED_OUT, NOT_LOGGED_IN, OK_NO_DATA, PASSWORD_NEEDS_UPPER } from '../support/envelopes';
@@ -266,7 +267,7 @@ describe.each(BACKENDS)('strategy settings on $name', (backend) => {
         expect(res.body).toEqual({
           success: false,
           code: 'VALIDATION_FAILED',
-          message: expect.stringContaining(field),
+          message: expect.stringContaining(fieldLabel(field, 'zh')),
           data: namesFields(field),
         });
         expect(await info(LOGIN)).toEqual(LOGIN_DEFAULTS);
@@ -315,7 +316,7 @@ describe.each(BACKENDS)('strategy settings on $name', (backend) => {
         expect(res.body).toEqual({
           success: false,
           code: 'VALIDATION_FAILED',
-          message: expect.stringContaining(field),
+          message: expect.stringContaining(fieldLabel(field, 'zh')),
           data: namesFields(field),
         });
         expect(await info(USER)).toEqual(USER_DEFAULTS);
@@ -335,7 +336,7 @@ describe.each(BACKENDS)('strategy settings on $name', (backend) => {
         },
       );
       expect(res.body.code).toBe('VALIDATION_FAILED');
-      expect(res.body.message).toMatch(/^Invalid loginStrategyWhenExpire/);
+      expect(res.body.message).toMatch(/^When the password has expired must be/);
     });
   });
 
@@ -391,7 +392,7 @@ describe.each(BACKENDS)('strategy settings on $name', (backend) => {
       expect(res.body).toEqual({
         success: false,
         code: 'VALIDATION_FAILED',
-        message: expect.stringContaining(field),
+        message: expect.stringContaining(fieldLabel(field, 'zh')),
         data: namesFields(field),
       });
       expect(await info(LOGIN)).toEqual(LOGIN_DEFAULTS);

@@ -52,6 +52,19 @@ export function textBox(scope: Page | Locator, name: string): Locator {
   return scope.locator(`input${s}, textarea${s}, ${s} input, ${s} textarea`).first();
 }
 
+/**
+ * A user row's action: 编辑 stands in the row, the others sit in its "更多" menu, which this opens
+ * first. Returns the action's element, visible, for the caller to click.
+ */
+export async function rowAction(row: Locator, name: string): Promise<Locator> {
+  const action = row.locator(sel(name));
+  if (!(await action.isVisible())) {
+    await row.locator(sel('user-more')).click();
+    await action.waitFor({ state: 'visible' });
+  }
+  return action;
+}
+
 /** Matches the response of a POST to `path`. */
 export const isCall = (path: string) => (res: Response) =>
   res.request().method() === 'POST' && new URL(res.url()).pathname === path;

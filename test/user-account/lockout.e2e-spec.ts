@@ -493,7 +493,7 @@ describe.each(BACKENDS)('account lock and disable (3.2, 4.5) on $name', (backend
           const res = await app.admin(`/sys/user/${op}`, body);
           expect(res.status).toBe(400);
           expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', data: namesFields('id') });
-          expect(res.body.message).toContain('id');
+          expect(res.body.message).toContain('编号');
         }
       },
     );

@@ -84,12 +84,12 @@ describe.each(BACKENDS)('user and role administration on $name', (backend) => {
     });
 
     it.each([
-      ['mobile', { mobile: '12345' }, '参数mobile不合法: 不是手机号'],
-      ['mobile', { mobile: '+8613800138000' }, '参数mobile不合法: 不是手机号'],
-      ['email', { email: 'not-an-email' }, '参数email不合法: 不是有效的邮箱地址'],
-      ['name', { name: '' }, '参数name不合法'],
-      ['roles', { roles: 'admin' }, '参数roles不合法'],
-      ['nickname', { nickname: 'x' }, '参数nickname不合法'],
+      ['mobile', { mobile: '12345' }, '手机号应为11位中国大陆手机号'],
+      ['mobile', { mobile: '+8613800138000' }, '手机号应为11位中国大陆手机号'],
+      ['email', { email: 'not-an-email' }, '邮箱不是有效的邮箱地址'],
+      ['name', { name: '' }, '请填写姓名'],
+      ['roles', { roles: 'admin' }, '角色应为列表'],
+      ['nickname', { nickname: 'x' }, '不接受的参数: nickname'],
     ])(
       'refuses a bad %s with VALIDATION_FAILED naming it (in Chinese), and changes nothing',
       async (field, body, zh) => {
@@ -112,7 +112,7 @@ describe.each(BACKENDS)('user and role administration on $name', (backend) => {
         { id: user.id, mobile: '12345' },
         { token: await app.adminToken(), headers: { 'accept-language': 'en' } },
       );
-      expect(res.body.message).toMatch(/^Invalid mobile: not a mobile number/);
+      expect(res.body.message).toMatch(/^Mobile: not a mobile number/);
       const created = await app.admin('/sys/user/create', {
         username: `m_${Date.now()}`,
         name: 'x',
@@ -120,7 +120,7 @@ describe.each(BACKENDS)('user and role administration on $name', (backend) => {
         email: 'nope',
       });
       expect(created.body).toMatchObject({ code: 'VALIDATION_FAILED', data: namesFields('mobile', 'email') });
-      expect(created.body.data.errors[0].message).toMatch(/^参数mobile不合法: 不是手机号/);
+      expect(created.body.data.errors[0].message).toMatch(/^手机号应为11位中国大陆手机号/);
     });
 
     it('refuses an identifier another user holds in any field, also under parallel updates (never 500)', async () => {

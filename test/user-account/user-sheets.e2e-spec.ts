@@ -189,7 +189,7 @@ describe.each(BACKENDS)('users in and out of Excel on $name', (backend) => {
       Array.from({ length: 5_001 }, (_, i) => [`bulk${i}`, 'n', null, `bulk${i}@example.com`, null]),
     );
     const long = await app.admin('/sys/user/import', { file: tooMany });
-    expect(long.body).toMatchObject({ code: 'VALIDATION_FAILED', message: '参数file不合法: 最多5000行用户' });
+    expect(long.body).toMatchObject({ code: 'VALIDATION_FAILED', message: '文件最多5000行用户' });
 
     const big = await app.admin('/sys/user/import', { file: randomBytes(5 * 1024 * 1024 + 10).toString('base64') });
     expect(big.body).toMatchObject({
@@ -200,7 +200,7 @@ describe.each(BACKENDS)('users in and out of Excel on $name', (backend) => {
     const noName = await app.admin('/sys/user/import', {
       file: await sheet(['用户名', '手机号'], [['abc', mobile()]]),
     });
-    expect(noName.body.message).toBe('参数file不合法: 缺少列 name(请使用导入模板)');
+    expect(noName.body.message).toBe('文件缺少列 name(请使用导入模板)');
   });
 
   it('exports the users of the list filters, for people and for scripts', async () => {

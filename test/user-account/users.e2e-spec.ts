@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 
 import { Logger } from '@nestjs/common';
 
+import { fieldLabel } from '../../src/common/texts';
 import { Keys } from '../../src/store/keys';
 import { BACKENDS } from '../support/backends';
 import { FORBIDDEN, NOT_LOGGED_IN, OK_NO_DATA, PASSWORD_NEEDS_UPPER } from '../support/envelopes';
@@ -87,6 +88,8 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
         fresh = await startApp(backend, { env: { ADMIN_INITIAL_PASSWORD: undefined as unknown as string } });
         const announced = logger.lines().filter((line) => line.includes('admin') && /password|密码/i.test(line));
         expect(announced).toHaveLength(1);
+        // It tells the operator to change it at once.
+        expect(announced[0]).toMatch(/change this initial password at once/);
         // The password is the last word of the announcement.
         const password = announced[0].trim().split(/\s+/).at(-1)!;
         expect(password).not.toBe(ADMIN_PASSWORD);
@@ -194,7 +197,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
       expect(res.body).toMatchObject({
         success: false,
         code: 'VALIDATION_FAILED',
-        data: { errors: [{ field, message: expect.stringContaining(field) }] },
+        data: { errors: [{ field, message: expect.stringContaining(fieldLabel(field, 'zh')) }] },
       });
       expect(res.body.data.errors).toHaveLength(1);
       const rows = await app.db.query(`SELECT id FROM sys_user WHERE ${field} = ?`, [(existing as any)[field]]);
@@ -215,7 +218,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('VALIDATION_FAILED');
       // The message names the field.
-      expect(res.body.message).toContain('roles');
+      expect(res.body.message).toContain('角色');
       expect(res.body.message).toContain('no_such_role');
       expect(await app.db.query('SELECT id FROM sys_user WHERE username = ?', [username])).toHaveLength(0);
     });
@@ -260,7 +263,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('VALIDATION_FAILED');
       expect(res.body).toMatchObject({ success: false, data: namesFields('password') });
-      expect(res.body.message).toContain('password');
+      expect(res.body.message).toContain('密码');
       expect(await app.db.query('SELECT id FROM sys_user WHERE username = ?', [username])).toHaveLength(0);
     });
 
@@ -509,6 +512,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
         serverTime: expect.any(Number),
         displayTimeZone: expect.any(String),
         adminMode: 'single',
+        mfaMode: 0,
       });
       expect([...res.body.data.permissions].sort()).toEqual(['sys:loginLog:list', 'sys:user:list']);
       // What the console's expiry warning measures, on the service's clock.
@@ -550,6 +554,7 @@ describe.each(BACKENDS)('users, roles and the first-start admin on $name', (back
         serverTime: expect.any(Number),
         displayTimeZone: expect.any(String),
         adminMode: 'single',
+        mfaMode: 0,
       });
     });
 

@@ -124,12 +124,12 @@ describe.each(BACKENDS)('webhooks on $name', (backend) => {
         [{ url: 'not a url' }, 'url', /http或https/],
         [{ url: 'https://user:pass@siem.example.internal/hook' }, 'url', /用户名或密码/],
         [{ url: 'https://token@siem.example.internal/hook' }, 'url', /用户名或密码/],
-        [{ url: `https://siem.example.internal/${'x'.repeat(2048)}` }, 'url', /url/],
-        [{ events: ['login.succeeded', 'user.created'] }, 'events', /events/],
-        [{ events: ['webhook.test'] }, 'events', /events/],
-        [{ events: [] }, 'events', /events/],
-        [{ events: 'login.failed' }, 'events', /events/],
-        [{ enabled: 'yes' }, 'enabled', /enabled/],
+        [{ url: `https://siem.example.internal/${'x'.repeat(2048)}` }, 'url', /地址不能超过2048个字符/],
+        [{ events: ['login.succeeded', 'user.created'] }, 'events', /事件/],
+        [{ events: ['webhook.test'] }, 'events', /事件/],
+        [{ events: [] }, 'events', /事件/],
+        [{ events: 'login.failed' }, 'events', /事件/],
+        [{ enabled: 'yes' }, 'enabled', /启用/],
         [{ secret: 'whsec_mine' }, 'secret', /secret/],
       ];
       for (const [change, field, message] of cases) {
@@ -162,7 +162,7 @@ describe.each(BACKENDS)('webhooks on $name', (backend) => {
         { url: 'https://a:b@x.example.internal', events: ['login.failed'], enabled: true },
         { token: await app.adminToken(), ip: '10.9.9.9', headers: { 'accept-language': 'en' } },
       );
-      expect(en.body.message).toBe('Invalid url: the URL must not contain a user name or password');
+      expect(en.body.message).toBe('URL: the URL must not contain a user name or password');
       expect((await app.admin('/sys/webhook/list')).body.data).toEqual(before);
     });
 

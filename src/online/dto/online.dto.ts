@@ -1,9 +1,19 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Matches } from 'class-validator';
+import { IsString, Matches, MaxLength } from 'class-validator';
 
+import { Optional } from '../../common/optional';
 import { PagingDto } from '../../common/paging.dto';
 
 export class ListOnlineDto extends PagingDto {}
+
+/** Every live session, optionally only those whose user name, name or IP contains the keyword. */
+export class ListAllOnlineDto extends PagingDto {
+  @ApiPropertyOptional({ description: 'part of the user name or name (any case), or of the IP address' })
+  @Optional()
+  @IsString()
+  @MaxLength(64)
+  keyword?: string;
+}
 
 export class KickoutDto {
   @ApiProperty({ description: 'tokenId of a session from the online list' })
@@ -24,5 +34,5 @@ export class OnlineSessionRowDto {
   @ApiProperty({ type: Number, nullable: true }) renewedAt: number | null;
   @ApiProperty({ type: Number }) expireAt: number;
   @ApiProperty() temp: boolean;
-  @ApiPropertyOptional({ description: "the caller's own session (/sys/me/sessions only)" }) current?: boolean;
+  @ApiPropertyOptional({ description: "the caller's own session (the session making the request)" }) current?: boolean;
 }

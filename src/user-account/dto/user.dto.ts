@@ -447,6 +447,11 @@ export class MeInfoDto {
     description: 'ADMIN_MODE: `three` when the system, security and audit administrators are kept apart (三员分立)',
   })
   adminMode: AdminMode;
+  @ApiProperty({
+    enum: [0, 1, 2],
+    description: 'login strategy mfaMode: 0 no login asks a code, 1 those who enabled TOTP, 2 everyone',
+  })
+  mfaMode: 0 | 1 | 2;
 }
 
 const nullableString = { type: ['string', 'null'] } as const;
@@ -480,6 +485,7 @@ export const ME_INFO_RESPONSE = {
           serverTime: { type: 'number' },
           displayTimeZone: { type: 'string' },
           adminMode: { type: 'string' },
+          mfaMode: { type: 'integer' },
         },
       },
     },

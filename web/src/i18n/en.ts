@@ -121,6 +121,7 @@ const en: typeof zh = {
       'An administrator ended your session (kick-out, lock, disable or password reset), or you ended it from another device. Please log in again.',
   },
   login: {
+    passwordChanged: 'Password changed, please log in again',
     title: 'Login policy console',
     tabPassword: 'Account and password',
     tabQrcode: 'Log in with a code from another device',
@@ -231,7 +232,15 @@ const en: typeof zh = {
     statusOff: 'Off',
     forcedHint: 'The login strategy requires two-factor authentication for everyone. Set it up, then log in again.',
     intro:
-      'When it is on, a password login also asks for the code of an authenticator app (Google Authenticator, Microsoft Authenticator, FreeOTP…).',
+      'Once set up, an authenticator app makes a 6-digit code every 30 seconds. Apps in common use: Tencent Authenticator (WeChat mini program or app), the Alibaba Cloud app (virtual MFA), Microsoft Authenticator, Google Authenticator, FreeOTP.',
+    mode0:
+      'Your logins do not ask for a code yet: an administrator has not turned two-factor authentication on in the login strategy. An authenticator you set up now is kept and counts once it is on.',
+    mode0Enabled:
+      'You have an authenticator set up, but your logins do not ask for a code yet: an administrator has not turned two-factor authentication on in the login strategy.',
+    mode1:
+      'Users with an authenticator set up give a code at every password login. It applies to you once you set one up.',
+    mode1Enabled: 'Every password login asks for a code.',
+    mode2: 'The login strategy requires two-factor authentication of everyone: every password login asks for a code.',
     setup: 'Set up',
     step1: 'Scan the QR code with your authenticator app.',
     manual: 'Cannot scan? Enter this key in the app (time based):',
@@ -264,6 +273,7 @@ const en: typeof zh = {
   strategy: {
     tabLogin: 'Login strategy',
     tabUser: 'Account strategy',
+    showKeys: 'Show field names (developers)',
     saved: 'Strategy saved',
     noPermission: 'You may not read this strategy',
     field: {
@@ -398,6 +408,10 @@ const en: typeof zh = {
       unsaved: 'The form holds unsaved edits: saving the baseline reloads the strategy and drops them.',
       mfaNote:
         'With two-factor authentication required, users not enrolled yet (administrators included) must set up an authenticator at their next login.',
+      forceNote:
+        'Force change of initial passwords: initial passwords handed out and not changed yet (created, imported or reset accounts, and the administrator password printed at first start) keep working, but their holders must change them at their next login before anything else.',
+      historyNote:
+        'Password history: checked only when users change their own password; existing and initial passwords are not affected, and the history builds up from the next change on (the current password always counts).',
       fill: 'Fill in the form only',
       save: 'Save baseline',
       saved: 'Strategy saved with the MLPS 2.0 Level 3 baseline',
@@ -428,6 +442,7 @@ const en: typeof zh = {
   },
   users: {
     edit: 'Edit',
+    more: 'More',
     editTitle: 'Edit user "{name}"',
     grant: 'Roles',
     grantTitle: 'Roles of "{name}"',
@@ -705,7 +720,11 @@ const en: typeof zh = {
     kickout: 'Force logout',
     temp: 'Temporary',
     current: 'This session',
+    thisDevice: 'This device',
+    keyword: 'User name, name or IP',
     confirmKick: 'Force this session of "{name}" to log out?',
+    confirmKickOwn:
+      'This is the session you are using now (this device). Ending it logs you out at once and you must log in again. Continue?',
     kicked: 'Session ended',
   },
   devices: {

@@ -116,6 +116,7 @@ export default {
     endedByAdmin: '您的会话已被管理员结束(强制下线、锁定、禁用或重置密码),或您已在其他设备上结束了它。请重新登录。',
   },
   login: {
+    passwordChanged: '密码已修改，请重新登录',
     title: '登录策略管理系统',
     tabPassword: '账号密码登录',
     tabQrcode: '用其他设备的授权码登录',
@@ -224,7 +225,13 @@ export default {
     statusOff: '未启用',
     forcedHint: '登录策略要求所有用户启用双因素认证。请先完成绑定，然后重新登录。',
     intro:
-      '启用后，使用密码登录时还需输入身份验证器应用（如 Google Authenticator、Microsoft Authenticator、FreeOTP）生成的动态验证码。',
+      '绑定后，身份验证器应用每 30 秒生成一个 6 位动态验证码。常用的应用有：腾讯身份验证器（微信小程序或 App）、阿里云 App 的虚拟 MFA、Microsoft Authenticator、Google Authenticator、FreeOTP。',
+    mode0:
+      '您的登录目前不会要求动态验证码：管理员尚未在登录策略中开启双因素认证。现在绑定的身份验证器会保留，开启后即生效。',
+    mode0Enabled: '您已绑定身份验证器，但您的登录目前不会要求动态验证码：管理员尚未在登录策略中开启双因素认证。',
+    mode1: '已绑定身份验证器的用户，使用密码登录时须输入动态验证码。绑定后即对您生效。',
+    mode1Enabled: '使用密码登录时须输入动态验证码。',
+    mode2: '登录策略要求所有用户使用双因素认证：每次密码登录都须输入动态验证码。',
     setup: '开始设置',
     step1: '用身份验证器应用扫描二维码。',
     manual: '无法扫码时，在应用中手动输入以下密钥（基于时间）：',
@@ -256,6 +263,7 @@ export default {
   strategy: {
     tabLogin: '登录策略',
     tabUser: '账号策略',
+    showKeys: '显示字段名（开发者）',
     saved: '策略已保存',
     noPermission: '没有读取该策略的权限',
     field: {
@@ -352,6 +360,10 @@ export default {
       none: '当前已保存的设置已符合等保三级基线，无需修改。',
       unsaved: '表单中有尚未保存的修改：保存基线后将重新读取策略，这些修改会被丢弃。',
       mfaNote: '双因素认证设为「强制」后，尚未绑定的用户（包括管理员）下次登录时须先绑定身份验证器。',
+      forceNote:
+        '首次登录强制修改密码：已发放但尚未修改的初始密码（新建、导入或重置的账号，包括首次启动打印的管理员密码）不会失效，但持有人下次登录时必须先修改密码才能使用系统。',
+      historyNote:
+        '禁止重复使用最近密码：只在用户自己修改密码时检查，已有的密码和初始密码不受影响；记录从保存后的下一次修改开始累积（当前密码始终计入）。',
       fill: '仅填入表单',
       save: '保存基线',
       saved: '已按等保三级基线保存策略',
@@ -382,6 +394,7 @@ export default {
   },
   users: {
     edit: '编辑',
+    more: '更多',
     editTitle: '编辑用户「{name}」',
     grant: '分配角色',
     grantTitle: '分配角色「{name}」',
@@ -648,7 +661,10 @@ export default {
     kickout: '强制下线',
     temp: '临时',
     current: '当前会话',
+    thisDevice: '本机',
+    keyword: '用户名、姓名或 IP',
     confirmKick: '确定将「{name}」的这个会话强制下线？',
+    confirmKickOwn: '这是您现在使用的会话（本机）。强制下线后您将立即退出登录，需要重新登录。确定继续？',
     kicked: '已强制下线',
   },
   devices: {

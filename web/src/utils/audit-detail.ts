@@ -52,8 +52,13 @@ export function detailView(detail: unknown): DetailView {
     if (isChange(value)) view.changes.push({ field: key, old: value.old, new: value.new });
     else view.facts.push([key, value]);
   }
+  // Only what changed: a field whose value is the same before and after (rows that recorded a whole
+  // object) says nothing. A creation lists every field.
+  if (!view.created) view.changes = view.changes.filter((c) => !sameValue(c.old, c.new));
   return view;
 }
+
+const sameValue = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
