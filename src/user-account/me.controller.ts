@@ -14,6 +14,7 @@ import { ErrorCode } from '../common/error-code';
 import { checkNoInput, NoInputDto } from '../common/validation.pipe';
 import { AppConfig } from '../config/app-config';
 import { RsaKeyService } from '../crypto/rsa-key.service';
+import { PiiCipher } from '../pii/pii-cipher';
 import { ChangePasswordDto, ME_INFO_RESPONSE, MeInfoDto, ReauthDto, ReauthResultDto } from './dto/user.dto';
 import { PasswordChangeService } from './password-change.service';
 import { ReauthService } from './reauth.service';
@@ -29,6 +30,7 @@ export class MeController {
     private readonly reauth: ReauthService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly pii: PiiCipher,
   ) {}
 
   @Post('info')
@@ -49,8 +51,9 @@ export class MeController {
       id: user.id,
       username: user.username,
       name: user.name,
-      mobile: user.mobile,
-      email: user.email,
+      // Sealed in the session as in the row (a login opens nothing): opened here, where they are shown.
+      mobile: this.pii.reveal(user.mobile),
+      email: this.pii.reveal(user.email),
       permissions: auth.permissions,
       tempUser: auth.session.temp === 1,
       // From the session (written at login and on enable/disable/reset), no SQL.

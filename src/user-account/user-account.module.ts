@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { CryptoModule } from '../crypto/crypto.module';
 import { LoginLogModule } from '../login-log/login-log.module';
+import { PiiModule } from '../pii/pii.module';
 import { SessionModule } from '../session/session.module';
 import { StrategyModule } from '../strategy/strategy.module';
 import { AccountStateService } from './account-state.service';
@@ -43,6 +44,7 @@ import { UserSheetService } from './user-sheet.service';
     LoginLogModule,
     SessionModule,
     CryptoModule,
+    PiiModule,
     AuditModule,
   ],
   controllers: [UserController, RoleController, PermissionController, MeController],
@@ -72,6 +74,8 @@ import { UserSheetService } from './user-sheet.service';
     REAUTH_CODE_PROOF.provide(),
   ],
   exports: [
+    // Whoever reads users shows or sends their mobile and e-mail through it.
+    PiiModule,
     UserLookup,
     UserAdminService,
     AccountStateService,

@@ -729,6 +729,7 @@ const en: typeof zh = {
       user_recover: 'Account recovered on the server',
       qrcode_authorize: 'QR login authorised',
       user_mfaReset: 'Two-factor authentication reset',
+      user_pii_view: 'Whole mobile and e-mail viewed',
       log_retention: 'Old log records deleted',
       loginLog_export: 'Login log exported',
       auditLog_export: 'Audit log exported',
