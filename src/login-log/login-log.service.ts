@@ -165,7 +165,8 @@ function rowOf({ userId: _userId, ...row }: LoginLogEntity): LoginLogRow {
 
 function filterOf(q: ExportLoginLogDto): LoginLogFilter {
   return {
-    account: q.account,
+    // A whole mobile or e-mail finds the rows of it, which keep it masked (LoginLogService.record).
+    account: q.account && /^\+?\d{11,}$|@/.test(q.account) ? shownAccount(q.account, false) : q.account,
     status: q.status,
     loginType: q.loginType,
     ip: q.ip,

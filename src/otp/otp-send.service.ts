@@ -84,7 +84,8 @@ export class OtpSendService implements OnApplicationShutdown {
     const found = await this.accounts.findForLogin(req.account);
     // An unknown account costs the same reads: a look-up by an id nobody holds.
     const user = await this.accounts.get(found?.userId ?? randomUUID()).catch(ignoreNotFound);
-    const to = user && this.pii.reveal(recipientOf(user, req.channel));
+    // An unknown account opens a decoy: the same work, so the time taken tells nothing about which accounts exist.
+    const to = user ? this.pii.reveal(recipientOf(user, req.channel)) : (this.pii.reveal(this.pii.decoy), null);
     if (!user || !to) {
       // Counted as its own recipient: the same count as the account's above, so never refused where that was not.
       await this.limits.take('recipient', countedId(`none:${req.account}`));

@@ -21,6 +21,7 @@ import { PasswordHistoryEntity } from './password-history.entity';
 import { PasswordProof } from './password-proof.service';
 import { PasswordScreen } from './password-screen';
 import { PermissionController } from './permission.controller';
+import { PiiReencryptJob } from './pii-reencrypt.job';
 import { REAUTH_CODE_PROOF, ReauthService } from './reauth.service';
 import { RoleController } from './role.controller';
 import { RoleEntity, UserRoleEntity } from './role.entity';
@@ -50,6 +51,7 @@ import { UserSheetService } from './user-sheet.service';
   controllers: [UserController, RoleController, PermissionController, MeController],
   providers: [
     UserRepository,
+    PiiReencryptJob,
     RoleRepository,
     UserLookup,
     UserAdminService,

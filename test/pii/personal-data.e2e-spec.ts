@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 
-import { PiiReencryptJob } from '../../src/pii/pii-reencrypt.job';
+import { PiiReencryptJob } from '../../src/user-account/pii-reencrypt.job';
 import { BACKENDS, Provisioned } from '../support/backends';
 import { createActiveUser, createRole, TestUser } from '../support/factories';
 import { startApp, TestApp } from '../support/test-app';
