@@ -396,6 +396,7 @@ const en: typeof zh = {
     },
   },
   users: {
+    revealPii: 'Show the whole mobile and e-mail (recorded in the audit log)',
     edit: 'Edit',
     editTitle: 'Edit user "{name}"',
     grant: 'Roles',

@@ -350,6 +350,7 @@ export default {
     },
   },
   users: {
+    revealPii: '查看完整手机号与邮箱（将记入审计日志）',
     edit: '编辑',
     editTitle: '编辑用户「{name}」',
     grant: '分配角色',
