@@ -33,6 +33,8 @@ export type AuditAction =
   | 'qrcode.authorize'
   | 'user.recover'
   | 'user.mfaReset'
+  // /sys/user/detail showed a user's whole mobile and e-mail to a holder of sys:user:pii.
+  | 'user.pii.view'
   | 'apiKey.create'
   | 'apiKey.revoke'
   | 'accessRule.save'

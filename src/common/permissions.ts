@@ -24,6 +24,11 @@ export const PERMISSION_REGISTRY = [
   { code: 'sys:user:resetPass', module: 'user', name: { zh: '重置密码', en: 'Reset passwords' } },
   { code: 'sys:user:mfaReset', module: 'user', name: { zh: '重置双因素认证', en: 'Reset two-factor authentication' } },
   { code: 'sys:user:grant', module: 'user', name: { zh: '分配角色', en: "Grant users' roles" } },
+  {
+    code: 'sys:user:pii',
+    module: 'user',
+    name: { zh: '查看完整手机号与邮箱', en: 'See whole mobile numbers and e-mails' },
+  },
   { code: 'sys:role:list', module: 'role', name: { zh: '查看角色', en: 'List roles' } },
   { code: 'sys:role:save', module: 'role', name: { zh: '保存角色', en: 'Save roles' } },
   { code: 'sys:role:delete', module: 'role', name: { zh: '删除角色', en: 'Delete roles' } },
@@ -60,6 +65,12 @@ export const PERMISSION_REGISTRY = [
 
 export type PermissionCode = (typeof PERMISSION_REGISTRY)[number]['code'];
 
+/**
+ * Codes that gate no route of their own but widen what routes answer: `sys:user:pii` shows mobile numbers and
+ * e-mails whole where the lists mask them (docs/security.md#personal-data).
+ */
+export const WIDENING_CODES: readonly PermissionCode[] = ['sys:user:pii'];
+
 /** The three administrators' sets of ADMIN_MODE=three (三员分立). */
 export const ADMIN_SET_NAMES = ['system', 'security', 'audit'] as const;
 export type AdminSet = (typeof ADMIN_SET_NAMES)[number];
@@ -87,7 +98,7 @@ export const ADMIN_SETS = [
       'sys:user:enable',
       'sys:user:resetPass',
       'sys:user:mfaReset',
-      // sys:user:pii joins this set once the registry has it (personal data at rest).
+      'sys:user:pii',
       'sys:online:list',
       'sys:online:kickout',
       'sys:role:list',

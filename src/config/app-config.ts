@@ -215,6 +215,43 @@ export class AppConfig {
   MFA_ENCRYPTION_KEY?: string;
 
   /**
+   * The key of the users' mobile numbers and e-mail addresses at rest (docs/security.md#personal-data). Unset: one is
+   * generated on first start and kept in the database, and the start log says to set it.
+   */
+  @IsOptional()
+  @ValidateBy(
+    { name: 'piiKey', validator: { validate: (v) => typeof v === 'string' && isBase64Of32Bytes(v) } },
+    {
+      message: 'PII_ENCRYPTION_KEY must be the base64 of 32 random bytes (e.g. openssl rand -base64 32)',
+    },
+  )
+  PII_ENCRYPTION_KEY?: string;
+
+  /**
+   * The keys PII_ENCRYPTION_KEY replaced, comma-separated: values under them are still read, and re-encrypted under
+   * the current key in the background (docs/security.md#personal-data).
+   */
+  @IsOptional()
+  @ValidateBy(
+    {
+      name: 'piiPreviousKeys',
+      validator: {
+        validate: (v) =>
+          typeof v === 'string' &&
+          v
+            .split(',')
+            .map((k) => k.trim())
+            .filter(Boolean)
+            .every(isBase64Of32Bytes),
+      },
+    },
+    {
+      message: 'PII_ENCRYPTION_KEY_PREVIOUS must be base64 keys of 32 bytes, separated by commas',
+    },
+  )
+  PII_ENCRYPTION_KEY_PREVIOUS?: string;
+
+  /**
    * The HMAC-SHA256 key that seals every row of the login log and the audit log (docs/security.md#sealed-logs).
    * Unset: one is generated on first start and kept in the database, and the start log says to set it:
    * a key kept beside the rows it seals cannot tell their change by someone who can write the database.

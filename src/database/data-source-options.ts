@@ -38,6 +38,7 @@ import { Webhooks1765700000000 } from './migrations/1765700000000-webhooks';
 import { AccessRules1765800000000 } from './migrations/1765800000000-access-rules';
 import { LogSeals1765900000000 } from './migrations/1765900000000-log-seals';
 import { Passkeys1766000000000 } from './migrations/1766000000000-passkeys';
+import { PersonalData1766100000000 } from './migrations/1766100000000-personal-data';
 
 export const ENTITIES = [
   UserEntity,
@@ -78,6 +79,7 @@ export const MIGRATIONS = [
   AccessRules1765800000000,
   LogSeals1765900000000,
   Passkeys1766000000000,
+  PersonalData1766100000000,
 ];
 
 /**

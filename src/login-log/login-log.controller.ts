@@ -6,6 +6,7 @@ import { Actor, CurrentActor, RequirePermissions } from '../common/auth-context'
 import { exportRequest } from '../common/export-table';
 import { localeOf } from '../common/texts';
 import { AppConfig } from '../config/app-config';
+import { seesPii } from '../pii/pii-mask';
 import { ExportLoginLogDto, ListLoginLogDto, LoginLogRowDto } from './dto/list-login-log.dto';
 import { LoginLogService } from './login-log.service';
 
@@ -22,8 +23,8 @@ export class LoginLogController {
   @HttpCode(200)
   @RequirePermissions('sys:loginLog:list')
   @ApiDoc('Search the login log (account and IP by prefix, newest first)', { data: LoginLogRowDto, shape: 'page' })
-  list(@Body() dto: ListLoginLogDto) {
-    return this.logs.list(dto);
+  list(@Body() dto: ListLoginLogDto, @CurrentActor() actor: Actor) {
+    return this.logs.list(dto, seesPii(actor.codes));
   }
 
   /** The list's records as streamed CSV or xlsx; bad filters answer VALIDATION_FAILED before any byte. */
@@ -44,6 +45,11 @@ export class LoginLogController {
     @CurrentActor() actor: Actor,
     @Headers('accept-language') language?: string,
   ): Promise<StreamableFile> {
-    return this.logs.export(dto, actor, exportRequest(dto, localeOf(language), this.config.DISPLAY_TIMEZONE));
+    return this.logs.export(
+      dto,
+      actor,
+      exportRequest(dto, localeOf(language), this.config.DISPLAY_TIMEZONE),
+      seesPii(actor.codes),
+    );
   }
 }

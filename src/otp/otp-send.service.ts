@@ -10,6 +10,7 @@ import { MfaCrypto } from '../mfa/mfa-crypto';
 import { PENDING_LOGINS } from '../mfa/mfa-login.service';
 import { PendingLogin } from '../mfa/second-factor.proof';
 import { NotificationService } from '../notification/notification.service';
+import { PiiCipher } from '../pii/pii-cipher';
 import { KvStore } from '../store/kv.store';
 import { OneTimeStore } from '../store/one-time-store';
 import { StrategyService } from '../strategy/strategy.service';
@@ -64,6 +65,7 @@ export class OtpSendService implements OnApplicationShutdown {
     private readonly crypto: MfaCrypto,
     private readonly sms: OtpSmsChannel,
     private readonly email: OtpEmailChannel,
+    private readonly pii: PiiCipher,
     store: KvStore,
     clock: Clock,
   ) {
@@ -82,7 +84,8 @@ export class OtpSendService implements OnApplicationShutdown {
     const found = await this.accounts.findForLogin(req.account);
     // An unknown account costs the same reads: a look-up by an id nobody holds.
     const user = await this.accounts.get(found?.userId ?? randomUUID()).catch(ignoreNotFound);
-    const to = user && recipientOf(user, req.channel);
+    // An unknown account opens a decoy: the same work, so the time taken tells nothing about which accounts exist.
+    const to = user ? this.pii.reveal(recipientOf(user, req.channel)) : (this.pii.reveal(this.pii.decoy), null);
     if (!user || !to) {
       // Counted as its own recipient: the same count as the account's above, so never refused where that was not.
       await this.limits.take('recipient', countedId(`none:${req.account}`));
@@ -100,7 +103,7 @@ export class OtpSendService implements OnApplicationShutdown {
     await this.limits.take('account', countedId(pending.account));
     const user = await this.accounts.get(pending.userId).catch(ignoreNotFound);
     if (!user) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
-    const to = recipientOf(user, req.channel);
+    const to = this.pii.reveal(recipientOf(user, req.channel));
     if (!to) return { sentTo: null };
     return this.sendTo(user, 'mfa', req.channel, to);
   }

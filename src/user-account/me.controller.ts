@@ -14,6 +14,7 @@ import { ErrorCode } from '../common/error-code';
 import { checkNoInput, NoInputDto } from '../common/validation.pipe';
 import { AppConfig } from '../config/app-config';
 import { PasswordTransport } from '../crypto/password-transport';
+import { PiiCipher } from '../pii/pii-cipher';
 import { StrategyService } from '../strategy/strategy.service';
 import { ChangePasswordDto, ME_INFO_RESPONSE, MeInfoDto, ReauthDto, ReauthResultDto } from './dto/user.dto';
 import { PasswordChangeService } from './password-change.service';
@@ -31,6 +32,7 @@ export class MeController {
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly strategy: StrategyService,
+    private readonly pii: PiiCipher,
   ) {}
 
   @Post('info')
@@ -51,8 +53,9 @@ export class MeController {
       id: user.id,
       username: user.username,
       name: user.name,
-      mobile: user.mobile,
-      email: user.email,
+      // Sealed in the session as in the row (a login opens nothing): opened here, where they are shown.
+      mobile: this.pii.reveal(user.mobile),
+      email: this.pii.reveal(user.email),
       permissions: auth.permissions,
       tempUser: auth.session.temp === 1,
       // From the session (written at login and on enable/disable/reset), no SQL.

@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
 
 import { inMemoryRepositories, InMemoryUserRepository } from '../../test/support/in-memory';
+import { testPiiCipher } from '../../test/support/pii';
 import { AppException } from '../common/app.exception';
 import { ErrorCode, messageOf } from '../common/error-code';
+import { PiiCipher } from '../pii/pii-cipher';
 import { StrategyService } from '../strategy/strategy.service';
 import { PasswordRules, UserStrategy } from '../strategy/strategy.types';
 import { COMMON_PASSWORD_FILES, CommonPasswords, loadCommonPasswords } from './common-passwords/common-passwords';
@@ -63,6 +65,7 @@ describe('Password checks (PasswordScreen)', () => {
         CommonPasswords,
         ...repos.providers,
         { provide: PasswordHasher, useValue: hasher },
+        { provide: PiiCipher, useValue: await testPiiCipher() },
         { provide: StrategyService, useValue: { passwordRules: async () => rules } },
       ],
     }).compile();

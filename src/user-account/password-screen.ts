@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import { AppException } from '../common/app.exception';
 import { ErrorCode } from '../common/error-code';
+import { PiiCipher } from '../pii/pii-cipher';
 import { StrategyService } from '../strategy/strategy.service';
 import { OwnChangeRules } from '../strategy/strategy.types';
 import { CommonPasswords } from './common-passwords/common-passwords';
@@ -44,6 +45,7 @@ export class PasswordScreen {
     private readonly common: CommonPasswords,
     private readonly hasher: PasswordHasher,
     private readonly users: UserRepository,
+    private readonly pii: PiiCipher,
   ) {}
 
   /** `user` with its password hash (UserRepository.withPassword), as it is now. */
@@ -55,7 +57,8 @@ export class PasswordScreen {
 
   /** Alone, in its order. */
   async checkBeyondComplexity(user: UserEntity, password: string, rules: OwnChangeRules): Promise<void> {
-    if (rules.rejectAccountInPassword && containsAccount(password, user)) {
+    // The mobile and e-mail opened only for this check (docs/security.md#personal-data).
+    if (rules.rejectAccountInPassword && containsAccount(password, this.pii.revealed(user))) {
       throw new AppException(ErrorCode.PASSWORD_CONTAINS_ACCOUNT);
     }
     if (rules.rejectCommonPasswords && this.common.has(password)) {

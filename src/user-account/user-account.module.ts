@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { CryptoModule } from '../crypto/crypto.module';
 import { LoginLogModule } from '../login-log/login-log.module';
+import { PiiModule } from '../pii/pii.module';
 import { SessionModule } from '../session/session.module';
 import { StrategyModule } from '../strategy/strategy.module';
 import { AccountStateService } from './account-state.service';
@@ -20,6 +21,7 @@ import { PasswordHistoryEntity } from './password-history.entity';
 import { PasswordProof } from './password-proof.service';
 import { PasswordScreen } from './password-screen';
 import { PermissionController } from './permission.controller';
+import { PiiReencryptJob } from './pii-reencrypt.job';
 import { REAUTH_CODE_PROOF, ReauthService } from './reauth.service';
 import { RoleController } from './role.controller';
 import { RoleEntity, UserRoleEntity } from './role.entity';
@@ -43,11 +45,13 @@ import { UserSheetService } from './user-sheet.service';
     LoginLogModule,
     SessionModule,
     CryptoModule,
+    PiiModule,
     AuditModule,
   ],
   controllers: [UserController, RoleController, PermissionController, MeController],
   providers: [
     UserRepository,
+    PiiReencryptJob,
     RoleRepository,
     UserLookup,
     UserAdminService,
@@ -72,6 +76,8 @@ import { UserSheetService } from './user-sheet.service';
     REAUTH_CODE_PROOF.provide(),
   ],
   exports: [
+    // Whoever reads users shows or sends their mobile and e-mail through it.
+    PiiModule,
     UserLookup,
     UserAdminService,
     AccountStateService,

@@ -12,6 +12,9 @@ import { ErrorCode } from '../common/error-code';
 import { Page } from '../common/paging.dto';
 import { AppConfig } from '../config/app-config';
 import { LoginLogService } from '../login-log/login-log.service';
+import { PiiCipher } from '../pii/pii-cipher';
+import { maskEmail, maskMobile } from '../pii/pii-mask';
+import { seesPii, shownEmail, shownMobile } from '../pii/pii-mask';
 import { SessionService } from '../session/session.service';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
@@ -101,6 +104,7 @@ export class UserAdminService implements OnModuleInit {
     private readonly logs: LoginLogService,
     private readonly modules: ModuleRef,
     private readonly mode: AdminModeRules,
+    private readonly pii: PiiCipher,
   ) {}
 
   onModuleInit() {
@@ -170,11 +174,40 @@ export class UserAdminService implements OnModuleInit {
    * with its roles, second factor and the failure count the lock check would see now — the window
    * of lock-policy.ts, counted for the whole page in one grouped query.
    */
-  async list(query: ListUsersDto): Promise<Page<UserView>> {
+  async list(query: ListUsersDto, wholePii = false): Promise<Page<UserView>> {
     const now = this.clock.now();
     const { passwordExpireDays } = await this.strategy.userStrategy();
     const state = query.state ? { state: query.state, now, passwordExpireDays } : undefined;
     const [rows, total] = await this.users.page({ keyword: query.keyword, state }, query.pageNum, query.pageSize);
+    return { total, rows: await this.views(rows, passwordExpireDays, now, wholePii) };
+  }
+
+  /**
+   * /sys/user/detail: one user as a list row; the mobile and e-mail whole to a holder of sys:user:pii, and then
+   * audited as user.pii.view (docs/security.md#personal-data); masked to anyone else.
+   */
+  async detail(id: string, actor: Actor): Promise<UserView> {
+    const user = await this.lookup.get(id);
+    const now = this.clock.now();
+    const { passwordExpireDays } = await this.strategy.userStrategy();
+    const whole = seesPii(actor.codes);
+    const [view] = await this.views([user], passwordExpireDays, now, whole);
+    if (whole && (user.mobile || user.email))
+      await this.audit.recordDone('user.pii.view', {
+        ...actedBy(actor),
+        targetId: user.id,
+        targetName: user.username,
+      });
+    return view;
+  }
+
+  /** Users as list rows: roles, second factor, passkeys and the failure count the lock check would see now. */
+  private async views(
+    rows: UserEntity[],
+    passwordExpireDays: number,
+    now: Date,
+    wholePii: boolean,
+  ): Promise<UserView[]> {
     const ids = rows.map((u) => u.id);
     const roles = await this.roles.rolesOf(ids);
     const mfa = new Set((await Promise.all(this.mfaStatus.map((s) => s.enabledAmong(ids)))).flatMap((set) => [...set]));
@@ -186,15 +219,12 @@ export class UserAdminService implements OnModuleInit {
         since: failureWindowStart(now, maxFailureInterval, u.failureResetTime),
       })),
     );
-    return {
-      total,
-      rows: rows.map((u) => ({
-        ...this.view(u, roles.get(u.id) ?? [], passwordExpireDays, now),
-        mfaEnabled: mfa.has(u.id),
-        passkeyCount: passkeys.reduce((n, counts) => n + (counts.get(u.id) ?? 0), 0),
-        failureCount: failures.get(u.id) ?? 0,
-      })),
-    };
+    return rows.map((u) => ({
+      ...this.view(u, roles.get(u.id) ?? [], passwordExpireDays, now, wholePii),
+      mfaEnabled: mfa.has(u.id),
+      passkeyCount: passkeys.reduce((n, counts) => n + (counts.get(u.id) ?? 0), 0),
+      failureCount: failures.get(u.id) ?? 0,
+    }));
   }
 
   /**
@@ -217,7 +247,8 @@ export class UserAdminService implements OnModuleInit {
     // Under the role-save mutex: a role save refreshes its members' sessions under it too, so the
     // codes a session keeps are those of the last change, whichever came last.
     await this.mutex.run(Keys.roleSaveMutex, async () => {
-      const user = await this.lookup.get(id);
+      // Compared and audited as people typed them; the row holds them sealed.
+      const user = this.pii.revealed(await this.lookup.get(id));
       const grantOnly =
         this.mode.three &&
         dto.roles !== undefined &&
@@ -234,8 +265,11 @@ export class UserAdminService implements OnModuleInit {
         const next = dto[field];
         if (next === undefined || next === user[field]) continue;
         change.fields[field] = next as string;
-        detail.old[field] = user[field];
-        detail.new[field] = next;
+        // The audit log keeps personal data masked: it is not encrypted at rest (docs/security.md#personal-data).
+        const masked = (v: string | null | undefined) =>
+          v === null || v === undefined ? v : field === 'mobile' ? maskMobile(v) : field === 'email' ? maskEmail(v) : v;
+        detail.old[field] = masked(user[field]);
+        detail.new[field] = masked(next);
       }
       const oldRoles = ((await this.roles.rolesOf([id])).get(id) ?? []).sort();
       let losesAll = false;
@@ -261,12 +295,14 @@ export class UserAdminService implements OnModuleInit {
       // A role change must not leave no enabled, unlocked holder of `*`.
       await (losesAll ? this.protection.keepingSuperAdmin({ userId: id }, write) : write());
       if (Object.keys(change.fields).length) {
-        const { username, ...profile } = change.fields;
+        const { username } = change.fields;
         // A new user name reaches the user's live sessions too: they stay (the name proves
         // nothing), and the audit rows of what they do next carry the name the user has now.
+        // The profile as the row now holds it: mobile and e-mail sealed, as a login puts them (MeController opens them).
+        const stored = await this.lookup.get(id);
         await this.sessions.updateProfile(
           id,
-          { name: user.name, mobile: user.mobile, email: user.email, ...profile },
+          { name: stored.name, mobile: stored.mobile, email: stored.email },
           username,
         );
       }
@@ -379,15 +415,16 @@ export class UserAdminService implements OnModuleInit {
     return generated ? { password: generated } : null;
   }
 
-  view(u: UserEntity, roles: string[], passwordExpireDays: number, now: Date): UserView {
+  /** `wholePii`: the mobile and e-mail whole (a holder of sys:user:pii), else masked (docs/security.md#personal-data). */
+  view(u: UserEntity, roles: string[], passwordExpireDays: number, now: Date, wholePii = false): UserView {
     // The same rule the list's state filter selects by, so a row shows what filtering finds it under.
     const states = accountStates(u, passwordExpireDays, now);
     return {
       id: u.id,
       username: u.username,
       name: u.name,
-      mobile: u.mobile,
-      email: u.email,
+      mobile: shownMobile(this.pii.reveal(u.mobile), wholePii),
+      email: shownEmail(this.pii.reveal(u.email), wholePii),
       locked: !!u.locked,
       unlockTime: u.unlockTime,
       disabled: !!u.disabled,

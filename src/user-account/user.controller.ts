@@ -11,6 +11,7 @@ import { localeOf } from '../common/texts';
 import { NoInputDto } from '../common/validation.pipe';
 import { AppConfig } from '../config/app-config';
 import { PasswordTransport } from '../crypto/password-transport';
+import { seesPii } from '../pii/pii-mask';
 import { AccountStateService } from './account-state.service';
 import {
   CreatedUserDto,
@@ -74,8 +75,22 @@ export class UserController {
   @HttpCode(200)
   @RequirePermissions('sys:user:list')
   @ApiDoc('List users (without any hash)', { data: UserRowDto, shape: 'page' })
-  list(@Body() dto: ListUsersDto) {
-    return this.accounts.list(dto);
+  list(@Body() dto: ListUsersDto, @CurrentActor() actor: Actor) {
+    return this.accounts.list(dto, seesPii(actor.codes));
+  }
+
+  @Post('detail')
+  @HttpCode(200)
+  @RequirePermissions('sys:user:list')
+  @ApiDoc('One user as a list row, with the mobile and e-mail whole to a holder of sys:user:pii', {
+    data: UserRowDto,
+    errors: [ErrorCode.NOT_FOUND],
+    description:
+      'Without sys:user:pii the mobile and e-mail are masked as in /sys/user/list (`138****5678`, `a***@example.com`). ' +
+      'Shown whole, audited as `user.pii.view`.',
+  })
+  detail(@Body() dto: UserIdDto, @CurrentActor() actor: Actor) {
+    return this.accounts.detail(dto.id, actor);
   }
 
   @Post('importTemplate')
@@ -118,8 +133,16 @@ export class UserController {
         "a download (users.csv, or users.xlsx with format xlsx), streamed; columns labels (default): headers in the request's language, states as labels, local times; fields: the list's fields, raw codes, ISO 8601 UTC",
     },
   })
-  export(@Body() dto: ExportUsersDto, @Headers('accept-language') language?: string): StreamableFile {
-    return this.sheets.export(dto, exportRequest(dto, localeOf(language), this.config.DISPLAY_TIMEZONE));
+  export(
+    @Body() dto: ExportUsersDto,
+    @CurrentActor() actor: Actor,
+    @Headers('accept-language') language?: string,
+  ): StreamableFile {
+    return this.sheets.export(
+      dto,
+      exportRequest(dto, localeOf(language), this.config.DISPLAY_TIMEZONE),
+      seesPii(actor.codes),
+    );
   }
 
   /** Name, mobile, e-mail, roles (within the caller's codes); live sessions follow. */

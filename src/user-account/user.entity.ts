@@ -14,11 +14,24 @@ export class UserEntity {
   @Column({ type: 'varchar', length: 64 })
   name: string;
 
-  @Column({ type: 'varchar', length: 32, nullable: true, unique: true })
+  /** Sealed by PiiCipher (`<version>:<ciphertext>`); PiiCipher.open gives the number, only where it is shown or sent. */
+  @Column({ type: 'varchar', length: 255, nullable: true })
   mobile: string | null;
 
-  @Column({ type: 'varchar', length: 128, nullable: true, unique: true })
+  /** Sealed as mobile is. */
+  @Column({ type: 'varchar', length: 1024, nullable: true })
   email: string | null;
+
+  /** The keyed hash of the normalised mobile (PiiCipher.hash): the keyword search and re-encryption find rows by it. */
+  @Column({ name: 'mobile_hash', type: 'varchar', length: 64, nullable: true, select: false })
+  mobileHash?: string | null;
+
+  @Column({ name: 'email_hash', type: 'varchar', length: 64, nullable: true, select: false })
+  emailHash?: string | null;
+
+  /** The PiiCipher version the row's mobile, e-mail and hashes were made under; null = not encrypted yet. */
+  @Column({ name: 'pii_version', type: 'varchar', length: 32, nullable: true })
+  piiVersion?: string | null;
 
   /** BCrypt hash; never leaves the service. */
   @Column({ type: 'varchar', length: 100, select: false })

@@ -2,12 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { Brackets, DataSource, In, Repository } from 'typeorm';
 
+import { PiiCipher } from '../pii/pii-cipher';
 import type { UserState } from './dto/user.dto';
 import { DAY_MS } from './password-expiry';
 import { PasswordHistoryEntity } from './password-history.entity';
 import { UserRoleEntity } from './role.entity';
 import { UserEntity } from './user.entity';
-import { Identifier, IdentifierKind, loginCandidates, matchLogin, normaliseIdentifier } from './user-identifier';
+import { Identifier, IDENTIFIER_KINDS, IdentifierKind, normaliseIdentifier } from './user-identifier';
 import { UserIdentifierEntity } from './user-identifier.entity';
 
 /** What the user list can be narrowed by. */
@@ -48,7 +49,37 @@ export class UserRepository {
     @InjectRepository(UserIdentifierEntity) private readonly identifiers: Repository<UserIdentifierEntity>,
     @InjectRepository(PasswordHistoryEntity) private readonly history: Repository<PasswordHistoryEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly pii: PiiCipher,
   ) {}
+
+  /**
+   * The values sys_user_identifier may hold for the normalised `value` of `kind`: user names as they are; mobiles and
+   * e-mails as keyed hashes (under the current and the previous keys and suites), and as they are until
+   * PiiReencryptJob has moved a row (docs/security.md#personal-data). Hashing, never decrypting: a login stays cheap.
+   */
+  private storedForms(kind: IdentifierKind, value: string): string[] {
+    return kind === 'username' ? [value] : [...this.pii.lookupHashes(value), value];
+  }
+
+  /** The rows of `identifiers` as stored: mobiles and e-mails as their current hash. */
+  private storedIdentifiers(identifiers: Identifier[], userId: string) {
+    return identifiers.map((i) => ({
+      kind: i.kind,
+      value: i.kind === 'username' ? i.value : this.pii.hash(i.value),
+      userId,
+    }));
+  }
+
+  /** The sealed mobile and e-mail, their hashes and the version, for a row whose plain values are these. */
+  private sealedFields(mobile: string | null, email: string | null) {
+    return {
+      mobile: this.pii.seal(mobile),
+      email: this.pii.seal(email),
+      mobileHash: mobile === null ? null : this.pii.hash(normaliseIdentifier('mobile', mobile)),
+      emailHash: email === null ? null : this.pii.hash(normaliseIdentifier('email', email)),
+      piiVersion: this.pii.version,
+    };
+  }
 
   /**
    * The id of the user whose user name, mobile or e-mail is `account`, in that order;
@@ -59,13 +90,21 @@ export class UserRepository {
   async findForLogin(account: string): Promise<{ userId: string; kind: IdentifierKind } | null> {
     // Only identifiers of users not deleted, in the same one query whether the account
     // never existed or was deleted: the two take the same path and the same time from here on.
+    const forms = IDENTIFIER_KINDS.map((kind) => ({
+      kind,
+      values: new Set(this.storedForms(kind, normaliseIdentifier(kind, account))),
+    }));
     const held = await this.identifiers
       .createQueryBuilder('i')
       .innerJoin(UserEntity, 'u', 'u.id = i.user_id AND u.delete_time IS NULL')
-      .where('i.value IN (:...values)', { values: loginCandidates(account) })
+      .where('i.value IN (:...values)', { values: [...new Set(forms.flatMap((f) => [...f.values]))] })
       .getMany();
-    const hit = matchLogin(account, held);
-    return hit ? { userId: hit.userId, kind: hit.kind } : null;
+    // In the lookup order (user name, then mobile, then e-mail), as matchLogin in user-identifier.ts.
+    for (const { kind, values } of forms) {
+      const hit = held.find((h) => h.kind === kind && values.has(h.value));
+      if (hit) return { userId: hit.userId, kind };
+    }
+    return null;
   }
 
   /** The user whose user name is `username` as a login finds it (ignoring case). */
@@ -109,8 +148,13 @@ export class UserRepository {
    */
   async identifiersTaken(values: string[], exceptUserId?: string): Promise<Set<string>> {
     if (!values.length) return new Set();
-    const rows = await this.identifiers.find({ where: { value: In(values) } });
-    return new Set(rows.filter((r) => r.userId !== exceptUserId).map((r) => r.value));
+    // Every stored form of every value, whatever field holds it: the rule is across fields.
+    const formsOf = new Map(values.map((v) => [v, new Set([v, ...this.pii.lookupHashes(v)])]));
+    const rows = await this.identifiers.find({
+      where: { value: In([...new Set([...formsOf.values()].flatMap((f) => [...f]))]) },
+    });
+    const held = new Set(rows.filter((r) => r.userId !== exceptUserId).map((r) => r.value));
+    return new Set(values.filter((v) => [...formsOf.get(v)!].some((f) => held.has(f))));
   }
 
   /** How many users there are, and how many are in `state` (a user may be in several). */
@@ -151,11 +195,18 @@ export class UserRepository {
       // escaped quote (a syntax error), SQLite does not; '!' means the same on both.
       const like = `%${filter.keyword.replace(/[!%_]/g, (c) => `!${c}`)}%`;
       // LOWER on both sides: the identifier columns compare bytes, and the keyword
-      // search stays case-insensitive as before, on both databases.
+      // search stays case-insensitive as before, on both databases. Mobiles and e-mails are sealed: they match
+      // whole, through their keyed hash (docs/security.md#personal-data), or in part while a row is not encrypted yet.
+      const mobileHashes = this.pii.lookupHashes(normaliseIdentifier('mobile', filter.keyword));
+      const emailHashes = this.pii.lookupHashes(normaliseIdentifier('email', filter.keyword));
       qb.where(
         new Brackets((w) => {
-          for (const f of ['username', 'name', 'mobile', 'email'])
+          for (const f of ['username', 'name'])
             w.orWhere(`LOWER(u.${f}) LIKE :like ESCAPE '!'`, { like: like.toLowerCase() });
+          w.orWhere('u.mobile_hash IN (:...mobileHashes)', { mobileHashes });
+          w.orWhere('u.email_hash IN (:...emailHashes)', { emailHashes });
+          for (const f of ['mobile', 'email'])
+            w.orWhere(`(u.pii_version IS NULL AND LOWER(u.${f}) LIKE :like ESCAPE '!')`, { like: like.toLowerCase() });
         }),
       );
     }
@@ -177,11 +228,8 @@ export class UserRepository {
    */
   async insertWithIdentifiers(user: NewUserRow, identifiers: Identifier[], roleCodes: string[]): Promise<void> {
     await this.dataSource.transaction(async (tx) => {
-      await tx.insert(
-        UserIdentifierEntity,
-        identifiers.map((i) => ({ ...i, userId: user.id })),
-      );
-      await tx.insert(UserEntity, user);
+      await tx.insert(UserIdentifierEntity, this.storedIdentifiers(identifiers, user.id));
+      await tx.insert(UserEntity, { ...user, ...this.sealedFields(user.mobile, user.email) });
       if (roleCodes.length)
         await tx.insert(
           UserRoleEntity,
@@ -200,12 +248,22 @@ export class UserRepository {
     await this.dataSource.transaction(async (tx) => {
       if (change.identifiers) {
         await tx.delete(UserIdentifierEntity, { userId: id });
-        await tx.insert(
-          UserIdentifierEntity,
-          change.identifiers.map((i) => ({ ...i, userId: id })),
-        );
+        await tx.insert(UserIdentifierEntity, this.storedIdentifiers(change.identifiers, id));
       }
-      if (Object.keys(change.fields).length) await tx.update(UserEntity, { id }, change.fields);
+      const { mobile, email, ...fields } = change.fields;
+      let stored: Partial<UserEntity> = fields;
+      if (mobile !== undefined || email !== undefined) {
+        // Both are sealed again, so that the row's one version speaks for both.
+        const row = await tx.findOne(UserEntity, { where: { id }, withDeleted: true });
+        stored = {
+          ...fields,
+          ...this.sealedFields(
+            mobile !== undefined ? mobile : this.pii.reveal(row?.mobile),
+            email !== undefined ? email : this.pii.reveal(row?.email),
+          ),
+        };
+      }
+      if (Object.keys(stored).length) await tx.update(UserEntity, { id }, stored);
       if (change.roleCodes) {
         await tx.delete(UserRoleEntity, { userId: id });
         if (change.roleCodes.length)

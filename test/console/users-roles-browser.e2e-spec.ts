@@ -190,7 +190,12 @@ whenRunnable(`users and roles in the admin console, in Chromium${missing ? ` (sk
       const saved = await act(admin, dialog.locator(sel('edit-submit')), '/sys/user/update');
       expect(saved.sent).toEqual({ id: user.id, mobile });
       expect(saved.body.success).toBe(true);
-      await waitForText(await userRow(admin, user.username), mobile, 'the row to show the new mobile');
+      // The row shows it masked (docs/security.md#personal-data).
+      await waitForText(
+        await userRow(admin, user.username),
+        `${mobile.slice(0, 3)}****${mobile.slice(-4)}`,
+        'the row to show the new mobile',
+      );
       expect((await app().userRow(user.id)).mobile).toBe(mobile);
       // The dialog offers the new value next time.
       dialog = await openEdit(admin, user.username);

@@ -132,8 +132,14 @@ export class InMemoryUserRepository implements Shape<UserRepository> {
     const keyword = filter.keyword?.toLowerCase();
     const matching = [...this.rows.values()]
       .filter(live)
+      // As UserRepository.page: names in part; a mobile or an e-mail whole (they are sealed at rest).
       .filter(
-        (u) => !keyword || [u.username, u.name, u.mobile, u.email].some((f) => f?.toLowerCase().includes(keyword)),
+        (u) =>
+          !keyword ||
+          [u.username, u.name].some((f) => f?.toLowerCase().includes(keyword)) ||
+          (u.mobile !== null &&
+            normaliseIdentifier('mobile', u.mobile) === normaliseIdentifier('mobile', filter.keyword!)) ||
+          (u.email !== null && normaliseIdentifier('email', u.email) === normaliseIdentifier('email', filter.keyword!)),
       )
       .filter((u) => !filter.state || inState(u, filter.state))
       .sort((a, b) => a.createTime.getTime() - b.createTime.getTime() || a.id.localeCompare(b.id));

@@ -12,6 +12,7 @@ import { Clock } from '../../src/common/clock';
 import { Envelope } from '../../src/common/envelope';
 import { createHttpAdapter } from '../../src/common/http-adapter';
 import { loadConfig } from '../../src/config/app-config';
+import { PiiCipher } from '../../src/pii/pii-cipher';
 import { KvStore } from '../../src/store/kv.store';
 import { Backend, Provisioned } from './backends';
 import { FakeClock } from './fake-clock';
@@ -137,9 +138,12 @@ export class TestApp {
     return raw === null || raw === undefined ? null : JSON.parse(raw);
   }
 
+  /** The sys_user row, its mobile and e-mail opened (they are sealed at rest: docs/security.md#personal-data). */
   async userRow(id: string): Promise<any> {
     const [row] = await this.db.query('SELECT * FROM sys_user WHERE id = ?', [id]);
-    return row;
+    if (!row) return row;
+    const pii = this.app.get(PiiCipher);
+    return { ...row, mobile: pii.reveal(row.mobile), email: pii.reveal(row.email) };
   }
 
   async logRows(account: string): Promise<any[]> {

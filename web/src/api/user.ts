@@ -21,6 +21,8 @@ export type UserAction = 'lock' | 'unlock' | 'disable' | 'enable';
 export const USER_STATES: UserState[] = ['normal', 'locked', 'disabled', 'expired', 'initial'];
 
 export const listUsers = (q: Schemas['ListUsersDto']) => post<Page<UserRow>>('/sys/user/list', q);
+/** One user; the mobile and e-mail whole to a holder of sys:user:pii (audited as user.pii.view). */
+export const userDetail = (id: string) => post<UserRow>('/sys/user/detail', { id });
 /** No password given: the service generates one and returns it once. */
 export const createUser = (u: NewUser) => post<Schemas['CreatedUserDto']>('/sys/user/create', u);
 /** The given fields only; `null` clears mobile or e-mail; `roles` replaces the set. */

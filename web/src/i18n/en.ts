@@ -441,6 +441,7 @@ const en: typeof zh = {
     },
   },
   users: {
+    revealPii: 'Show the whole mobile and e-mail (recorded in the audit log)',
     edit: 'Edit',
     more: 'More',
     editTitle: 'Edit user "{name}"',
@@ -779,6 +780,7 @@ const en: typeof zh = {
       user_recover: 'Account recovered on the server',
       qrcode_authorize: 'QR login authorised',
       user_mfaReset: 'Two-factor authentication reset',
+      user_pii_view: 'Whole mobile and e-mail viewed',
       log_retention: 'Old log records deleted',
       loginLog_export: 'Login log exported',
       auditLog_export: 'Audit log exported',

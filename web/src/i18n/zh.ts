@@ -393,6 +393,7 @@ export default {
     },
   },
   users: {
+    revealPii: '查看完整手机号与邮箱（将记入审计日志）',
     edit: '编辑',
     more: '更多',
     editTitle: '编辑用户「{name}」',
@@ -719,6 +720,7 @@ export default {
       user_recover: '服务器端恢复账户',
       qrcode_authorize: '扫码授权登录',
       user_mfaReset: '重置双因素认证',
+      user_pii_view: '查看完整手机号与邮箱',
       log_retention: '清理过期日志',
       loginLog_export: '导出登录日志',
       auditLog_export: '导出审计日志',

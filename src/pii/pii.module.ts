@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+
+import { CryptoModule } from '../crypto/crypto.module';
+import { StrategyModule } from '../strategy/strategy.module';
+import { PiiCipher } from './pii-cipher';
+
+/**
+ * Mobile numbers and e-mail addresses at rest (docs/security.md#personal-data). The generated key lives in the settings
+ * store; the job that re-encrypts the rows is UserAccountModule's (it owns sys_user).
+ */
+@Module({
+  imports: [CryptoModule, StrategyModule],
+  providers: [PiiCipher],
+  exports: [PiiCipher],
+})
+export class PiiModule {}
