@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
-import { CRYPTO_SUITE, CryptoSuite, STANDARD_SUITE } from '../crypto/crypto-suite';
+import { CRYPTO_SUITE, CryptoSuite } from '../crypto/crypto-suite';
+import { suitesFrom } from '../crypto/suites';
 import { SettingsRepository } from '../strategy/settings.repository';
 
 // The settings row that holds the generated key when PII_ENCRYPTION_KEY is unset.
@@ -53,9 +54,9 @@ export class PiiCipher implements OnModuleInit {
     // A generated key stays readable after PII_ENCRYPTION_KEY is set: it becomes a previous key.
     const stored = configured ? await this.settings.get(KEY_ROW.group, KEY_ROW.key) : null;
     const keys = [...new Set([current, ...previous, ...(stored ? [stored] : [])])].map((k) => Buffer.from(k, 'base64'));
-    // The standard suite stays a reader while another is in force: the rows it sealed are re-encrypted from it.
-    const suites = this.suite === STANDARD_SUITE ? [this.suite] : [this.suite, STANDARD_SUITE];
-    this.entries = suites.flatMap((suite) =>
+    // Every suite stays a reader, the one in force first: after a switch either way, the rows the other
+    // sealed open and match until PiiReencryptJob has moved them.
+    this.entries = suitesFrom(this.suite).flatMap((suite) =>
       keys.map((key) => ({
         version: `${suite.name}-${suite.mac(key, 'sys_user pii key version').slice(0, 8)}`,
         suite,
