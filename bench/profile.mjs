@@ -3,8 +3,9 @@
 // runs under node --cpu-prof while autocannon drives /sys/me/info; the profile's self time is
 // then printed by package and by function (bench/profile-summary.mjs).
 //
-// Environment (optional): BENCH_SECONDS (10), BENCH_CONNECTIONS_API (16), BENCH_ROUTE (`info`, or
-// `introspect`: POST /sys/token/introspect of the admin's token by the admin). The build and the
+// Environment (optional): BENCH_SECONDS (10), BENCH_CONNECTIONS_API (16), BENCH_ROUTE (`info`;
+// `introspect`: POST /sys/token/introspect of the admin's token by the admin; `introspect-key`: the
+// same by a gateway's API key holding only sys:token:introspect, as `npm run bench` item (8) sends it). The build and the
 // profile land in node_modules/.cache/lps-bench and bench/profiles/.
 import { execFileSync, spawn } from 'node:child_process';
 import { constants, publicEncrypt } from 'node:crypto';
@@ -23,7 +24,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS_API ?? 16);
 const PORT = 3000 + Math.floor(Math.random() * 2000);
 const URL_ = `http://127.0.0.1:${PORT}`;
 const log = (...args) => console.error('[profile]', ...args);
-const INTROSPECT = process.env.BENCH_ROUTE === 'introspect';
+const BY_KEY = process.env.BENCH_ROUTE === 'introspect-key';
+const INTROSPECT = BY_KEY || process.env.BENCH_ROUTE === 'introspect';
 const ROUTE = INTROSPECT ? '/sys/token/introspect' : '/sys/me/info';
 
 execFileSync(
@@ -86,6 +88,19 @@ try {
     Buffer.from('Admin@12345'),
   ).toString('base64');
   const { accessToken } = await post('/sys/login', { account: 'admin', password });
+  const caller = BY_KEY
+    ? {
+        authorization: `Bearer ${
+          (
+            await post(
+              '/sys/apiKey/create',
+              { name: 'profile-gateway', permissions: ['sys:token:introspect'] },
+              accessToken,
+            )
+          ).key
+        }`,
+      }
+    : { 'admin-token': accessToken };
   const opts = (duration) => ({
     url: URL_,
     connections: CONNECTIONS,
@@ -94,7 +109,7 @@ try {
       {
         method: 'POST',
         path: ROUTE,
-        headers: { 'content-type': 'application/json', 'admin-token': accessToken },
+        headers: { 'content-type': 'application/json', ...caller },
         body: INTROSPECT ? JSON.stringify({ token: accessToken }) : '{}',
       },
     ],
