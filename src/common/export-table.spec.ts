@@ -15,10 +15,13 @@ describe('xlsxStream', () => {
     }
     const stream = xlsxStream('t', ['a', 'b', 'c'], slices(), (r) => r);
     // Nobody reads: the writer stops once the compressed output fills the buffer (these rows
-    // compress about 50:1, so a few dozen slices) rather than run through all 200.
-    await new Promise((resolve) => setTimeout(resolve, 700));
-    const stalled = pulled;
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // compress about 50:1, so a few dozen slices) rather than run through all 200. How long it takes
+    // to get there depends on the host's load: wait until no slice has been pulled for half a second.
+    let stalled = -1;
+    for (let waited = 0; pulled !== stalled && waited < 15_000; waited += 500) {
+      stalled = pulled;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
     expect(pulled).toBe(stalled);
     expect(stalled).toBeLessThan(100);
     const chunks: Buffer[] = [];
