@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { sm2 } from 'sm-crypto-v2';
+import type { sm2 as Sm2 } from 'sm-crypto-v2';
 
 import type { TransportKey } from './transport-key';
 
@@ -9,9 +9,18 @@ const MAX_CIPHERTEXT_HEX = 2048;
 // sm-crypto's cipherMode 1: C1C3C2, the order of GB/T 32918.4-2016.
 const C1C3C2 = 1;
 
+let loaded: typeof Sm2 | undefined;
+
+/** sm-crypto-v2's SM2, loaded only where the gm suite is in force: the standard suite never needs it. */
+function sm2(): typeof Sm2 {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  loaded ??= (require('sm-crypto-v2') as { sm2: typeof Sm2 }).sm2;
+  return loaded;
+}
+
 /** A new SM2 private key, hex of 32 bytes: what the first instance keeps in the settings store. */
 export function newSm2PrivateKeyHex(): string {
-  return sm2.generateKeyPairHex().privateKey;
+  return sm2().generateKeyPairHex().privateKey;
 }
 
 /**
@@ -25,7 +34,7 @@ export class Sm2TransportKey implements TransportKey {
   private readonly keyId: string;
 
   constructor(private readonly privateHex: string) {
-    this.publicHex = sm2.getPublicKeyFromPrivateKey(privateHex);
+    this.publicHex = sm2().getPublicKeyFromPrivateKey(privateHex);
     this.keyId = createHash('sm3').update(Buffer.from(this.publicHex, 'hex')).digest('hex').slice(0, 16);
   }
 
@@ -44,10 +53,10 @@ export class Sm2TransportKey implements TransportKey {
 
   private open(hex: string): Uint8Array {
     try {
-      return sm2.doDecrypt(hex, this.privateHex, C1C3C2, { output: 'array' });
+      return sm2().doDecrypt(hex, this.privateHex, C1C3C2, { output: 'array' });
     } catch (err) {
       if (!hex.startsWith('04')) throw err;
-      return sm2.doDecrypt(hex.slice(2), this.privateHex, C1C3C2, { output: 'array' });
+      return sm2().doDecrypt(hex.slice(2), this.privateHex, C1C3C2, { output: 'array' });
     }
   }
 }
