@@ -205,8 +205,8 @@ describe('ruleInputProblems', () => {
     ]);
     expect(problems[0]).toEqual({
       field: 'ipRanges.1',
-      zh: '参数ipRanges.1不合法: 不是IP地址或CIDR网段(如192.168.1.10、10.0.0.0/8、2001:db8::/32)',
-      en: 'Invalid ipRanges.1: not an IP address or a CIDR range (such as 192.168.1.10, 10.0.0.0/8 or 2001:db8::/32)',
+      zh: 'IP范围第2项不是IP地址或CIDR网段(如192.168.1.10、10.0.0.0/8、2001:db8::/32)',
+      en: 'IP ranges entry 2: not an IP address or a CIDR range (such as 192.168.1.10, 10.0.0.0/8 or 2001:db8::/32)',
     });
   });
 

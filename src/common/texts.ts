@@ -494,7 +494,7 @@ const rule = {
     zh: '{label}应为时间(如2024-01-31T08:00:00Z)',
     en: '{label} must be a time (such as 2024-01-31T08:00:00Z)',
   },
-  isIp: { zh: '{label}应为IP地址', en: '{label} must be an IP address' },
+  isIp: { zh: '{label}不是有效的IP地址', en: '{label} must be a valid IP address' },
   unknownField: { zh: '不接受的参数: {field}', en: 'Not an accepted field: {field}' },
   notJsonObject: { zh: '请求体必须是JSON对象', en: 'The request body must be a JSON object' },
   nestedValidation: { zh: '{label}格式不正确', en: '{label} is not in the expected form' },

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 
+import { ONE_OFF_COMMAND } from '../common/one-off-command';
 import { AppConfig } from '../config/app-config';
 import { CRYPTO_SUITE, CryptoSuite } from '../crypto/crypto-suite';
 import { suitesFrom } from '../crypto/suites';
@@ -36,11 +37,13 @@ export class PiiCipher implements OnModuleInit {
     @Inject(CRYPTO_SUITE) private readonly suite: CryptoSuite,
     private readonly config: AppConfig,
     private readonly settings: SettingsRepository,
+    @Optional() @Inject(ONE_OFF_COMMAND) private readonly command = false,
   ) {}
 
   async onModuleInit() {
     const configured = this.config.PII_ENCRYPTION_KEY;
-    if (!configured) {
+    // Advice for the service's start log; a command's output is read by scripts and people.
+    if (!configured && !this.command) {
       this.logger.warn(
         'PII_ENCRYPTION_KEY is not set: mobile numbers and e-mail addresses are encrypted under a key kept in the ' +
           'database; set PII_ENCRYPTION_KEY (openssl rand -base64 32) so that a copy of the database alone cannot read them',

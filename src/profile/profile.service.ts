@@ -8,6 +8,7 @@ import { maskEmail, maskMobile } from '../otp/mask';
 import { confirmPurpose, OtpChannel } from '../otp/otp.types';
 import { OtpCodes } from '../otp/otp-codes';
 import { OtpSendService } from '../otp/otp-send.service';
+import { PiiCipher } from '../pii/pii-cipher';
 import { UserAdminService } from '../user-account/user-admin.service';
 import { identifiersOf } from '../user-account/user-identifier';
 import { UserLookup } from '../user-account/user-lookup.service';
@@ -39,10 +40,11 @@ export class ProfileService {
     private readonly sender: OtpSendService,
     private readonly crypto: MfaCrypto,
     private readonly audit: AuditLogService,
+    private readonly pii: PiiCipher,
   ) {}
 
   async update(caller: ProfileCaller, dto: UpdateProfileDto): Promise<{ pending: PendingContactDto[] }> {
-    const user = await this.lookup.get(caller.userId);
+    const user = this.pii.revealed(await this.lookup.get(caller.userId));
     const now: UpdateProfileDto = {};
     const later: { channel: OtpChannel; value: string }[] = [];
     if (dto.name !== undefined) now.name = dto.name;
@@ -83,7 +85,7 @@ export class ProfileService {
     await this.save(caller, { [FIELD_OF[dto.channel]]: value });
     // False when a parallel confirmation with the same code took it first: it saved the same value.
     await this.codes.consume(purpose, caller.userId, dto.code);
-    const user = await this.lookup.get(caller.userId);
+    const user = this.pii.revealed(await this.lookup.get(caller.userId));
     return { name: user.name, mobile: user.mobile, email: user.email };
   }
 

@@ -323,7 +323,7 @@ export class UserAdminService implements OnModuleInit {
    * acted on). Answers the changed fields before and after, or null when nothing changed.
    */
   async changeOwn(id: string, fields: OwnFields): Promise<{ username: string; old: OwnFields; new: OwnFields } | null> {
-    const user = await this.lookup.get(id);
+    const user = this.pii.revealed(await this.lookup.get(id));
     const change: UserChange = { fields: {} };
     const old: OwnFields = {};
     const next: OwnFields = {};

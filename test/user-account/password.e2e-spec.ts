@@ -198,20 +198,21 @@ describe.each(BACKENDS)('password rules on $name', (backend) => {
         user.password,
       );
 
-      const attempts: [Record<string, string>, string][] = [
-        [{ oldPass: user.password, newPass: good }, 'oldPass'], // plain text is never accepted
-        [{ oldPass: underOtherKey, newPass: good }, 'oldPass'],
+      const attempts: [Record<string, string>, string, string][] = [
+        [{ oldPass: user.password, newPass: good }, 'oldPass', '旧密码'], // plain text is never accepted
+        [{ oldPass: underOtherKey, newPass: good }, 'oldPass', '旧密码'],
         [
           { oldPass: await app.encrypt(user.password), newPass: Buffer.from('not a ciphertext').toString('base64') },
           'newPass',
+          '新密码',
         ],
-        [{ oldPass: await app.encrypt(user.password), newPass: 'Brand#New1' }, 'newPass'],
+        [{ oldPass: await app.encrypt(user.password), newPass: 'Brand#New1' }, 'newPass', '新密码'],
       ];
-      for (const [body, field] of attempts) {
+      for (const [body, field, label] of attempts) {
         const res = await app.post('/sys/me/pass/update', body, { token });
         expect(res.status).toBe(400);
         expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', data: namesFields(field) });
-        expect(res.body.message).toContain(field);
+        expect(res.body.message).toContain(`${label}无法解密`);
       }
       const missing = await app.post('/sys/me/pass/update', { oldPass: await app.encrypt(user.password) }, { token });
       expect(missing.body.code).toBe('VALIDATION_FAILED');

@@ -132,7 +132,7 @@ describe.each(BACKENDS)('three administrators on $name', (backend) => {
     const user = await newUser();
     const res = await as('secadmin', '/sys/user/grant', { id: user.id, roles: ['auditadmin', 'sysadmin'] }, 'en');
     expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', data: namesFields('roles') });
-    expect(res.body.message).toContain("a user's roles must all belong to one of the system");
+    expect(res.body.message).toContain("A user's roles must all belong to one of the system");
     const viewer = `viewer_${tag()}`;
     expect((await saveRole(['sys:user:list'], viewer)).body.success).toBe(true);
     // sys:user:list lies in two sets: with either one's role it stays within one.
@@ -151,7 +151,7 @@ describe.each(BACKENDS)('three administrators on $name', (backend) => {
     await newUser([code, 'auditadmin']);
     const res = await saveRole(['sys:online:list'], code, 'en');
     expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', data: namesFields('permissions') });
-    expect(res.body.message).toContain('1 user(s) holding this role would hold codes of two administrator sets');
+    expect(res.body.message).toContain('1 user(s) holding this role would hold permissions of two administrator sets');
     expect((await saveRole(['sys:loginLog:list', 'sys:loginLog:export'], code)).body.success).toBe(true);
   });
 
