@@ -273,6 +273,8 @@ describe.each(BACKENDS)('fresh proof, step-up on $name', (backend) => {
   it('reauthMinutes and reauthForAdmin are validated like the other fields; a bad one saves nothing', async () => {
     const info = async () => (await app.admin('/sys/strategy/login/info')).body.data;
     expect(await info()).toMatchObject({ reauthMinutes: 5, reauthForAdmin: false });
+    // The message names the field by its label (src/common/texts.ts), the errors by its name.
+    const label = { reauthMinutes: '身份验证有效期', reauthForAdmin: '管理操作须验证身份' };
     for (const [field, value] of [
       ['reauthMinutes', 0],
       ['reauthMinutes', 61],
@@ -285,7 +287,7 @@ describe.each(BACKENDS)('fresh proof, step-up on $name', (backend) => {
       expect(res.body).toEqual({
         success: false,
         code: 'VALIDATION_FAILED',
-        message: expect.stringContaining(field),
+        message: expect.stringContaining(label[field]),
         data: namesFields(field),
       });
     }

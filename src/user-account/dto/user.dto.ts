@@ -485,7 +485,7 @@ export const ME_INFO_RESPONSE = {
           serverTime: { type: 'number' },
           displayTimeZone: { type: 'string' },
           adminMode: { type: 'string' },
-          mfaMode: { type: 'integer' },
+          mfaMode: { type: 'number' },
         },
       },
     },
