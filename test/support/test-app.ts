@@ -13,6 +13,7 @@ import { Envelope } from '../../src/common/envelope';
 import { createHttpAdapter } from '../../src/common/http-adapter';
 import { loadConfig } from '../../src/config/app-config';
 import { PiiCipher } from '../../src/pii/pii-cipher';
+import { shownAccount } from '../../src/pii/pii-mask';
 import { KvStore } from '../../src/store/kv.store';
 import { Backend, Provisioned } from './backends';
 import { FakeClock } from './fake-clock';
@@ -146,8 +147,12 @@ export class TestApp {
     return { ...row, mobile: pii.reveal(row.mobile), email: pii.reveal(row.email) };
   }
 
+  /** The login-log rows of `account` as typed; a mobile or e-mail is kept masked (docs/security.md#personal-data). */
   async logRows(account: string): Promise<any[]> {
-    return this.db.query('SELECT * FROM sys_login_log WHERE account = ? ORDER BY id', [account]);
+    return this.db.query('SELECT * FROM sys_login_log WHERE account IN (?, ?) ORDER BY id', [
+      account,
+      shownAccount(account, false),
+    ]);
   }
 
   async close(): Promise<void> {
