@@ -450,6 +450,8 @@ const field = {
   mfaMode: { zh: '双因素认证', en: 'Two-factor authentication' },
   reauthMinutes: { zh: '身份验证有效期', en: 'Identity check validity' },
   reauthForAdmin: { zh: '管理操作须验证身份', en: 'Identity check for administration' },
+  captchaUnderAttack: { zh: '遭受攻击时启用验证码', en: 'Captcha under attack' },
+  attackFailuresPerMinute: { zh: '攻击判定阈值', en: 'Attack threshold' },
   passkeyLogin: { zh: '允许通行密钥登录', en: 'Passkey sign-in' },
   passwordExpireDays: { zh: '密码有效期', en: 'Password validity' },
   expireNotifyDays: { zh: '过期提醒提前天数', en: 'Expiry reminder' },

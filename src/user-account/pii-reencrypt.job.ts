@@ -77,6 +77,20 @@ export class PiiReencryptJob implements OnApplicationBootstrap, OnApplicationShu
       [after, version],
     );
     if (!rows.length) return null;
+    // A row never encrypted keeps the identifier it had, hashed as it stands: a value an earlier migration left
+    // un-normalised because it clashed with another user's stays apart from that user's, as before.
+    const plainIds = rows.filter((r) => r.pii_version === null).map((r) => r.id);
+    const held = new Map<string, string>();
+    if (plainIds.length) {
+      const found: { v: string; user_id: string; kind: string }[] = await tx.query(
+        `SELECT ${tx.connection.driver.escape('value')} AS v, user_id, kind FROM sys_user_identifier` +
+          ` WHERE kind IN ('mobile', 'email') AND user_id IN (${plainIds.map(() => '?').join(', ')})`,
+        plainIds,
+      );
+      for (const k of found) held.set(`${k.user_id}\n${k.kind}`, k.v);
+    }
+    const keyOf = (id: string, kind: 'mobile' | 'email', value: string) =>
+      this.pii.hash(held.get(`${id}\n${kind}`) ?? normaliseIdentifier(kind, value));
     const keys: unknown[] = [];
     for (const row of rows) {
       const mobile = this.pii.reveal(row.mobile);
@@ -87,8 +101,8 @@ export class PiiReencryptJob implements OnApplicationBootstrap, OnApplicationShu
         'UPDATE sys_user SET mobile = ?, email = ?, mobile_hash = ?, email_hash = ?, pii_version = ? WHERE id = ?',
         [this.pii.seal(mobile), this.pii.seal(email), mobileHash, emailHash, version, row.id],
       );
-      if (mobileHash !== null) keys.push(mobileHash, row.id, 'mobile');
-      if (emailHash !== null) keys.push(emailHash, row.id, 'email');
+      if (mobile !== null) keys.push(keyOf(row.id, 'mobile', mobile), row.id, 'mobile');
+      if (email !== null) keys.push(keyOf(row.id, 'email', email), row.id, 'email');
     }
     const ids = rows.map((r) => r.id);
     await tx.query(

@@ -4,6 +4,7 @@ import { hash } from 'bcrypt';
 import { DataSource } from 'typeorm';
 
 import { fieldLabel } from '../../src/common/texts';
+import { PiiReencryptJob } from '../../src/user-account/pii-reencrypt.job';
 
 /** Whether `message` names `field` by one of its labels (the request's language; a user's or a role's field). */
 const namesLabel = (message: string, field: string) =>
@@ -255,6 +256,8 @@ describe.each(BACKENDS)('sys_user_identifier backfill of existing users on $name
         status: 'success',
       });
 
+      // The rows written before encryption are moved in the background at start: wait for that here.
+      await app.app.get(PiiReencryptJob).run();
       const kinds = await app.db.query('SELECT user_id, kind FROM sys_user_identifier ORDER BY user_id, kind');
       expect(kinds).toEqual(
         expect.arrayContaining([
