@@ -9,7 +9,7 @@ import { startApp, TestApp } from '../support/test-app';
  * document (/docs-json) and each body field with a type or constraints, a value that breaks each
  * of them. The zh answer (Accept-Language: zh-CN) names the field by its label, never by its input
  * name, and carries no English sentence; the en answer is English with the label. `code` and
- * `data.errors[].field` keep their contract names (contract §2, §7).
+ * `data.errors[].field` keep the names clients are written against (docs/api.md).
  */
 
 jest.setTimeout(300_000);

@@ -209,6 +209,7 @@ describe('Cache-Control and Content-Security-Policy', () => {
     }
   });
 
+  // Skipped only where the console was never built (a bare `jest` run); npm test and CI build web/dist first.
   const built = existsSync(join(__dirname, '..', '..', 'web', 'dist', 'index.html'));
   (built ? it : it.skip)(
     "gives the console's pages a CSP that allows scripts only from the service itself; assets keep their long cache",
