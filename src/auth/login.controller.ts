@@ -42,8 +42,8 @@ export class LoginController {
       ErrorCode.SERVICE_UNAVAILABLE,
     ],
   })
-  login(@Body() dto: LoginDto, @Req() request: FastifyRequest) {
-    this.logins.assertRoom(dto.account, clientIp(request));
+  async login(@Body() dto: LoginDto, @Req() request: FastifyRequest) {
+    await this.logins.admit(dto.account, clientIp(request));
     return this.logins.login({
       account: dto.account,
       password: this.rsa.decrypt('password', dto.password),

@@ -195,6 +195,16 @@ export class AppConfig {
   LOGIN_QUEUE_MS = 1_000;
 
   /**
+   * How long the shed answer to a login from a client not known good is held before it is sent
+   * (0: at once), so that a flood's connections come back at that pace (docs/operations.md).
+   */
+  @Transform(int)
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  LOGIN_SHED_HOLD_MS = 1_000;
+
+  /**
    * The algorithms of secrets at rest, keyed hashes and password transport: `standard`
    * (RSA, AES-256-GCM, HMAC-SHA256) or `gm` (SM2, SM4, HMAC-SM3). Passwords stay BCrypt in both.
    */

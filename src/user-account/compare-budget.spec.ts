@@ -1,5 +1,5 @@
 import { FakeClock } from '../../test/support/fake-clock';
-import { CompareBudget, CompareShed } from './compare-budget';
+import { CompareBudget, CompareShed, FLOOD_SHEDS, FLOOD_WINDOW_MS } from './compare-budget';
 
 /** A compare that ends when the test says so. */
 function gate() {
@@ -98,5 +98,43 @@ describe('CompareBudget', () => {
     await Promise.all(runs);
     expect(order[0]).toBe('known');
     expect(shed).toBe(1);
+  });
+
+  it('runs one compare fewer during a flood of sheds, and all again once a window has passed without one', async () => {
+    const sut = budget(2, 60_000, 6_000);
+    const [a, b] = [gate(), gate()];
+    const started: number[] = [];
+    const runs = [sut.run('a', a.work), sut.run('b', b.work)];
+    // Two running and 20 waiting: the next would wait 66 s, and is shed.
+    for (let i = 0; i < 20; i += 1) runs.push(sut.run(`w${i}`, async () => (started.push(i), true)));
+    // A shed now and then is a burst of real logins, not a flood.
+    for (let i = 1; i < FLOOD_SHEDS; i += 1) expect(() => sut.assertRoom()).toThrow(CompareShed);
+    expect(sut.concurrency()).toBe(2);
+    expect(() => sut.assertRoom()).toThrow(CompareShed);
+    expect(sut.concurrency()).toBe(1);
+
+    a.open();
+    await tick();
+    await tick();
+    expect(started).toEqual([]); // b still runs: one at a time during the flood
+    clock.advance(FLOOD_WINDOW_MS);
+    expect(sut.concurrency()).toBe(2);
+    b.open();
+    await Promise.all(runs);
+    expect(started).toHaveLength(20);
+  });
+
+  it('counts sheds per window: as many spread over two windows are no flood', () => {
+    const sut = budget(2, 1_000, 6_000);
+    const g = gate();
+    void sut.run('a', g.work);
+    void sut.run('b', g.work);
+    for (let i = 1; i < FLOOD_SHEDS - 1; i += 1) expect(() => sut.assertRoom()).toThrow(CompareShed);
+    clock.advance(FLOOD_WINDOW_MS - 1);
+    expect(() => sut.assertRoom()).toThrow(CompareShed); // the window's last millisecond
+    clock.advance(1);
+    expect(() => sut.assertRoom()).toThrow(CompareShed); // the next window's first
+    expect(sut.concurrency()).toBe(2);
+    g.open();
   });
 });

@@ -12,6 +12,11 @@ export class CompareShed extends AppException {
 export interface CompareBudgetOptions {
   /** Compares running at once (BCRYPT_CONCURRENCY). */
   concurrency: number;
+  /**
+   * Compares running at once during a flood (FLOOD_SHEDS shed within FLOOD_WINDOW_MS): one core
+   * fewer than `concurrency`, at least one, unless given.
+   */
+  floodConcurrency?: number;
   /** The longest a compare may wait for its turn (LOGIN_QUEUE_MS). */
   queueMs: number;
   /** Milliseconds now (the injected clock). */
@@ -30,6 +35,13 @@ interface Waiter {
 
 /** Weight of the newest compare in the running mean of compare lengths. */
 const ALPHA = 0.2;
+/**
+ * A flood: FLOOD_SHEDS compares shed within one FLOOD_WINDOW_MS. A burst of real logins sheds one
+ * or two now and then; a flood sheds dozens a second. The budget runs at its flood concurrency until
+ * a window has passed without one.
+ */
+export const FLOOD_WINDOW_MS = 10_000;
+export const FLOOD_SHEDS = 20;
 
 /**
  * The compare budget: at most `concurrency` compares run at once; the others wait in lanes, one
@@ -45,6 +57,9 @@ const ALPHA = 0.2;
  * mean length of the last compares. One that was admitted but still waits past the bound when its
  * turn comes (its lane was long) is shed then. A shed compare never ran, so it proves nothing and
  * counts toward no lock. docs/operations.md says what clients see.
+ *
+ * During a flood (FLOOD_SHEDS), one compare fewer runs at once, so that the event loop (every other
+ * request) and the flood's own answers keep a core.
  */
 export class CompareBudget {
   private running = 0;
@@ -55,16 +70,29 @@ export class CompareBudget {
   /** Lanes with waiters, in the order they are served (a served lane with more goes to the back). */
   private readonly lanes = new Map<string, Waiter[]>();
   private meanMs: number;
+  private readonly floodConcurrency: number;
+  /** The window sheds are counted in, from its first shed (the injected clock's milliseconds). */
+  private windowStart = -Infinity;
+  private shedInWindow = 0;
+  /** Flood concurrency until then. */
+  private floodUntil = -Infinity;
 
   constructor(private readonly options: CompareBudgetOptions) {
     this.meanMs = options.compareMs;
+    this.floodConcurrency = options.floodConcurrency ?? Math.max(1, options.concurrency - 1);
+  }
+
+  /** Compares that may run at once now: fewer during a flood. */
+  concurrency(): number {
+    return this.options.now() < this.floodUntil ? this.floodConcurrency : this.options.concurrency;
   }
 
   /** What a compare arriving now would wait, in milliseconds (`priority`: in the priority line). */
   expectedWaitMs(priority = false): number {
     const ahead = this.priority.length + (priority ? 0 : this.queued);
-    if (this.running < this.options.concurrency && ahead === 0) return 0;
-    return Math.ceil((ahead + 1) / this.options.concurrency) * this.meanMs;
+    const concurrency = this.concurrency();
+    if (this.running < concurrency && ahead === 0) return 0;
+    return Math.ceil((ahead + 1) / concurrency) * this.meanMs;
   }
 
   /** A compare arriving now would be shed: thrown before any work is spent on the attempt. */
@@ -78,7 +106,7 @@ export class CompareBudget {
    * `priority`; CompareShed when it would wait too long.
    */
   async run<T>(lane: string, work: () => Promise<T>, priority = false): Promise<T> {
-    if (this.running >= this.options.concurrency || this.queued > 0 || this.priority.length > 0) {
+    if (this.running >= this.concurrency() || this.queued > 0 || this.priority.length > 0) {
       this.assertRoom(priority);
       await new Promise<void>((start, shed) => {
         const waiter: Waiter = { enqueuedAt: this.options.now(), start, shed };
@@ -106,7 +134,7 @@ export class CompareBudget {
 
   /** Starts the next waiter in turn; those that waited past the bound are shed on the way. */
   private next(): void {
-    while (this.running < this.options.concurrency && this.queued + this.priority.length > 0) {
+    while (this.running < this.concurrency() && this.queued + this.priority.length > 0) {
       const waiter = this.priority.shift() ?? this.fromLanes();
       const waited = this.options.now() - waiter.enqueuedAt;
       if (waited > this.options.queueMs) {
@@ -129,6 +157,13 @@ export class CompareBudget {
   }
 
   private shed(waitMs: number): CompareShed {
+    const now = this.options.now();
+    if (now - this.windowStart >= FLOOD_WINDOW_MS) {
+      this.windowStart = now;
+      this.shedInWindow = 0;
+    }
+    this.shedInWindow += 1;
+    if (this.shedInWindow >= FLOOD_SHEDS) this.floodUntil = now + FLOOD_WINDOW_MS;
     this.options.onShed?.();
     return new CompareShed(Math.min(30, Math.max(1, Math.ceil(waitMs / 1_000))));
   }

@@ -1,5 +1,6 @@
 import { NotificationService } from '../../src/notification/notification.service';
 import { Keys } from '../../src/store/keys';
+import { PasswordHasher } from '../../src/user-account/password-hasher';
 import { BACKENDS, mariadbRedis } from '../support/backends';
 import { BAD_CREDENTIALS, CAPTCHA_INVALID, failure } from '../support/envelopes';
 import { createActiveUser } from '../support/factories';
@@ -7,6 +8,8 @@ import { startApp, TestApp } from '../support/test-app';
 
 const METRICS_TOKEN = 'storm-metrics-token-0123456789';
 const SERVICE_UNAVAILABLE = failure('SERVICE_UNAVAILABLE', '服务暂时不可用,请稍后再试');
+/** How long a stranger's shed answer is held in the shedding tests. */
+const HOLD_MS = 1_500;
 
 async function metric(app: TestApp, series: string): Promise<number> {
   const res = await app.app.inject({
@@ -42,7 +45,13 @@ describe.each(BACKENDS)('login storm on $name', (backend) => {
     beforeAll(async () => {
       // A slow compare (cost 12) keeps the one compare slot busy while the others arrive.
       app = await startApp(backend, {
-        env: { BCRYPT_COST: '12', BCRYPT_CONCURRENCY: '1', LOGIN_QUEUE_MS: '0', METRICS_TOKEN },
+        env: {
+          BCRYPT_COST: '12',
+          BCRYPT_CONCURRENCY: '1',
+          LOGIN_QUEUE_MS: '0',
+          LOGIN_SHED_HOLD_MS: String(HOLD_MS),
+          METRICS_TOKEN,
+        },
       });
     });
     afterAll(() => app.close());
@@ -72,6 +81,43 @@ describe.each(BACKENDS)('login storm on $name', (backend) => {
       expect(refused.length).toBeLessThan(5);
       const right = await app.login(user.username, user.password);
       expect(right.body.code).toBe('OK');
+    });
+
+    it("holds a stranger's 503 for LOGIN_SHED_HOLD_MS, and sends a known client's at once", async () => {
+      const user = await createActiveUser(app);
+      expect((await app.login(user.username, user.password, { ip: '10.9.1.1' })).body.code).toBe('OK');
+      // The one compare slot stays taken by a flood's attempt until the test lets it end.
+      const pool = (app.app.get(PasswordHasher) as any).pool;
+      let started!: () => void;
+      let finish!: () => void;
+      const compareStarted = new Promise<void>((r) => (started = r));
+      const compareMayEnd = new Promise<void>((r) => (finish = r));
+      jest.spyOn(pool, 'compare').mockImplementationOnce(async () => {
+        started();
+        await compareMayEnd;
+        return false;
+      });
+      const flood = app.login('nobody-storm-1', 'Wrong#pass1', { ip: '198.51.100.1' });
+      await compareStarted;
+
+      const timed = async (call: Promise<{ status: number; body: unknown; headers: Record<string, unknown> }>) => {
+        const from = performance.now();
+        const res = await call;
+        return { res, ms: performance.now() - from };
+      };
+      const [known, stranger] = await Promise.all([
+        timed(app.login(user.username, user.password, { ip: '10.9.1.1' })),
+        timed(app.login('nobody-storm-2', 'Wrong#pass1', { ip: '198.51.100.2' })),
+      ]);
+      finish();
+      expect((await flood).body).toEqual(BAD_CREDENTIALS);
+      for (const { res } of [known, stranger]) {
+        expect(res.status).toBe(503);
+        expect(res.body).toEqual(SERVICE_UNAVAILABLE);
+        expect(String(res.headers['retry-after'])).toMatch(/^[1-9]\d*$/);
+      }
+      expect(known.ms).toBeLessThan(HOLD_MS);
+      expect(stranger.ms).toBeGreaterThanOrEqual(HOLD_MS - 5);
     });
   });
 

@@ -1,3 +1,5 @@
+import { setTimeout as delay } from 'node:timers/promises';
+
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
@@ -7,6 +9,7 @@ import type { SessionProfile } from '../../common/auth-context';
 import { Clock } from '../../common/clock';
 import { ErrorCode, Locale, TipKey, tipText } from '../../common/error-code';
 import { ExtensionPoint } from '../../common/extension-point';
+import { AppConfig } from '../../config/app-config';
 import { LoginStatus, LoginTypes } from '../../login-log/login-log.entity';
 import { LoginLogService } from '../../login-log/login-log.service';
 import { parseUserAgent } from '../../login-log/user-agent';
@@ -190,6 +193,8 @@ export class LoginService implements OnModuleInit {
   private steps: LoginStep[] = [];
   /** Account and IP pairs that logged in with a password here: their compares go ahead of a flood's. */
   private readonly trusted = new TrustedClients();
+  /** Shed answers held now (admit). */
+  private held = 0;
 
   constructor(
     private readonly captcha: CaptchaService,
@@ -208,6 +213,7 @@ export class LoginService implements OnModuleInit {
     private readonly proof: PasswordProof,
     private readonly modules: ModuleRef,
     private readonly attack: LoginAttackService,
+    private readonly config: AppConfig,
   ) {}
 
   onModuleInit() {
@@ -221,9 +227,24 @@ export class LoginService implements OnModuleInit {
   /**
    * SERVICE_UNAVAILABLE with Retry-After when the compare budget would shed this login anyway:
    * checked before the password is decrypted, so that a shed attempt costs next to nothing.
+   *
+   * The answer to a client not known good is held LOGIN_SHED_HOLD_MS first (a timer, no CPU): a
+   * flood's connections, answered at once, would come back as fast as the event loop answers them
+   * and take it from every other request. At most MAX_HELD answers are held at once; past that
+   * they go at once. A known-good client's answer is never held.
    */
-  assertRoom(account: string, ip: string): void {
-    this.hasher.assertRoom(this.trusted.has(account, ip, this.clock.nowMs()));
+  async admit(account: string, ip: string): Promise<void> {
+    const known = this.trusted.has(account, ip, this.clock.nowMs());
+    try {
+      this.hasher.assertRoom(known);
+    } catch (err) {
+      const holdMs = this.config.LOGIN_SHED_HOLD_MS;
+      if (!known && holdMs > 0 && this.held < MAX_HELD) {
+        this.held += 1;
+        await delay(holdMs).finally(() => (this.held -= 1));
+      }
+      throw err;
+    }
   }
 
   async login(req: LoginRequest): Promise<LoginResult> {
@@ -511,6 +532,9 @@ export class LoginService implements OnModuleInit {
     throw new AppException(code);
   }
 }
+
+/** Shed login answers one instance holds at once (admit); past it, they are sent at once. */
+const MAX_HELD = 1_000;
 
 /** Failed logins that count toward the rate of captchaUnderAttack; a shed login (SERVICE_UNAVAILABLE) does not. */
 const COUNTED_FAILURES = new Set<ErrorCode>([
