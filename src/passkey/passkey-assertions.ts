@@ -1,11 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { type AuthenticationResponseJSON, verifyAuthenticationResponse } from '@simplewebauthn/server';
-import { isoBase64URL } from '@simplewebauthn/server/helpers';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 
 import { Clock } from '../common/clock';
 import type { PasskeyEntity } from './passkey.entity';
 import { PasskeyRepository } from './passkey.repository';
 import type { PasskeyChallenge } from './passkey-challenges';
+import { base64url, webauthn } from './webauthn';
 
 /** How an answer to a challenge came out: right, wrong (a failed proof the lock counts). */
 export type AssertionOutcome = 'right' | 'wrong';
@@ -13,7 +13,7 @@ export type AssertionOutcome = 'right' | 'wrong';
 /** The credential id an answer names, when it is shaped like one (the rest is the library's to check). */
 export function credentialIdOf(response: unknown): string | null {
   const id = (response as { id?: unknown } | null)?.id;
-  return typeof id === 'string' && id.length > 0 && id.length <= 1400 && isoBase64URL.isBase64URL(id) ? id : null;
+  return typeof id === 'string' && id.length > 0 && id.length <= 1400 && base64url.isValid(id) ? id : null;
 }
 
 /**
@@ -40,17 +40,17 @@ export class PasskeyAssertions {
     const answer = response as AuthenticationResponseJSON;
     const handle = answer?.response?.userHandle;
     // A discoverable credential names its user: it must be the passkey's owner.
-    if (handle !== undefined && handle !== isoBase64URL.fromUTF8String(passkey.userId)) return 'wrong';
+    if (handle !== undefined && handle !== base64url.fromUtf8(passkey.userId)) return 'wrong';
     let info;
     try {
-      const verified = await verifyAuthenticationResponse({
+      const verified = await webauthn().verifyAuthenticationResponse({
         response: answer,
         expectedChallenge: challenge.challenge,
         expectedOrigin: challenge.origins,
         expectedRPID: challenge.rpId,
         credential: {
           id: passkey.credentialId,
-          publicKey: isoBase64URL.toBuffer(passkey.publicKey),
+          publicKey: base64url.toBytes(passkey.publicKey),
           counter: Number(passkey.counter),
         },
         requireUserVerification,

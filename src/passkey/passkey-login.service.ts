@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { generateAuthenticationOptions, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 
 import { LoginResult, LoginService, LoginWay } from '../auth/login/login.service';
 import { AppException } from '../common/app.exception';
@@ -14,6 +14,7 @@ import { PasskeyRepository } from './passkey.repository';
 import { transportsOf } from './passkey.service';
 import { credentialIdOf, PasskeyAssertions } from './passkey-assertions';
 import { PASSKEY_CHALLENGE_TTL_MS, PasskeyChallenges } from './passkey-challenges';
+import { webauthn } from './webauthn';
 import { PasskeyLoginProof } from './passkey-login.proof';
 import type { RelyingPartyOf } from './relying-party';
 
@@ -56,7 +57,7 @@ export class PasskeyLoginService {
     await this.assertEnabled();
     const found = account === undefined ? null : await this.accounts.findForLogin(account);
     const offered = found ? await this.repo.ofUser(found.userId) : [];
-    const options = await generateAuthenticationOptions({
+    const options = await webauthn().generateAuthenticationOptions({
       rpID: rp.rpId,
       allowCredentials: offered.map((p) => ({ id: p.credentialId, transports: transportsOf(p) })),
       userVerification: 'required',
@@ -110,7 +111,7 @@ export class PasskeyLoginService {
     const userId = await this.mfaLogins.pendingUser(mfaToken);
     if (!userId) throw new AppException(ErrorCode.MFA_TOKEN_INVALID);
     const offered = await this.repo.ofUser(userId);
-    const options = await generateAuthenticationOptions({
+    const options = await webauthn().generateAuthenticationOptions({
       rpID: rp.rpId,
       allowCredentials: offered.map((p) => ({ id: p.credentialId, transports: transportsOf(p) })),
       // The password was the first factor: the authenticator's presence is the second.

@@ -2,13 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import {
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type RegistrationResponseJSON,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server';
-import { isoBase64URL } from '@simplewebauthn/server/helpers';
+import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 
 import { AuditAction, AuditLogService } from '../audit/audit-log.service';
 import { AppException, validationFailed } from '../common/app.exception';
@@ -27,6 +21,7 @@ import { PasskeyEntity } from './passkey.entity';
 import { credentialHashOf, PasskeyRepository } from './passkey.repository';
 import { PASSKEY_CHALLENGE_TTL_MS, PasskeyChallenges } from './passkey-challenges';
 import type { RelyingPartyOf } from './relying-party';
+import { base64url, webauthn } from './webauthn';
 
 /** Enough for every device a person uses; a cap keeps one account from filling the table. */
 export const MAX_PASSKEYS_PER_USER = 20;
@@ -72,7 +67,7 @@ export class PasskeyService {
   ): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const user = await this.accounts.get(caller.userId);
     const existing = await this.repo.ofUser(user.id);
-    const options = await generateRegistrationOptions({
+    const options = await webauthn().generateRegistrationOptions({
       rpName,
       rpID: rp.rpId,
       userName: user.username,
@@ -102,7 +97,7 @@ export class PasskeyService {
     const challenge = await this.challenges.takeRegistration(caller.tokenHash);
     if (!challenge || challenge.userId !== caller.userId)
       throw validationFailed('validation.passkeyResponse', 'response');
-    const info = await verifyRegistrationResponse({
+    const info = await webauthn().verifyRegistrationResponse({
       response: response as RegistrationResponseJSON,
       expectedChallenge: challenge.challenge,
       expectedOrigin: challenge.origins,
@@ -127,7 +122,7 @@ export class PasskeyService {
         name: name?.trim() || defaultName(caller.userAgent),
         credentialId: info.credential.id,
         credentialHash: credentialHashOf(info.credential.id),
-        publicKey: isoBase64URL.fromBuffer(info.credential.publicKey),
+        publicKey: base64url.fromBytes(info.credential.publicKey),
         counter: info.credential.counter,
         transports: (info.credential.transports ?? []).join(','),
         deviceType: info.credentialDeviceType,

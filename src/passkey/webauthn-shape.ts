@@ -1,8 +1,8 @@
-import { isoBase64URL } from '@simplewebauthn/server/helpers';
+import { base64url } from './webauthn';
 
 /** Base64url text of at most `max` characters (an authenticator's fields are a few KiB at most). */
 const b64 = (value: unknown, max = 16_384): boolean =>
-  typeof value === 'string' && value.length > 0 && value.length <= max && isoBase64URL.isBase64URL(value);
+  typeof value === 'string' && value.length > 0 && value.length <= max && base64url.isValid(value);
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import Handlebars from 'handlebars';
+import type Handlebars from 'handlebars';
 
 import { type Locale, text } from '../../common/texts';
 import { NotificationContent } from '../notification-content';
@@ -69,20 +69,27 @@ const TEXT: Record<Locale, string> = {
 
 type Template = Handlebars.TemplateDelegate<NotificationContent & { greeting: string; footer: string }>;
 
-/** Handlebars templates of the e-mail channel, zh (default) and en, compiled once. */
+/**
+ * Handlebars templates of the e-mail channel, zh (default) and en, compiled once, at the first
+ * mail: an instance without SMTP never loads Handlebars.
+ */
 @Injectable()
 export class EmailTemplates {
-  private readonly hbs = Handlebars.create();
-  private readonly html: Record<Locale, Template>;
-  private readonly text: Record<Locale, Template>;
+  private compiled?: { html: Record<Locale, Template>; text: Record<Locale, Template> };
 
-  constructor() {
+  private templates() {
+    if (this.compiled) return this.compiled;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const hbs = (require('handlebars') as typeof Handlebars).create();
     // strict: a field the template names but the content lacks is an error, not a blank.
-    this.html = { zh: this.hbs.compile(HTML.zh, { strict: true }), en: this.hbs.compile(HTML.en, { strict: true }) };
-    this.text = {
-      zh: this.hbs.compile(TEXT.zh, { strict: true, noEscape: true }),
-      en: this.hbs.compile(TEXT.en, { strict: true, noEscape: true }),
+    this.compiled = {
+      html: { zh: hbs.compile(HTML.zh, { strict: true }), en: hbs.compile(HTML.en, { strict: true }) },
+      text: {
+        zh: hbs.compile(TEXT.zh, { strict: true, noEscape: true }),
+        en: hbs.compile(TEXT.en, { strict: true, noEscape: true }),
+      },
     };
+    return this.compiled;
   }
 
   render(content: NotificationContent, recipientName: string, locale: Locale = 'zh'): RenderedMail {
@@ -92,6 +99,7 @@ export class EmailTemplates {
       greeting: text('notification.mailGreeting', locale, { name: recipientName }),
       footer: text('notification.mailFooter', locale),
     };
-    return { subject: content.title, html: this.html[locale](context), text: this.text[locale](context) };
+    const { html, text: plain } = this.templates();
+    return { subject: content.title, html: html[locale](context), text: plain[locale](context) };
   }
 }
