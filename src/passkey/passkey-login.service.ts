@@ -14,9 +14,9 @@ import { PasskeyRepository } from './passkey.repository';
 import { transportsOf } from './passkey.service';
 import { credentialIdOf, PasskeyAssertions } from './passkey-assertions';
 import { PASSKEY_CHALLENGE_TTL_MS, PasskeyChallenges } from './passkey-challenges';
-import { webauthn } from './webauthn';
 import { PasskeyLoginProof } from './passkey-login.proof';
 import type { RelyingPartyOf } from './relying-party';
+import { webauthn } from './webauthn';
 
 export interface PasskeyLoginRequest {
   challengeId: string;

@@ -97,16 +97,18 @@ export class PasskeyService {
     const challenge = await this.challenges.takeRegistration(caller.tokenHash);
     if (!challenge || challenge.userId !== caller.userId)
       throw validationFailed('validation.passkeyResponse', 'response');
-    const info = await webauthn().verifyRegistrationResponse({
-      response: response as RegistrationResponseJSON,
-      expectedChallenge: challenge.challenge,
-      expectedOrigin: challenge.origins,
-      expectedRPID: challenge.rpId,
-      requireUserVerification: true,
-    }).then(
-      (v) => (v.verified ? v.registrationInfo : null),
-      () => null,
-    );
+    const info = await webauthn()
+      .verifyRegistrationResponse({
+        response: response as RegistrationResponseJSON,
+        expectedChallenge: challenge.challenge,
+        expectedOrigin: challenge.origins,
+        expectedRPID: challenge.rpId,
+        requireUserVerification: true,
+      })
+      .then(
+        (v) => (v.verified ? v.registrationInfo : null),
+        () => null,
+      );
     if (!info) throw validationFailed('validation.passkeyResponse', 'response');
     return this.mutex.run(Keys.loginMutex(caller.userId), async () => {
       const user = await this.accounts.get(caller.userId);
