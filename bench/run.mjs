@@ -30,7 +30,7 @@
 // bench/profiles/), BENCH_KEEP_DB=1 (leave the lps_bench database / SQLite file for inspection),
 // BENCH_PHASES (all: login,info,introspection,storm,soak,log — login = (1) (2) (2b) (6), info = (3) (3b)
 // (3c), introspection = (8), storm = (9), soak = (7), log = (4) with the filled table).
-// BENCH_CONNECTIONS_STORM (60). BCRYPT_CONCURRENCY and LOGIN_QUEUE_MS, when set, pass to the service.
+// BENCH_CONNECTIONS_STORM (60). BCRYPT_CONCURRENCY, LOGIN_QUEUE_MS and LOGIN_SHED_HOLD_MS, when set, pass to the service.
 // BENCH_DATABASE (lps_bench: the MariaDB database, dropped and created anew).
 // BENCH_CRYPTO_SUITE (standard: the service's CRYPTO_SUITE; gm measures SM2 password transport,
 // HMAC-SM3 seals and SM4 secrets; e.g. BENCH_CRYPTO_SUITE=gm BENCH_PHASES=login,info npm run bench).
@@ -175,6 +175,7 @@ async function startService(port, backend) {
       TRUST_PROXY: 'true',
       ...(process.env.BCRYPT_CONCURRENCY && { BCRYPT_CONCURRENCY: process.env.BCRYPT_CONCURRENCY }),
       ...(process.env.LOGIN_QUEUE_MS && { LOGIN_QUEUE_MS: process.env.LOGIN_QUEUE_MS }),
+      ...(process.env.LOGIN_SHED_HOLD_MS && { LOGIN_SHED_HOLD_MS: process.env.LOGIN_SHED_HOLD_MS }),
       LOG_LEVEL: 'warn',
       CRYPTO_SUITE,
       // As docker-compose.yml runs it: /metrics on, so its per-request hook is part of what is measured.

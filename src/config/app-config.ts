@@ -195,8 +195,8 @@ export class AppConfig {
   LOGIN_QUEUE_MS = 1_000;
 
   /**
-   * How long the shed answer to a login from a client not known good is held before it is sent
-   * (0: at once), so that a flood's connections come back at that pace (docs/operations.md).
+   * During a flood, how long the shed answer to a login from a client not known good is held before
+   * it is sent (0: at once), so that a flood's connections come back at that pace (docs/operations.md).
    */
   @Transform(int)
   @IsInt()

@@ -109,16 +109,16 @@ describe('CompareBudget', () => {
     for (let i = 0; i < 20; i += 1) runs.push(sut.run(`w${i}`, async () => (started.push(i), true)));
     // A shed now and then is a burst of real logins, not a flood.
     for (let i = 1; i < FLOOD_SHEDS; i += 1) expect(() => sut.assertRoom()).toThrow(CompareShed);
-    expect(sut.concurrency()).toBe(2);
+    expect([sut.flooding(), sut.concurrency()]).toEqual([false, 2]);
     expect(() => sut.assertRoom()).toThrow(CompareShed);
-    expect(sut.concurrency()).toBe(1);
+    expect([sut.flooding(), sut.concurrency()]).toEqual([true, 1]);
 
     a.open();
     await tick();
     await tick();
     expect(started).toEqual([]); // b still runs: one at a time during the flood
     clock.advance(FLOOD_WINDOW_MS);
-    expect(sut.concurrency()).toBe(2);
+    expect([sut.flooding(), sut.concurrency()]).toEqual([false, 2]);
     b.open();
     await Promise.all(runs);
     expect(started).toHaveLength(20);

@@ -82,9 +82,14 @@ export class CompareBudget {
     this.floodConcurrency = options.floodConcurrency ?? Math.max(1, options.concurrency - 1);
   }
 
+  /** Whether compares are being shed as in a flood (FLOOD_SHEDS within FLOOD_WINDOW_MS), and since less than a window. */
+  flooding(): boolean {
+    return this.options.now() < this.floodUntil;
+  }
+
   /** Compares that may run at once now: fewer during a flood. */
   concurrency(): number {
-    return this.options.now() < this.floodUntil ? this.floodConcurrency : this.options.concurrency;
+    return this.flooding() ? this.floodConcurrency : this.options.concurrency;
   }
 
   /** What a compare arriving now would wait, in milliseconds (`priority`: in the priority line). */

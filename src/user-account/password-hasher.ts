@@ -28,6 +28,10 @@ export abstract class PasswordHasher {
    * login. `priority`: a client known good (TrustedClients), whose compare goes ahead of the lanes.
    */
   assertRoom(_priority?: boolean): void {}
+  /** Compares are being shed as in a flood (CompareBudget.flooding). */
+  flooding(): boolean {
+    return false;
+  }
 }
 
 /** How often the log says how many compares were shed (a flood sheds many a second). */
@@ -86,6 +90,10 @@ export class BcryptPasswordHasher extends PasswordHasher implements OnModuleInit
 
   override assertRoom(priority = false) {
     this.budget.assertRoom(priority);
+  }
+
+  override flooding() {
+    return this.budget.flooding();
   }
 
   private shed() {

@@ -1,5 +1,6 @@
 import { NotificationService } from '../../src/notification/notification.service';
 import { Keys } from '../../src/store/keys';
+import { FLOOD_SHEDS, FLOOD_WINDOW_MS } from '../../src/user-account/compare-budget';
 import { PasswordHasher } from '../../src/user-account/password-hasher';
 import { BACKENDS, mariadbRedis } from '../support/backends';
 import { BAD_CREDENTIALS, CAPTCHA_INVALID, failure } from '../support/envelopes';
@@ -83,7 +84,9 @@ describe.each(BACKENDS)('login storm on $name', (backend) => {
       expect(right.body.code).toBe('OK');
     });
 
-    it("holds a stranger's 503 for LOGIN_SHED_HOLD_MS, and sends a known client's at once", async () => {
+    it("in a flood, holds a stranger's 503 for LOGIN_SHED_HOLD_MS; sends a known client's, and any before the flood, at once", async () => {
+      // The sheds of the test before are a window ago: no flood yet.
+      app.clock.advance(FLOOD_WINDOW_MS);
       const user = await createActiveUser(app);
       expect((await app.login(user.username, user.password, { ip: '10.9.1.1' })).body.code).toBe('OK');
       // The one compare slot stays taken by a flood's attempt until the test lets it end.
@@ -97,7 +100,7 @@ describe.each(BACKENDS)('login storm on $name', (backend) => {
         await compareMayEnd;
         return false;
       });
-      const flood = app.login('nobody-storm-1', 'Wrong#pass1', { ip: '198.51.100.1' });
+      const running = app.login('nobody-storm-0', 'Wrong#pass1', { ip: '198.51.100.1' });
       await compareStarted;
 
       const timed = async (call: Promise<{ status: number; body: unknown; headers: Record<string, unknown> }>) => {
@@ -105,12 +108,19 @@ describe.each(BACKENDS)('login storm on $name', (backend) => {
         const res = await call;
         return { res, ms: performance.now() - from };
       };
+      // One shed after another, each answered before the next is sent: the 20th within 10 s makes a flood.
+      const beforeFlood = [];
+      for (let i = 1; i < FLOOD_SHEDS; i += 1) {
+        beforeFlood.push(await timed(app.login(`nobody-storm-${i}`, 'Wrong#pass1', { ip: `198.51.100.${i + 1}` })));
+      }
+      expect(beforeFlood.map(({ res }) => res.status)).toEqual(Array(FLOOD_SHEDS - 1).fill(503));
+      expect(beforeFlood.filter(({ ms }) => ms >= HOLD_MS)).toEqual([]);
       const [known, stranger] = await Promise.all([
         timed(app.login(user.username, user.password, { ip: '10.9.1.1' })),
-        timed(app.login('nobody-storm-2', 'Wrong#pass1', { ip: '198.51.100.2' })),
+        timed(app.login('nobody-storm-flood', 'Wrong#pass1', { ip: '198.51.100.99' })),
       ]);
       finish();
-      expect((await flood).body).toEqual(BAD_CREDENTIALS);
+      expect((await running).body).toEqual(BAD_CREDENTIALS);
       for (const { res } of [known, stranger]) {
         expect(res.status).toBe(503);
         expect(res.body).toEqual(SERVICE_UNAVAILABLE);

@@ -228,10 +228,11 @@ export class LoginService implements OnModuleInit {
    * SERVICE_UNAVAILABLE with Retry-After when the compare budget would shed this login anyway:
    * checked before the password is decrypted, so that a shed attempt costs next to nothing.
    *
-   * The answer to a client not known good is held LOGIN_SHED_HOLD_MS first (a timer, no CPU): a
-   * flood's connections, answered at once, would come back as fast as the event loop answers them
-   * and take it from every other request. At most MAX_HELD answers are held at once; past that
-   * they go at once. A known-good client's answer is never held.
+   * During a flood, the answer to a client not known good is held LOGIN_SHED_HOLD_MS first (a
+   * timer, no CPU): a flood's connections, answered at once, would come back as fast as the event
+   * loop answers them and take it from every other request. A compare shed now and then by a burst
+   * of real logins is no flood, and its answer goes at once, as does a known-good client's. At most
+   * MAX_HELD answers are held at once; past that they go at once.
    */
   async admit(account: string, ip: string): Promise<void> {
     const known = this.trusted.has(account, ip, this.clock.nowMs());
@@ -239,7 +240,7 @@ export class LoginService implements OnModuleInit {
       this.hasher.assertRoom(known);
     } catch (err) {
       const holdMs = this.config.LOGIN_SHED_HOLD_MS;
-      if (!known && holdMs > 0 && this.held < MAX_HELD) {
+      if (!known && holdMs > 0 && this.held < MAX_HELD && this.hasher.flooding()) {
         this.held += 1;
         await delay(holdMs).finally(() => (this.held -= 1));
       }
