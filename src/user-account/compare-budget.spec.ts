@@ -73,6 +73,38 @@ describe('CompareBudget', () => {
     expect(shed).toBe(1);
   });
 
+  it('learns how long a compare takes from its worker, not from how late its answer was read', async () => {
+    const lagging = (reported?: number) => {
+      const sut = budget(1, 1_000, 100);
+      return sut
+        .run(
+          'a',
+          async () => {
+            clock.advance(900); // the compare took 100 ms; a busy event loop read its answer 800 ms later
+            return { ms: 100 };
+          },
+          false,
+          reported === undefined ? undefined : (r) => r.ms,
+        )
+        .then(() => sut);
+    };
+    // Six more arrive: one runs, the others wait as far as the budget lets them.
+    const fill = (sut: CompareBudget) => {
+      const g = gate();
+      const runs = Array.from({ length: 6 }, () => sut.run('b', g.work).catch(() => false));
+      return { runs, g };
+    };
+    const timed = await lagging(100);
+    const a = fill(timed);
+    expect(() => timed.assertRoom()).not.toThrow(); // 6 compares of 100 ms ahead
+    const untimed = await lagging();
+    const b = fill(untimed);
+    expect(() => untimed.assertRoom()).toThrow(CompareShed); // a mean of 260 ms, the lag counted
+    a.g.open();
+    b.g.open();
+    await Promise.all([...a.runs, ...b.runs]);
+  });
+
   it('serves lanes in turn: one account with many waiting does not starve another', async () => {
     const sut = budget(1, 60_000, 1);
     const order: string[] = [];

@@ -108,9 +108,12 @@ export class CompareBudget {
 
   /**
    * Runs `work` (one compare) within the budget, in `lane`'s turn, or before every lane with
-   * `priority`; CompareShed when it would wait too long.
+   * `priority`; CompareShed when it would wait too long. `lengthOf`: how long the compare itself
+   * took, as its worker measured it; without it, from start to answer, which also counts how late a
+   * busy event loop reads the answer and would make the budget shed for a lag that is not the
+   * compares'.
    */
-  async run<T>(lane: string, work: () => Promise<T>, priority = false): Promise<T> {
+  async run<T>(lane: string, work: () => Promise<T>, priority = false, lengthOf?: (result: T) => number): Promise<T> {
     if (this.running >= this.concurrency() || this.queued > 0 || this.priority.length > 0) {
       this.assertRoom(priority);
       await new Promise<void>((start, shed) => {
@@ -128,10 +131,14 @@ export class CompareBudget {
       this.running += 1;
     }
     const started = this.options.now();
+    let length: number | undefined;
     try {
-      return await work();
+      const result = await work();
+      length = lengthOf?.(result);
+      return result;
     } finally {
-      this.meanMs = (1 - ALPHA) * this.meanMs + ALPHA * Math.max(1, this.options.now() - started);
+      length ??= this.options.now() - started;
+      this.meanMs = (1 - ALPHA) * this.meanMs + ALPHA * Math.max(1, length);
       this.running -= 1;
       this.next();
     }

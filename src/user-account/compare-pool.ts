@@ -7,20 +7,30 @@ import { Worker } from 'node:worker_threads';
  */
 export const COMPARE_NICE = 5;
 
-/** The worker's whole program: BCrypt's synchronous compare on the worker's own thread. */
+/**
+ * The worker's whole program: BCrypt's synchronous compare on the worker's own thread, answered with
+ * how long it took there (not counting how long the event loop then takes to read the answer).
+ */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const bcrypt = require(workerData.bcrypt);
 try { require('node:os').setPriority(workerData.nice); } catch {}
 parentPort.on('message', ({ plain, hash }) => {
   let ok = false;
+  const started = performance.now();
   try { ok = bcrypt.compareSync(plain, hash); } catch {}
-  parentPort.postMessage(ok);
+  parentPort.postMessage({ ok, ms: performance.now() - started });
 });
 `;
 
+/** A compare's outcome and how long BCrypt took on its worker, in milliseconds. */
+export interface CompareResult {
+  ok: boolean;
+  ms: number;
+}
+
 interface Pending {
-  resolve: (ok: boolean) => void;
+  resolve: (result: CompareResult) => void;
   reject: (err: Error) => void;
 }
 
@@ -42,8 +52,8 @@ export class ComparePool {
     for (let i = 0; i < size; i += 1) {
       const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { bcrypt: bcryptPath, nice: COMPARE_NICE } });
       worker.unref();
-      worker.on('message', (ok: boolean) => {
-        this.busy.get(worker)?.resolve(ok);
+      worker.on('message', (result: CompareResult) => {
+        this.busy.get(worker)?.resolve(result);
         this.busy.delete(worker);
       });
       worker.on('error', (err) => {
@@ -55,14 +65,14 @@ export class ComparePool {
     }
   }
 
-  async compare(plain: string, hash: string): Promise<boolean> {
+  async compare(plain: string, hash: string): Promise<CompareResult> {
     let worker = this.idle.pop();
     while (!worker) {
       await new Promise<void>((r) => this.waiting.push(r));
       worker = this.idle.pop();
     }
     try {
-      return await new Promise<boolean>((resolve, reject) => {
+      return await new Promise<CompareResult>((resolve, reject) => {
         this.busy.set(worker, { resolve, reject });
         worker.postMessage({ plain, hash });
       });

@@ -98,7 +98,7 @@ describe.each(BACKENDS)('login storm on $name', (backend) => {
       jest.spyOn(pool, 'compare').mockImplementationOnce(async () => {
         started();
         await compareMayEnd;
-        return false;
+        return { ok: false, ms: 50 };
       });
       const running = app.login('nobody-storm-0', 'Wrong#pass1', { ip: '198.51.100.1' });
       await compareStarted;
