@@ -132,6 +132,18 @@ describe('CompareBudget', () => {
     expect(shed).toBe(1);
   });
 
+  it('takes turns between the priority line and the lanes: known clients never starve a new one', async () => {
+    const sut = budget(1, 60_000, 1);
+    const order: string[] = [];
+    const first = gate();
+    const runs = [sut.run('first', first.work)];
+    runs.push(sut.run('new-device', async () => (order.push('stranger'), true)));
+    for (let i = 0; i < 4; i += 1) runs.push(sut.run(`known${i}`, async () => (order.push('known'), true), true));
+    first.open();
+    await Promise.all(runs);
+    expect(order).toEqual(['known', 'stranger', 'known', 'known', 'known']);
+  });
+
   it('runs one compare fewer during a flood of sheds, and all again once a window has passed without one', async () => {
     const sut = budget(2, 60_000, 6_000);
     const [a, b] = [gate(), gate()];

@@ -49,8 +49,9 @@ export const FLOOD_SHEDS = 20;
  * logins (a shared service account) take one turn per round and never starve the others.
  *
  * Compares of clients known good (an account and IP that logged in before, TrustedClients) wait in
- * a priority line served before the lanes, and are shed only by what waits in that line: a flood
- * of strangers fills the lanes, not the way in of the account's usual users.
+ * a priority line that takes turns with the lanes, and are shed only by what waits in that line and
+ * as many lane waiters: a flood of strangers fills the lanes, not the way in of the account's usual
+ * users.
  *
  * A compare that would wait longer than `queueMs` is shed at once (CompareShed) rather than join a
  * queue that makes every login late: its wait is estimated from the compares ahead of it and the
@@ -67,6 +68,8 @@ export class CompareBudget {
   private queued = 0;
   /** Compares of clients known good (TrustedClients), served before the lanes. */
   private readonly priority: Waiter[] = [];
+  /** The last compare started from a waiting line came from the priority line (they take turns with the lanes). */
+  private lastFromPriority = false;
   /** Lanes with waiters, in the order they are served (a served lane with more goes to the back). */
   private readonly lanes = new Map<string, Waiter[]>();
   private meanMs: number;
@@ -94,7 +97,10 @@ export class CompareBudget {
 
   /** What a compare arriving now would wait, in milliseconds (`priority`: in the priority line). */
   expectedWaitMs(priority = false): number {
-    const ahead = this.priority.length + (priority ? 0 : this.queued);
+    // In the priority line, behind those already there and the lane waiters that take turns with them.
+    const ahead = priority
+      ? this.priority.length + Math.min(this.queued, this.priority.length + 1)
+      : this.priority.length + this.queued;
     const concurrency = this.concurrency();
     if (this.running < concurrency && ahead === 0) return 0;
     return Math.ceil((ahead + 1) / concurrency) * this.meanMs;
@@ -147,7 +153,7 @@ export class CompareBudget {
   /** Starts the next waiter in turn; those that waited past the bound are shed on the way. */
   private next(): void {
     while (this.running < this.concurrency() && this.queued + this.priority.length > 0) {
-      const waiter = this.priority.shift() ?? this.fromLanes();
+      const waiter = this.nextWaiter();
       const waited = this.options.now() - waiter.enqueuedAt;
       if (waited > this.options.queueMs) {
         waiter.shed(this.shed(this.expectedWaitMs()));
@@ -156,6 +162,17 @@ export class CompareBudget {
       this.running += 1;
       waiter.start();
     }
+  }
+
+  /**
+   * The priority line and the lanes take turns while both have waiters: known-good clients wait
+   * behind one stranger at most, and a steady stream of them (the accounts that log in all day from
+   * their usual IPs) cannot starve a new device's login until it is shed.
+   */
+  private nextWaiter(): Waiter {
+    const fromPriority = this.priority.length > 0 && (this.queued === 0 || !this.lastFromPriority);
+    this.lastFromPriority = fromPriority;
+    return fromPriority ? this.priority.shift()! : this.fromLanes();
   }
 
   /** The first waiter of the lane whose turn it is; the lane goes to the back while it has more. */
