@@ -88,6 +88,7 @@ describe('docs/recipes: log in and call an API', () => {
         `docs/recipes: ${recipe.name} introspection skipped, its toolchain (${recipe.needs.join(', ')}) is not installed here`,
       );
     }
+    // Skipped, not failed, only where the recipe's toolchain is missing; CI's machine has all three.
     (available ? it : it.skip)(
       `${recipe.name}: checks a token with an API key, live and after logout`,
       async () => {
@@ -118,6 +119,7 @@ describe('docs/recipes: log in and call an API', () => {
     );
   }
 
+  // Skipped only without bash, curl or jq (CI has them): the recipe is a shell script calling those.
   (has(['bash', 'curl', 'jq']) ? it : it.skip)('the curl token check stops on a refused API key', async () => {
     const err: any = await run('bash', [join(RECIPES, 'introspect.sh')], {
       env: { ...process.env, LPS_URL: url, LPS_API_KEY: 'lps_not-a-key', LPS_TOKEN: 'whatever' },
@@ -126,6 +128,7 @@ describe('docs/recipes: log in and call an API', () => {
     expect(err.stderr.trim()).toBe('NOT_LOGGED_IN: Not logged in, or the session has expired');
   });
 
+  // Skipped only without bash, curl, openssl or jq (CI has them): the ciphertext is made with openssl.
   (has(['bash', 'curl', 'openssl', 'jq']) ? it : it.skip)(
     'a ciphertext with MGF1 over SHA-1 is refused, naming password',
     async () => {

@@ -101,6 +101,7 @@ function post(base: string, path: string, body: unknown, headers: Record<string,
   });
 }
 
+// Skipped only on a machine without nginx; .ci/run installs nginx-light, so CI runs it.
 (HAS_NGINX ? describe.each(['1', '127.0.0.1']) : describe.skip.each(['1']))(
   'behind nginx with docs/nginx/login-policy.conf, TRUST_PROXY=%s',
   (trustProxy) => {
