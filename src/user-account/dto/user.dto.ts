@@ -448,6 +448,7 @@ export class MeInfoDto {
   })
   adminMode: AdminMode;
   @ApiProperty({
+    type: 'integer',
     enum: [0, 1, 2],
     description: 'login strategy mfaMode: 0 no login asks a code, 1 those who enabled TOTP, 2 everyone',
   })
@@ -485,7 +486,7 @@ export const ME_INFO_RESPONSE = {
           serverTime: { type: 'number' },
           displayTimeZone: { type: 'string' },
           adminMode: { type: 'string' },
-          mfaMode: { type: 'number' },
+          mfaMode: { type: 'integer' },
         },
       },
     },

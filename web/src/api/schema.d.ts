@@ -2885,7 +2885,7 @@ export interface components {
             adminMode: "single" | "three";
             /**
              * @description login strategy mfaMode: 0 no login asks a code, 1 those who enabled TOTP, 2 everyone
-             * @enum {number}
+             * @enum {integer}
              */
             mfaMode: 0 | 1 | 2;
         };
