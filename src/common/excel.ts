@@ -1,10 +1,7 @@
 import type ExcelJS from 'exceljs';
 
-let loaded: typeof ExcelJS | undefined;
+import { atFirstUse } from './at-first-use';
 
-/** exceljs, loaded at the first xlsx export or import: it weighs about 30 MiB, and most instances never write a sheet. */
-export function excel(): typeof ExcelJS {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  loaded ??= require('exceljs') as typeof ExcelJS;
-  return loaded;
-}
+/** exceljs, loaded at the first xlsx export or import: one of the heaviest packages, and most instances never write a sheet. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const excel = atFirstUse(() => require('exceljs') as typeof ExcelJS);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 
 import type { sm2 as Sm2 } from 'sm-crypto-v2';
 
+import { atFirstUse } from '../common/at-first-use';
 import type { TransportKey } from './transport-key';
 
 // C1 (64 bytes) + C3 (32 bytes) + C2 (the password's UTF-8 bytes): a password of a few hundred bytes at most.
@@ -9,14 +10,9 @@ const MAX_CIPHERTEXT_HEX = 2048;
 // sm-crypto's cipherMode 1: C1C3C2, the order of GB/T 32918.4-2016.
 const C1C3C2 = 1;
 
-let loaded: typeof Sm2 | undefined;
-
 /** sm-crypto-v2's SM2, loaded only where the gm suite is in force: the standard suite never needs it. */
-function sm2(): typeof Sm2 {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  loaded ??= (require('sm-crypto-v2') as { sm2: typeof Sm2 }).sm2;
-  return loaded;
-}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const sm2 = atFirstUse(() => (require('sm-crypto-v2') as { sm2: typeof Sm2 }).sm2);
 
 /** A new SM2 private key, hex of 32 bytes: what the first instance keeps in the settings store. */
 export function newSm2PrivateKeyHex(): string {

@@ -1,16 +1,13 @@
 import type * as SimpleWebAuthn from '@simplewebauthn/server';
 
-let loaded: typeof SimpleWebAuthn | undefined;
+import { atFirstUse } from '../common/at-first-use';
 
 /**
- * @simplewebauthn/server, loaded at the first passkey ceremony: with the certificate parsers it
- * brings it adds about 20 MiB to a process, and most instances never see a passkey.
+ * @simplewebauthn/server, loaded at the first passkey ceremony, with the certificate parsers it
+ * brings: most instances never see a passkey.
  */
-export function webauthn(): typeof SimpleWebAuthn {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  loaded ??= require('@simplewebauthn/server') as typeof SimpleWebAuthn;
-  return loaded;
-}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const webauthn = atFirstUse(() => require('@simplewebauthn/server') as typeof SimpleWebAuthn);
 
 /** Base64url text; padding is tolerated, as @simplewebauthn's own check tolerates it. */
 const BASE64URL = /^[A-Za-z0-9_-]*$/;

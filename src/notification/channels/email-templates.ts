@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type Handlebars from 'handlebars';
 
+import { atFirstUse } from '../../common/at-first-use';
 import { type Locale, text } from '../../common/texts';
 import { NotificationContent } from '../notification-content';
 
@@ -75,22 +76,18 @@ type Template = Handlebars.TemplateDelegate<NotificationContent & { greeting: st
  */
 @Injectable()
 export class EmailTemplates {
-  private compiled?: { html: Record<Locale, Template>; text: Record<Locale, Template> };
-
-  private templates() {
-    if (this.compiled) return this.compiled;
+  private readonly templates = atFirstUse((): Record<'html' | 'text', Record<Locale, Template>> => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const hbs = (require('handlebars') as typeof Handlebars).create();
     // strict: a field the template names but the content lacks is an error, not a blank.
-    this.compiled = {
+    return {
       html: { zh: hbs.compile(HTML.zh, { strict: true }), en: hbs.compile(HTML.en, { strict: true }) },
       text: {
         zh: hbs.compile(TEXT.zh, { strict: true, noEscape: true }),
         en: hbs.compile(TEXT.en, { strict: true, noEscape: true }),
       },
     };
-    return this.compiled;
-  }
+  });
 
   render(content: NotificationContent, recipientName: string, locale: Locale = 'zh'): RenderedMail {
     // The greeting and footer come from the catalogue (texts.ts); the templates only lay them out.
