@@ -66,7 +66,7 @@ export class CompareBudget {
   private running = 0;
   /** Waiters in the lanes (not the priority line). */
   private queued = 0;
-  /** Compares of clients known good (TrustedClients), served before the lanes. */
+  /** Compares of clients known good (TrustedClients), taking turns with the lanes. */
   private readonly priority: Waiter[] = [];
   /** The last compare started from a waiting line came from the priority line (they take turns with the lanes). */
   private lastFromPriority = false;
@@ -113,7 +113,7 @@ export class CompareBudget {
   }
 
   /**
-   * Runs `work` (one compare) within the budget, in `lane`'s turn, or before every lane with
+   * Runs `work` (one compare) within the budget, in `lane`'s turn, or in the priority line with
    * `priority`; CompareShed when it would wait too long. `lengthOf`: how long the compare itself
    * took, as its worker measured it; without it, from start to answer, which also counts how late a
    * busy event loop reads the answer and would make the budget shed for a lag that is not the

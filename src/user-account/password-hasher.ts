@@ -25,7 +25,7 @@ export abstract class PasswordHasher {
   abstract burn(plain: string, lane?: string, priority?: boolean): Promise<void>;
   /**
    * Throws CompareShed when a compare arriving now would be shed: before any work is spent on a
-   * login. `priority`: a client known good (TrustedClients), whose compare goes ahead of the lanes.
+   * login. `priority`: a client known good (TrustedClients), whose compare waits in the priority line.
    */
   assertRoom(_priority?: boolean): void {}
   /** Compares are being shed as in a flood (CompareBudget.flooding). */
