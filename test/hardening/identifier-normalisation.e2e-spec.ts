@@ -1,17 +1,9 @@
 import { randomBytes } from 'node:crypto';
 
-import { fieldLabel } from '../../src/common/texts';
 import { PiiCipher } from '../../src/pii/pii-cipher';
-
-/** Whether `message` names `field` by one of its labels (the request's language; a user's or a role's field). */
-const namesLabel = (message: string, field: string) =>
-  (['zh', 'en'] as const).some((locale) =>
-    [undefined, 'CreateUserDto', 'UpdateUserDto', 'SaveRoleDto'].some((scope) =>
-      message.includes(fieldLabel(field, locale, scope)),
-    ),
-  );
 import { BACKENDS } from '../support/backends';
 import { createUser } from '../support/factories';
+import { namesLabel } from '../support/field-errors';
 import { startApp, TestApp } from '../support/test-app';
 
 const tag = () => randomBytes(4).toString('hex');

@@ -3,20 +3,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { hash } from 'bcrypt';
 import { DataSource } from 'typeorm';
 
-import { fieldLabel } from '../../src/common/texts';
-import { PiiReencryptJob } from '../../src/user-account/pii-reencrypt.job';
-
-/** Whether `message` names `field` by one of its labels (the request's language; a user's or a role's field). */
-const namesLabel = (message: string, field: string) =>
-  (['zh', 'en'] as const).some((locale) =>
-    [undefined, 'CreateUserDto', 'UpdateUserDto', 'SaveRoleDto'].some((scope) =>
-      message.includes(fieldLabel(field, locale, scope)),
-    ),
-  );
 import { dataSourceOptions, MIGRATIONS } from '../../src/database/data-source-options';
+import { PiiReencryptJob } from '../../src/user-account/pii-reencrypt.job';
 import { BACKENDS } from '../support/backends';
 import { createUser } from '../support/factories';
 import { FakeClock } from '../support/fake-clock';
+import { namesLabel } from '../support/field-errors';
 import { ADMIN_PASSWORD, startApp, TestApp } from '../support/test-app';
 
 const tag = () => randomBytes(4).toString('hex');

@@ -1,3 +1,5 @@
+import { fieldLabel } from '../../src/common/texts';
+
 /**
  * A VALIDATION_FAILED answer carries `data: { errors: [{ field, message }] }`, one entry
  * per refused field; every other failure keeps `data: null`.
@@ -21,3 +23,11 @@ export function fieldErrorsOk(data: unknown, field?: string): boolean {
 export const namesFields = (...fields: string[]) => ({
   errors: fields.map((field) => ({ field, message: expect.any(String) })),
 });
+
+/** Whether `message` names `field` by one of its labels (either language; a user's or a role's field). */
+export const namesLabel = (message: string, field: string) =>
+  (['zh', 'en'] as const).some((locale) =>
+    [undefined, 'CreateUserDto', 'UpdateUserDto', 'SaveRoleDto'].some((scope) =>
+      message.includes(fieldLabel(field, locale, scope)),
+    ),
+  );
