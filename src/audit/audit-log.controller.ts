@@ -4,6 +4,7 @@ import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiDoc } from '../common/api-docs';
 import { Actor, CurrentActor, RequirePermissions } from '../common/auth-context';
 import { exportRequest } from '../common/export-table';
+import { seesPii } from '../common/pii-mask';
 import { localeOf } from '../common/texts';
 import { AppConfig } from '../config/app-config';
 import { AuditLogService } from './audit-log.service';
@@ -25,8 +26,8 @@ export class AuditLogController {
     data: AuditRowDto,
     shape: 'page',
   })
-  list(@Body() dto: ListAuditLogDto) {
-    return this.audit.list(dto);
+  list(@Body() dto: ListAuditLogDto, @CurrentActor() actor: Actor) {
+    return this.audit.list(dto, seesPii(actor.codes));
   }
 
   /** The list's rows as streamed CSV or xlsx; bad filters answer VALIDATION_FAILED before any byte. */
@@ -47,6 +48,11 @@ export class AuditLogController {
     @CurrentActor() actor: Actor,
     @Headers('accept-language') language?: string,
   ): Promise<StreamableFile> {
-    return this.audit.export(dto, actor, exportRequest(dto, localeOf(language), this.config.DISPLAY_TIMEZONE));
+    return this.audit.export(
+      dto,
+      actor,
+      exportRequest(dto, localeOf(language), this.config.DISPLAY_TIMEZONE),
+      seesPii(actor.codes),
+    );
   }
 }

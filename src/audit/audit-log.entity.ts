@@ -35,6 +35,13 @@ export class AuditLogEntity extends SealedLogColumns {
   @Column({ type: 'text', nullable: true })
   detail: string | null;
 
+  /**
+   * `detail` with the personal data it masks whole (JSON), sealed by the personal-data cipher: opened
+   * only for a holder of sys:user:pii; null where `detail` masks nothing.
+   */
+  @Column({ name: 'pii_detail', type: 'text', nullable: true })
+  piiDetail?: string | null;
+
   @Column({ type: 'varchar', length: 64 })
   ip: string;
 
@@ -53,5 +60,7 @@ export function auditLogSealFields(row: Omit<AuditLogEntity, 'id'>): unknown[] {
     row.detail,
     row.ip,
     row.createTime.toISOString(),
+    // Only where there is one, so that the rows written before the column came verify as they were sealed.
+    ...(row.piiDetail ? [row.piiDetail] : []),
   ].map((v) => v ?? null);
 }

@@ -84,6 +84,7 @@ describe('AuditLogService (who did what to whom, kept and shown to administrator
         target: 'u1',
         targetName: 'zhangsan',
         detail: JSON.stringify({ username: 'zhangsan', old: { locked: false }, new: { locked: true } }),
+        piiDetail: null,
         ip: '10.0.0.9',
         createTime: clock.now(),
       },

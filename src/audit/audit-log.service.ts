@@ -1,4 +1,5 @@
-import { Injectable, Logger, StreamableFile } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit, StreamableFile } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 
 import type { Actor } from '../common/auth-context';
@@ -9,6 +10,7 @@ import { AuditRecordedEvent } from './audit.events';
 import { AuditLogEntity } from './audit-log.entity';
 import { AuditLogCursor, AuditLogFilter, AuditLogRepository } from './audit-log.repository';
 import { ExportAuditLogDto, ListAuditLogDto } from './dto/list-audit-log.dto';
+import { LOG_PII_CIPHER, LogPiiCipher, openedOr } from './log-pii';
 
 /**
  * Every audited action, named `<what it acts on>.<verb>`. A new audited action is one line here
@@ -80,6 +82,11 @@ export interface AuditEntry {
   /** The client IP; absent for actions that come from no request. */
   ip?: string | null;
   detail?: Record<string, unknown> | null;
+  /**
+   * `detail` with the mobile numbers and e-mails it masks whole: stored sealed and shown instead of
+   * `detail` only to a holder of sys:user:pii; never announced to other systems.
+   */
+  piiDetail?: Record<string, unknown> | null;
 }
 
 /**
@@ -111,25 +118,31 @@ export const SYSTEM_ACTOR = { actorId: 'system', actorName: 'system' } as const;
 /** The actor fields of an entry, for an administrator acting through a request (CurrentActor). */
 export const actedBy = (actor: Actor) => ({ actorId: actor.id, actorName: actor.name, ip: actor.ip });
 
-export interface AuditLogRow extends Omit<AuditLogEntity, 'detail'> {
+export interface AuditLogRow extends Omit<AuditLogEntity, 'detail' | 'piiDetail'> {
   detail: Record<string, unknown> | null;
 }
 
 @Injectable()
-export class AuditLogService {
+export class AuditLogService implements OnModuleInit {
   private readonly logger = new Logger('Audit');
+  private pii: LogPiiCipher | undefined;
 
   constructor(
     private readonly rows: AuditLogRepository,
     private readonly clock: Clock,
     private readonly events: EventEmitter2,
+    private readonly modules: ModuleRef,
   ) {}
+
+  onModuleInit() {
+    this.pii = LOG_PII_CIPHER.collectOne(this.modules);
+  }
 
   /**
    * Writes one row; rejects when it cannot (a caller whose action already happened should log and go
    * on). Once written, the row is announced (AuditRecordedEvent) to whoever tells other systems.
    */
-  async record(e: AuditEntry): Promise<void> {
+  async record({ piiDetail, ...e }: AuditEntry): Promise<void> {
     const createTime = this.clock.now();
     await this.rows.insert({
       userId: e.actorId.slice(0, 36),
@@ -138,6 +151,7 @@ export class AuditLogService {
       target: e.targetId?.slice(0, 128) ?? null,
       targetName: e.targetName?.slice(0, 64) ?? null,
       detail: e.detail ? JSON.stringify(e.detail) : null,
+      piiDetail: piiDetail && this.pii ? this.pii.seal(JSON.stringify(piiDetail)) : null,
       ip: (e.ip ?? '').slice(0, 64),
       createTime,
     });
@@ -159,10 +173,10 @@ export class AuditLogService {
     }
   }
 
-  /** Newest first. */
-  async list(q: ListAuditLogDto): Promise<Page<AuditLogRow>> {
+  /** Newest first. `wholePii`: the details with personal data whole (a holder of sys:user:pii), else masked. */
+  async list(q: ListAuditLogDto, wholePii = false): Promise<Page<AuditLogRow>> {
     const [rows, total] = await this.rows.page(filterOf(q), q.pageNum, q.pageSize);
-    return { total, rows: rows.map(rowOf) };
+    return { total, rows: rows.map((r) => rowOf(this.shown(r, wholePii))) };
   }
 
   /**
@@ -170,7 +184,7 @@ export class AuditLogService {
    * newest first; `detail` as its JSON text), read slice by slice as the client takes them. Audited
    * before the first byte, as LoginLogService.exportCsv.
    */
-  async export(q: ExportAuditLogDto, actor: Actor, req: ExportRequest): Promise<StreamableFile> {
+  async export(q: ExportAuditLogDto, actor: Actor, req: ExportRequest, wholePii = false): Promise<StreamableFile> {
     const filter = filterOf(q);
     await this.record({
       action: 'auditLog.export',
@@ -179,17 +193,27 @@ export class AuditLogService {
       detail: { filters: filtersOf(q) },
     });
     const rows = this.rows;
+    const shown = (r: AuditLogEntity) => this.shown(r, wholePii);
     async function* slices(): AsyncGenerator<AuditLogEntity[]> {
       let cursor: AuditLogCursor | null = null;
       for (;;) {
         const slice = await rows.slice(filter, cursor, EXPORT_SLICE);
-        if (slice.length) yield slice;
+        if (slice.length) yield slice.map(shown);
         if (slice.length < EXPORT_SLICE) return;
         const last = slice[slice.length - 1];
         cursor = { createTime: last.createTime, id: String(last.id) };
       }
     }
     return exportTable('audit-log', AUDIT_LOG_COLUMNS, slices(), req);
+  }
+
+  /**
+   * A row with the detail the caller sees: its sealed whole copy to a holder of sys:user:pii (the masked
+   * one still when no key opens that any more), the masked one to everyone else.
+   */
+  private shown(row: AuditLogEntity, wholePii: boolean): AuditLogEntity {
+    if (!wholePii || !row.piiDetail || row.detail === null) return row;
+    return { ...row, detail: openedOr(this.pii, row.piiDetail, row.detail) };
   }
 }
 
@@ -212,7 +236,7 @@ export const AUDIT_LOG_COLUMNS: ExportColumn<AuditLogEntity>[] = [
   { field: 'createTime', label: 'exportLabel.actionTime', value: (r) => r.createTime, show: 'time' },
 ];
 
-function rowOf(row: AuditLogEntity): AuditLogRow {
+function rowOf({ piiDetail: _piiDetail, ...row }: AuditLogEntity): AuditLogRow {
   return { ...row, id: String(row.id), detail: row.detail ? JSON.parse(row.detail) : null };
 }
 

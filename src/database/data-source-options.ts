@@ -39,6 +39,7 @@ import { AccessRules1765800000000 } from './migrations/1765800000000-access-rule
 import { LogSeals1765900000000 } from './migrations/1765900000000-log-seals';
 import { Passkeys1766000000000 } from './migrations/1766000000000-passkeys';
 import { PersonalData1766100000000 } from './migrations/1766100000000-personal-data';
+import { LogPersonalData1766200000000 } from './migrations/1766200000000-log-personal-data';
 
 export const ENTITIES = [
   UserEntity,
@@ -80,6 +81,7 @@ export const MIGRATIONS = [
   LogSeals1765900000000,
   Passkeys1766000000000,
   PersonalData1766100000000,
+  LogPersonalData1766200000000,
 ];
 
 /**

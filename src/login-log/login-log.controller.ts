@@ -4,9 +4,9 @@ import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiDoc } from '../common/api-docs';
 import { Actor, CurrentActor, RequirePermissions } from '../common/auth-context';
 import { exportRequest } from '../common/export-table';
+import { seesPii } from '../common/pii-mask';
 import { localeOf } from '../common/texts';
 import { AppConfig } from '../config/app-config';
-import { seesPii } from '../pii/pii-mask';
 import { ExportLoginLogDto, ListLoginLogDto, LoginLogRowDto } from './dto/list-login-log.dto';
 import { LoginLogService } from './login-log.service';
 

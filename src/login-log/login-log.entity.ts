@@ -86,6 +86,13 @@ export class LoginLogEntity extends SealedLogColumns {
    */
   @Column({ name: 'failure_code', type: 'varchar', length: 32, nullable: true })
   failureCode: string | null;
+
+  /**
+   * The account whole, sealed by the personal-data cipher, where `account` holds it masked (a mobile or
+   * an e-mail): opened only for a holder of sys:user:pii.
+   */
+  @Column({ name: 'pii_account', type: 'varchar', length: 512, nullable: true })
+  piiAccount?: string | null;
 }
 
 /** What a row's MAC covers, in this order: every field but the id and the seal columns. */
@@ -102,5 +109,7 @@ export function loginLogSealFields(row: Omit<LoginLogEntity, 'id'>): unknown[] {
     row.loginTime.toISOString(),
     row.failureReason,
     row.failureCode,
+    // Only where there is one, so that the rows written before the column came verify as they were sealed.
+    ...(row.piiAccount ? [row.piiAccount] : []),
   ].map((v) => v ?? null);
 }

@@ -83,6 +83,8 @@ describe('LoginLogService (one record per login attempt, listed and exported)', 
         loginTime: clock.now(),
         failureReason: null,
         failureCode: null,
+        // A user name is no personal data to seal.
+        piiAccount: null,
       },
     ]);
     expect(counted).toEqual([new LoginAttemptLoggedEvent(LoginStatus.SUCCESS, LoginTypes.ACCOUNT)]);

@@ -1,13 +1,15 @@
-import { Injectable, StreamableFile } from '@nestjs/common';
+import { Injectable, OnModuleInit, StreamableFile } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 
 import { actedBy, AuditLogService } from '../audit/audit-log.service';
+import { LOG_PII_CIPHER, LogPiiCipher, openedOr } from '../audit/log-pii';
 import type { Actor } from '../common/auth-context';
 import { Clock } from '../common/clock';
 import { ErrorCode, messageOf } from '../common/error-code';
 import { codeLabel, ExportColumn, ExportRequest, exportTable, filtersOf } from '../common/export-table';
 import { Page, PagingDto } from '../common/paging.dto';
-import { shownAccount } from '../pii/pii-mask';
+import { shownAccount } from '../common/pii-mask';
 import { ExportLoginLogDto, ListLoginLogDto } from './dto/list-login-log.dto';
 import { LoginLogEntity, LoginStatus, LoginTypes } from './login-log.entity';
 import { LoginAttemptLoggedEvent, LoginRecordedEvent } from './login-log.events';
@@ -35,26 +37,36 @@ export interface LoginAttempt {
   locking?: boolean;
 }
 
-export type LoginLogRow = Omit<LoginLogEntity, 'userId'>;
+export type LoginLogRow = Omit<LoginLogEntity, 'userId' | 'piiAccount'>;
 
 @Injectable()
-export class LoginLogService {
+export class LoginLogService implements OnModuleInit {
+  private pii: LogPiiCipher | undefined;
+
   constructor(
     private readonly logs: LoginLogRepository,
     private readonly clock: Clock,
     private readonly audit: AuditLogService,
     private readonly events: EventEmitter2,
+    private readonly modules: ModuleRef,
   ) {}
+
+  onModuleInit() {
+    this.pii = LOG_PII_CIPHER.collectOne(this.modules);
+  }
 
   /** One record per attempt; answers the record's id. */
   async record(attempt: LoginAttempt): Promise<string> {
     const { browser, os } = parseUserAgent(attempt.userAgent);
     const loginTime = this.clock.now();
+    const typed = attempt.account.slice(0, 128);
+    const account = shownAccount(typed, false);
     const id = await this.logs.insert({
       userId: attempt.userId,
-      // A mobile or an e-mail typed as the account is kept masked: the log is not encrypted at rest
-      // (docs/security.md#personal-data); the user id still names whose it was.
-      account: shownAccount(attempt.account, false).slice(0, 128),
+      // A mobile or an e-mail typed as the account is kept masked, and whole only sealed beside it
+      // (docs/security.md#personal-data): the log's other columns are not encrypted at rest.
+      account,
+      piiAccount: account !== typed ? (this.pii?.seal(typed) ?? null) : null,
       userName: attempt.userName,
       loginType: attempt.loginType,
       status: attempt.status,
@@ -110,13 +122,16 @@ export class LoginLogService {
   /** `wholePii`: accounts typed as a mobile or an e-mail shown whole (a holder of sys:user:pii), else masked. */
   async list(q: ListLoginLogDto, wholePii = false): Promise<Page<LoginLogRow>> {
     const [rows, total] = await this.logs.page(filterOf(q), q.pageNum, q.pageSize);
-    return { total, rows: rows.map((r) => rowOf({ ...r, account: shownAccount(r.account, wholePii) })) };
+    return { total, rows: rows.map((r) => rowOf({ ...r, account: this.shown(r, wholePii) })) };
   }
 
-  /** The user's own login history, newest first, in the list's row shape (/sys/me/loginLog). */
+  /**
+   * The user's own login history, newest first, in the list's row shape (/sys/me/loginLog): the accounts
+   * whole, since the rows are of the user's own logins and so the mobile or e-mail typed is the user's own.
+   */
   async listOwn(userId: string, q: PagingDto): Promise<Page<LoginLogRow>> {
     const [rows, total] = await this.logs.page({ userId }, q.pageNum, q.pageSize);
-    return { total, rows: rows.map(rowOf) };
+    return { total, rows: rows.map((r) => rowOf({ ...r, account: this.shown(r, true) })) };
   }
 
   /**
@@ -133,17 +148,26 @@ export class LoginLogService {
       detail: { filters: filtersOf(q) },
     });
     const logs = this.logs;
+    const shown = (r: LoginLogEntity) => this.shown(r, wholePii);
     async function* slices(): AsyncGenerator<LoginLogEntity[]> {
       let cursor: LoginLogCursor | null = null;
       for (;;) {
         const slice = await logs.slice(filter, cursor, EXPORT_SLICE);
-        if (slice.length) yield slice.map((r) => ({ ...r, account: shownAccount(r.account, wholePii) }));
+        if (slice.length) yield slice.map((r) => ({ ...r, account: shown(r) }));
         if (slice.length < EXPORT_SLICE) return;
         const last = slice[slice.length - 1];
         cursor = { loginTime: last.loginTime, id: String(last.id) };
       }
     }
     return exportTable('login-log', LOGIN_LOG_COLUMNS, slices(), req);
+  }
+
+  /**
+   * A row's account as the caller sees it: whole to a holder of sys:user:pii (opened from its sealed copy;
+   * masked still when no key opens that any more), else masked, also on rows written before masking.
+   */
+  private shown(row: LoginLogEntity, wholePii: boolean): string {
+    return wholePii ? openedOr(this.pii, row.piiAccount, row.account) : shownAccount(row.account, false);
   }
 }
 
@@ -165,7 +189,7 @@ export const LOGIN_LOG_COLUMNS: ExportColumn<LoginLogEntity>[] = [
   { field: 'failureCode', label: 'exportLabel.failureCode', value: (r) => r.failureCode },
 ];
 
-function rowOf({ userId: _userId, ...row }: LoginLogEntity): LoginLogRow {
+function rowOf({ userId: _userId, piiAccount: _piiAccount, ...row }: LoginLogEntity): LoginLogRow {
   return { ...row, id: String(row.id) };
 }
 

@@ -1,2 +1,2 @@
 // One masking of personal data everywhere (docs/security.md#personal-data).
-export { maskEmail, maskMobile } from '../pii/pii-mask';
+export { maskEmail, maskMobile } from '../common/pii-mask';

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 
+import { LOG_PII_CIPHER } from '../audit/log-pii';
 import { CryptoModule } from '../crypto/crypto.module';
 import { StrategyModule } from '../strategy/strategy.module';
 import { PiiCipher } from './pii-cipher';
@@ -10,7 +11,8 @@ import { PiiCipher } from './pii-cipher';
  */
 @Module({
   imports: [CryptoModule, StrategyModule],
-  providers: [PiiCipher],
+  // LOG_PII_CIPHER: the log tables seal the whole values they mask with it (src/audit/log-pii.ts).
+  providers: [PiiCipher, LOG_PII_CIPHER.provide(PiiCipher)],
   exports: [PiiCipher],
 })
 export class PiiModule {}

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditLogService } from '../audit/audit-log.service';
 import { AppException, fieldsFailed } from '../common/app.exception';
 import { ErrorCode } from '../common/error-code';
+import { auditedPii } from '../common/pii-mask';
 import { MfaCrypto } from '../mfa/mfa-crypto';
 import { maskEmail, maskMobile } from '../otp/mask';
 import { confirmPurpose, OtpChannel } from '../otp/otp.types';
@@ -92,18 +93,14 @@ export class ProfileService {
   private async save(caller: ProfileCaller, fields: UpdateProfileDto): Promise<void> {
     const changed = await this.accounts.changeOwn(caller.userId, fields);
     if (!changed) return;
-    const shown = (side: UpdateProfileDto) => ({
-      ...side,
-      ...(side.mobile && { mobile: maskMobile(side.mobile) }),
-      ...(side.email && { email: maskEmail(side.email) }),
-    });
     await this.audit.recordDone('me.profile.update', {
       actorId: caller.userId,
       actorName: changed.username,
       ip: caller.ip,
       targetId: caller.userId,
       targetName: changed.username,
-      detail: { username: changed.username, old: shown(changed.old), new: shown(changed.new) },
+      // Mobile and e-mail masked where every reader sees them, whole only sealed (docs/security.md#personal-data).
+      ...auditedPii({ username: changed.username, old: changed.old, new: changed.new }),
     });
   }
 }

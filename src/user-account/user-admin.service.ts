@@ -10,11 +10,10 @@ import { Clock } from '../common/clock';
 import { isDeadlock, isUniqueViolation } from '../common/db-errors';
 import { ErrorCode } from '../common/error-code';
 import { Page } from '../common/paging.dto';
+import { auditedPii, seesPii, shownEmail, shownMobile } from '../common/pii-mask';
 import { AppConfig } from '../config/app-config';
 import { LoginLogService } from '../login-log/login-log.service';
 import { PiiCipher } from '../pii/pii-cipher';
-import { maskEmail, maskMobile } from '../pii/pii-mask';
-import { seesPii, shownEmail, shownMobile } from '../pii/pii-mask';
 import { SessionService } from '../session/session.service';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
@@ -265,11 +264,8 @@ export class UserAdminService implements OnModuleInit {
         const next = dto[field];
         if (next === undefined || next === user[field]) continue;
         change.fields[field] = next as string;
-        // The audit log keeps personal data masked: it is not encrypted at rest (docs/security.md#personal-data).
-        const masked = (v: string | null | undefined) =>
-          v === null || v === undefined ? v : field === 'mobile' ? maskMobile(v) : field === 'email' ? maskEmail(v) : v;
-        detail.old[field] = masked(user[field]);
-        detail.new[field] = masked(next);
+        detail.old[field] = user[field];
+        detail.new[field] = next;
       }
       const oldRoles = ((await this.roles.rolesOf([id])).get(id) ?? []).sort();
       let losesAll = false;
@@ -312,7 +308,8 @@ export class UserAdminService implements OnModuleInit {
         targetId: id,
         // The name the user has now; `detail` keeps the one before.
         targetName: change.fields.username ?? user.username,
-        detail,
+        // Mobile and e-mail masked where every reader sees them, whole only sealed (docs/security.md#personal-data).
+        ...auditedPii(detail),
       }));
     });
   }

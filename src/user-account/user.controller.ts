@@ -7,11 +7,11 @@ import type { Actor } from '../common/auth-context';
 import { CurrentActor, RequirePermissions } from '../common/auth-context';
 import { ErrorCode } from '../common/error-code';
 import { exportRequest } from '../common/export-table';
+import { seesPii } from '../common/pii-mask';
 import { localeOf } from '../common/texts';
 import { NoInputDto } from '../common/validation.pipe';
 import { AppConfig } from '../config/app-config';
 import { PasswordTransport } from '../crypto/password-transport';
-import { seesPii } from '../pii/pii-mask';
 import { AccountStateService } from './account-state.service';
 import {
   CreatedUserDto,

@@ -106,6 +106,20 @@ describe.each(BACKENDS)('sealed logs on $name', (backend) => {
     expect(result).toMatchObject({ ok: false, firstBad: { table: 'sys_audit_log', id: ids[1], reason: 'altered' } });
   });
 
+  it("covers the sealed whole account of a login by mobile: another row's copy put there is altered", async () => {
+    const users = [await createActiveUser(app), await createActiveUser(app)];
+    for (const user of users) await app.token(user.mobile, user.password);
+    await app.app.get(LogSealer).sealNow();
+    expect(await verify(app)).toMatchObject({ ok: true, firstBad: null });
+    const rows = await app.db.query(
+      'SELECT id, pii_account FROM sys_login_log WHERE pii_account IS NOT NULL ORDER BY id DESC LIMIT 2',
+    );
+    expect(rows).toHaveLength(2);
+    // The first user's login shown as the second user's mobile to a holder of sys:user:pii: caught.
+    await app.db.query('UPDATE sys_login_log SET pii_account = ? WHERE id = ?', [rows[0].pii_account, rows[1].id]);
+    expect((await verify(app)).firstBad).toEqual({ table: 'sys_login_log', id: String(rows[1].id), reason: 'altered' });
+  });
+
   it('names a row removed from the middle as missing, and is ok again once it is back', async () => {
     await app.app.get(LogSealer).sealNow();
     const ids = await chainIds(app, 'sys_audit_log');

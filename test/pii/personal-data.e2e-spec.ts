@@ -88,14 +88,84 @@ describe.each(BACKENDS)('personal data on $name', (backend) => {
     expect(unknown.body.code).toBe('NOT_FOUND');
   });
 
-  it('logs in by mobile and by e-mail (any case), and the login log keeps them masked', async () => {
+  it('logs in by mobile and by e-mail (any case); the login log masks them but to a holder of sys:user:pii', async () => {
     const user = await createActiveUser(app);
     expect((await app.login(user.mobile, user.password)).body.success).toBe(true);
     expect((await app.login(user.email.toUpperCase(), user.password)).body.success).toBe(true);
-    const log = await app.admin('/sys/loginLog/list', { pageNum: 1, pageSize: 50 });
-    const accounts = log.body.data.rows.map((r: any) => r.account);
-    expect(accounts).toContain(masked(user).mobile);
-    expect(accounts.join('\n')).not.toContain(user.mobile);
+    const accounts = async (token: string) =>
+      (await app.post('/sys/loginLog/list', { pageNum: 1, pageSize: 50 }, { token })).body.data.rows
+        .map((r: any) => r.account)
+        .join('\n');
+    const lister = await accounts(await viewer(['sys:loginLog:list']));
+    expect(lister).toContain(masked(user).mobile);
+    expect(lister).not.toContain(user.mobile);
+    expect(lister.toLowerCase()).not.toContain(user.email);
+    const holder = await accounts(await viewer(['sys:loginLog:list', 'sys:user:pii']));
+    expect(holder).toContain(user.mobile);
+    expect(holder).toContain(user.email.toUpperCase());
+    expect(holder).not.toContain(masked(user).mobile);
+    // The export follows the list; the user's own history shows the user's own accounts whole.
+    const exportedBy = async (token: string) =>
+      (
+        await app.app.inject({
+          method: 'POST',
+          url: '/sys/loginLog/export',
+          headers: { 'content-type': 'application/json', 'admin-token': token },
+          payload: JSON.stringify({ account: user.mobile, columns: 'fields' }),
+        })
+      ).body;
+    const plainSheet = await exportedBy(await viewer(['sys:loginLog:export']));
+    expect(plainSheet).toContain(masked(user).mobile);
+    expect(plainSheet).not.toContain(user.mobile);
+    expect(await exportedBy(await viewer(['sys:loginLog:export', 'sys:user:pii']))).toContain(user.mobile);
+    const own = await app.post(
+      '/sys/me/loginLog',
+      { pageNum: 1, pageSize: 10 },
+      { token: await app.token(user.username, user.password) },
+    );
+    expect(own.body.data.rows.map((r: any) => r.account)).toEqual(
+      expect.arrayContaining([user.mobile, user.email.toUpperCase()]),
+    );
+  });
+
+  it('the audit log masks a changed mobile and e-mail but to a holder of sys:user:pii, in the list and the export', async () => {
+    const user = await createActiveUser(app);
+    const next = {
+      mobile: `137${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`,
+      email: `n.${user.username}@example.org`,
+    };
+    expect((await app.admin('/sys/user/update', { id: user.id, ...next })).body.success).toBe(true);
+    const detailFor = async (codes: string[]) =>
+      (
+        await app.post(
+          '/sys/auditLog/list',
+          { pageNum: 1, pageSize: 10, action: 'user.update', target: user.id },
+          { token: await viewer(codes) },
+        )
+      ).body.data.rows[0].detail;
+    expect(await detailFor(['sys:auditLog:list'])).toEqual({
+      username: user.username,
+      old: masked(user),
+      new: { mobile: `${next.mobile.slice(0, 3)}****${next.mobile.slice(-4)}`, email: 'n***@example.org' },
+    });
+    expect(await detailFor(['sys:auditLog:list', 'sys:user:pii'])).toEqual({
+      username: user.username,
+      old: { mobile: user.mobile, email: user.email },
+      new: next,
+    });
+    const sheetFor = async (codes: string[]) =>
+      (
+        await app.app.inject({
+          method: 'POST',
+          url: '/sys/auditLog/export',
+          headers: { 'content-type': 'application/json', 'admin-token': await viewer(codes) },
+          payload: JSON.stringify({ action: 'user.update', target: user.id, columns: 'fields' }),
+        })
+      ).body;
+    const plainSheet = await sheetFor(['sys:auditLog:export']);
+    expect(plainSheet).toContain(masked(user).mobile);
+    expect(plainSheet).not.toContain(next.mobile);
+    expect(await sheetFor(['sys:auditLog:export', 'sys:user:pii'])).toContain(next.mobile);
   });
 
   it('refuses a mobile or e-mail another user holds, and one equal to another user name', async () => {

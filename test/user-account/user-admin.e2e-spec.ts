@@ -65,7 +65,8 @@ describe.each(BACKENDS)('user and role administration on $name', (backend) => {
       expect((await app.login(user.mobile, user.password)).body).toEqual(BAD_CREDENTIALS);
 
       const [audit] = await audits('user.update', user.id);
-      // The audit log is not encrypted at rest: it keeps mobiles and e-mails masked (docs/security.md#personal-data).
+      // The detail column, which is not encrypted at rest, keeps mobiles and e-mails masked
+      // (docs/security.md#personal-data).
       const mask = (m: string) => `${m.slice(0, 3)}****${m.slice(-4)}`;
       expect(JSON.parse(audit.detail)).toEqual({
         username: user.username,

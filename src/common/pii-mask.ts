@@ -38,3 +38,28 @@ export function shownAccount(account: string, whole: boolean): string {
   if (/^\+?\d{7,}$/.test(account)) return maskMobile(account);
   return account;
 }
+
+type Side = Record<string, unknown> | null;
+
+/**
+ * An audit detail `{ …, old, new }` as an entry takes it: `detail` with the mobile and e-mail of both
+ * sides masked and, where that masked anything, `piiDetail` whole (shown to holders of PII_CODE only).
+ */
+export function auditedPii<T extends { old: Side; new: Side }>(whole: T): { detail: T; piiDetail: T | null } {
+  let masked = false;
+  const mask = (side: Side): Side => {
+    if (!side) return side;
+    const out = { ...side };
+    for (const [field, conceal] of [
+      ['mobile', maskMobile],
+      ['email', maskEmail],
+    ] as const) {
+      if (typeof out[field] !== 'string') continue;
+      out[field] = conceal(out[field]);
+      masked = true;
+    }
+    return out;
+  };
+  const detail = { ...whole, old: mask(whole.old), new: mask(whole.new) };
+  return { detail, piiDetail: masked ? whole : null };
+}
