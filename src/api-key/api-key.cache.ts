@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
@@ -6,6 +5,7 @@ import { LRUCache } from 'lru-cache';
 
 import { Keys } from '../store/keys';
 import { KvStore } from '../store/kv.store';
+import { StampedSnapshot } from '../store/stamped-snapshot';
 import type { ApiKeyEntity } from './api-key.entity';
 import { ApiKeyRepository } from './api-key.repository';
 import { rangeOf } from './ip-ranges';
@@ -53,12 +53,7 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('ApiKeys');
   private readonly records = new LRUCache<string, ApiKeyRecord>({ max: RECORDS_MAX });
   private readonly absent = new LRUCache<string, true>({ max: ABSENT_MAX, ttl: ABSENT_TTL_MS });
-  private live = new Set<string>();
-  /** The stamp `live` was read under; undefined: never read, or to be read again. */
-  private liveStamp: string | null | undefined;
-  private liveReadAt = 0;
-  private reading?: Promise<void>;
-  private queued?: Promise<void>;
+  private readonly live: StampedSnapshot<ReadonlySet<string>>;
   /** Concurrent misses of one hash share one lookup. */
   private readonly lookups = new Map<string, Promise<ApiKeyRecord | null>>();
   /** Counts revocations, so that a lookup begun before one does not keep what it read. */
@@ -69,7 +64,14 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly rows: ApiKeyRepository,
     private readonly store: KvStore,
-  ) {}
+  ) {
+    this.live = new StampedSnapshot(store, {
+      stampKey: Keys.apiKeysStamp,
+      read: () => this.readLive(),
+      now: () => Date.now(),
+      reloadMs: RELOAD_MS,
+    });
+  }
 
   async onModuleInit() {
     await this.store.subscribe(Keys.apiKeyRevokedChannel, (id) => this.forget(id));
@@ -98,21 +100,21 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
   forget(id: string): void {
     this.generation += 1;
     for (const [hash, record] of this.records.entries()) if (record.id === id) this.records.delete(hash);
-    this.liveStamp = undefined;
+    this.live.invalidate();
   }
 
   /**
    * Tells every instance that the keys changed: a new stamp, which each compares on a miss and
    * every second. The caller awaits it before answering, so a key just made works on any instance.
    */
-  async announce(): Promise<void> {
-    await this.store.set(Keys.apiKeysStamp, randomUUID());
+  announce(): Promise<void> {
+    return this.live.announce();
   }
 
   private async lookUp(keyHash: string): Promise<ApiKeyRecord | null> {
     const generation = this.generation;
-    await this.refresh();
-    if (!this.live.has(keyHash)) {
+    const live = await this.live.refresh();
+    if (!live.has(keyHash)) {
       this.absent.set(keyHash, true);
       return null;
     }
@@ -128,17 +130,10 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
     return record;
   }
 
-  /** Makes `live` current: read again when the store's stamp moved since, or it is old. */
-  private async refresh(): Promise<void> {
-    const stamp = await this.store.get(Keys.apiKeysStamp);
-    if (this.liveStamp !== undefined && stamp === this.liveStamp && Date.now() - this.liveReadAt < RELOAD_MS) return;
-    await this.readLiveAfterNow();
-  }
-
   /** The safety net each second; a store or database that does not answer is logged once per outage. */
   private async check(): Promise<void> {
     try {
-      await this.refresh();
+      await this.live.refresh();
       this.checkFailing = false;
     } catch (err) {
       if (!this.checkFailing) this.logger.warn(`cannot check the API keys for revocations: ${(err as Error).name}`);
@@ -146,28 +141,8 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /**
-   * A read of the live keys that begins after this call (one already under way may predate what
-   * the caller has seen): joins the read queued behind the running one, or starts one.
-   */
-  private readLiveAfterNow(): Promise<void> {
-    if (this.queued) return this.queued;
-    if (!this.reading) {
-      this.reading = this.readLive().finally(() => (this.reading = undefined));
-      return this.reading;
-    }
-    this.queued = this.reading
-      .catch(() => undefined)
-      .then(() => {
-        this.queued = undefined;
-        return this.readLiveAfterNow();
-      });
-    return this.queued;
-  }
-
-  /** The stamp first, then the hashes: a change committed after the read moves the stamp again. */
-  private async readLive(): Promise<void> {
-    const stamp = await this.store.get(Keys.apiKeysStamp);
+  /** The hashes of the live keys; what is held parsed and is no longer among them is evicted. */
+  private async readLive(): Promise<ReadonlySet<string>> {
     const live = new Set(await this.rows.liveHashes());
     let evicted = false;
     for (const hash of [...this.records.keys()]) {
@@ -177,9 +152,7 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
       }
     }
     if (evicted) this.generation += 1;
-    this.live = live;
-    this.liveStamp = stamp;
-    this.liveReadAt = Date.now();
+    return live;
   }
 }
 

@@ -69,4 +69,6 @@ export const Keys = {
   apiKeysStamp: 'API_KEYS_STAMP',
   /** A revoked API key's id, to every instance at once (the stamp is the net under a lost message). */
   apiKeyRevokedChannel: 'API_KEY_REVOKED',
+  /** Rewritten (a random value) after every webhook save and delete; each instance compares it at most once a second. */
+  webhooksStamp: 'WEBHOOKS_STAMP',
 } as const;

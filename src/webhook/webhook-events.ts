@@ -4,6 +4,7 @@ import type { LoginRecordedEvent } from '../login-log/login-log.events';
 import type { MfaChangedEvent } from '../mfa/mfa.events';
 import type { SessionEndedEvent } from '../session/session.events';
 import type { PasswordChangedEvent } from '../user-account/account.events';
+import type { WebhookEntity } from './webhook.entity';
 
 /** Every event a webhook may subscribe to (docs/api.md "Webhooks" lists each one's data). */
 export const WEBHOOK_EVENT_TYPES = [
@@ -20,6 +21,10 @@ export const WEBHOOK_EVENT_TYPES = [
   'mfa.changed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** The event types a webhook subscribed to, as stored. */
+export const eventsOf = (hook: Pick<WebhookEntity, 'events'>): WebhookEventType[] =>
+  JSON.parse(hook.events) as WebhookEventType[];
 
 /** Sent by /sys/webhook/test to one webhook, whatever it subscribed to; never subscribed to. */
 export const WEBHOOK_TEST_EVENT = 'webhook.test';

@@ -6,6 +6,7 @@ import { MfaModule } from '../mfa/mfa.module';
 import { NotificationModule } from '../notification/notification.module';
 import { NOTIFICATION_CHANNELS } from '../notification/notification.types';
 import { UserAccountModule } from '../user-account/user-account.module';
+import { WebhookCache } from './webhook.cache';
 import { WebhookChannel } from './webhook.channel';
 import { WebhookController } from './webhook.controller';
 import { WebhookDeliveryEntity, WebhookEntity } from './webhook.entity';
@@ -31,6 +32,7 @@ import { WebhookSecrets } from './webhook-secret';
   controllers: [WebhookController],
   providers: [
     WebhookRepository,
+    WebhookCache,
     WebhookSecrets,
     WebhookChannel,
     WebhookPublisher,

@@ -1,14 +1,9 @@
 import { Injectable } from '@nestjs/common';
 
 import { NotificationService } from '../notification/notification.service';
+import { WebhookCache } from './webhook.cache';
 import { WebhookChannel } from './webhook.channel';
-import { WebhookEntity } from './webhook.entity';
-import { WebhookRepository } from './webhook.repository';
-import { WebhookEvent, WebhookEventType, WebhookMessage } from './webhook-events';
-
-/** The event types a webhook subscribed to, as stored. */
-export const eventsOf = (hook: Pick<WebhookEntity, 'events'>): WebhookEventType[] =>
-  JSON.parse(hook.events) as WebhookEventType[];
+import { WebhookEvent, WebhookMessage } from './webhook-events';
 
 /**
  * Puts events into the outbox: one message per enabled webhook subscribed to the event's type,
@@ -18,7 +13,7 @@ export const eventsOf = (hook: Pick<WebhookEntity, 'events'>): WebhookEventType[
 @Injectable()
 export class WebhookPublisher {
   constructor(
-    private readonly webhooks: WebhookRepository,
+    private readonly webhooks: WebhookCache,
     private readonly notifications: NotificationService,
     private readonly channel: WebhookChannel,
   ) {}
@@ -31,7 +26,7 @@ export class WebhookPublisher {
     event: WebhookEvent,
     complete?: (data: WebhookEvent['data']) => Promise<WebhookEvent['data']>,
   ): Promise<void> {
-    const hooks = (await this.webhooks.enabled()).filter((hook) => eventsOf(hook).includes(event.type));
+    const hooks = (await this.webhooks.enabled()).filter((hook) => hook.events.has(event.type));
     if (!hooks.length) return;
     const data = complete ? await complete(event.data) : event.data;
     const message: WebhookMessage = { type: event.type, timestamp: event.time.toISOString(), data };

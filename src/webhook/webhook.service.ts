@@ -10,22 +10,24 @@ import { ErrorCode } from '../common/error-code';
 import { Page } from '../common/paging.dto';
 import { NotificationService } from '../notification/notification.service';
 import { ListWebhookDeliveriesDto, SaveWebhookDto, WebhookDeliveryDto, WebhookDto } from './dto/webhook.dto';
+import { WebhookCache } from './webhook.cache';
 import { WebhookChannel } from './webhook.channel';
 import { WebhookEntity } from './webhook.entity';
-import { eventsOf, WebhookPublisher } from './webhook.publisher';
+import { WebhookPublisher } from './webhook.publisher';
 import { WebhookRepository } from './webhook.repository';
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from './webhook-events';
+import { eventsOf, WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from './webhook-events';
 import { newWebhookSecret, WebhookSecrets } from './webhook-secret';
 
 /**
  * The administration of webhooks: save (create, with its secret shown once, or update), list,
  * delete (its messages still queued end with it), the delivery log, and a test message. Saves and
- * deletes are audited, without the secret.
+ * deletes are audited, without the secret, and announced to every instance's WebhookCache.
  */
 @Injectable()
 export class WebhookService {
   constructor(
     private readonly webhooks: WebhookRepository,
+    private readonly cache: WebhookCache,
     private readonly secrets: WebhookSecrets,
     private readonly publisher: WebhookPublisher,
     private readonly notifications: NotificationService,
@@ -44,6 +46,7 @@ export class WebhookService {
       if (!before) throw new AppException(ErrorCode.NOT_FOUND);
       if (!(await this.webhooks.update(before.id, { ...settings, events: JSON.stringify(events), updateTime: now })))
         throw new AppException(ErrorCode.NOT_FOUND);
+      await this.cache.announce();
       await this.audit.recordDone('webhook.save', {
         ...actedBy(actor),
         targetId: before.id,
@@ -61,6 +64,7 @@ export class WebhookService {
       createTime: now,
       updateTime: now,
     });
+    await this.cache.announce();
     await this.audit.recordDone('webhook.save', {
       ...actedBy(actor),
       targetId: id,
@@ -82,6 +86,8 @@ export class WebhookService {
   async delete(id: string, actor: Actor): Promise<void> {
     const hook = await this.webhooks.byId(id);
     if (!hook || !(await this.webhooks.delete(hook.id))) throw new AppException(ErrorCode.NOT_FOUND);
+    // Before the queued messages are ended: the next events here queue none for it.
+    await this.cache.announce();
     await this.notifications.cancelPending(this.channel, hook.id, 'the webhook was deleted');
     await this.audit.recordDone('webhook.delete', {
       ...actedBy(actor),

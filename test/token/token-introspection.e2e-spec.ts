@@ -12,6 +12,7 @@ import { BACKENDS } from '../support/backends';
 import { failure, FORBIDDEN, KICKED_OUT, NOT_LOGGED_IN } from '../support/envelopes';
 import { createActiveUser, createRole, createUser, TestUser } from '../support/factories';
 import { saveSettings } from '../support/settings';
+import { sqlDuring } from '../support/sql-trace';
 import { ADMIN_PASSWORD, CallOptions, permsKey, sha256hex, startApp, TestApp, tokenKey } from '../support/test-app';
 
 const MIN = 60_000;
@@ -90,16 +91,11 @@ describe.each(BACKENDS)('token introspection on $name', (backend) => {
         return original(...args);
       });
     });
-    // Every statement TypeORM runs goes through its driver's query runner.
-    const runner = app.db.createQueryRunner();
-    const sql = jest.spyOn(Object.getPrototypeOf(runner), 'query');
-    await runner.release();
     try {
-      await during();
-      return { calls, sqlCount: sql.mock.calls.length, sql: sql.mock.calls.map((call) => String(call[0])) };
+      const sql = await sqlDuring(app.db, during);
+      return { calls, sqlCount: sql.length, sql };
     } finally {
       spies.forEach((spy) => spy.mockRestore());
-      sql.mockRestore();
     }
   }
 
