@@ -89,9 +89,10 @@ export class LoginLogEntity extends SealedLogColumns {
 
   /**
    * The account whole, sealed by the personal-data cipher, where `account` holds it masked (a mobile or
-   * an e-mail): opened only for a holder of sys:user:pii.
+   * an e-mail): opened only for a holder of sys:user:pii. Text: 128 characters of four bytes each, sealed,
+   * outgrow any short column.
    */
-  @Column({ name: 'pii_account', type: 'varchar', length: 512, nullable: true })
+  @Column({ name: 'pii_account', type: 'text', nullable: true })
   piiAccount?: string | null;
 }
 

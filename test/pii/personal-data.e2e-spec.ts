@@ -128,6 +128,19 @@ describe.each(BACKENDS)('personal data on $name', (backend) => {
     );
   });
 
+  it('keeps a long account typed with an @ (127 Chinese characters) whole for a holder, without failing the login', async () => {
+    const typed = `${'张'.repeat(120)}@qq.com`;
+    expect((await app.login(typed, 'Wrong#pass1')).body.code).toBe('BAD_CREDENTIALS');
+    const rows = (
+      await app.post(
+        '/sys/loginLog/list',
+        { pageNum: 1, pageSize: 5 },
+        { token: await viewer(['sys:loginLog:list', 'sys:user:pii']) },
+      )
+    ).body.data.rows;
+    expect(rows.map((r: any) => r.account)).toContain(typed);
+  });
+
   it('the audit log masks a changed mobile and e-mail but to a holder of sys:user:pii, in the list and the export', async () => {
     const user = await createActiveUser(app);
     const next = {

@@ -3,7 +3,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 import { columnsFor } from '../migration-columns';
 
 const COLUMNS: [table: string, column: string, type: string][] = [
-  ['sys_login_log', 'pii_account', 'varchar(512)'],
+  ['sys_login_log', 'pii_account', 'text'],
   ['sys_audit_log', 'pii_detail', 'text'],
 ];
 
