@@ -85,6 +85,8 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
     const totp = await this.mfa.enabled(attempt.user.id);
     attempt.addToProfile({ mfaEnabled: totp });
     const mode = attempt.login.mfaMode;
+    // With the second factor off nothing below asks whether the user is enrolled: no query for it.
+    if (mode < MFA_MODE_ENROLLED) return;
     // TOTP or another enrolled method (a passkey) counts as enrolled; in mode 2 so does a factor another
     // module adds that the user can give now (a code to a mobile or e-mail).
     const enabled =

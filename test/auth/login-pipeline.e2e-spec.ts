@@ -6,7 +6,12 @@ import { LoginFailedEvent } from '../../src/user-account/account.events';
 import { BACKENDS } from '../support/backends';
 import { BAD_CREDENTIALS, CAPTCHA_INVALID } from '../support/envelopes';
 import { createActiveUser, createUser } from '../support/factories';
+import { sqlDuring } from '../support/sql-trace';
 import { startApp, TestApp } from '../support/test-app';
+
+/** A statement as `VERB table`, the first table it names, without either database's quotes. */
+const shapeOf = (sql: string) =>
+  `${sql.trimStart().split(/\s/)[0].toUpperCase()} ${/(?:FROM|INTO|UPDATE)\s+[`"]?(\w+)/i.exec(sql)?.[1]}`;
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -22,6 +27,25 @@ describe.each(BACKENDS)('login pipeline on $name', (backend) => {
     events.on(UnusualIpEvent.NAME, (e: UnusualIpEvent) => unusual.push(e));
   });
   afterAll(() => app.close());
+
+  it('a password login with the default policy runs these statements and no more: each one costs every login', async () => {
+    const user = await createActiveUser(app);
+    await app.token(user.username, user.password);
+    const sql = await sqlDuring(app.db, () => app.token(user.username, user.password));
+    expect(sql.map(shapeOf)).toEqual([
+      'SELECT sys_user_identifier',
+      // The proof reads the row, and the tail reads it again once the proof is in (a change meanwhile counts).
+      'SELECT sys_user',
+      'SELECT sys_user',
+      // Whether TOTP is on, for the session's profile; with the second factor off nothing else about it.
+      'SELECT sys_user_mfa',
+      'SELECT sys_role',
+      'UPDATE sys_user',
+      // The last successful IPs, for the unusual-IP notice; then the attempt's own row.
+      'SELECT sys_login_log',
+      'INSERT sys_login_log',
+    ]);
+  });
 
   it('logs a known user in with a token that opens protected operations, and logs the attempt', async () => {
     const user = await createActiveUser(app);
