@@ -78,7 +78,7 @@ for (const phase of PHASES) {
 }
 // The service's Node flags, as package.json's start:prod and the Dockerfile give them (docs/operations.md#memory);
 // BENCH_SERVICE_NODE_FLAGS="" measures without them.
-const SERVICE_NODE_FLAGS = (process.env.BENCH_SERVICE_NODE_FLAGS ?? '--max-semi-space-size=16')
+const SERVICE_NODE_FLAGS = (process.env.BENCH_SERVICE_NODE_FLAGS ?? '--max-semi-space-size=8')
   .split(' ')
   .filter(Boolean);
 const PROFILE = process.env.BENCH_PROFILE === '1';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
-const FLAG = '--max-semi-space-size=16';
+const FLAG = '--max-semi-space-size=8';
 
 // Without the flag Node sizes the young generation from the host's memory and the idle service
 // keeps about 50 MiB more resident (docs/operations.md#memory): every launcher must pass it.
