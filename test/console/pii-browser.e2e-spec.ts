@@ -14,7 +14,8 @@ import { ADMIN_PASSWORD } from '../support/test-app';
 /*
  * In the admin console: the Users page shows mobiles and e-mails masked; a holder of sys:user:pii has an eye
  * button that asks /sys/user/detail (audited as user.pii.view) and shows them whole; a caller without the code
- * has none (docs/security.md#personal-data). As the other browser suites: the real service on a real port
+ * has none; the login log shows a mobile typed as the account whole to a holder only
+ * (docs/security.md#personal-data). As the other browser suites: the real service on a real port
  * (SQLite + memory), Debian's Chromium, the selectors of web/TESTIDS.md, screenshots in test-results/.
  */
 
@@ -72,4 +73,34 @@ whenRunnable(`personal data on the Users page, in Chromium${missing ? ` (skipped
     expect(await row.locator(sel('user-pii-reveal')).count()).toBe(0);
     await shot(page, 'pii-no-eye');
   });
+  scenario(
+    '3. the login log: a login by mobile whole to a holder of sys:user:pii, masked to others',
+    'log',
+    async () => {
+      const user = await createActiveUser(app());
+      expect((await app().login(user.mobile, user.password)).body.success).toBe(true);
+      await createRole(app(), 'pii_log_reader', ['sys:loginLog:list']);
+      const reader = await createActiveUser(app(), { roles: ['pii_log_reader'] });
+      const accountIn = async (page: Page) => {
+        await page.locator(sel('nav-loginlog')).click();
+        await textBox(page, 'log-account').fill(user.mobile);
+        const listed = page.waitForResponse(isCall('/sys/loginLog/list'));
+        await page.locator(sel('log-search')).click();
+        await listed;
+        return page.locator(sel('log-row')).first();
+      };
+
+      const holder = await newPage('log-admin');
+      await signIn(holder, 'admin', ADMIN_PASSWORD);
+      await waitForText(await accountIn(holder), user.mobile, 'the whole mobile in the log');
+      await shot(holder, 'pii-log-whole');
+
+      const other = await newPage('log-reader');
+      await signIn(other, reader.username, reader.password);
+      const row = await accountIn(other);
+      await waitForText(row, maskedMobile(user), 'the masked mobile in the log');
+      expect(await row.textContent()).not.toContain(user.mobile);
+      await shot(other, 'pii-log-masked');
+    },
+  );
 });
