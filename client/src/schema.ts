@@ -2571,6 +2571,7 @@ export interface components {
         LoginStatus: "success" | "passwrong" | "mfawrong" | "locked" | "disabled" | "expired" | "denied";
         LoginLogRowDto: {
             id: string;
+            /** @description The account as typed; a mobile or e-mail masked (`138****5678`, `a***@example.com`) unless the caller holds sys:user:pii */
             account: string;
             userName: string | null;
             loginType: components["schemas"]["LoginType"];
@@ -3621,7 +3622,7 @@ export interface components {
             target: string | null;
             /** @description the target user's user name (a role's name) when the action was recorded */
             targetName: string | null;
-            /** @description what changed, or null */
+            /** @description what changed, or null; mobiles and e-mails in it masked unless the caller holds sys:user:pii */
             detail: {
                 [key: string]: unknown;
             } | null;

@@ -58,7 +58,12 @@ export class AuditRowDto {
     description: "the target user's user name (a role's name) when the action was recorded",
   })
   targetName: string | null;
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'what changed, or null' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'what changed, or null; mobiles and e-mails in it masked unless the caller holds sys:user:pii',
+  })
   detail: Record<string, unknown> | null;
   @ApiProperty() ip: string;
   @ApiProperty({ format: 'date-time' }) createTime: string;

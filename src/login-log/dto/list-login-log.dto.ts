@@ -50,7 +50,11 @@ export class ExportLoginLogDto extends IntersectionType(
 /** A row of /sys/loginLog/list (row fields, plus its id). */
 export class LoginLogRowDto {
   @ApiProperty() id: string;
-  @ApiProperty() account: string;
+  @ApiProperty({
+    description:
+      'The account as typed; a mobile or e-mail masked (`138****5678`, `a***@example.com`) unless the caller holds sys:user:pii',
+  })
+  account: string;
   @ApiProperty({ type: String, nullable: true }) userName: string | null;
   @ApiProperty({ enum: LoginTypes, enumName: 'LoginType' }) loginType: LoginTypes;
   @ApiProperty({ enum: LoginStatus, enumName: 'LoginStatus' }) status: LoginStatus;
