@@ -13,6 +13,9 @@
 //   headers  the same sending the service's response headers (3c)
 //   floor    bench/nest-floor.mjs, Nest + Fastify + one guard making that read (3b)
 //
+// --introspect counts POST /sys/token/introspect instead (bench item (8): a gateway's API key asking
+// about the admin's token), against the bare route only.
+//
 // --login counts one password login instead (bench item (2)): the service alone, BCRYPT_COST 4,
 // BENCH_IR_LOGIN_WARM (1000) logins over 64 accounts from 8 connections, then BENCH_IR_LOGINS (1000)
 // counted, thread by thread (--separate-threads): the main thread's instructions are what a login
@@ -23,6 +26,7 @@
 // callgrind does not count the kernel's work.
 //
 // Environment (optional): BENCH_IR_WARM (8000), BENCH_IR_REQUESTS (5000), MARIADB_URL, REDIS_URL;
+// BENCH_IR_YARDSTICKS, which yardsticks to count (`bare,headers,floor`; `none`: the service alone);
 // BENCH_IR_KEEP, a directory where callgrind's files are kept (read them with callgrind_annotate).
 // Takes about six minutes; needs valgrind (on every machine of this kind).
 import { execFileSync, spawn } from 'node:child_process';
@@ -42,6 +46,10 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BUILD_DIR = join(ROOT, 'node_modules', '.cache', 'lps-bench');
 const EMBEDDED = process.argv.includes('--embedded');
 const LOGIN = process.argv.includes('--login');
+const INTROSPECT = process.argv.includes('--introspect');
+// Which yardsticks to count beside the service (all by default; `none` counts the service alone,
+// for comparing two builds of it).
+const YARDSTICKS = new Set((process.env.BENCH_IR_YARDSTICKS ?? 'bare,headers,floor').split(','));
 const WARM = Number(process.env.BENCH_IR_WARM ?? 8000);
 const REQUESTS = Number(process.env.BENCH_IR_REQUESTS ?? 5000);
 const LOGIN_WARM = Number(process.env.BENCH_IR_LOGIN_WARM ?? 1000);
@@ -128,10 +136,15 @@ async function until(url, init, child) {
   throw new Error(`${url} did not answer within 5 minutes under valgrind`);
 }
 
-async function post(url, path, body = {}, token) {
+async function post(url, path, body = {}, token, extraHeaders = {}) {
   const res = await fetch(`${url}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'user-agent': UA, ...(token ? { 'admin-token': token } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': UA,
+      ...(token ? { 'admin-token': token } : {}),
+      ...extraHeaders,
+    },
     body: JSON.stringify(body),
   });
   const json = await res.json();
@@ -178,8 +191,8 @@ async function counted(label, child, out, load, warm, amount) {
   return { totals, requests: result.requests.total };
 }
 
-/** Instructions per request of POST `url` with `headers` (16 connections), the whole process. */
-async function count(label, child, out, url, headers) {
+/** Instructions per request of POST `url` with `headers` and `body` (16 connections), the whole process. */
+async function count(label, child, out, url, headers, body = '{}') {
   const load = (amount) =>
     autocannon({
       url,
@@ -187,7 +200,7 @@ async function count(label, child, out, url, headers) {
       connections: 16,
       amount,
       timeout: 60,
-      body: '{}',
+      body,
       headers: { 'content-type': 'application/json', 'user-agent': UA, ...headers },
     });
   const {
@@ -249,29 +262,52 @@ async function startService(database, out, valgrindArgs) {
   return { child, url, encrypt, token: login.accessToken };
 }
 
-/** (3) and its yardsticks: instructions per request. */
+/** (3) and its yardsticks (with --introspect, (8) and the bare route): instructions per request. */
 async function infoFigures(database, dir) {
   const figures = {};
   const service = await startService(database, join(dir, 'service.out'));
   const { data: info, headers } = await post(service.url, '/sys/me/info', {}, service.token);
   figures.headerCount = Object.keys(headers).length;
-  figures.service = await count(
-    'service /sys/me/info',
-    service.child,
-    join(dir, 'service.out'),
-    `${service.url}/sys/me/info`,
-    { 'admin-token': service.token },
-  );
+  if (INTROSPECT) {
+    // As run.mjs sends it: a gateway's API key holding only sys:token:introspect asks about a live token.
+    const { data } = await post(
+      service.url,
+      '/sys/apiKey/create',
+      { name: 'bench-gateway', permissions: ['sys:token:introspect'] },
+      service.token,
+    );
+    const body = JSON.stringify({ token: service.token });
+    const gateway = { authorization: `Bearer ${data.key}` };
+    const probe = await post(service.url, '/sys/token/introspect', { token: service.token }, undefined, gateway);
+    if (!probe.data.active) throw new Error(`the introspected token is not active: ${probe.data.reason}`);
+    figures.service = await count(
+      'service /sys/token/introspect',
+      service.child,
+      join(dir, 'service.out'),
+      `${service.url}/sys/token/introspect`,
+      gateway,
+      body,
+    );
+  } else {
+    figures.service = await count(
+      'service /sys/me/info',
+      service.child,
+      join(dir, 'service.out'),
+      `${service.url}/sys/me/info`,
+      { 'admin-token': service.token },
+    );
+  }
 
   // The yardsticks read what the service read: the session key in Redis, or (embedded) a value of its shape.
   const read = EMBEDDED
     ? ['memory', JSON.stringify(info)]
     : [REDIS, `${PREFIX}AUTH_TOKEN:${hash('sha256', service.token, 'hex')}`];
-  for (const [key, script, path, extra] of [
+  const yardsticks = [
     ['bare', 'bare-route.mjs', '/bare', []],
     ['headers', 'bare-route.mjs', '/bare', [JSON.stringify(headers)]],
     ['floor', 'nest-floor.mjs', '/floor', []],
-  ]) {
+  ].filter(([key]) => YARDSTICKS.has(key) && (!INTROSPECT || key === 'bare'));
+  for (const [key, script, path, extra] of yardsticks) {
     const yardPort = await freePort();
     const out = join(dir, `${key}.out`);
     const child = underCallgrind(
@@ -457,13 +493,15 @@ if (LOGIN) {
   );
   console.log("| process | instructions per request | the service's share of its throughput, were instructions all |");
   console.log('|---|---|---|');
-  console.log(`| (3) service, /sys/me/info | ${k(service)} | |`);
-  console.log(`| bare Fastify + 1 store read | ${k(bare)} | ${pct(bare, service)} |`);
-  console.log(
-    `| (3c) bare + the service's ${headerCount} response headers | ${k(headers)} | ${pct(headers, service)} |`,
-  );
-  console.log(`| (3b) Nest floor | ${k(floor)} | ${pct(floor, service)} |`);
-  console.log(
-    `\nthe headers cost the bare route ${k(headers - bare)}; the service costs ${k(service - floor)} more than the floor`,
-  );
+  console.log(`| ${INTROSPECT ? '(8) service, /sys/token/introspect' : '(3) service, /sys/me/info'} | ${k(service)} | |`);
+  if (bare) console.log(`| bare Fastify + 1 store read | ${k(bare)} | ${pct(bare, service)} |`);
+  if (headers)
+    console.log(
+      `| (3c) bare + the service's ${headerCount} response headers | ${k(headers)} | ${pct(headers, service)} |`,
+    );
+  if (floor) console.log(`| (3b) Nest floor | ${k(floor)} | ${pct(floor, service)} |`);
+  if (headers && bare && floor)
+    console.log(
+      `\nthe headers cost the bare route ${k(headers - bare)}; the service costs ${k(service - floor)} more than the floor`,
+    );
 }
