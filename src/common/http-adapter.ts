@@ -29,7 +29,7 @@ export class EnvelopeFastifyAdapter extends FastifyAdapter {
     if (this.running === 0) this.drained?.();
   };
 
-  constructor(options?: FastifyServerOptions) {
+  constructor(options?: FastifyServerOptions & { skipMiddie?: boolean }) {
     super(options);
     this.getInstance().addHook('onRoute', (route) => {
       route.handler = this.counted(route.handler);
@@ -91,6 +91,9 @@ export function createHttpAdapter(config: Pick<AppConfig, 'BODY_LIMIT_BYTES' | '
     bodyLimit: config.BODY_LIMIT_BYTES,
     trustProxy: fastifyTrustProxy(config.TRUST_PROXY),
     genReqId: () => randomUUID(),
+    // No Nest middleware runs here (no module configures any): without @fastify/middie, every
+    // request is spared its onRequest hook. A module that adds middleware must drop this option.
+    skipMiddie: true,
   });
 }
 
