@@ -29,60 +29,114 @@ export interface CompareResult {
   ms: number;
 }
 
-interface Pending {
+/** A compare asked for and not yet answered. */
+interface Task {
+  job: { plain: string; hash: string };
   resolve: (result: CompareResult) => void;
   reject: (err: Error) => void;
+  /** Already run again once because its worker died during it. */
+  retried: boolean;
 }
+
+/**
+ * A worker's heap: it holds bcrypt and one compare's strings, so small limits cost it nothing and
+ * keep the process a little smaller (docs/benchmarks.md, compare workers). Should one still run
+ * out, it dies and is replaced like any other worker that dies.
+ */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 };
+/** Workers that die one after the other without answering a compare are not replaced past this. */
+const DEATHS_IN_A_ROW_MAX = 5;
 
 /**
  * BCrypt compares on worker threads of their own, each at COMPARE_NICE (a libuv pool thread, where
  * bcrypt's async compare runs, shares its priority with the event loop and with file and DNS work).
  * The caller (CompareBudget) never runs more compares at once than there are workers; should it,
- * the extra ones wait for a worker here.
+ * the extra ones wait here for a worker. A worker that dies is replaced, and the compare it was
+ * running runs again on the replacement (once): without that, the compare would never answer and
+ * the login behind it, and every login that later drew the dead worker, would hang.
  */
 export class ComparePool {
   private readonly idle: Worker[] = [];
-  private readonly all: Worker[] = [];
+  private readonly all = new Set<Worker>();
   /** The one compare each busy worker runs. */
-  private readonly busy = new Map<Worker, Pending>();
-  private readonly waiting: (() => void)[] = [];
+  private readonly busy = new Map<Worker, Task>();
+  private readonly queue: Task[] = [];
+  private deathsInARow = 0;
+  private closed = false;
 
   constructor(size: number) {
-    const bcryptPath = require.resolve('bcrypt');
-    for (let i = 0; i < size; i += 1) {
-      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { bcrypt: bcryptPath, nice: COMPARE_NICE } });
-      worker.unref();
-      worker.on('message', (result: CompareResult) => {
-        this.busy.get(worker)?.resolve(result);
-        this.busy.delete(worker);
-      });
-      worker.on('error', (err) => {
-        this.busy.get(worker)?.reject(err);
-        this.busy.delete(worker);
-      });
-      this.all.push(worker);
-      this.idle.push(worker);
-    }
+    for (let i = 0; i < size; i += 1) this.idle.push(this.spawn());
   }
 
-  async compare(plain: string, hash: string): Promise<CompareResult> {
-    let worker = this.idle.pop();
-    while (!worker) {
-      await new Promise<void>((r) => this.waiting.push(r));
-      worker = this.idle.pop();
-    }
-    try {
-      return await new Promise<CompareResult>((resolve, reject) => {
-        this.busy.set(worker, { resolve, reject });
-        worker.postMessage({ plain, hash });
-      });
-    } finally {
-      this.idle.push(worker);
-      this.waiting.shift()?.();
-    }
+  compare(plain: string, hash: string): Promise<CompareResult> {
+    return new Promise<CompareResult>((resolve, reject) => {
+      if (this.closed || this.all.size === 0) {
+        reject(new Error(this.closed ? 'the compare pool is closed' : 'no compare worker is left'));
+        return;
+      }
+      this.queue.push({ job: { plain, hash }, resolve, reject, retried: false });
+      this.dispatch();
+    });
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.all.map((w) => w.terminate()));
+    this.closed = true;
+    for (const task of this.queue.splice(0)) task.reject(new Error('the compare pool is closed'));
+    await Promise.all([...this.all].map((w) => w.terminate()));
+  }
+
+  private spawn(): Worker {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { bcrypt: require.resolve('bcrypt'), nice: COMPARE_NICE },
+      resourceLimits: WORKER_LIMITS,
+    });
+    worker.unref();
+    worker.on('message', (result: CompareResult) => {
+      const task = this.busy.get(worker);
+      this.busy.delete(worker);
+      this.deathsInARow = 0;
+      this.idle.push(worker);
+      task?.resolve(result);
+      this.dispatch();
+    });
+    // What killed it is the exit's to handle: an error is always followed by the worker's exit.
+    worker.on('error', () => undefined);
+    worker.once('exit', () => this.replace(worker));
+    this.all.add(worker);
+    return worker;
+  }
+
+  private dispatch(): void {
+    while (this.idle.length && this.queue.length) {
+      const worker = this.idle.pop()!;
+      const task = this.queue.shift()!;
+      this.busy.set(worker, task);
+      worker.postMessage(task.job);
+    }
+  }
+
+  private replace(dead: Worker): void {
+    this.all.delete(dead);
+    const at = this.idle.indexOf(dead);
+    if (at >= 0) this.idle.splice(at, 1);
+    const task = this.busy.get(dead);
+    this.busy.delete(dead);
+    if (this.closed) {
+      task?.reject(new Error('the compare pool is closed'));
+      return;
+    }
+    if (task && !task.retried) {
+      task.retried = true;
+      this.queue.unshift(task);
+    } else {
+      task?.reject(new Error('a compare worker died twice during one compare'));
+    }
+    this.deathsInARow += 1;
+    if (this.deathsInARow <= DEATHS_IN_A_ROW_MAX) this.idle.push(this.spawn());
+    else if (this.all.size === 0) {
+      for (const waiting of this.queue.splice(0)) waiting.reject(new Error('no compare worker is left'));
+    }
+    this.dispatch();
   }
 }
