@@ -493,7 +493,9 @@ if (LOGIN) {
   );
   console.log("| process | instructions per request | the service's share of its throughput, were instructions all |");
   console.log('|---|---|---|');
-  console.log(`| ${INTROSPECT ? '(8) service, /sys/token/introspect' : '(3) service, /sys/me/info'} | ${k(service)} | |`);
+  console.log(
+    `| ${INTROSPECT ? '(8) service, /sys/token/introspect' : '(3) service, /sys/me/info'} | ${k(service)} | |`,
+  );
   if (bare) console.log(`| bare Fastify + 1 store read | ${k(bare)} | ${pct(bare, service)} |`);
   if (headers)
     console.log(
