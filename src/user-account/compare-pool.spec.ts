@@ -1,5 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 
+import { Logger } from '@nestjs/common';
 import * as bcrypt from 'bcrypt';
 
 import { ComparePool } from './compare-pool';
@@ -21,13 +22,18 @@ function within<T>(promise: Promise<T>, ms = 5_000): Promise<T> {
 describe('ComparePool', () => {
   let hash: string;
   let pool: ComparePool | undefined;
+  let warn: jest.SpyInstance;
 
   beforeAll(async () => {
     hash = await bcrypt.hash('right password', 4);
   });
+  beforeEach(() => {
+    warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  });
   afterEach(async () => {
     await pool?.close();
     pool = undefined;
+    warn.mockRestore();
   });
 
   it('answers whether the password matches, with how long the compare took', async () => {
@@ -48,6 +54,23 @@ describe('ComparePool', () => {
     expect(answers.map((a) => a.ok)).toEqual([true, false]);
     expect(workersOf(pool)).toHaveLength(1);
     expect(workersOf(pool)[0]).not.toBe(worker);
+    expect(warn).toHaveBeenCalledWith(
+      expect.stringMatching(/^a password compare worker stopped \(exit code \d+\); replaced$/),
+    );
+  });
+
+  it('stops replacing workers that keep dying without answering, and says so instead of hanging', async () => {
+    pool = new ComparePool(1);
+    for (let i = 0; i < 6; i += 1) {
+      const [worker] = workersOf(pool);
+      await worker.terminate();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(workersOf(pool)).toHaveLength(0);
+    expect(warn).toHaveBeenLastCalledWith(
+      expect.stringMatching(/stopped \(exit code \d+\); not replaced: 6 stopped in a row$/),
+    );
+    await expect(within(pool.compare('right password', hash))).rejects.toThrow('no compare worker is left');
   });
 
   it('runs a compare again on the replacement when its worker dies in the middle of it', async () => {

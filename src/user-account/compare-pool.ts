@@ -1,5 +1,7 @@
 import { Worker } from 'node:worker_threads';
 
+import { Logger } from '@nestjs/common';
+
 /**
  * How much nicer than the event loop a compare thread runs (Linux nice, per thread): with the
  * cores busy, the event loop (sessions, /sys/me/info) gets the CPU first and compares take what
@@ -63,6 +65,7 @@ export class ComparePool {
   private readonly queue: Task[] = [];
   private deathsInARow = 0;
   private closed = false;
+  private readonly logger = new Logger('PasswordHasher');
 
   constructor(size: number) {
     for (let i = 0; i < size; i += 1) this.idle.push(this.spawn());
@@ -100,9 +103,12 @@ export class ComparePool {
       task?.resolve(result);
       this.dispatch();
     });
-    // What killed it is the exit's to handle: an error is always followed by the worker's exit.
-    worker.on('error', () => undefined);
-    worker.once('exit', () => this.replace(worker));
+    // An error is always followed by the worker's exit, which replaces it; the error only names why.
+    let why = '';
+    worker.on('error', (err: Error & { code?: string }) => {
+      why = err.code ?? err.name;
+    });
+    worker.once('exit', (code) => this.replace(worker, why || `exit code ${code}`));
     this.all.add(worker);
     return worker;
   }
@@ -116,7 +122,7 @@ export class ComparePool {
     }
   }
 
-  private replace(dead: Worker): void {
+  private replace(dead: Worker, why: string): void {
     this.all.delete(dead);
     const at = this.idle.indexOf(dead);
     if (at >= 0) this.idle.splice(at, 1);
@@ -133,7 +139,11 @@ export class ComparePool {
       task?.reject(new Error('a compare worker died twice during one compare'));
     }
     this.deathsInARow += 1;
-    if (this.deathsInARow <= DEATHS_IN_A_ROW_MAX) this.idle.push(this.spawn());
+    const replaced = this.deathsInARow <= DEATHS_IN_A_ROW_MAX;
+    this.logger.warn(
+      `a password compare worker stopped (${why}); ${replaced ? 'replaced' : `not replaced: ${this.deathsInARow} stopped in a row`}`,
+    );
+    if (replaced) this.idle.push(this.spawn());
     else if (this.all.size === 0) {
       for (const waiting of this.queue.splice(0)) waiting.reject(new Error('no compare worker is left'));
     }
