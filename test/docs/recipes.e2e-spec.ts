@@ -56,10 +56,9 @@ describe('docs/recipes: log in and call an API', () => {
         `docs/recipes: ${recipe.name} skipped, its toolchain (${recipe.needs.join(', ')}) is not installed here`,
       );
     }
-    // Skipped, not failed, where a recipe's toolchain is missing: CI's machine has Node, Java, Python,
-    // bash, curl and openssl, but not Go, whose Debian toolchain would add minutes to every run for one
-    // recipe (docs/recipes/login.go) that calls the same routes the other login recipes run here; on a
-    // machine with `go` on PATH it runs.
+    // Skipped, not failed, only on a developer machine that lacks a recipe's toolchain: .ci/run
+    // installs Go beside the Node, Java, Python, bash, curl and openssl CI's machine has, so in CI
+    // every recipe runs.
     (available ? it : it.skip)(
       `${recipe.name}: logs in, reads /sys/me/info and logs out`,
       async () => {
