@@ -6,7 +6,7 @@ const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 const FLAG = '--max-semi-space-size=8';
 
 // Without the flag Node sizes the young generation from the host's memory and the idle service
-// keeps about 50 MiB more resident (docs/operations.md#memory): every launcher must pass it.
+// keeps more resident than it needs (docs/operations.md#memory): every launcher must pass it.
 describe('the service starts with the same Node flags wherever it is launched', () => {
   const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>;
 
