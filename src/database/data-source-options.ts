@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 import { Logger } from '@nestjs/common';
-import * as mysql2 from 'mysql2';
+import type * as Mysql2 from 'mysql2';
 import { DataSource, DataSourceOptions, MigrationExecutor } from 'typeorm';
 
 import { AccessRuleEntity } from '../access-rule/access-rule.entity';
@@ -105,12 +105,15 @@ export function sessionLimitsSql(deadlineMs: number): string {
 /**
  * mysql2 as TypeORM's driver, with the session limits applied to every connection its pools
  * open. The pool emits 'connection' before it hands a new connection out, so the SET is queued
- * ahead of the first query of the app (TypeORM's own start-up check included).
+ * ahead of the first query of the app (TypeORM's own start-up check included). Required here, not
+ * imported: the embedded default never loads it.
  */
-function mysql2WithSessionLimits(deadlineMs: number): typeof mysql2 {
+function mysql2WithSessionLimits(deadlineMs: number): typeof Mysql2 {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const mysql2 = require('mysql2') as typeof Mysql2;
   const sql = sessionLimitsSql(deadlineMs);
   const logger = new Logger('Database');
-  const createPool = (config: mysql2.PoolOptions) => {
+  const createPool = (config: Mysql2.PoolOptions) => {
     const pool = mysql2.createPool(config);
     pool.on('connection', (connection) => {
       connection.query(sql, (err) => {

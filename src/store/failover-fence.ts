@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { createClient, RedisClientType } from 'redis';
+import { createClient, RedisClientType } from '@redis/client';
 
 /** Longest a failover that neither ends nor aborts keeps writes refused; then the old primary is used again. */
 export const FENCE_MAX_MS = 15_000;

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { createClient, createSentinel, RedisClientType } from 'redis';
+import { createClient, createSentinel, RedisClientType } from '@redis/client';
 
 import { addressOf, reasonOf, StartFailure } from '../common/start-failure';
 import { FailoverFence } from './failover-fence';

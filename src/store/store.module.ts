@@ -5,7 +5,6 @@ import { AppConfig } from '../config/app-config';
 import { KeyedMutex } from './keyed-mutex';
 import { KvStore } from './kv.store';
 import { MemoryKvStore } from './memory-kv.store';
-import { RedisKvStore } from './redis-kv.store';
 
 @Global()
 @Module({
@@ -14,6 +13,10 @@ import { RedisKvStore } from './redis-kv.store';
       provide: KvStore,
       inject: [AppConfig, Clock],
       useFactory: (config: AppConfig, clock: Clock): Promise<KvStore> | KvStore => {
+        if (!config.REDIS_SENTINELS && !config.REDIS_URL) return new MemoryKvStore(clock);
+        // Required here: the embedded default never loads the Redis client.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { RedisKvStore } = require('./redis-kv.store') as typeof import('./redis-kv.store');
         if (config.REDIS_SENTINELS) {
           return RedisKvStore.connectSentinel({
             sentinels: config.redisSentinelNodes,
@@ -22,9 +25,7 @@ import { RedisKvStore } from './redis-kv.store';
             waitReplicas: config.REDIS_SENTINEL_WAIT_REPLICAS,
           });
         }
-        return config.REDIS_URL
-          ? RedisKvStore.connect(config.REDIS_URL, config.REDIS_KEY_PREFIX, config.START_TIMEOUT_MS)
-          : new MemoryKvStore(clock);
+        return RedisKvStore.connect(config.REDIS_URL!, config.REDIS_KEY_PREFIX, config.START_TIMEOUT_MS);
       },
     },
     KeyedMutex,

@@ -1,6 +1,10 @@
 import { randomInt } from 'node:crypto';
+import { existsSync } from 'node:fs';
 
-import { createCanvas, GlobalFonts, type SKRSContext2D } from '@napi-rs/canvas';
+import type * as Canvas from '@napi-rs/canvas';
+import type { SKRSContext2D } from '@napi-rs/canvas';
+
+import { atFirstUse } from '../../common/at-first-use';
 
 export const CAPTCHA_WIDTH = 120;
 export const CAPTCHA_HEIGHT = 40;
@@ -11,14 +15,26 @@ export const CAPTCHA_CHARS = 'ABCDEFGHJKMNPQRSTUVWXYZabcdefghjkmnpqrstuvwxyz2345
 
 /**
  * The glyphs come from a font file shipped inside an npm package, so a machine without
- * system fonts draws the same captcha. Registered once, when the app loads this file:
- * a missing font stops the start instead of serving blank images.
+ * system fonts draws the same captcha. Looked for when the app loads this file: a missing font
+ * stops the start instead of serving blank images.
  */
 const FONT_FAMILY = 'CaptchaGlyphs';
 const fontFile = require.resolve('@fontsource/roboto-mono/files/roboto-mono-latin-700-normal.woff2');
-if (!GlobalFonts.registerFromPath(fontFile, FONT_FAMILY)) {
-  throw new Error(`captcha font could not be loaded from ${fontFile}`);
-}
+if (!existsSync(fontFile)) throw new Error(`captcha font not found at ${fontFile}`);
+
+/**
+ * Skia, loaded at the first captcha: with it come its library and the machine's font files it maps,
+ * which an instance that never draws a captcha (CAPTCHA_ENABLED=false, API keys only) would carry
+ * for nothing (docs/operations.md, memory).
+ */
+const canvas = atFirstUse(() => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const loaded = require('@napi-rs/canvas') as typeof Canvas;
+  if (!loaded.GlobalFonts.registerFromPath(fontFile, FONT_FAMILY)) {
+    throw new Error(`captcha font could not be loaded from ${fontFile}`);
+  }
+  return loaded;
+});
 
 /** The text a captcha asks for; crypto randomness, since guessing it is the attack. */
 export function captchaText(size = CAPTCHA_SIZE): string {
@@ -35,8 +51,8 @@ export function captchaText(size = CAPTCHA_SIZE): string {
  * The PNG encoding, the costly part, runs on the libuv pool, off the event loop.
  */
 export function renderCaptcha(text: string): Promise<Buffer> {
-  const canvas = createCanvas(CAPTCHA_WIDTH, CAPTCHA_HEIGHT);
-  const ctx = canvas.getContext('2d');
+  const picture = canvas().createCanvas(CAPTCHA_WIDTH, CAPTCHA_HEIGHT);
+  const ctx = picture.getContext('2d');
   drawBackground(ctx);
   drawGlyphs(ctx, text);
   drawCurves(ctx, 2);
@@ -45,7 +61,7 @@ export function renderCaptcha(text: string): Promise<Buffer> {
   warp(image.data, warped.data);
   speckle(warped.data);
   ctx.putImageData(warped, 0, 0);
-  return canvas.encode('png');
+  return picture.encode('png');
 }
 
 const rand = (min: number, max: number) => min + Math.random() * (max - min);
