@@ -47,6 +47,7 @@ const randomHash = () => randomBytes(32).toString('hex');
 
 describe('ApiKeyCache', () => {
   let keys: FakeKeys;
+  let clock: FakeClock;
   let store: MemoryKvStore;
   let cache: ApiKeyCache;
   /** Another instance's cache on the same database and store. */
@@ -55,12 +56,18 @@ describe('ApiKeyCache', () => {
   beforeEach(async () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
     keys = new FakeKeys();
-    store = new MemoryKvStore(new FakeClock());
-    ({ service: cache } = await unit(ApiKeyCache, { ApiKeyRepository: keys, KvStore: store }));
-    ({ service: other } = await unit(ApiKeyCache, { ApiKeyRepository: keys, KvStore: store }));
+    clock = new FakeClock();
+    store = new MemoryKvStore(clock);
+    ({ service: cache } = await unit(ApiKeyCache, { ApiKeyRepository: keys, KvStore: store, Clock: clock }));
+    ({ service: other } = await unit(ApiKeyCache, { ApiKeyRepository: keys, KvStore: store, Clock: clock }));
     await cache.onModuleInit();
     await other.onModuleInit();
   });
+  /** Time passes: the service's clock and the timers of the checks, together. */
+  const pass = async (ms: number) => {
+    clock.advance(ms);
+    await jest.advanceTimersByTimeAsync(ms);
+  };
   afterEach(() => {
     cache.onModuleDestroy();
     other.onModuleDestroy();
@@ -81,6 +88,18 @@ describe('ApiKeyCache', () => {
     const get = jest.spyOn(store, 'get');
     expect(await cache.find(hash)).toBeNull();
     expect(get).not.toHaveBeenCalled();
+  });
+
+  it("forgets an unknown hash after a minute of the service's clock", async () => {
+    const hash = randomHash();
+    expect(await cache.find(hash)).toBeNull();
+    const get = jest.spyOn(store, 'get');
+    clock.advance(59_999);
+    expect(await cache.find(hash)).toBeNull();
+    expect(get).not.toHaveBeenCalled();
+    clock.advance(2);
+    expect(await cache.find(hash)).toBeNull();
+    expect(get).toHaveBeenCalled();
   });
 
   it('reads a key from the database once, then from memory; concurrent misses share one read', async () => {
@@ -114,7 +133,7 @@ describe('ApiKeyCache', () => {
     await other.announce();
     // Until the check, the key is still held (this is what the second bounds).
     expect(await cache.find(row.keyHash)).not.toBeNull();
-    await jest.advanceTimersByTimeAsync(999);
+    await pass(999);
     expect(await cache.find(row.keyHash)).toBeNull();
   });
 
@@ -122,9 +141,9 @@ describe('ApiKeyCache', () => {
     const row = keys.add();
     expect(await cache.find(row.keyHash)).not.toBeNull();
     row.revokedTime = new Date();
-    await jest.advanceTimersByTimeAsync(30_000);
+    await pass(30_000);
     expect(await cache.find(row.keyHash)).not.toBeNull();
-    await jest.advanceTimersByTimeAsync(31_000);
+    await pass(31_000);
     expect(await cache.find(row.keyHash)).toBeNull();
   });
 
@@ -152,8 +171,9 @@ describe('ApiKeyCache', () => {
 describe('allowsAddress', () => {
   const keys = new FakeKeys();
   const recordOf = async (ipRanges: string[]) => {
-    const store = new MemoryKvStore(new FakeClock());
-    const { service } = await unit(ApiKeyCache, { ApiKeyRepository: keys, KvStore: store });
+    const clock = new FakeClock();
+    const store = new MemoryKvStore(clock);
+    const { service } = await unit(ApiKeyCache, { ApiKeyRepository: keys, KvStore: store, Clock: clock });
     return (await service.find(keys.add({ ipRanges }).keyHash))!;
   };
 

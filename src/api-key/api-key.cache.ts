@@ -3,6 +3,7 @@ import { BlockList, isIP } from 'node:net';
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 
+import { Clock } from '../common/clock';
 import { Keys } from '../store/keys';
 import { KvStore } from '../store/kv.store';
 import { StampedSnapshot } from '../store/stamped-snapshot';
@@ -52,7 +53,8 @@ const RELOAD_MS = 60_000;
 export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('ApiKeys');
   private readonly records = new LRUCache<string, ApiKeyRecord>({ max: RECORDS_MAX });
-  private readonly absent = new LRUCache<string, true>({ max: ABSENT_MAX, ttl: ABSENT_TTL_MS });
+  /** A minute on the service's clock (ttlResolution 0: asked, not cached per tick). */
+  private readonly absent: LRUCache<string, true>;
   private readonly live: StampedSnapshot<ReadonlySet<string>>;
   /** Concurrent misses of one hash share one lookup. */
   private readonly lookups = new Map<string, Promise<ApiKeyRecord | null>>();
@@ -64,11 +66,18 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly rows: ApiKeyRepository,
     private readonly store: KvStore,
+    clock: Clock,
   ) {
+    this.absent = new LRUCache<string, true>({
+      max: ABSENT_MAX,
+      ttl: ABSENT_TTL_MS,
+      ttlResolution: 0,
+      perf: { now: () => clock.nowMs() },
+    });
     this.live = new StampedSnapshot(store, {
       stampKey: Keys.apiKeysStamp,
       read: () => this.readLive(),
-      now: () => Date.now(),
+      now: () => clock.nowMs(),
       reloadMs: RELOAD_MS,
     });
   }
