@@ -3,6 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import { ipAddress } from '../common/client-info';
+import { addFastLane } from '../common/fast-lane';
 import { successEnvelope } from '../common/http-adapter';
 import { SessionAuthenticator } from '../session/session-authenticator';
 import { introspection } from './token-introspection';
@@ -12,9 +13,8 @@ const ROUTE = '/sys/token/introspect';
 const REQUIREMENTS = { permissions: [INTROSPECT_CODE] } as const;
 
 /**
- * A gateway asks about every request it lets through, so its question is answered in Fastify's
- * preHandler, before Nest's router, guard and validation pipe, which cost more than the answer
- * (docs/benchmarks.md, introspection). Only the case a gateway sends takes this lane: an API key
+ * A gateway asks about every request it lets through, so its question is answered in a fast lane
+ * (common/fast-lane.ts), before Nest's router, guard and validation pipe. Only the case a gateway sends takes this lane: an API key
  * that holds the code and a body the route's DTO accepts as it is. Anything else — a user's token,
  * a body to refuse or to trim, a key refused — goes on to the Nest route, which answers it as every
  * route does (messages, FORBIDDEN audited); a key's checks have no once-only answer, so asking twice
@@ -28,15 +28,9 @@ export class IntrospectionFastLane implements OnModuleInit {
   ) {}
 
   onModuleInit() {
-    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
-    fastify?.addHook('preHandler', (request, reply, done) => {
-      if (request.routeOptions.url !== ROUTE || request.method !== 'POST') return done();
+    addFastLane(this.adapterHost.httpAdapter?.getInstance<FastifyInstance>(), ROUTE, async (request, reply) => {
       const body = plainBody(request.body);
-      if (!body) return done();
-      this.answer(request, reply, body).then(
-        (answered) => answered || done(),
-        () => done(),
-      );
+      return body !== undefined && this.answer(request, reply, body);
     });
   }
 

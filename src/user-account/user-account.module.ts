@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 
 import { AuditModule } from '../audit/audit.module';
+import { AllExceptionsFilter } from '../common/all-exceptions.filter';
 import { CryptoModule } from '../crypto/crypto.module';
 import { LoginLogModule } from '../login-log/login-log.module';
 import { PiiModule } from '../pii/pii.module';
@@ -13,6 +14,7 @@ import { CommonPasswords } from './common-passwords/common-passwords';
 import { CompareSlots } from './compare-slots';
 import { LockoutService } from './lockout.service';
 import { MeController } from './me.controller';
+import { MeInfoFastLane } from './me-info-fast-lane';
 import { MFA_STATUS } from './mfa-status';
 import { USER_PASSKEYS } from './passkey-status';
 import { PasswordChangeService } from './password-change.service';
@@ -50,6 +52,9 @@ import { UserSheetService } from './user-sheet.service';
   ],
   controllers: [UserController, RoleController, PermissionController, MeController],
   providers: [
+    // The console's polling route, answered before Nest's router; it answers refusals as the filter does.
+    MeInfoFastLane,
+    AllExceptionsFilter,
     UserRepository,
     PiiReencryptJob,
     RoleRepository,

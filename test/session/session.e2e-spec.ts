@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
+import { SessionGuard } from '../../src/session/guards/session.guard';
 import { UserRepository } from '../../src/user-account/user.repository';
 import { BACKENDS } from '../support/backends';
 import { FORBIDDEN, IP_MISMATCH, KICKED_OUT, NOT_LOGGED_IN, OK_NO_DATA, QRCODE_INVALID } from '../support/envelopes';
@@ -187,6 +188,37 @@ describe.each(BACKENDS)('sessions and tokens on $name', (backend) => {
       // first is 31 minutes old and was never used; second is 11 minutes old.
       expect((await me(first)).body).toEqual(NOT_LOGGED_IN);
       expect((await me(second)).body.success).toBe(true);
+    });
+  });
+
+  // The console polls /sys/me/info: a session's request is answered before the Nest route
+  // (src/user-account/me-info-fast-lane.ts), its refusals as the route would answer them.
+  describe("the console's polling route", () => {
+    it("answers a session's /sys/me/info, and its refusals, without Nest's guard; an API key's goes through it", async () => {
+      const user = await createActiveUser(app);
+      const token = await app.token(user.username, user.password);
+      const guard = jest.spyOn(SessionGuard.prototype, 'canActivate');
+      try {
+        const ok = await me(token);
+        expect(ok.body).toMatchObject({ success: true, data: { id: user.id, username: user.username } });
+        expect((await me('not-a-token')).body).toEqual(NOT_LOGGED_IN);
+        const english = await app.post('/sys/me/info', { extra: 1 }, { token, headers: { 'accept-language': 'en' } });
+        expect(english.status).toBe(400);
+        expect(english.body).toMatchObject({ code: 'VALIDATION_FAILED', data: { errors: [{ field: 'extra' }] } });
+        expect(english.body.message).toMatch(/^[\x20-\x7e]+$/);
+        expect(guard).not.toHaveBeenCalled();
+
+        const made = await app.admin('/sys/apiKey/create', { name: 'me-lane', permissions: ['sys:user:list'] });
+        const byKey = await app.post(
+          '/sys/me/info',
+          {},
+          { token: undefined, headers: { 'x-api-key': made.body.data.key } },
+        );
+        expect(byKey.body).toEqual(FORBIDDEN);
+        expect(guard).toHaveBeenCalled();
+      } finally {
+        guard.mockRestore();
+      }
     });
   });
 
