@@ -14,11 +14,11 @@ const REQUIREMENTS = { permissions: [INTROSPECT_CODE] } as const;
 
 /**
  * A gateway asks about every request it lets through, so its question is answered in a fast lane
- * (common/fast-lane.ts), before Nest's router, guard and validation pipe. Only the case a gateway sends takes this lane: an API key
- * that holds the code and a body the route's DTO accepts as it is. Anything else — a user's token,
- * a body to refuse or to trim, a key refused — goes on to the Nest route, which answers it as every
- * route does (messages, FORBIDDEN audited); a key's checks have no once-only answer, so asking twice
- * changes nothing.
+ * (common/fast-lane.ts), before Nest's router, guard and validation pipe. Only the case a gateway
+ * sends takes this lane: an API key that holds the code and a body the route's DTO accepts as it
+ * is. Anything else — a user's token, a body to refuse or to trim, a key refused — goes on to the
+ * Nest route, which answers it as every route does (messages, FORBIDDEN audited); a key's checks
+ * have no once-only answer, so asking twice changes nothing.
  */
 @Injectable()
 export class IntrospectionFastLane implements OnModuleInit {
