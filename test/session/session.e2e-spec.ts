@@ -191,12 +191,14 @@ describe.each(BACKENDS)('sessions and tokens on $name', (backend) => {
     });
   });
 
-  // The console polls /sys/me/info: a session's request is answered before the Nest route
+  // The console polls /sys/me/info: it is answered before the Nest route
   // (src/user-account/me-info-fast-lane.ts), its refusals as the route would answer them.
   describe("the console's polling route", () => {
-    it("answers a session's /sys/me/info, and its refusals, without Nest's guard; an API key's goes through it", async () => {
+    it("answers /sys/me/info and its refusals without Nest's guard, an API key's FORBIDDEN audited", async () => {
       const user = await createActiveUser(app);
       const token = await app.token(user.username, user.password);
+      const name = `me-lane-${randomBytes(3).toString('hex')}`;
+      const made = await app.admin('/sys/apiKey/create', { name, permissions: ['sys:user:list'] });
       const guard = jest.spyOn(SessionGuard.prototype, 'canActivate');
       try {
         const ok = await me(token);
@@ -206,19 +208,24 @@ describe.each(BACKENDS)('sessions and tokens on $name', (backend) => {
         expect(english.status).toBe(400);
         expect(english.body).toMatchObject({ code: 'VALIDATION_FAILED', data: { errors: [{ field: 'extra' }] } });
         expect(english.body.message).toMatch(/^[\x20-\x7e]+$/);
-        expect(guard).not.toHaveBeenCalled();
 
-        const made = await app.admin('/sys/apiKey/create', { name: 'me-lane', permissions: ['sys:user:list'] });
         const byKey = await app.post(
           '/sys/me/info',
           {},
-          { token: undefined, headers: { 'x-api-key': made.body.data.key } },
+          { token: undefined, ip: '10.0.9.1', headers: { 'x-api-key': made.body.data.key } },
         );
+        expect(byKey.status).toBe(403);
         expect(byKey.body).toEqual(FORBIDDEN);
-        expect(guard).toHaveBeenCalled();
+        expect(guard).not.toHaveBeenCalled();
       } finally {
         guard.mockRestore();
       }
+      const [denied] = await app.db.query(
+        "SELECT * FROM sys_audit_log WHERE action = 'access.denied' AND user_id = ? ORDER BY id",
+        [made.body.data.id],
+      );
+      expect(denied).toMatchObject({ username: `apikey:${name}`, ip: '10.0.9.1' });
+      expect(JSON.parse(denied.detail)).toMatchObject({ path: '/sys/me/info' });
     });
   });
 
