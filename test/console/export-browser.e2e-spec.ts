@@ -18,6 +18,8 @@ jest.setTimeout(90_000);
 
 const isRequest = (path: string) => (req: Request) => req.method() === 'POST' && new URL(req.url()).pathname === path;
 
+// Skipped only where Chromium or web/dist is missing (browserSuiteMissing names which); .ci/run
+// installs the one and builds the other, so CI runs this suite.
 const missing = browserSuiteMissing();
 const whenRunnable = missing ? describe.skip : describe;
 

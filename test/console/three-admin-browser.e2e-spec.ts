@@ -20,6 +20,8 @@ import { ADMIN_PASSWORD } from '../support/test-app';
 
 jest.setTimeout(90_000);
 
+// Skipped only where Chromium or web/dist is missing (browserSuiteMissing names which); .ci/run
+// installs the one and builds the other, so CI runs this suite.
 const missing = browserSuiteMissing();
 const whenRunnable = missing ? describe.skip : describe;
 
