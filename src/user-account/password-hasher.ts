@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import * as bcrypt from 'bcrypt';
 
@@ -38,7 +38,7 @@ export abstract class PasswordHasher {
 const SHED_LOG_EVERY_MS = 10_000;
 
 @Injectable()
-export class BcryptPasswordHasher extends PasswordHasher implements OnModuleInit, OnModuleDestroy {
+export class BcryptPasswordHasher extends PasswordHasher implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('PasswordHasher');
   private dummyHash: string;
   private pool: ComparePool;
@@ -68,7 +68,11 @@ export class BcryptPasswordHasher extends PasswordHasher implements OnModuleInit
     });
   }
 
-  async onModuleDestroy() {
+  /**
+   * Not at module destroy: Nest runs those hooks before the HTTP server stops and drains its
+   * handlers, and the logins a stop lets finish still need their compare.
+   */
+  async onApplicationShutdown() {
     await this.pool?.close();
   }
 

@@ -1,0 +1,51 @@
+import { BACKENDS } from '../support/backends';
+import { BAD_CREDENTIALS } from '../support/envelopes';
+import { createActiveUser } from '../support/factories';
+import { startApp } from '../support/test-app';
+
+/*
+ * A stop (SIGTERM on a rolling restart) while logins wait for their BCrypt compare: the service stops
+ * taking requests, but those it took answer as they would have, with their log rows, not INTERNAL.
+ */
+describe.each(BACKENDS)('a stop during logins on $name', (backend) => {
+  it('lets every login already taken finish: right passwords OK, wrong ones BAD_CREDENTIALS, each logged', async () => {
+    const provisioned = await backend.provision();
+    try {
+      // One compare at a time at cost 10: the logins queue for the compare while the stop begins.
+      const app = await startApp(backend, {
+        provisioned,
+        env: { BCRYPT_COST: '10', BCRYPT_CONCURRENCY: '1', LOGIN_QUEUE_MS: '60000' },
+      });
+      const user = await createActiveUser(app);
+      const statuses = async (db: typeof app.db): Promise<string[]> =>
+        (await db.query('SELECT status FROM sys_login_log WHERE user_id = ? ORDER BY id', [user.id])).map(
+          (r: { status: string }) => r.status,
+        );
+      const before = await statuses(app.db);
+      const logins = [user.password, 'Wrong#pass1', user.password, 'Wrong#pass1'].map((password, i) =>
+        app.login(user.username, password, { ip: `10.7.0.${i + 1}` }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await app.app.close();
+
+      const replies = await Promise.all(logins);
+      expect(replies.map((r) => r.body.code)).toEqual(['OK', 'BAD_CREDENTIALS', 'OK', 'BAD_CREDENTIALS']);
+      expect(replies[1].body).toEqual(BAD_CREDENTIALS);
+
+      // The rows, read by the next instance on the same database.
+      const next = await startApp(backend, { provisioned });
+      try {
+        expect((await statuses(next.db)).slice(before.length).sort()).toEqual([
+          'passwrong',
+          'passwrong',
+          'success',
+          'success',
+        ]);
+      } finally {
+        await next.app.close();
+      }
+    } finally {
+      await provisioned.dispose();
+    }
+  });
+});
