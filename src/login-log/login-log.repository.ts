@@ -5,6 +5,7 @@ import { Brackets, In, MoreThanOrEqual, Repository, SelectQueryBuilder } from 't
 
 import { LOG_ROW_SEAL, LogRowSeal, storedForm } from '../audit/sealed-log-columns';
 import { LIKE_ESCAPE_CLAUSE, likePrefix } from '../common/like-prefix';
+import { PreparedSelect } from '../database/prepared-select';
 import { LoginLogEntity, loginLogSealFields, LoginStatus, LoginTypes } from './login-log.entity';
 
 /** What the login-log list can be narrowed by; every given field must match. */
@@ -37,6 +38,8 @@ export const FAILURE_STATUSES = [LoginStatus.PASSWRONG, LoginStatus.MFAWRONG];
 @Injectable()
 export class LoginLogRepository implements OnModuleInit {
   private seal: LogRowSeal | undefined;
+  /** recentSuccessIps by count (every login reads one), their SQL written once. */
+  private readonly recentIps = new Map<number, PreparedSelect<LoginLogEntity>>();
 
   constructor(
     @InjectRepository(LoginLogEntity) private readonly logs: Repository<LoginLogEntity>,
@@ -135,12 +138,20 @@ export class LoginLogRepository implements OnModuleInit {
 
   /** IPs of the user's latest `count` successful logins, newest first. */
   async recentSuccessIps(userId: string, count: number): Promise<string[]> {
-    const rows = await this.logs.find({
-      select: { ip: true },
-      where: { userId, status: LoginStatus.SUCCESS },
-      order: { loginTime: 'DESC', id: 'DESC' },
-      take: count,
-    });
+    let recent = this.recentIps.get(count);
+    if (!recent) {
+      recent = new PreparedSelect(
+        this.logs
+          .createQueryBuilder('l')
+          .select(['l.id', 'l.ip'])
+          .where('l.user_id = :userId AND l.status = :status')
+          .orderBy('l.login_time', 'DESC')
+          .addOrderBy('l.id', 'DESC')
+          .limit(count),
+      );
+      this.recentIps.set(count, recent);
+    }
+    const rows = await recent.many({ userId, status: LoginStatus.SUCCESS });
     return rows.map((r) => r.ip);
   }
 

@@ -2,19 +2,25 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { Brackets, DataSource, In, Repository } from 'typeorm';
 
+import { PreparedSelect } from '../database/prepared-select';
 import { RecoveryCodeEntity, UserMfaEntity } from './mfa.entities';
 
 /** `sys_user_mfa` and `sys_user_recovery_code`: the only place that queries them. */
 @Injectable()
 export class MfaRepository {
+  /** Read by every login; its SQL written once. */
+  private readonly enrolmentOf: PreparedSelect<UserMfaEntity>;
+
   constructor(
     @InjectRepository(UserMfaEntity) private readonly mfa: Repository<UserMfaEntity>,
     @InjectRepository(RecoveryCodeEntity) private readonly codes: Repository<RecoveryCodeEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
-  ) {}
+  ) {
+    this.enrolmentOf = new PreparedSelect(mfa.createQueryBuilder('m').where('m.user_id = :userId'));
+  }
 
   enrolment(userId: string): Promise<UserMfaEntity | null> {
-    return this.mfa.findOne({ where: { userId } });
+    return this.enrolmentOf.one({ userId });
   }
 
   /** Enrolments by user id after `afterUserId`, `limit` at a time: the re-encryption after a switch of CRYPTO_SUITE. */

@@ -2,16 +2,27 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
 
+import { PreparedSelect } from '../database/prepared-select';
 import { RoleEntity, UserRoleEntity } from './role.entity';
 import { UserEntity } from './user.entity';
 
 /** `sys_role` and `sys_user_role`: the only place that queries them. */
 @Injectable()
 export class RoleRepository {
+  /** Read by every login; its SQL written once. */
+  private readonly rolesOf: PreparedSelect<RoleEntity>;
+
   constructor(
     @InjectRepository(RoleEntity) private readonly roles: Repository<RoleEntity>,
     @InjectRepository(UserRoleEntity) private readonly userRoles: Repository<UserRoleEntity>,
-  ) {}
+  ) {
+    this.rolesOf = new PreparedSelect(
+      roles
+        .createQueryBuilder('r')
+        .innerJoin(UserRoleEntity, 'ur', 'ur.role_code = r.code')
+        .where('ur.user_id = :userId'),
+    );
+  }
 
   /** Writes `role` unless a role with its code exists; never fails on that (instances may start together). */
   async insertIfAbsent(role: RoleEntity): Promise<void> {
@@ -70,11 +81,7 @@ export class RoleRepository {
 
   /** The roles the user holds, in one statement (every login reads them). */
   heldBy(userId: string): Promise<RoleEntity[]> {
-    return this.roles
-      .createQueryBuilder('r')
-      .innerJoin(UserRoleEntity, 'ur', 'ur.role_code = r.code')
-      .where('ur.user_id = :userId', { userId })
-      .getMany();
+    return this.rolesOf.many({ userId });
   }
 
   /** The role links of the users `userIds`. */

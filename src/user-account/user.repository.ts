@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { Brackets, DataSource, In, Repository } from 'typeorm';
 
+import { PreparedSelect } from '../database/prepared-select';
 import { PiiCipher } from '../pii/pii-cipher';
 import type { UserState } from './dto/user.dto';
 import { DAY_MS } from './password-expiry';
@@ -44,13 +45,27 @@ export interface UserChange {
  */
 @Injectable()
 export class UserRepository {
+  /** The two reads every login makes (findForLogin, withPassword), their SQL written once. */
+  private readonly heldIdentifiers: PreparedSelect<UserIdentifierEntity>;
+  private readonly rowWithPassword: PreparedSelect<UserEntity>;
+
   constructor(
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
     @InjectRepository(UserIdentifierEntity) private readonly identifiers: Repository<UserIdentifierEntity>,
     @InjectRepository(PasswordHistoryEntity) private readonly history: Repository<PasswordHistoryEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly pii: PiiCipher,
-  ) {}
+  ) {
+    this.heldIdentifiers = new PreparedSelect(
+      identifiers
+        .createQueryBuilder('i')
+        .innerJoin(UserEntity, 'u', 'u.id = i.user_id AND u.delete_time IS NULL')
+        .where('i.value IN (:...values)'),
+    );
+    this.rowWithPassword = new PreparedSelect(
+      users.createQueryBuilder('u').addSelect('u.password').where('u.id = :id'),
+    );
+  }
 
   /**
    * The values sys_user_identifier may hold for the normalised `value` of `kind`: user names as they are; mobiles and
@@ -94,11 +109,7 @@ export class UserRepository {
       kind,
       values: new Set(this.storedForms(kind, normaliseIdentifier(kind, account))),
     }));
-    const held = await this.identifiers
-      .createQueryBuilder('i')
-      .innerJoin(UserEntity, 'u', 'u.id = i.user_id AND u.delete_time IS NULL')
-      .where('i.value IN (:...values)', { values: [...new Set(forms.flatMap((f) => [...f.values]))] })
-      .getMany();
+    const held = await this.heldIdentifiers.many({ values: [...new Set(forms.flatMap((f) => [...f.values]))] });
     // In the lookup order (user name, then mobile, then e-mail), as matchLogin in user-identifier.ts.
     for (const { kind, values } of forms) {
       const hit = held.find((h) => h.kind === kind && values.has(h.value));
@@ -120,7 +131,7 @@ export class UserRepository {
   }
 
   withPassword(id: string): Promise<UserEntity | null> {
-    return this.users.createQueryBuilder('u').addSelect('u.password').where('u.id = :id', { id }).getOne();
+    return this.rowWithPassword.one({ id });
   }
 
   /** The users among `ids` that exist (ids given once or more). */
