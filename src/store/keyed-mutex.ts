@@ -45,23 +45,47 @@ export class KeyedMutex {
     this.defaultLeaseMs = Math.min(15_000, this.defaultWaitMs);
   }
 
-  async run<T>(
+  run<T>(key: string, fn: () => Promise<T>, leaseMs = this.defaultLeaseMs, waitMs = this.defaultWaitMs): Promise<T> {
+    return this.runReading(key, () => Promise.resolve(undefined), fn, leaseMs, waitMs);
+  }
+
+  /**
+   * run(), with `read` sent to the store together with each attempt to take the key, so that the
+   * section's first read costs no round trip of its own: the store runs a connection's commands in
+   * the order they were sent, so what `read` answers is as read just after the key was taken.
+   * `read` must be safe to run without the key (an attempt that finds the key held drops its
+   * answer) and send its first command when called.
+   */
+  async runReading<R, T>(
     key: string,
-    fn: () => Promise<T>,
+    read: () => Promise<R>,
+    fn: (read: R) => Promise<T>,
     leaseMs = this.defaultLeaseMs,
     waitMs = this.defaultWaitMs,
   ): Promise<T> {
     const owner = randomUUID();
     const giveUpAt = Date.now() + waitMs;
     let delay = 2;
-    while (!(await this.store.setIfAbsent(key, owner, leaseMs))) {
+    let value: R;
+    for (;;) {
+      const taken = this.store.setIfAbsent(key, owner, leaseMs);
+      const answer = read();
+      // Dropped when the key is held or the attempt fails; the attempt's own error is the one thrown.
+      answer.catch(() => undefined);
+      if (await taken) {
+        value = await answer.catch(async (err: unknown) => {
+          await this.store.delIfEquals(key, owner);
+          throw err;
+        });
+        break;
+      }
       if (Date.now() > giveUpAt) throw new AppException(ErrorCode.SERVICE_UNAVAILABLE);
       await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
       delay = Math.min(delay * 2, 25);
     }
     const stopRenewing = this.renewWhileHeld(key, owner, leaseMs);
     try {
-      return await fn();
+      return await fn(value);
     } finally {
       stopRenewing();
       await this.store.delIfEquals(key, owner);

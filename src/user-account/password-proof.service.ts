@@ -184,10 +184,11 @@ export class PasswordProof {
     if (waiting && freeSlots(0, await this.slots.held(userId), maxFailureTimes) === 0) return null;
     let slot: CompareSlot | null = null;
     try {
-      return await this.mutex.run(
+      // The slots are counted in the same round trip as the mutex is taken (see runReading).
+      return await this.mutex.runReading(
         Keys.loginMutex(userId),
-        async (): Promise<Admission | null> => {
-          const inFlight = await this.slots.held(userId);
+        () => this.slots.held(userId),
+        async (inFlight): Promise<Admission | null> => {
           if (freeSlots(0, inFlight, maxFailureTimes) === 0) return null;
           const user = await this.accounts.withPassword(userId);
           if (await this.states.stillLocked(user)) return { locked: true, user };

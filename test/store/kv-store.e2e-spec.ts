@@ -549,6 +549,46 @@ describe.each(SUBJECTS)('KvStore contract on $name', (subject) => {
       await expect(store.get(k)).resolves.toBeNull();
     });
 
+    it('runReading: the read sent with the taking sees what the previous holder wrote, never older', async () => {
+      const k = key('mutex-read');
+      const counter = key('mutex-read-counter');
+      // 10 sections, each reading the counter with its taking and writing it plus one: a read made
+      // before the key was taken (or an answer of a failed attempt) would repeat a value.
+      const seen = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          mutex.runReading(
+            k,
+            () => store.get(counter),
+            async (value) => {
+              const n = Number(value ?? 0);
+              await sleep(2);
+              await store.set(counter, String(n + 1), 60_000);
+              return n;
+            },
+          ),
+        ),
+      );
+      expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => i));
+      await expect(store.get(counter)).resolves.toBe('10');
+      await expect(store.get(k)).resolves.toBeNull();
+    });
+
+    it('runReading: a failed read releases the key and passes its error on, the section never runs', async () => {
+      const k = key('mutex-read-fails');
+      let ran = false;
+      await expect(
+        mutex.runReading(
+          k,
+          () => Promise.reject(new Error('read failed')),
+          async () => {
+            ran = true;
+          },
+        ),
+      ).rejects.toThrow('read failed');
+      expect(ran).toBe(false);
+      await expect(store.get(k)).resolves.toBeNull();
+    });
+
     it('gives up with SERVICE_UNAVAILABLE when the key stays taken past the wait', async () => {
       const k = key('mutex-wait');
       await store.set(k, 'someone-else', 60_000);
