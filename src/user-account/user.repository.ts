@@ -48,6 +48,7 @@ export class UserRepository {
   /** The two reads every login makes (findForLogin, withPassword), their SQL written once. */
   private readonly heldIdentifiers: PreparedSelect<UserIdentifierEntity>;
   private readonly rowWithPassword: PreparedSelect<UserEntity>;
+  private lastLoginUpdate?: string;
 
   constructor(
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
@@ -311,7 +312,11 @@ export class UserRepository {
 
   /** A successful login at `at` (dormantDays counts from it). */
   async recordLogin(id: string, at: Date): Promise<void> {
-    await this.users.update(id, { lastLoginTime: at });
+    // Every login writes it: the statement as Repository.update writes it, its SQL made once.
+    const { driver } = this.dataSource;
+    const column = this.users.metadata.findColumnWithPropertyName('lastLoginTime')!;
+    this.lastLoginUpdate ??= `UPDATE ${driver.escape(this.users.metadata.tableName)} SET ${driver.escape(column.databaseName)} = ? WHERE ${driver.escape('id')} = ?`;
+    await this.dataSource.query(this.lastLoginUpdate, [driver.preparePersistentValue(at, column), id]);
   }
 
   /**
