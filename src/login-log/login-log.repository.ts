@@ -5,7 +5,7 @@ import { Brackets, In, MoreThanOrEqual, Repository, SelectQueryBuilder } from 't
 
 import { LOG_ROW_SEAL, LogRowSeal, storedForm } from '../audit/sealed-log-columns';
 import { LIKE_ESCAPE_CLAUSE, likePrefix } from '../common/like-prefix';
-import { PreparedSelect } from '../database/prepared-select';
+import { PreparedSelect } from '../common/prepared-select';
 import { LoginLogEntity, loginLogSealFields, LoginStatus, LoginTypes } from './login-log.entity';
 
 /** What the login-log list can be narrowed by; every given field must match. */

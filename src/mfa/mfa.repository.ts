@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { Brackets, DataSource, In, Repository } from 'typeorm';
 
-import { PreparedSelect } from '../database/prepared-select';
+import { PreparedSelect } from '../common/prepared-select';
 import { RecoveryCodeEntity, UserMfaEntity } from './mfa.entities';
 
 /** `sys_user_mfa` and `sys_user_recovery_code`: the only place that queries them. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
 
-import { PreparedSelect } from '../database/prepared-select';
+import { PreparedSelect } from '../common/prepared-select';
 import { RoleEntity, UserRoleEntity } from './role.entity';
 import { UserEntity } from './user.entity';
 

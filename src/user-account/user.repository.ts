@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { Brackets, DataSource, In, Repository } from 'typeorm';
 
-import { PreparedSelect } from '../database/prepared-select';
+import { PreparedSelect } from '../common/prepared-select';
 import { PiiCipher } from '../pii/pii-cipher';
 import type { UserState } from './dto/user.dto';
 import { DAY_MS } from './password-expiry';

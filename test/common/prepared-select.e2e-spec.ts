@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 
+import { PreparedSelect } from '../../src/common/prepared-select';
 import { dataSourceOptions, initializeDataSource } from '../../src/database/data-source-options';
-import { PreparedSelect } from '../../src/database/prepared-select';
 import { LoginLogEntity, LoginStatus, LoginTypes } from '../../src/login-log/login-log.entity';
 import { UserEntity } from '../../src/user-account/user.entity';
 import { UserIdentifierEntity } from '../../src/user-account/user-identifier.entity';
