@@ -1,7 +1,9 @@
+import { PasswordHasher } from '../../src/user-account/password-hasher';
 import { BACKENDS } from '../support/backends';
 import { BAD_CREDENTIALS } from '../support/envelopes';
 import { createActiveUser } from '../support/factories';
 import { startApp } from '../support/test-app';
+import { waitFor } from '../support/wait';
 
 /*
  * A stop (SIGTERM on a rolling restart) while logins wait for their BCrypt compare: the service stops
@@ -22,10 +24,12 @@ describe.each(BACKENDS)('a stop during logins on $name', (backend) => {
           (r: { status: string }) => r.status,
         );
       const before = await statuses(app.db);
+      const compares = jest.spyOn(app.app.get(PasswordHasher), 'matches');
       const logins = [user.password, 'Wrong#pass1', user.password, 'Wrong#pass1'].map((password, i) =>
         app.login(user.username, password, { ip: `10.7.0.${i + 1}` }),
       );
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // The stop begins once all four are in their handlers, waiting for the compare.
+      await waitFor(() => compares.mock.calls.length === 4, 'four compares asked for');
       await app.app.close();
 
       const replies = await Promise.all(logins);
