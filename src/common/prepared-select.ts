@@ -4,7 +4,7 @@ import { RawSqlResultsToEntityTransformer } from 'typeorm/query-builder/transfor
 /**
  * A SELECT that TypeORM's query builder writes once and that then runs with new parameter values.
  * The builder writes its SQL afresh on every run, and for the few statements every login runs that
- * writing took the main thread longer than the database took to answer (docs/benchmarks.md). The
+ * writing was a large share of a login's main thread (docs/benchmarks.md). The
  * rows become entities exactly as the builder's getMany makes them: the same aliases, column types
  * and hydration. For plain selects only: no relations to load, no skip/take across joins, no entity
  * listeners, no result cache (the builder would do those; this does not).
