@@ -19,11 +19,7 @@ describe.each(BACKENDS)('a stop during logins on $name', (backend) => {
         env: { BCRYPT_COST: '10', BCRYPT_CONCURRENCY: '1', LOGIN_QUEUE_MS: '60000' },
       });
       const user = await createActiveUser(app);
-      const statuses = async (db: typeof app.db): Promise<string[]> =>
-        (await db.query('SELECT status FROM sys_login_log WHERE user_id = ? ORDER BY id', [user.id])).map(
-          (r: { status: string }) => r.status,
-        );
-      const before = await statuses(app.db);
+      const before = await app.logRows(user.username);
       const compares = jest.spyOn(app.app.get(PasswordHasher), 'matches');
       const logins = [user.password, 'Wrong#pass1', user.password, 'Wrong#pass1'].map((password, i) =>
         app.login(user.username, password, { ip: `10.7.0.${i + 1}` }),
@@ -39,12 +35,8 @@ describe.each(BACKENDS)('a stop during logins on $name', (backend) => {
       // The rows, read by the next instance on the same database.
       const next = await startApp(backend, { provisioned });
       try {
-        expect((await statuses(next.db)).slice(before.length).sort()).toEqual([
-          'passwrong',
-          'passwrong',
-          'success',
-          'success',
-        ]);
+        const after = (await next.logRows(user.username)).slice(before.length);
+        expect(after.map((r) => r.status).sort()).toEqual(['passwrong', 'passwrong', 'success', 'success']);
       } finally {
         await next.app.close();
       }
