@@ -337,12 +337,10 @@ export class UserAdminService implements OnModuleInit {
       await this.assertUnique(change.identifiers, id);
     }
     await this.writeUpdate(id, change);
-    await this.sessions.updateProfile(id, {
-      name: user.name,
-      mobile: user.mobile,
-      email: user.email,
-      ...change.fields,
-    });
+    // As update(): the profile as the row now holds it, mobile and e-mail sealed (not the plain
+    // values read above, which the sessions' store would then keep in the clear).
+    const stored = await this.lookup.get(id);
+    await this.sessions.updateProfile(id, { name: stored.name, mobile: stored.mobile, email: stored.email });
     return { username: user.username, old, new: next };
   }
 

@@ -1,3 +1,4 @@
+import { PiiCipher } from '../../src/pii/pii-cipher';
 import { BACKENDS } from '../support/backends';
 import { createActiveUser, TestUser } from '../support/factories';
 import { SmtpSink } from '../support/smtp-sink';
@@ -46,6 +47,19 @@ describe.each(BACKENDS)('own profile on $name', (backend) => {
     const audit = await app.admin('/sys/auditLog/list', { action: 'me.profile.update', pageSize: 50 });
     const row = audit.body.data.rows.find((r: { target: string }) => r.target === user.id);
     expect(row).toMatchObject({ userId: user.id, targetName: user.username, detail: { new: { name: '张小三' } } });
+  });
+
+  it("an own change leaves the session's mobile and e-mail sealed, as a login stores them", async () => {
+    const { user, token } = await loggedIn();
+    const sealed = (await app.sessionOf(token)).profile;
+    expect(sealed.mobile).not.toContain(user.mobile);
+    await app.post('/sys/me/profile/update', { name: '王小五' }, { token });
+    const after = (await app.sessionOf(token)).profile;
+    expect(after.name).toBe('王小五');
+    expect(JSON.stringify(after)).not.toContain(user.mobile);
+    expect(JSON.stringify(after)).not.toContain(user.email);
+    expect(app.app.get(PiiCipher).reveal(after.mobile)).toBe(user.mobile);
+    expect(app.app.get(PiiCipher).reveal(after.email)).toBe(user.email);
   });
 
   it('a new mobile replaces the old one only once the code sent to it comes back', async () => {
