@@ -49,6 +49,23 @@ describe.each(BACKENDS)('own profile on $name', (backend) => {
     expect(row).toMatchObject({ userId: user.id, targetName: user.username, detail: { new: { name: '张小三' } } });
   });
 
+  it("/sys/me/info opens a session's sealed mobile and e-mail once, not at every poll, and again once they change", async () => {
+    const { user, token } = await loggedIn();
+    const opened = jest.spyOn(app.app.get(PiiCipher), 'open');
+    try {
+      for (let i = 0; i < 5; i++) expect(await me(token)).toMatchObject({ mobile: user.mobile, email: user.email });
+      expect(opened).toHaveBeenCalledTimes(2);
+      // A change rewrites the profile in the session: the next poll opens the new one.
+      await app.post('/sys/me/profile/update', { name: '李小四' }, { token });
+      opened.mockClear();
+      for (let i = 0; i < 3; i++)
+        expect(await me(token)).toMatchObject({ name: '李小四', mobile: user.mobile, email: user.email });
+      expect(opened).toHaveBeenCalledTimes(2);
+    } finally {
+      opened.mockRestore();
+    }
+  });
+
   it("an own change leaves the session's mobile and e-mail sealed, as a login stores them", async () => {
     const { user, token } = await loggedIn();
     const sealed = (await app.sessionOf(token)).profile;
