@@ -4,7 +4,7 @@ import { Controller, Injectable, Module, OnApplicationShutdown, Post } from '@ne
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 
-import { createHttpAdapter, EnvelopeFastifyAdapter } from './http-adapter';
+import { createHttpAdapter, EnvelopeFastifyAdapter, requestIds } from './http-adapter';
 
 /** What happened, in order: the handler's steps and the shutdown hook (standing for the database's close). */
 const events: string[] = [];
@@ -98,5 +98,17 @@ describe('EnvelopeFastifyAdapter: a stop waits for handlers whose client has gon
     await app.close();
     expect(Date.now() - startedAt).toBeLessThan(1_000);
     expect(events).toEqual(['database closed']);
+  });
+});
+
+describe('requestIds: the ids of the request logs', () => {
+  it('gives every request its own id, and a new start ids that the last start never gave', () => {
+    const first = requestIds();
+    const firstIds = Array.from({ length: 1000 }, () => first());
+    expect(new Set(firstIds).size).toBe(1000);
+    const restarted = requestIds();
+    const restartedIds = Array.from({ length: 1000 }, () => restarted());
+    expect(restartedIds.filter((id) => firstIds.includes(id))).toEqual([]);
+    expect(firstIds[0]).toMatch(/^[0-9a-f]{12}-1$/);
   });
 });

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 
 import { StreamableFile } from '@nestjs/common';
@@ -83,14 +83,23 @@ export class EnvelopeFastifyAdapter extends FastifyAdapter {
   }
 }
 
+/**
+ * Request ids (in the request logs): a random prefix drawn at start and a counter, so that ids do not
+ * repeat after a restart or across instances (a bare counter from 1 would), never taken from a
+ * client's header, and made per request without a UUID's random bytes and formatting.
+ */
+export function requestIds(): () => string {
+  const prefix = randomBytes(6).toString('hex');
+  let n = 0;
+  return () => `${prefix}-${(++n).toString(36)}`;
+}
+
 /** The adapter the service runs on (main.ts, the tests' apps): body limit and trusted proxies from config. */
 export function createHttpAdapter(config: Pick<AppConfig, 'BODY_LIMIT_BYTES' | 'TRUST_PROXY'>): EnvelopeFastifyAdapter {
-  // Request ids (in the request logs) random rather than a counter from 1, which repeats after each
-  // restart and on every instance; never taken from a client's header.
   return new EnvelopeFastifyAdapter({
     bodyLimit: config.BODY_LIMIT_BYTES,
     trustProxy: fastifyTrustProxy(config.TRUST_PROXY),
-    genReqId: () => randomUUID(),
+    genReqId: requestIds(),
     // No Nest middleware runs here (no module configures any): without @fastify/middie, every
     // request is spared its onRequest hook. A module that adds middleware must drop this option.
     skipMiddie: true,
