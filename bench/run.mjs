@@ -779,16 +779,22 @@ async function main() {
       ids.push(
         ...(
           await Promise.all(
-            accounts
-              .slice(i, i + 4)
-              .map((username) =>
-                post(
-                  url,
-                  '/sys/user/create',
-                  { username, name: username, password: userPassword, roles: [] },
-                  adminToken,
-                ),
+            accounts.slice(i, i + 4).map((username) =>
+              post(
+                url,
+                '/sys/user/create',
+                // With a mobile and an e-mail, as a real user has: /sys/me/info opens them.
+                {
+                  username,
+                  name: username,
+                  mobile: `1390000${username.slice(-4)}`,
+                  email: `${username}@bench.example`,
+                  password: userPassword,
+                  roles: [],
+                },
+                adminToken,
               ),
+            ),
           )
         ).map((r) => r.id),
       );
