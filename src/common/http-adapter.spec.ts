@@ -111,4 +111,18 @@ describe('requestIds: the ids of the request logs', () => {
     expect(restartedIds.filter((id) => firstIds.includes(id))).toEqual([]);
     expect(firstIds[0]).toMatch(/^[0-9a-f]{12}-1$/);
   });
+
+  it("are what the service's adapter gives its requests, never a client's X-Request-Id", async () => {
+    const fastify = createHttpAdapter({ BODY_LIMIT_BYTES: 1024, TRUST_PROXY: false }).getInstance();
+    fastify.get('/id', (request) => ({ id: request.id }));
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await fastify.inject({ method: 'GET', url: '/id', headers: { 'x-request-id': 'chosen' } });
+      ids.push(res.json().id);
+    }
+    await fastify.close();
+    const [first, second] = ids;
+    expect(first).toMatch(/^[0-9a-f]{12}-[0-9a-z]+$/);
+    expect(second).toBe(`${first.split('-')[0]}-${(parseInt(first.split('-')[1], 36) + 1).toString(36)}`);
+  });
 });
