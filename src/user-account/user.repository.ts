@@ -314,8 +314,10 @@ export class UserRepository {
   async recordLogin(id: string, at: Date): Promise<void> {
     // Every login writes it: the statement as Repository.update writes it, its SQL made once.
     const { driver } = this.dataSource;
-    const column = this.users.metadata.findColumnWithPropertyName('lastLoginTime')!;
-    this.lastLoginUpdate ??= `UPDATE ${driver.escape(this.users.metadata.tableName)} SET ${driver.escape(column.databaseName)} = ? WHERE ${driver.escape('id')} = ?`;
+    const { metadata } = this.users;
+    const column = metadata.findColumnWithPropertyName('lastLoginTime')!;
+    const key = metadata.primaryColumns[0].databaseName;
+    this.lastLoginUpdate ??= `UPDATE ${driver.escape(metadata.tableName)} SET ${driver.escape(column.databaseName)} = ? WHERE ${driver.escape(key)} = ?`;
     await this.dataSource.query(this.lastLoginUpdate, [driver.preparePersistentValue(at, column), id]);
   }
 
