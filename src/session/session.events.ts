@@ -24,3 +24,17 @@ export class SessionEndedEvent {
     readonly time: Date,
   ) {}
 }
+
+/**
+ * A session closed on this instance (ended, or marked to be kicked out): told in this process only,
+ * so that what this instance holds open for the session (its message streams) ends at once rather
+ * than at its next periodic check. Other instances find out by their own checks.
+ */
+export class SessionClosedEvent {
+  static readonly NAME = 'session.closed';
+  constructor(
+    readonly userId: string,
+    readonly tokenHash: string,
+    readonly kickedOut: boolean,
+  ) {}
+}

@@ -11,7 +11,7 @@ import { Keys } from '../store/keys';
 import { KvStore } from '../store/kv.store';
 import { StrategyService } from '../strategy/strategy.service';
 import type { LoginStrategy } from '../strategy/strategy.types';
-import { SessionEndedEvent, SessionEnder, SessionEndReason } from './session.events';
+import { SessionClosedEvent, SessionEndedEvent, SessionEnder, SessionEndReason } from './session.events';
 
 // crypto.hash: the one-shot digest, without a Hash object per request, is cheaper than
 // createHash().update().digest() on every request that carries a token.
@@ -238,6 +238,7 @@ export class SessionService {
     for (const { tokenHash, session } of await this.sessionsOf(userId)) {
       if (tokenHash === exceptHash || session.kickout === 1) continue;
       await this.store.replaceKeepTtl(Keys.token(tokenHash), JSON.stringify({ ...session, kickout: 1 }));
+      this.closed(userId, tokenHash, true);
       this.told(session, 'replaced', null);
     }
   }
@@ -255,6 +256,7 @@ export class SessionService {
       .sort((a, b) => a.session.loginTime - b.session.loginTime);
     for (const { tokenHash, session } of live.slice(0, Math.max(0, live.length - (max - 1)))) {
       await this.store.replaceKeepTtl(Keys.token(tokenHash), JSON.stringify({ ...session, kickout: 1 }));
+      this.closed(userId, tokenHash, true);
       this.told(session, 'replaced', null);
     }
   }
@@ -323,7 +325,12 @@ export class SessionService {
     this.parsed.delete(tokenHash);
     await this.store.del(Keys.token(tokenHash), Keys.perms(tokenHash));
     await this.store.sRem(Keys.userTokens(userId), tokenHash);
+    this.closed(userId, tokenHash, false);
     if (why) this.told(why.session, why.reason, why.by ?? null);
+  }
+
+  private closed(userId: string, tokenHash: string, kickedOut: boolean): void {
+    this.events.emit(SessionClosedEvent.NAME, new SessionClosedEvent(userId, tokenHash, kickedOut));
   }
 
   private told(session: Session, reason: SessionEndReason, by: SessionEnder | null): void {

@@ -1,3 +1,6 @@
+import { SchedulerRegistry } from '@nestjs/schedule';
+
+import { MessagePushService } from '../../src/notification/message/message-push.service';
 import { BACKENDS } from '../support/backends';
 import { NOT_LOGGED_IN } from '../support/envelopes';
 import { createActiveUser, TestUser } from '../support/factories';
@@ -10,6 +13,9 @@ import { sleep, waitFor } from '../support/wait';
  * ends within a second of its session ending, whatever ended it; a browser opens it with a one-time
  * 30-second ticket instead of putting its token in the URL, and `?token=` is no longer accepted.
  */
+/** The name of MessagePushService's periodic session check. */
+const SESSION_CHECK = 'message-stream-session-check';
+
 describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend) => {
   let app: TestApp;
   let base: string;
@@ -122,6 +128,32 @@ describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend
         }, 'NOT_LOGGED_IN');
       } finally {
         await app.saveLoginStrategy({ sessionExpireMinutes: 30, sessionMaxHours: 0 });
+      }
+    });
+
+    it("a session ended on the stream's own instance ends it at once, without waiting for a check", async () => {
+      // Only the session's own signal can end the streams while the periodic check is stopped.
+      const registry = app.app.get(SchedulerRegistry);
+      const push = app.app.get(MessagePushService);
+      clearInterval(registry.getInterval(SESSION_CHECK));
+      registry.deleteInterval(SESSION_CHECK);
+      try {
+        await app.saveLoginStrategy({ multiOnline: false });
+        try {
+          await expectEndedBy(async () => {
+            token = await app.token(user.username, user.password, { ip: '10.3.3.6' });
+          }, 'KICKED_OUT');
+        } finally {
+          await app.saveLoginStrategy({ multiOnline: true });
+        }
+        await expectEndedBy(async () => {
+          expect((await app.admin('/sys/user/resetPass', { id: user.id })).body.success).toBe(true);
+        }, 'NOT_LOGGED_IN');
+      } finally {
+        registry.addInterval(
+          SESSION_CHECK,
+          setInterval(() => void push.checkSessions(), 500),
+        );
       }
     });
 

@@ -1,7 +1,9 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
 import { Interval } from '@nestjs/schedule';
 
 import { ErrorCode } from '../../common/error-code';
+import { SessionClosedEvent } from '../../session/session.events';
 import { SessionService } from '../../session/session.service';
 import { KvStore } from '../../store/kv.store';
 import { MESSAGE_PUSH_CHANNEL } from '../notification.constants';
@@ -105,6 +107,19 @@ export class MessagePushService implements OnModuleInit, OnModuleDestroy {
   /** Number of open streams of a user on this instance. */
   openStreams(userId: string): number {
     return this.streams.get(userId)?.size ?? 0;
+  }
+
+  /**
+   * A session ended or kicked out on this instance: its streams here end at once, with the end
+   * event the periodic check would have sent (streams on other instances wait for their check).
+   */
+  @OnEvent(SessionClosedEvent.NAME)
+  endStreamsOf({ userId, tokenHash, kickedOut }: SessionClosedEvent): void {
+    for (const stream of [...(this.streams.get(userId) ?? [])]) {
+      if (stream.tokenHash !== tokenHash) continue;
+      stream.end(kickedOut ? ErrorCode.KICKED_OUT : ErrorCode.NOT_LOGGED_IN);
+      void this.detach(stream);
+    }
   }
 
   /**
