@@ -39,7 +39,10 @@ export const Keys = {
   ownPasswordChanges: (userId: string) => `OWN_PASSWORD_CHANGES:${userId}`,
   /** Saves of one setting group, whose fields are checked against each other, one at a time. */
   strategyMutex: (group: string) => `STRATEGY_SAVE_MUTEX:${group}`,
-  /** Role saves one at a time: the grant check reads the role it overwrites, and case variants of a code are refused. */
+  /**
+   * Role saves one at a time: the grant check reads the role it overwrites, and case variants of a
+   * code are refused. User updates take it too, and own profile changes for their copy into the sessions.
+   */
   roleSaveMutex: 'ROLE_SAVE_MUTEX',
   /** Access rule saves, deletes and admin:recover's lifting one at a time: each checks the whole set it leaves. */
   accessRuleMutex: 'ACCESS_RULE_SAVE_MUTEX',

@@ -338,9 +338,13 @@ export class UserAdminService implements OnModuleInit {
     }
     await this.writeUpdate(id, change);
     // As update(): the profile as the row now holds it, mobile and e-mail sealed (not the plain
-    // values read above, which the sessions' store would then keep in the clear).
-    const stored = await this.lookup.get(id);
-    await this.sessions.updateProfile(id, { name: stored.name, mobile: stored.mobile, email: stored.email });
+    // values read above, which the sessions' store would then keep in the clear). Read and copied
+    // under update()'s mutex: an administrator's update between the two would otherwise be
+    // overwritten in the sessions by this older copy of the row.
+    await this.mutex.run(Keys.roleSaveMutex, async () => {
+      const stored = await this.lookup.get(id);
+      await this.sessions.updateProfile(id, { name: stored.name, mobile: stored.mobile, email: stored.email });
+    });
     return { username: user.username, old, new: next };
   }
 

@@ -1,9 +1,10 @@
 import { PiiCipher } from '../../src/pii/pii-cipher';
+import { SessionService } from '../../src/session/session.service';
 import { BACKENDS } from '../support/backends';
 import { createActiveUser, TestUser } from '../support/factories';
 import { SmtpSink } from '../support/smtp-sink';
 import { startApp, TestApp } from '../support/test-app';
-import { waitFor } from '../support/wait';
+import { sleep, waitFor } from '../support/wait';
 import { WebhookSink } from '../support/webhook-sink';
 
 describe.each(BACKENDS)('own profile on $name', (backend) => {
@@ -77,6 +78,28 @@ describe.each(BACKENDS)('own profile on $name', (backend) => {
     expect(JSON.stringify(after)).not.toContain(user.email);
     expect(app.app.get(PiiCipher).reveal(after.mobile)).toBe(user.mobile);
     expect(app.app.get(PiiCipher).reveal(after.email)).toBe(user.email);
+  });
+
+  it("an own change and an administrator's update at the same time leave the sessions as the row ends up", async () => {
+    const { user, token } = await loggedIn();
+    const mobile = freshMobile();
+    const sessions = app.app.get(SessionService);
+    const copy = sessions.updateProfile.bind(sessions);
+    let update: Promise<unknown> | undefined;
+    // The own change has written and read its row; before it copies the row into the sessions, the
+    // administrator's update runs (or, should it have to wait for the own change, a second passes).
+    const held = jest.spyOn(sessions, 'updateProfile').mockImplementationOnce(async (...args) => {
+      update = app.admin('/sys/user/update', { id: user.id, mobile });
+      await Promise.race([update, sleep(1000)]);
+      return copy(...args);
+    });
+    try {
+      expect((await app.post('/sys/me/profile/update', { name: '赵小六' }, { token })).body.code).toBe('OK');
+      expect((await update) as { body: { code: string } }).toMatchObject({ body: { code: 'OK' } });
+    } finally {
+      held.mockRestore();
+    }
+    expect(await me(token)).toMatchObject({ name: '赵小六', mobile });
   });
 
   it('a new mobile replaces the old one only once the code sent to it comes back', async () => {
