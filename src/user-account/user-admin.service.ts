@@ -318,34 +318,35 @@ export class UserAdminService implements OnModuleInit {
    * The user's own name, mobile or e-mail (/sys/me/profile, src/profile): update()'s identifier
    * rules and session refresh, without its checks of the caller's codes (nobody but the user is
    * acted on). Answers the changed fields before and after, or null when nothing changed.
+   * Under update()'s mutex, read to copy: an administrator's update in between would otherwise be
+   * undone, in the identifiers written from the row read here (a rename brought back as a login
+   * name) or in the sessions by an older copy of the row; and a wait that gives up changes nothing.
    */
-  async changeOwn(id: string, fields: OwnFields): Promise<{ username: string; old: OwnFields; new: OwnFields } | null> {
-    const user = this.pii.revealed(await this.lookup.get(id));
-    const change: UserChange = { fields: {} };
-    const old: OwnFields = {};
-    const next: OwnFields = {};
-    for (const field of ['name', 'mobile', 'email'] as const) {
-      const value = fields[field];
-      if (value === undefined || value === user[field]) continue;
-      Object.assign(change.fields, { [field]: value });
-      Object.assign(old, { [field]: user[field] });
-      Object.assign(next, { [field]: value });
-    }
-    if (!Object.keys(next).length) return null;
-    if ('mobile' in change.fields || 'email' in change.fields) {
-      change.identifiers = identifiersOf({ ...user, ...change.fields });
-      await this.assertUnique(change.identifiers, id);
-    }
-    await this.writeUpdate(id, change);
-    // As update(): the profile as the row now holds it, mobile and e-mail sealed (not the plain
-    // values read above, which the sessions' store would then keep in the clear). Read and copied
-    // under update()'s mutex: an administrator's update between the two would otherwise be
-    // overwritten in the sessions by this older copy of the row.
-    await this.mutex.run(Keys.roleSaveMutex, async () => {
+  changeOwn(id: string, fields: OwnFields): Promise<{ username: string; old: OwnFields; new: OwnFields } | null> {
+    return this.mutex.run(Keys.roleSaveMutex, async () => {
+      const user = this.pii.revealed(await this.lookup.get(id));
+      const change: UserChange = { fields: {} };
+      const old: OwnFields = {};
+      const next: OwnFields = {};
+      for (const field of ['name', 'mobile', 'email'] as const) {
+        const value = fields[field];
+        if (value === undefined || value === user[field]) continue;
+        Object.assign(change.fields, { [field]: value });
+        Object.assign(old, { [field]: user[field] });
+        Object.assign(next, { [field]: value });
+      }
+      if (!Object.keys(next).length) return null;
+      if ('mobile' in change.fields || 'email' in change.fields) {
+        change.identifiers = identifiersOf({ ...user, ...change.fields });
+        await this.assertUnique(change.identifiers, id);
+      }
+      await this.writeUpdate(id, change);
+      // As update(): the profile as the row now holds it, mobile and e-mail sealed (not the plain
+      // values read above, which the sessions' store would then keep in the clear).
       const stored = await this.lookup.get(id);
       await this.sessions.updateProfile(id, { name: stored.name, mobile: stored.mobile, email: stored.email });
+      return { username: user.username, old, new: next };
     });
-    return { username: user.username, old, new: next };
   }
 
   /** The update's write, with create's answer to a value taken meanwhile (VALIDATION_FAILED, never 500). */

@@ -1,5 +1,6 @@
 import { PiiCipher } from '../../src/pii/pii-cipher';
 import { SessionService } from '../../src/session/session.service';
+import { UserAdminService } from '../../src/user-account/user-admin.service';
 import { BACKENDS } from '../support/backends';
 import { createActiveUser, TestUser } from '../support/factories';
 import { SmtpSink } from '../support/smtp-sink';
@@ -100,6 +101,33 @@ describe.each(BACKENDS)('own profile on $name', (backend) => {
       held.mockRestore();
     }
     expect(await me(token)).toMatchObject({ name: '赵小六', mobile });
+  });
+
+  it("an administrator's rename while an own new mobile is confirmed stays: the new name logs in, the old one does not", async () => {
+    const { user, token } = await loggedIn();
+    const mobile = freshMobile();
+    expect((await app.post('/sys/me/profile/update', { mobile }, { token })).body.code).toBe('OK');
+    const code = await smsCode(mobile);
+    const renamed = `${user.username}_new`;
+    const admin = app.app.get(UserAdminService) as unknown as { assertUnique: (...args: unknown[]) => Promise<void> };
+    const check = admin.assertUnique.bind(admin);
+    let update: Promise<unknown> | undefined;
+    // The own change has read the row it writes from; the administrator's rename runs before it writes
+    // (or, should the rename have to wait for the own change, a second passes).
+    const held = jest.spyOn(admin, 'assertUnique').mockImplementationOnce(async (...args) => {
+      update = app.admin('/sys/user/update', { id: user.id, username: renamed });
+      await Promise.race([update, sleep(1000)]);
+      return check(...args);
+    });
+    try {
+      expect((await app.post('/sys/me/profile/confirm', { channel: 'sms', code }, { token })).body.code).toBe('OK');
+      expect((await update) as { body: { code: string } }).toMatchObject({ body: { code: 'OK' } });
+    } finally {
+      held.mockRestore();
+    }
+    expect((await app.login(renamed, user.password)).body.code).toBe('OK');
+    expect((await app.login(mobile, user.password)).body.code).toBe('OK');
+    expect((await app.login(user.username, user.password)).body.code).toBe('BAD_CREDENTIALS');
   });
 
   it('a new mobile replaces the old one only once the code sent to it comes back', async () => {
