@@ -41,7 +41,7 @@ export const Keys = {
   strategyMutex: (group: string) => `STRATEGY_SAVE_MUTEX:${group}`,
   /**
    * Role saves one at a time: the grant check reads the role it overwrites, and case variants of a
-   * code are refused. User updates take it too, and own profile changes for their copy into the sessions.
+   * code are refused. User updates and own profile changes take it too (UserAdminService).
    */
   roleSaveMutex: 'ROLE_SAVE_MUTEX',
   /** Access rule saves, deletes and admin:recover's lifting one at a time: each checks the whole set it leaves. */

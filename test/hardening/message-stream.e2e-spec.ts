@@ -8,14 +8,14 @@ import { SseClient, streamTicket } from '../support/sse-client';
 import { listenOnLocalPort, sha256hex, startApp, TestApp } from '../support/test-app';
 import { sleep, waitFor } from '../support/wait';
 
-/**
- * And "Stream tickets": an open GET /sys/message/stream
- * ends within a second of its session ending, whatever ended it; a browser opens it with a one-time
- * 30-second ticket instead of putting its token in the URL, and `?token=` is no longer accepted.
- */
 /** The name of MessagePushService's periodic session check. */
 const SESSION_CHECK = 'message-stream-session-check';
 
+/**
+ * An open GET /sys/message/stream ends within a second of its session ending, whatever ended it; a
+ * browser opens it with a one-time 30-second ticket instead of putting its token in the URL, and
+ * `?token=` is no longer accepted.
+ */
 describe.each(BACKENDS)('message stream sessions and tickets on $name', (backend) => {
   let app: TestApp;
   let base: string;
