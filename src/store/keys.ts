@@ -28,6 +28,11 @@ export const Keys = {
   streamSlot: (slotId: string) => `STREAM_SLOT:${slotId}`,
   /** Opens of one user's message streams, counted one at a time. */
   streamSlotsMutex: (userId: string) => `STREAM_SLOTS_MUTEX:${userId}`,
+  /**
+   * One user's login tail and every change to what the user's sessions hold (lock, disable, reset,
+   * delete, second factor, permission codes), one at a time. Role saves and user updates take it
+   * inside ROLE_SAVE_MUTEX; nothing holding it takes ROLE_SAVE_MUTEX.
+   */
   loginMutex: (userId: string) => `AUTH_LOGIN_MUTEX:${userId}`,
   /** Ids of the account's password compares in flight, each alive while its own key is. */
   loginSlots: (userId: string) => `AUTH_LOGIN_SLOTS:${userId}`,

@@ -173,10 +173,19 @@ export class RoleService implements OnApplicationBootstrap {
     }
     // Sessions of the role's members get the new permission codes now, not at their next login;
     // inside the mutex, so that the codes of the last save are the ones that stay.
-    for (const userId of await this.roles.memberIds(dto.code)) {
-      await this.sessions.refreshPermissions(userId, await this.permissionsOf(userId));
-    }
+    for (const userId of await this.roles.memberIds(dto.code)) await this.refreshSessionsOf(userId);
     return role;
+  }
+
+  /**
+   * The user's codes as the rows grant them now, written into the user's live sessions. Under the
+   * user's login mutex: a login in flight may have read the codes before the change, and it stores
+   * its session before it lets the mutex go, so that session is among those refreshed here.
+   */
+  async refreshSessionsOf(userId: string): Promise<void> {
+    await this.mutex.run(Keys.loginMutex(userId), async () =>
+      this.sessions.refreshPermissions(userId, await this.permissionsOf(userId)),
+    );
   }
 
   /**

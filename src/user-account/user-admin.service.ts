@@ -290,19 +290,10 @@ export class UserAdminService implements OnModuleInit {
       const write = () => this.writeUpdate(id, change);
       // A role change must not leave no enabled, unlocked holder of `*`.
       await (losesAll ? this.protection.keepingSuperAdmin({ userId: id }, write) : write());
-      if (Object.keys(change.fields).length) {
-        const { username } = change.fields;
-        // A new user name reaches the user's live sessions too: they stay (the name proves
-        // nothing), and the audit rows of what they do next carry the name the user has now.
-        // The profile as the row now holds it: mobile and e-mail sealed, as a login puts them (MeController opens them).
-        const stored = await this.lookup.get(id);
-        await this.sessions.updateProfile(
-          id,
-          { name: stored.name, mobile: stored.mobile, email: stored.email },
-          username,
-        );
-      }
-      if (change.roleCodes) await this.sessions.refreshPermissions(id, await this.roles.permissionsOf(id));
+      // A new user name reaches the user's live sessions too: they stay (the name proves
+      // nothing), and the audit rows of what they do next carry the name the user has now.
+      if (Object.keys(change.fields).length) await this.copyToSessions(id, change.fields.username);
+      if (change.roleCodes) await this.roles.refreshSessionsOf(id);
       await this.audit.recordDone('user.update', async () => ({
         ...actedBy(actor),
         targetId: id,
@@ -341,11 +332,23 @@ export class UserAdminService implements OnModuleInit {
         await this.assertUnique(change.identifiers, id);
       }
       await this.writeUpdate(id, change);
-      // As update(): the profile as the row now holds it, mobile and e-mail sealed (not the plain
-      // values read above, which the sessions' store would then keep in the clear).
-      const stored = await this.lookup.get(id);
-      await this.sessions.updateProfile(id, { name: stored.name, mobile: stored.mobile, email: stored.email });
+      await this.copyToSessions(id);
       return { username: user.username, old, new: next };
+    });
+  }
+
+  /**
+   * The profile as the row now holds it, mobile and e-mail sealed as a login puts them (not plain
+   * values, which the sessions' store would then keep in the clear; MeController opens them), into
+   * the user's live sessions. Under the user's login mutex: a login in flight may have read the row
+   * before the change, and it stores its session before it lets the mutex go, so that session is
+   * among those updated here.
+   */
+  private copyToSessions(id: string, username?: string): Promise<void> {
+    return this.mutex.run(Keys.loginMutex(id), async () => {
+      const stored = await this.lookup.get(id);
+      const profile = { name: stored.name, mobile: stored.mobile, email: stored.email };
+      await this.sessions.updateProfile(id, profile, username);
     });
   }
 

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 
 import { SessionGuard } from '../../src/session/guards/session.guard';
+import { SessionService } from '../../src/session/session.service';
 import { UserRepository } from '../../src/user-account/user.repository';
 import { BACKENDS } from '../support/backends';
 import { FORBIDDEN, IP_MISMATCH, KICKED_OUT, NOT_LOGGED_IN, OK_NO_DATA, QRCODE_INVALID } from '../support/envelopes';
 import { createActiveUser, createRole, createUser } from '../support/factories';
 import { saveSettings } from '../support/settings';
 import { permsKey, sha256hex, startApp, TestApp, tokenKey } from '../support/test-app';
+import { sleep } from '../support/wait';
 
 const MIN = 60_000;
 const userTokensKey = (userId: string) => `AUTH_USER_TOKENS:${userId}`;
@@ -463,6 +465,57 @@ describe.each(BACKENDS)('sessions and tokens on $name', (backend) => {
 
       await createRole(app, role, []);
       expect((await app.post('/sys/user/list', LIST_BODY, { token })).body).toEqual(FORBIDDEN);
+    });
+  });
+
+  describe('a change while the user logs in', () => {
+    /**
+     * A login reads the user's row and codes, then stores its session. A change landing in between
+     * (sent just before the session is stored; should it have to wait for the login, a second
+     * passes) must still reach the new session: a code taken away does not outlive it.
+     */
+    async function loginDuring(user: { username: string; password: string }, change: () => Promise<any>) {
+      const sessions = app.app.get(SessionService);
+      const issue = sessions.issue.bind(sessions);
+      let changed: Promise<any> | undefined;
+      const held = jest.spyOn(sessions, 'issue').mockImplementationOnce(async (...args) => {
+        changed = change();
+        await Promise.race([changed, sleep(1000)]);
+        return issue(...args);
+      });
+      try {
+        const token = await app.token(user.username, user.password);
+        expect((await changed).body.code).toBe('OK');
+        return token;
+      } finally {
+        held.mockRestore();
+      }
+    }
+
+    it('a role save while a member logs in reaches the new session: the code taken away is gone from it', async () => {
+      const role = `r_${randomBytes(3).toString('hex')}`;
+      await createRole(app, role, ['sys:user:list']);
+      const user = await createActiveUser(app, { roles: [role] });
+      const token = await loginDuring(user, () =>
+        app.admin('/sys/role/save', { code: role, name: role, permissions: [] }),
+      );
+      expect(JSON.parse((await app.store.get(permsKey(token)))!)).toEqual([]);
+      expect((await app.post('/sys/user/list', LIST_BODY, { token })).body).toEqual(FORBIDDEN);
+    });
+
+    it("a user's roles changed while the user logs in reach the new session: the role taken away is gone from it", async () => {
+      const role = `r_${randomBytes(3).toString('hex')}`;
+      await createRole(app, role, ['sys:user:list']);
+      const user = await createActiveUser(app, { roles: [role] });
+      const token = await loginDuring(user, () => app.admin('/sys/user/update', { id: user.id, roles: [] }));
+      expect(JSON.parse((await app.store.get(permsKey(token)))!)).toEqual([]);
+      expect((await app.post('/sys/user/list', LIST_BODY, { token })).body).toEqual(FORBIDDEN);
+    });
+
+    it("an administrator's rename while the user logs in reaches the new session: its name is the new one", async () => {
+      const user = await createActiveUser(app);
+      const token = await loginDuring(user, () => app.admin('/sys/user/update', { id: user.id, name: '改名后' }));
+      expect((await me(token)).body.data).toMatchObject({ name: '改名后' });
     });
   });
 
