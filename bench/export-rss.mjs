@@ -7,53 +7,20 @@
 // this process takes it, while the service's VmRSS is sampled every 100 ms. Printed, not asserted:
 // the figure that matters is that the peak stays about the same at 10× the rows.
 // BENCH_SERVICE_NODE_OPTIONS (e.g. --max-old-space-size=96) is passed to the service as NODE_OPTIONS.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { constants, publicEncrypt } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 
 import Database from 'better-sqlite3';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const BUILD_DIR = join(ROOT, 'node_modules', '.cache', 'lps-bench-export');
+import { compileService, freePort, ROOT } from './shared.mjs';
+
 const COUNTS = (process.env.BENCH_EXPORT_ROWS ?? '100000,1000000').split(',').map(Number);
 const ADMIN_PASSWORD = 'Admin@12345';
 const log = (...args) => console.error('[bench:export]', ...args);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function build() {
-  const main = join(BUILD_DIR, 'dist', 'src', 'main.js');
-  if (!existsSync(main)) rmSync(join(BUILD_DIR, 'tsbuildinfo'), { force: true });
-  log('compiling src (tsc -p tsconfig.build.json)');
-  execFileSync(
-    process.execPath,
-    [
-      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
-      '-p',
-      join(ROOT, 'tsconfig.build.json'),
-      '--outDir',
-      join(BUILD_DIR, 'dist'),
-      '--tsBuildInfoFile',
-      join(BUILD_DIR, 'tsbuildinfo'),
-    ],
-    { cwd: ROOT, stdio: 'inherit' },
-  );
-  return main;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function rssMiB(pid) {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')
@@ -71,7 +38,7 @@ async function post(url, path, body, token) {
   return envelope.data;
 }
 
-const main = build();
+const main = join(compileService('lps-bench-export', log), 'src', 'main.js');
 const dir = mkdtempSync(join(tmpdir(), 'lps-bench-export-'));
 const file = join(dir, 'auth.sqlite');
 const port = await freePort();

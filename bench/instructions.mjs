@@ -35,18 +35,16 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { constants, hash, publicEncrypt, randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { createConnection } from 'mysql2/promise';
 import { createClient } from 'redis';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const BUILD_DIR = join(ROOT, 'node_modules', '.cache', 'lps-bench');
+import { compileService, freePort, ROOT } from './shared.mjs';
+
 const EMBEDDED = process.argv.includes('--embedded');
 const LOGIN = process.argv.includes('--login');
 const INTROSPECT = process.argv.includes('--introspect');
@@ -83,17 +81,6 @@ const log = (...args) => console.error('[instructions]', ...args);
 
 const children = new Set();
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-      .listen(0, '127.0.0.1', () => {
-        const { port } = server.address();
-        server.close(() => resolve(port));
-      })
-      .on('error', reject);
-  });
-}
 
 // valgrind names the pipes callgrind_control talks through after $USER and $HOST as the target
 // sees them: the service's HOST (its listen address) must be the one callgrind_control sees too.
@@ -235,7 +222,7 @@ async function startService(database, out, valgrindArgs) {
   const url = `http://127.0.0.1:${port}`;
   // As run.mjs starts it (metrics hook on); BCrypt at cost 4.
   const child = underCallgrind(
-    [join(BUILD_DIR, 'dist', 'src', 'main.js')],
+    [join(DIST, 'src', 'main.js')],
     {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -439,19 +426,7 @@ async function loginFigures(database, dir) {
   return { main: totals[0] / requests, others: totals.slice(1).reduce((a, b) => a + b, 0) / requests, sent };
 }
 
-execFileSync(
-  process.execPath,
-  [
-    join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
-    '-p',
-    join(ROOT, 'tsconfig.build.json'),
-    '--outDir',
-    join(BUILD_DIR, 'dist'),
-    '--tsBuildInfoFile',
-    join(BUILD_DIR, 'tsbuildinfo'),
-  ],
-  { cwd: ROOT, stdio: 'inherit' },
-);
+const DIST = compileService('lps-bench', log);
 const dir = mkdtempSync(join(tmpdir(), 'lps-ir-'));
 let database = { url: `sqlite:${join(dir, 'bench.sqlite')}` };
 if (!EMBEDDED) {

@@ -5,40 +5,18 @@
 // sys_user_identifier are filled straight through better-sqlite3 with BENCH_PII_USERS users (default 1000000),
 // each with a plain mobile and e-mail as an upgrade finds them, and the job runs in this process under a
 // generated key while VmRSS is sampled every 100 ms. Printed, not asserted (docs/benchmarks.md#personal-data-re-encryption).
-import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 
 import Database from 'better-sqlite3';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const BUILD_DIR = join(ROOT, 'node_modules', '.cache', 'lps-bench-pii');
+import { compileService } from './shared.mjs';
+
 const USERS = Number(process.env.BENCH_PII_USERS ?? 1_000_000);
 const log = (...args) => console.error('[bench:pii]', ...args);
-
-function build() {
-  const dist = join(BUILD_DIR, 'dist');
-  if (!existsSync(join(dist, 'src', 'main.js'))) rmSync(join(BUILD_DIR, 'tsbuildinfo'), { force: true });
-  log('compiling src (tsc -p tsconfig.build.json)');
-  execFileSync(
-    process.execPath,
-    [
-      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
-      '-p',
-      join(ROOT, 'tsconfig.build.json'),
-      '--outDir',
-      dist,
-      '--tsBuildInfoFile',
-      join(BUILD_DIR, 'tsbuildinfo'),
-    ],
-    { cwd: ROOT, stdio: 'inherit' },
-  );
-  return dist;
-}
 
 const rssMiB = () =>
   Number(
@@ -48,7 +26,7 @@ const rssMiB = () =>
       .split(/\s+/)[1],
   ) / 1024;
 
-const dist = build();
+const dist = compileService('lps-bench-pii', log);
 const require = createRequire(import.meta.url);
 require('reflect-metadata');
 const { dataSourceOptions, initializeDataSource } = require(join(dist, 'src', 'database', 'data-source-options.js'));

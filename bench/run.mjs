@@ -36,11 +36,10 @@
 // HMAC-SM3 seals and SM4 secrets; e.g. BENCH_CRYPTO_SUITE=gm BENCH_PHASES=login,info npm run bench).
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { constants, privateDecrypt, publicEncrypt, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 
 import autocannon from 'autocannon';
 import bcrypt from 'bcrypt';
@@ -49,8 +48,8 @@ import { createConnection } from 'mysql2/promise';
 import { createClient } from 'redis';
 import { sm2 } from 'sm-crypto-v2';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const BUILD_DIR = join(ROOT, 'node_modules', '.cache', 'lps-bench');
+import { compileService, freePort, ROOT } from './shared.mjs';
+
 let MAIN = '';
 const MARIADB = process.env.MARIADB_URL ?? 'mysql://root@127.0.0.1:3306';
 const REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -97,42 +96,6 @@ const log = (...args) => console.error('[bench]', ...args);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // ---------------------------------------------------------------- build, processes
-
-/**
- * Compiles src with tsconfig.build.json (what `npm run build` runs) into a build of the bench's
- * own, inside node_modules so that it resolves the project's packages: dist/ may be in use by
- * a running instance or by someone else's build. Incremental, a few seconds when src is unchanged.
- */
-function build() {
-  const main = join(BUILD_DIR, 'dist', 'src', 'main.js');
-  if (!existsSync(main)) rmSync(join(BUILD_DIR, 'tsbuildinfo'), { force: true });
-  log('compiling src (tsc -p tsconfig.build.json)');
-  execFileSync(
-    process.execPath,
-    [
-      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
-      '-p',
-      join(ROOT, 'tsconfig.build.json'),
-      '--outDir',
-      join(BUILD_DIR, 'dist'),
-      '--tsBuildInfoFile',
-      join(BUILD_DIR, 'tsbuildinfo'),
-    ],
-    { cwd: ROOT, stdio: 'inherit' },
-  );
-  return main;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const children = new Set();
 process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
@@ -372,9 +335,7 @@ async function load(label, opts) {
  * encoding on the libuv pool included), and one BCrypt compare at COST as the yardstick.
  */
 async function captchaCost(renders = 200) {
-  const mod = await import(
-    pathToFileURL(join(BUILD_DIR, 'dist', 'src', 'auth', 'captcha', 'captcha.renderer.js')).href
-  );
+  const mod = await import(pathToFileURL(join(dirname(MAIN), 'auth', 'captcha', 'captcha.renderer.js')).href);
   const { renderCaptcha, captchaText } = mod.default ?? mod;
   for (let i = 0; i < 20; i += 1) await renderCaptcha(captchaText()); // warm-up: font, JIT
   let started = process.hrtime.bigint();
@@ -733,7 +694,7 @@ async function soak(pid, opts, minutes, bareOpts) {
 // ---------------------------------------------------------------- main
 
 async function main() {
-  MAIN = build();
+  MAIN = join(compileService('lps-bench', log), 'src', 'main.js');
   const backend = EMBEDDED ? sqliteBackend() : mariadbBackend();
   await backend.prepare();
   const out = {
