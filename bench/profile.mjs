@@ -11,13 +11,12 @@ import { execFileSync, spawn } from 'node:child_process';
 import { constants, publicEncrypt } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 
 import autocannon from 'autocannon';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const BUILD_DIR = join(ROOT, 'node_modules', '.cache', 'lps-bench');
+import { compileService, ROOT } from './shared.mjs';
+
 const PROFILES = join(ROOT, 'bench', 'profiles');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS_API ?? 16);
@@ -28,41 +27,25 @@ const BY_KEY = process.env.BENCH_ROUTE === 'introspect-key';
 const INTROSPECT = BY_KEY || process.env.BENCH_ROUTE === 'introspect';
 const ROUTE = INTROSPECT ? '/sys/token/introspect' : '/sys/me/info';
 
-execFileSync(
-  process.execPath,
-  [
-    join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
-    '-p',
-    join(ROOT, 'tsconfig.build.json'),
-    '--outDir',
-    join(BUILD_DIR, 'dist'),
-    '--tsBuildInfoFile',
-    join(BUILD_DIR, 'tsbuildinfo'),
-  ],
-  { cwd: ROOT, stdio: 'inherit' },
-);
+const DIST = compileService('lps-bench', log);
 mkdirSync(PROFILES, { recursive: true });
 const before = new Set(readdirSync(PROFILES));
 const dir = mkdtempSync(join(tmpdir(), 'lps-profile-'));
-const child = spawn(
-  process.execPath,
-  ['--cpu-prof', `--cpu-prof-dir=${PROFILES}`, join(BUILD_DIR, 'dist', 'src', 'main.js')],
-  {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(PORT),
-      DATABASE_URL: `sqlite:${join(dir, 'profile.sqlite')}`,
-      ADMIN_INITIAL_PASSWORD: 'Admin@12345',
-      CAPTCHA_ENABLED: 'false',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
+const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${PROFILES}`, join(DIST, 'src', 'main.js')], {
+  cwd: ROOT,
+  env: {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(PORT),
+    DATABASE_URL: `sqlite:${join(dir, 'profile.sqlite')}`,
+    ADMIN_INITIAL_PASSWORD: 'Admin@12345',
+    CAPTCHA_ENABLED: 'false',
+    LOG_LEVEL: 'warn',
   },
-);
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
 const post = async (path, body, token) =>
   (
     await (
