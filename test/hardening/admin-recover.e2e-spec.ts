@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -157,6 +157,20 @@ describe.each(BACKENDS)('the recovery command on $name', (backend) => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe('No user with the user name "no_such_user".\n');
     expect((await app.db.query('SELECT COUNT(*) AS n FROM sys_audit_log'))[0].n).toBe(audits);
+  }, 60_000);
+
+  it("refuses another service's AUDIT_HMAC_KEY in one line naming it, and changes nothing", async () => {
+    const user = await createActiveUser(app);
+    expect((await app.admin('/sys/user/lock', { id: user.id })).body.success).toBe(true);
+    const run = await runCommand(script, [user.username], {
+      ...env,
+      AUDIT_HMAC_KEY: randomBytes(32).toString('base64'),
+    });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n').at(-1)).toMatch(/^Cannot recover: AUDIT_HMAC_KEY: /);
+    noStack(run.stderr);
+    expect((await app.login(user.username, user.password)).body.code).toBe('ACCOUNT_LOCKED');
   }, 60_000);
 });
 
