@@ -30,8 +30,8 @@ export const Keys = {
   streamSlotsMutex: (userId: string) => `STREAM_SLOTS_MUTEX:${userId}`,
   /**
    * One user's login tail and every change to what the user's sessions hold (lock, disable, reset,
-   * delete, second factor, permission codes), one at a time. Role saves and user updates take it
-   * inside ROLE_SAVE_MUTEX; nothing holding it takes ROLE_SAVE_MUTEX.
+   * delete, second factor, permission codes, profile), one at a time. Taken inside ROLE_SAVE_MUTEX
+   * and SUPERADMIN_GUARD_MUTEX, never around them.
    */
   loginMutex: (userId: string) => `AUTH_LOGIN_MUTEX:${userId}`,
   /** Ids of the account's password compares in flight, each alive while its own key is. */
