@@ -49,13 +49,16 @@ describe.each(BACKENDS)('the verification command on $name', (backend) => {
     const [{ id }] = await app.db.query("SELECT id FROM sys_audit_log WHERE action = 'user.lock' ORDER BY id");
     await app.db.query("UPDATE sys_audit_log SET ip = '198.51.100.1' WHERE id = ?", [id]);
     const run = await verify();
-    expect(run.code).toBe(1);
+    // As one object, so that a failure shows what the command wrote to stderr.
+    expect(run).toMatchObject({
+      code: 1,
+      stdout: expect.stringContaining(`Bad row: sys_audit_log id ${id} is altered`),
+    });
     expect(JSON.parse(run.stdout.split('\n')[0]).firstBad).toEqual({
       table: 'sys_audit_log',
       id: String(id),
       reason: 'altered',
     });
-    expect(run.stdout).toContain(`Bad row: sys_audit_log id ${id} is altered`);
   });
 
   it('refuses another key, or none when the service has one, without sealing anything; arguments are a usage error (exit 2)', async () => {
