@@ -162,6 +162,7 @@ describe.each(BACKENDS)('the recovery command on $name', (backend) => {
   it("refuses another service's AUDIT_HMAC_KEY in one line naming it, and changes nothing", async () => {
     const user = await createActiveUser(app);
     expect((await app.admin('/sys/user/lock', { id: user.id })).body.success).toBe(true);
+    const audits = (await app.db.query('SELECT COUNT(*) AS n FROM sys_audit_log'))[0].n;
     const run = await runCommand(script, [user.username], {
       ...env,
       AUDIT_HMAC_KEY: randomBytes(32).toString('base64'),
@@ -170,6 +171,7 @@ describe.each(BACKENDS)('the recovery command on $name', (backend) => {
     expect(run.stdout).toBe('');
     expect(run.stderr.trim().split('\n').at(-1)).toMatch(/^Cannot recover: AUDIT_HMAC_KEY: /);
     noStack(run.stderr);
+    expect((await app.db.query('SELECT COUNT(*) AS n FROM sys_audit_log'))[0].n).toBe(audits);
     expect((await app.login(user.username, user.password)).body.code).toBe('ACCOUNT_LOCKED');
   }, 60_000);
 });
