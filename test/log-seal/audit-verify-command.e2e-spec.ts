@@ -43,7 +43,7 @@ describe.each(BACKENDS)('the verification command on $name', (backend) => {
     );
     expect(row).toMatchObject({ user_id: 'system', username: 'system' });
     expect(JSON.parse(row.detail)).toMatchObject({ ok: true, checked: rows });
-  });
+  }, 60_000);
 
   it('names the first bad row and exits 1', async () => {
     const [{ id }] = await app.db.query("SELECT id FROM sys_audit_log WHERE action = 'user.lock' ORDER BY id");
@@ -59,8 +59,10 @@ describe.each(BACKENDS)('the verification command on $name', (backend) => {
       id: String(id),
       reason: 'altered',
     });
-  });
+  }, 60_000);
 
+  // Each command is a Node process that loads the service's modules: up to a minute on a busy host
+  // (admin-recover.e2e-spec.ts gives its commands as long); this case runs three.
   it('refuses another key, or none when the service has one, without sealing anything; arguments are a usage error (exit 2)', async () => {
     await app.login('nobody', 'Wrong#pass1');
     const unsealed = async () =>
@@ -77,5 +79,5 @@ describe.each(BACKENDS)('the verification command on $name', (backend) => {
     const usage = await verify('--all');
     expect(usage.code).toBe(2);
     expect(usage.stderr.trim()).toBe('Usage: npm run audit:verify');
-  });
+  }, 180_000);
 });
