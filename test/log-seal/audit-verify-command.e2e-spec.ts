@@ -61,8 +61,8 @@ describe.each(BACKENDS)('the verification command on $name', (backend) => {
     });
   }, 60_000);
 
-  // Each command is a Node process that loads the service's modules: up to a minute on a busy host
-  // (admin-recover.e2e-spec.ts gives its commands as long); this case runs three.
+  // Each command is a Node process that loads the service's modules, slow to start on a busy host:
+  // each gets the time admin-recover.e2e-spec.ts gives its commands, and this case runs three.
   it('refuses another key, or none when the service has one, without sealing anything; arguments are a usage error (exit 2)', async () => {
     await app.login('nobody', 'Wrong#pass1');
     const unsealed = async () =>
