@@ -1,8 +1,9 @@
-import { sleep } from '../../test/support/wait';
+import { sleep, waitFor } from '../../test/support/wait';
 import { SystemClock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
 import { KeyedMutex } from './keyed-mutex';
 import { MemoryKvStore } from './memory-kv.store';
+import { StoreUnavailableError } from './redis-kv.store';
 
 /**
  * The lease bounds how long a crashed holder blocks others, but it must never run
@@ -85,5 +86,40 @@ describe('KeyedMutex lease', () => {
     const started = Date.now();
     await expect(short.run('k', async () => 'after-lease', undefined, 5_000)).resolves.toBe('after-lease');
     expect(Date.now() - started).toBeLessThan(2_500);
+  });
+});
+
+/**
+ * A take the store carried out but answered too late: the client's deadline gave up on it, yet
+ * Redis runs a command it has received. Nobody holds that key, and nobody would release it before
+ * its lease ran out: an account's logins (or the day's retention) would wait for a dead lease.
+ */
+describe('KeyedMutex: a take answered past the deadline', () => {
+  let store: MemoryKvStore;
+  let mutex: KeyedMutex;
+
+  beforeEach(() => {
+    store = new MemoryKvStore(new SystemClock());
+    mutex = new KeyedMutex(store);
+    const setIfAbsent = store.setIfAbsent.bind(store);
+    jest.spyOn(store, 'setIfAbsent').mockImplementationOnce(async (key, value, ttlMs) => {
+      await setIfAbsent(key, value, ttlMs);
+      throw new StoreUnavailableError('redis did not answer within 1500 ms');
+    });
+  });
+  afterEach(() => store.close());
+
+  it("run: the taker gets the store's error, and the key it may have taken is freed for the next", async () => {
+    await expect(mutex.run('k', async () => 'never', 60_000, 5_000)).rejects.toThrow(StoreUnavailableError);
+    await waitFor(async () => (await store.get('k')) === null, 'the orphaned key to be freed', 1_000);
+    const started = Date.now();
+    await expect(mutex.run('k', async () => 'next', 60_000, 5_000)).resolves.toBe('next');
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('tryRun: the job that follows runs instead of finding the key taken for the whole lease', async () => {
+    await expect(mutex.tryRun('job', async () => 'never', 60_000)).rejects.toThrow(StoreUnavailableError);
+    await waitFor(async () => (await store.get('job')) === null, 'the orphaned key to be freed', 1_000);
+    await expect(mutex.tryRun('job', async () => 'next', 60_000)).resolves.toEqual({ ran: true, value: 'next' });
   });
 });

@@ -68,7 +68,7 @@ export class KeyedMutex {
     let delay = 2;
     let value: R;
     for (;;) {
-      const taken = this.store.setIfAbsent(key, owner, leaseMs);
+      const taken = this.take(key, owner, leaseMs);
       const answer = read();
       // Dropped when the key is held or the attempt fails; the attempt's own error is the one thrown.
       answer.catch(() => undefined);
@@ -103,7 +103,7 @@ export class KeyedMutex {
     leaseMs = this.defaultLeaseMs,
   ): Promise<{ ran: true; value: T } | { ran: false }> {
     const owner = randomUUID();
-    if (!(await this.store.setIfAbsent(key, owner, leaseMs))) return { ran: false };
+    if (!(await this.take(key, owner, leaseMs))) return { ran: false };
     const stopRenewing = this.renewWhileHeld(key, owner, leaseMs);
     try {
       return { ran: true, value: await fn() };
@@ -111,6 +111,19 @@ export class KeyedMutex {
       stopRenewing();
       await this.store.delIfEquals(key, owner);
     }
+  }
+
+  /**
+   * SET NX PX. When its answer fails (the store's deadline passed), the store may still carry the
+   * take out afterwards, leaving a key nobody holds or releases until its lease runs out; the
+   * compare-and-delete sent after it (a connection's commands run in order) frees it. Not awaited:
+   * the caller already waited the deadline once.
+   */
+  private take(key: string, owner: string, leaseMs: number): Promise<boolean> {
+    return this.store.setIfAbsent(key, owner, leaseMs).catch((err: unknown) => {
+      this.store.delIfEquals(key, owner).catch(() => undefined);
+      throw err;
+    });
   }
 
   /**
