@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 
 import { AccessDenied, AppException } from '../common/app.exception';
-import { ApiKeyAuth, apiKeyReaches } from '../common/auth-context';
+import { ApiKeyAuth, apiKeyReaches, missingCodes } from '../common/auth-context';
 import { clientIp } from '../common/client-info';
 import { Clock } from '../common/clock';
 import { ErrorCode } from '../common/error-code';
@@ -30,7 +30,7 @@ export class ApiKeyAuthenticator implements CallerCredential {
 
   async authenticate(
     request: FastifyRequest,
-    { permissions = [], freshProof }: CallerRequirements,
+    { permissions = [], orPermissions, freshProof }: CallerRequirements,
   ): Promise<ApiKeyAuth | undefined> {
     const key = apiKeyIn(request);
     if (key === undefined) return undefined;
@@ -49,7 +49,7 @@ export class ApiKeyAuthenticator implements CallerCredential {
       request.auth = caller;
       throw new AccessDenied();
     }
-    const missing = permissions.filter((code) => !record.permissions.includes(code));
+    const missing = missingCodes(record.permissions, permissions, orPermissions);
     if (missing.length) {
       request.auth = caller;
       throw new AccessDenied(missing);

@@ -10,6 +10,7 @@ import {
   apiKeyReaches,
   changesWithCodes,
   IS_PUBLIC,
+  OR_PERMISSIONS,
   PERMISSIONS,
   RATE_LIMITED_ROUTE,
   REQUIRES_FRESH_PROOF,
@@ -185,6 +186,7 @@ export function describeOperations(app: INestApplication, document: OpenAPIObjec
     const bearer = doc?.bearerToken;
     const isPublic = meta<boolean>(IS_PUBLIC, route) === true && !bearer;
     const permissions = meta<string[]>(PERMISSIONS, route) ?? [];
+    const orCodes = meta<string[]>(OR_PERMISSIONS, route) ?? [];
     const tempAllowed = isPublic || meta<boolean>(ALLOWS_TEMP_TOKEN, route) === true || temp.has(route.path);
     const freshProof =
       meta<boolean>(REQUIRES_FRESH_PROOF, route) === true
@@ -225,7 +227,7 @@ export function describeOperations(app: INestApplication, document: OpenAPIObjec
     const access = isPublic
       ? 'no token needed (public)'
       : permissions.length
-        ? `permission ${permissions.map((p) => `\`${p}\``).join(' + ')} (a role holding \`*\` has every one)`
+        ? `permission ${codeList(permissions)}${orCodes.length ? `, or ${codeList(orCodes)} for what the description says` : ''} (a role holding \`*\` has every one)`
         : 'any logged-in caller, no permission code';
     const ticket = meta<boolean>(ACCEPTS_STREAM_TICKET, route)
       ? ' Also takes `?ticket=` from POST /sys/message/streamTicket.'
@@ -303,3 +305,5 @@ function addErrorResponses(operation: Operation, errorCodes: ErrorCode[]) {
     };
   }
 }
+
+const codeList = (codes: readonly string[]) => codes.map((code) => `\`${code}\``).join(' + ');

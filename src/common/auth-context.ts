@@ -129,6 +129,26 @@ export const Public = () => SetMetadata(IS_PUBLIC, true);
 /** Permission codes the caller's roles must grant; `*` grants all. Only codes of the registry (permissions.ts). */
 export const RequirePermissions = (...codes: PermissionCode[]) => SetMetadata(PERMISSIONS, codes);
 
+export const OR_PERMISSIONS = 'auth:permissions-or';
+
+/**
+ * Codes that admit a caller to the route too, in place of @RequirePermissions' (every one of them);
+ * the handler then limits what such a caller may do there (/sys/user/update: the roles alone, for
+ * a holder of sys:user:grant, who in three mode cannot hold sys:user:update).
+ */
+export const OrPermissions = (...codes: PermissionCode[]) => SetMetadata(OR_PERMISSIONS, codes);
+
+/** The route's codes a caller holding `held` lacks; none when it holds `*`, all of them, or all of `or`. */
+export function missingCodes(
+  held: readonly string[],
+  permissions: readonly string[],
+  or: readonly string[] = [],
+): string[] {
+  if (held.includes('*')) return [];
+  const missing = permissions.filter((code) => !held.includes(code));
+  return missing.length && or.length && or.every((code) => held.includes(code)) ? [] : missing;
+}
+
 /**
  * A temporary token reaches the route besides TEMP_URIS (enrolling the second factor
  * with the token mfaMode 2 hands out), without the operator editing TEMP_URIS.
@@ -143,12 +163,12 @@ export const RequiresFreshProof = () => SetMetadata(REQUIRES_FRESH_PROOF, true);
 
 /**
  * reauthForAdmin: a route whose permission codes include one that is not a `list` /
- * `info` one changes something, and then needs a fresh proof too while the login strategy says so.
- * `introspect` only reads a token's state for a gateway, which has no one to prove anything again
+ * `info` one needs a fresh proof too while the login strategy says so — introspection by a
+ * session included; a gateway calls it with an API key, which has no session and needs none
  * (docs/security.md#token-introspection).
  */
 export const changesWithCodes = (codes: readonly string[]): boolean =>
-  codes.some((code) => !/:(list|info|introspect)$/.test(code));
+  codes.some((code) => !/:(list|info)$/.test(code));
 
 /**
  * Besides Admin-Token, the route takes `?ticket=` from POST /sys/message/streamTicket
@@ -202,3 +222,12 @@ export function actorOf(request: FastifyRequest): Actor {
 export const CurrentActor = createParamDecorator((_data: unknown, ctx: ExecutionContext): Actor =>
   actorOf(ctx.switchToHttp().getRequest<FastifyRequest>()),
 );
+
+/**
+ * The caller's session token hash (its tokenId), or null for an API key, which has no session: for
+ * a route a key reaches that marks the caller's own session (the online list).
+ */
+export const CurrentTokenHash = createParamDecorator((_data: unknown, ctx: ExecutionContext): string | null => {
+  const caller = ctx.switchToHttp().getRequest<FastifyRequest>().auth!;
+  return isApiKey(caller) ? null : caller.tokenHash;
+});

@@ -5,7 +5,7 @@ import { actedBy, AuditLogService } from '../audit/audit-log.service';
 import { ApiDoc } from '../common/api-docs';
 import { AppException } from '../common/app.exception';
 import type { Actor, AuthContext, Session } from '../common/auth-context';
-import { CurrentActor, CurrentAuth, RequirePermissions } from '../common/auth-context';
+import { CurrentActor, CurrentAuth, CurrentTokenHash, RequirePermissions } from '../common/auth-context';
 import { ErrorCode } from '../common/error-code';
 import { Page } from '../common/paging.dto';
 import { SessionService } from '../session/session.service';
@@ -29,7 +29,10 @@ export class OnlineController {
   @HttpCode(200)
   @RequirePermissions('sys:online:list')
   @ApiDoc('List every live session', { data: OnlineSessionRowDto, shape: 'page' })
-  async list(@CurrentAuth() auth: AuthContext, @Body() dto: ListAllOnlineDto): Promise<Page<OnlineSessionRowDto>> {
+  async list(
+    @CurrentTokenHash() ownTokenId: string | null,
+    @Body() dto: ListAllOnlineDto,
+  ): Promise<Page<OnlineSessionRowDto>> {
     const all = await this.sessions.allSessions();
     const keyword = dto.keyword?.trim().toLowerCase();
     // A search reads every session's user (an administrator's page, as many rows as live sessions).
@@ -39,7 +42,7 @@ export class OnlineController {
     const total = found ? found.length : all.length;
     const from = (dto.pageNum - 1) * dto.pageSize;
     const rows = found ? found.slice(from, from + dto.pageSize) : await this.rows(all.slice(from, from + dto.pageSize));
-    return { total, rows: rows.map((r) => ({ ...r, current: r.tokenId === auth.tokenHash })) };
+    return { total, rows: rows.map((r) => ({ ...r, current: r.tokenId === ownTokenId })) };
   }
 
   @Post('online/kickout')

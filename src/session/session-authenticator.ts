@@ -3,7 +3,7 @@ import { ModuleRef } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 
 import { AccessDenied, AppException } from '../common/app.exception';
-import type { AuthContext, Caller } from '../common/auth-context';
+import { type AuthContext, type Caller, missingCodes } from '../common/auth-context';
 import { clientIp } from '../common/client-info';
 import { Clock } from '../common/clock';
 import { ErrorCode } from '../common/error-code';
@@ -32,6 +32,8 @@ export interface CallerRequirements {
   allowsTemp?: boolean;
   /** @RequirePermissions: every code needed, `*` grants all. */
   permissions?: readonly string[];
+  /** @OrPermissions: every one of these admits the caller too. */
+  orPermissions?: readonly string[];
   /**
    * A fresh proof is needed always (@RequiresFreshProof) or while the login strategy's
    * reauthForAdmin is on (a route whose codes change something, changesWithCodes).
@@ -124,21 +126,18 @@ export class SessionAuthenticator implements OnModuleInit {
   private admit(
     request: FastifyRequest,
     auth: AuthContext,
-    { allowsTemp = false, permissions = [], freshProof }: CallerRequirements,
+    { allowsTemp = false, permissions = [], orPermissions, freshProof }: CallerRequirements,
     login: LoginStrategy,
   ): void {
     const { session } = auth;
     if (session.temp === 1 && !allowsTemp && !this.tempUris.has(pathOf(request))) {
       throw new AppException(ErrorCode.TEMP_TOKEN_FORBIDDEN);
     }
-    if (
-      permissions.length &&
-      !auth.permissions.includes('*') &&
-      !permissions.every((code) => auth.permissions.includes(code))
-    ) {
+    const missing = permissions.length ? missingCodes(auth.permissions, permissions, orPermissions) : [];
+    if (missing.length) {
       // Attached although refused: the refusal of a logged-in caller is audited (access.denied).
       request.auth = auth;
-      throw new AccessDenied(permissions.filter((code) => !auth.permissions.includes(code)));
+      throw new AccessDenied(missing);
     }
     if (
       (freshProof === 'always' || (freshProof === 'reauthForAdmin' && login.reauthForAdmin)) &&

@@ -207,6 +207,15 @@ export class RoleService implements OnApplicationBootstrap {
   }
 
   /**
+   * The roles a new user is created with (/sys/user/create, each row of /sys/user/import): as
+   * assertMayAssign, but a user created without roles is given none, which in three mode needs no
+   * sys:user:grant (the system administrator creates, the security administrator grants).
+   */
+  async assertMayCreateWith(held: string[], codes: string[]): Promise<void> {
+    if (codes.length || !this.mode.three) await this.assertMayAssign(held, codes);
+  }
+
+  /**
    * Three mode: a role's new codes must not make one of its holders hold two sets through its other
    * roles (VALIDATION_FAILED on `permissions`, naming how many), so that no save makes a violation.
    */

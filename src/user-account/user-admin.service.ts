@@ -123,7 +123,7 @@ export class UserAdminService implements OnModuleInit {
     const plain = input.password ?? generated!;
     checkPasswordComplexity(plain, rules);
     const roleCodes = [...new Set(input.roles ?? [])];
-    if (roleCodes.length || !this.mode.three) await this.roles.assertMayAssign(held, roleCodes);
+    await this.roles.assertMayCreateWith(held, roleCodes);
     const identifiers = identifiersOf(input);
     await this.assertUnique(identifiers);
     const id = randomUUID();
@@ -280,6 +280,9 @@ export class UserAdminService implements OnModuleInit {
           const before = await this.roles.permissionsOf(id);
           losesAll =
             before.includes(ALL_PERMISSIONS) && !(await this.roles.permissionsOfRoles(next)).includes(ALL_PERMISSIONS);
+        } else if (this.mode.three) {
+          // The same roles sent again are a save of them: none keeps a user of two sets as it is.
+          await this.roles.assertMayAssign(held, next);
         }
       }
       if (!Object.keys(detail.new).length) return;

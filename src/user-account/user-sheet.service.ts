@@ -131,7 +131,7 @@ export class UserSheetService {
       if (user) {
         if (!user.mobile && !user.email) rowProblems.push(fieldProblem('userImport.noContact', 'email'));
         try {
-          await this.roles.assertMayAssign(held, [...new Set(user.roles ?? [])]);
+          await this.roles.assertMayCreateWith(held, [...new Set(user.roles ?? [])]);
         } catch (err) {
           rowProblems.push(...problemsOf(err, 'roles'));
         }

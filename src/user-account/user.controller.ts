@@ -2,9 +2,9 @@ import { Body, Controller, Headers, HttpCode, Post, StreamableFile } from '@nest
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 
 import { ApiDoc } from '../common/api-docs';
-import { validationFailed } from '../common/app.exception';
+import { AccessDenied, validationFailed } from '../common/app.exception';
 import type { Actor } from '../common/auth-context';
-import { CurrentActor, RequirePermissions } from '../common/auth-context';
+import { CurrentActor, missingCodes, OrPermissions, RequirePermissions } from '../common/auth-context';
 import { ErrorCode } from '../common/error-code';
 import { exportRequest } from '../common/export-table';
 import { seesPii } from '../common/pii-mask';
@@ -145,18 +145,28 @@ export class UserController {
     );
   }
 
-  /** Name, mobile, e-mail, roles (within the caller's codes); live sessions follow. */
+  /**
+   * Name, mobile, e-mail, roles (within the caller's codes); live sessions follow. A holder of
+   * sys:user:grant without sys:user:update (three mode's security administrator) changes the roles
+   * alone here, as through /sys/user/grant.
+   */
   @Post('update')
   @HttpCode(200)
   @RequirePermissions('sys:user:update')
+  @OrPermissions('sys:user:grant')
   @ApiDoc("Update a user's name, mobile, e-mail or roles (roles only within the caller's codes)", {
     data: null,
     errors: [ErrorCode.NOT_FOUND],
     description:
       'Partial: fields left out stay. A mobile or e-mail another user has, or an unknown role, answers VALIDATION_FAILED; ' +
-      "a user holding codes the caller does not, or a role change that would leave no enabled, unlocked holder of `*`, answers FORBIDDEN. The user's live sessions take the new profile and codes.",
+      "a user holding codes the caller does not, or a role change that would leave no enabled, unlocked holder of `*`, answers FORBIDDEN. The user's live sessions take the new profile and codes. " +
+      'A caller holding `sys:user:grant` but not `sys:user:update` may send `{ id, roles }` only (anything else FORBIDDEN), with the rules of /sys/user/grant.',
   })
   async update(@Body() dto: UpdateUserDto, @CurrentActor() actor: Actor) {
+    if (missingCodes(actor.codes, ['sys:user:update']).length) {
+      const others = (['username', 'name', 'mobile', 'email'] as const).some((f) => dto[f] !== undefined);
+      if (others || dto.roles === undefined) throw new AccessDenied(['sys:user:update']);
+    }
     await this.accounts.update(dto, actor);
   }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 import { controllerRoutes } from '../../src/common/api-docs';
+import { apiKeyReaches, PERMISSIONS, REQUIRES_FRESH_PROOF } from '../../src/common/auth-context';
 import { PERMISSION_REGISTRY } from '../../src/common/permissions';
 import { BACKENDS } from '../support/backends';
 import { FORBIDDEN, NOT_LOGGED_IN, OK_NO_DATA } from '../support/envelopes';
@@ -11,8 +12,8 @@ import { sha256hex, startApp, TestApp } from '../support/test-app';
 const DAY = 86_400_000;
 const KEY = /^lps_[0-9A-Za-z]{43}$/;
 const tag = () => randomBytes(3).toString('hex');
-/** Every code a key may hold: the registry's, but those of the keys themselves. */
-const KEY_CODES = PERMISSION_REGISTRY.map((p) => p.code).filter((c) => !c.startsWith('sys:apiKey:'));
+/** Every code a key may hold: the registry's (`*` is not one of them). */
+const KEY_CODES = PERMISSION_REGISTRY.map((p) => p.code);
 
 /**
  * API keys of internal services: made once and shown once, stored as a hash, used as
@@ -145,6 +146,39 @@ describe.each(BACKENDS)('API keys on $name', (backend) => {
     expect([stream.statusCode, stream.json()]).toEqual([403, FORBIDDEN]);
   });
 
+  it('may hold the keys’ own codes, yet never reaches their routes with them', async () => {
+    const { key } = await newKey({ permissions: ['sys:apiKey:list', 'sys:apiKey:create', 'sys:apiKey:revoke'] });
+    for (const path of ['/sys/apiKey/list', '/sys/apiKey/create', '/sys/apiKey/revoke']) {
+      expect([path, (await bearer(key, path, { name: `x-${tag()}`, permissions: [], id: 'x' })).body]).toEqual([
+        path,
+        FORBIDDEN,
+      ]);
+    }
+  });
+
+  it('reaches every route its codes name, beyond the refused paths: none answers it FORBIDDEN', async () => {
+    const { key } = await newKey({ permissions: KEY_CODES });
+    const reached = controllerRoutes(app.app).filter((route) => {
+      const codes: string[] = Reflect.getMetadata(PERMISSIONS, route.handler) ?? [];
+      const fresh = Reflect.getMetadata(REQUIRES_FRESH_PROOF, route.handler) === true;
+      return apiKeyReaches(route.path, codes, fresh);
+    });
+    expect(reached.map((r) => r.path)).toEqual(expect.arrayContaining(['/sys/user/lock', '/sys/online/list']));
+    for (const route of reached) {
+      const res = await app.app.inject({
+        method: route.method.toUpperCase() as 'GET' | 'POST',
+        url: route.path,
+        headers: { 'x-api-key': key, 'content-type': 'application/json', 'x-forwarded-for': '10.0.0.1' },
+        ...(route.method === 'post' ? { payload: '{}' } : {}),
+      });
+      expect([route.path, res.statusCode === 403 && res.json().code === 'FORBIDDEN']).toEqual([route.path, false]);
+    }
+    // The online list answers a key's page, no session of its own marked current.
+    const online = await bearer(key, '/sys/online/list', page);
+    expect(online.body.success).toBe(true);
+    expect(online.body.data.rows.every((r: any) => r.current === false)).toBe(true);
+  });
+
   it('every route answers a key holding every code it may hold without a 500', async () => {
     const { key } = await newKey({ permissions: KEY_CODES });
     const routes = controllerRoutes(app.app);
@@ -232,7 +266,7 @@ describe.each(BACKENDS)('API keys on $name', (backend) => {
     expect(both.body).toMatchObject({ success: true, data: { username: 'admin' } });
   });
 
-  it('codes beyond the creator are FORBIDDEN; `*` and the keys’ own codes are refused; nothing is made', async () => {
+  it('codes beyond the creator are FORBIDDEN; `*` is refused; nothing is made', async () => {
     const role = `keymaker_${tag()}`;
     await createRole(app, role, ['sys:apiKey:create', 'sys:apiKey:list', 'sys:user:list']);
     const maker = await createUser(app, { roles: [role] });
@@ -244,7 +278,7 @@ describe.each(BACKENDS)('API keys on $name', (backend) => {
 
     const beyond = await create({ name: `x-${tag()}`, permissions: ['sys:user:list', 'sys:user:lock'] }, token);
     expect([beyond.status, beyond.body]).toEqual([403, FORBIDDEN]);
-    for (const permissions of [['*'], ['sys:apiKey:list'], ['sys:user:list', 'sys:apiKey:create']]) {
+    for (const permissions of [['*'], ['sys:user:list', '*']]) {
       const res = await app.admin('/sys/apiKey/create', { name: `x-${tag()}`, permissions });
       expect([permissions, res.status, res.body.code, res.body.data]).toEqual([
         permissions,

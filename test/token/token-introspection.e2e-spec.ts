@@ -58,6 +58,18 @@ describe.each(BACKENDS)('token introspection on $name', (backend) => {
 
   const me = (token: string, ip = '10.0.0.1') => app.post('/sys/me/info', {}, { token, ip });
 
+  /** A key made by the administrator with these codes. */
+  async function newKey(permissions: string[]): Promise<{ id: string; key: string }> {
+    const res = await app.admin('/sys/apiKey/create', { name: `gw-${randomBytes(4).toString('hex')}`, permissions });
+    expect(res.body).toMatchObject({ success: true, code: 'OK' });
+    return res.body.data;
+  }
+  const withKey = (key: string, body: unknown, header: 'x-api-key' | 'bearer' = 'x-api-key') =>
+    app.post('/sys/token/introspect', body, {
+      ip: GATEWAY_IP,
+      headers: header === 'bearer' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key },
+    });
+
   /** The store's operations (the KvStore port), each call recorded with its arguments. */
   const STORE_METHODS = [
     'get',
@@ -335,20 +347,26 @@ describe.each(BACKENDS)('token introspection on $name', (backend) => {
       expect(await stateOf(target)).toMatchObject({ active: true, userId: user.id });
     });
 
-    it('reauthForAdmin asks the gateway for no fresh proof: introspection only reads', async () => {
+    it('reauthForAdmin asks a session caller for a fresh proof, as for every code but list / info; a key needs none', async () => {
       const user = await createActiveUser(app);
       const token = await app.token(user.username, user.password);
       await gateway();
+      const { key } = await newKey(['sys:token:introspect']);
       await app.saveLoginStrategy({ reauthForAdmin: true });
-      app.clock.advance(10 * MIN);
-      expect(await stateOf(token)).toMatchObject({ active: true });
-      // The administrator proves the password again, so that the settings can be put back.
-      const reauth = await app.post(
-        '/sys/me/reauth',
-        { password: await app.encrypt(ADMIN_PASSWORD) },
-        { token: await app.adminToken(), ip: '10.9.9.9' },
-      );
-      expect(reauth.body.success).toBe(true);
+      try {
+        app.clock.advance(10 * MIN);
+        const asked = await introspect({ token });
+        expect([asked.status, asked.body.code]).toEqual([403, 'REAUTH_REQUIRED']);
+        expect((await withKey(key, { token })).body.data).toMatchObject({ active: true });
+      } finally {
+        // The administrator proves the password again, so that the settings can be put back.
+        const reauth = await app.post(
+          '/sys/me/reauth',
+          { password: await app.encrypt(ADMIN_PASSWORD) },
+          { token: await app.adminToken(), ip: '10.9.9.9' },
+        );
+        expect(reauth.body.success).toBe(true);
+      }
     });
 
     it('is not audited: no audit row per call', async () => {
@@ -364,18 +382,6 @@ describe.each(BACKENDS)('token introspection on $name', (backend) => {
   });
 
   describe('an API key as the gateway', () => {
-    /** A key made by the administrator with these codes. */
-    async function newKey(permissions: string[]): Promise<{ id: string; key: string }> {
-      const res = await app.admin('/sys/apiKey/create', { name: `gw-${randomBytes(4).toString('hex')}`, permissions });
-      expect(res.body).toMatchObject({ success: true, code: 'OK' });
-      return res.body.data;
-    }
-    const withKey = (key: string, body: unknown, header: 'x-api-key' | 'bearer' = 'x-api-key') =>
-      app.post('/sys/token/introspect', body, {
-        ip: GATEWAY_IP,
-        headers: header === 'bearer' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key },
-      });
-
     it('a key holding sys:token:introspect asks as a session would, in either header', async () => {
       const { key } = await newKey(['sys:token:introspect']);
       await app.saveLoginStrategy({ multiOnline: false });

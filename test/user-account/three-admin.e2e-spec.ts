@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 import { Logger } from '@nestjs/common';
+import ExcelJS from 'exceljs';
 
 import { ADMIN_SETS } from '../../src/common/permissions';
 import { Backend, BACKENDS } from '../support/backends';
@@ -128,6 +129,53 @@ describe.each(BACKENDS)('three administrators on $name', (backend) => {
     expect(audit.map((a: any) => JSON.parse(a.detail).new.roles)).toEqual([['auditadmin'], []]);
   });
 
+  it('the security administrator changes roles through /sys/user/update too, and nothing else there', async () => {
+    const user = await newUser();
+    expect((await as('secadmin', '/sys/user/update', { id: user.id, roles: ['auditadmin'] })).body).toEqual(OK_NO_DATA);
+    const held = await app.db.query('SELECT role_code FROM sys_user_role WHERE user_id = ?', [user.id]);
+    expect(held.map((r: any) => r.role_code)).toEqual(['auditadmin']);
+    // Anything but the roles is the system administrator's (sys:user:update): refused whole, audited.
+    const renamed = await as('secadmin', '/sys/user/update', { id: user.id, name: 'renamed', roles: [] });
+    expect(renamed.body).toEqual(FORBIDDEN);
+    expect((await as('secadmin', '/sys/user/update', { id: user.id, name: 'renamed' })).body).toEqual(FORBIDDEN);
+    const [row] = await app.db.query('SELECT name FROM sys_user WHERE id = ?', [user.id]);
+    expect(row.name).toBe(user.username);
+    expect(
+      (await app.db.query('SELECT role_code FROM sys_user_role WHERE user_id = ?', [user.id])).map(
+        (r: any) => r.role_code,
+      ),
+    ).toEqual(['auditadmin']);
+    const denied = await app.db.query(
+      "SELECT detail FROM sys_audit_log WHERE action = 'access.denied' AND username = 'secadmin'",
+    );
+    expect(denied.map((d: any) => JSON.parse(d.detail))).toContainEqual(
+      expect.objectContaining({ path: '/sys/user/update', missing: ['sys:user:update'] }),
+    );
+    // The rest stays the system administrator's, on a user whose codes it holds (none, once the roles are gone).
+    expect((await as('secadmin', '/sys/user/update', { id: user.id, roles: [] })).body).toEqual(OK_NO_DATA);
+    expect((await as('sysadmin', '/sys/user/update', { id: user.id, name: 'renamed' })).body).toEqual(OK_NO_DATA);
+  });
+
+  it('the system administrator imports users without roles, as /sys/user/create takes them', async () => {
+    const book = new ExcelJS.Workbook();
+    const ws = book.addWorksheet('users');
+    ws.addRow(['用户名', '姓名', '手机号', '邮箱', '角色']);
+    const username = `imp_${tag()}`;
+    ws.addRow([username, 'Imported', '', `${username}@example.com`, '']);
+    const file = Buffer.from(await book.xlsx.writeBuffer()).toString('base64');
+    const res = await as('sysadmin', '/sys/user/import', { file });
+    expect(res.body).toMatchObject({ success: true, data: { total: 1, created: 1, errors: [] } });
+    // Roles in a row still need sys:user:grant, as in /sys/user/create.
+    const other = new ExcelJS.Workbook();
+    const sheet = other.addWorksheet('users');
+    sheet.addRow(['用户名', '姓名', '手机号', '邮箱', '角色']);
+    sheet.addRow([`imp_${tag()}`, 'Imported', '', `imp_${tag()}@example.com`, 'auditadmin']);
+    const withRoles = await as('sysadmin', '/sys/user/import', {
+      file: Buffer.from(await other.xlsx.writeBuffer()).toString('base64'),
+    });
+    expect(withRoles.body.success).toBe(false);
+  });
+
   it("refuses a user's roles of two sets, naming roles", async () => {
     const user = await newUser();
     const res = await as('secadmin', '/sys/user/grant', { id: user.id, roles: ['auditadmin', 'sysadmin'] }, 'en');
@@ -243,8 +291,9 @@ describe.each(BACKENDS)('an installation switched to three administrators on $na
         expect(keepAll.body).toMatchObject({ code: 'VALIDATION_FAILED', data: namesFields('permissions') });
         // The mixed user's roles change only into one set.
         const [{ id }] = await three.db.query('SELECT id FROM sys_user WHERE username = ?', [mixedUser]);
-        // Unchanged roles change nothing (OK); a change must land within one set.
-        expect((await three.admin('/sys/user/grant', { id, roles: [systemRole, auditRole] })).body).toEqual(OK_NO_DATA);
+        // The same roles sent again are a save that would keep the violation; a change must land within one set.
+        const kept = await three.admin('/sys/user/grant', { id, roles: [systemRole, auditRole] });
+        expect(kept.body).toMatchObject({ code: 'VALIDATION_FAILED', data: namesFields('roles') });
         const still = await three.admin('/sys/user/grant', { id, roles: [auditRole, 'sysadmin'] });
         expect(still.body).toMatchObject({ code: 'VALIDATION_FAILED', data: namesFields('roles') });
         expect((await three.admin('/sys/user/grant', { id, roles: [auditRole] })).body).toEqual(OK_NO_DATA);

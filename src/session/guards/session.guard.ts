@@ -7,6 +7,7 @@ import {
   ALLOWS_TEMP_TOKEN,
   changesWithCodes,
   IS_PUBLIC,
+  OR_PERMISSIONS,
   PERMISSIONS,
   REQUIRES_FRESH_PROOF,
 } from '../../common/auth-context';
@@ -51,6 +52,7 @@ export class SessionGuard implements CanActivate {
         acceptsTicket: this.reflector.getAllAndOverride<boolean>(ACCEPTS_STREAM_TICKET, targets) === true,
         allowsTemp: this.reflector.getAllAndOverride<boolean>(ALLOWS_TEMP_TOKEN, targets) === true,
         permissions,
+        orPermissions: this.reflector.getAllAndOverride<string[]>(OR_PERMISSIONS, targets),
         freshProof:
           this.reflector.getAllAndOverride<boolean>(REQUIRES_FRESH_PROOF, targets) === true
             ? 'always'
