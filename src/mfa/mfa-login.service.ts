@@ -87,12 +87,14 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
     const mode = attempt.login.mfaMode;
     // With the second factor off nothing below asks whether the user is enrolled: no query for it.
     if (mode < MFA_MODE_ENROLLED) return;
-    // TOTP or another enrolled method (a passkey) counts as enrolled; in mode 2 so does a factor another
-    // module adds that the user can give now (a code to a mobile or e-mail).
+    // Mode 1 asks the users who enabled TOTP; in mode 2 another enrolled method (a passkey) counts as
+    // enrolment too, and so does a factor another module adds that the user can give now (a code to a
+    // mobile or e-mail). Either way, a user who is asked may answer with any of them.
     const enabled =
       totp ||
-      (await this.anyMethodEnrolled(attempt.user.id)) ||
-      (mode === MFA_MODE_REQUIRED && (await this.addedFactors(attempt.user, attempt.login)).length > 0);
+      (mode === MFA_MODE_REQUIRED &&
+        ((await this.anyMethodEnrolled(attempt.user.id)) ||
+          (await this.addedFactors(attempt.user, attempt.login)).length > 0));
     // A way that proved a second factor is not asked again; enrolment is still required in mode 2.
     if (mode >= MFA_MODE_ENROLLED && enabled && !attempt.way.secondFactorProven) {
       attempt.hold({

@@ -5,8 +5,9 @@ export type MethodOutcome = 'right' | 'wrong' | 'stale';
 
 /**
  * A second factor besides TOTP that another module adds (passkeys, src/passkey). Enrolling one
- * counts as enrolled for mfaMode 1 and 2; its answer may finish /sys/login/mfa, where the request
- * carries it in the body field named `name`; /sys/user/mfa/reset removes it with TOTP.
+ * counts as enrolled for mfaMode 2 (mode 1 asks the users who enabled TOTP); its answer may finish
+ * /sys/login/mfa, where the request carries it in the body field named `name`; /sys/user/mfa/reset
+ * removes it with TOTP.
  */
 export interface SecondFactorMethod {
   /** The body field of /sys/login/mfa that carries this method's answer, and the name of the proof. */

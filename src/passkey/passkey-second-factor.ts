@@ -8,7 +8,7 @@ import { PasskeyChallenges } from './passkey-challenges';
 import { isAssertionShape } from './webauthn-shape';
 
 /**
- * A passkey as the second factor: a user with one counts as enrolled (mfaMode 1 and 2), it can
+ * A passkey as the second factor: a user with one counts as enrolled for mfaMode 2, it can
  * finish /sys/login/mfa (body field `passkey`) and the administrator's reset removes it.
  */
 @Injectable()

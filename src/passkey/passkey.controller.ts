@@ -36,8 +36,9 @@ function callerOf(auth: AuthContext, request: FastifyRequest): PasskeyCaller {
 
 /**
  * Passkeys: the caller's own (registering, renaming and deleting one changes how the owner proves
- * who they are, so each needs a fresh proof; the temporary token of mfaMode 2 may register one to
- * enrol), the passwordless login and the challenge of a second step answered with a passkey.
+ * who they are, and the list shows how the owner can prove it, so each needs a fresh proof; the
+ * temporary token of mfaMode 2 may register one to enrol), the passwordless login and the
+ * challenge of a second step answered with a passkey.
  */
 @ApiTags('passkey')
 @Controller('sys')
@@ -74,6 +75,7 @@ export class PasskeyController {
   @HttpCode(200)
   @ApiSecurity('Admin-Token')
   @AllowsTempToken()
+  @RequiresFreshProof()
   @ApiDoc("The caller's passkeys", { data: PasskeyRowDto, shape: 'array' })
   list(@CurrentAuth() auth: AuthContext, @Body() _body: NoInputDto) {
     return this.passkeys.list(auth.session.userId);

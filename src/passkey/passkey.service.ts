@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 
@@ -11,10 +12,11 @@ import { ErrorCode } from '../common/error-code';
 import { parseUserAgent } from '../login-log/user-agent';
 import { MfaChange, MfaChangedEvent } from '../mfa/mfa.events';
 import { MfaService } from '../mfa/mfa.service';
+import { AddedSecondFactor, SECOND_FACTORS } from '../mfa/second-factors';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
 import { StrategyService } from '../strategy/strategy.service';
-import { MFA_MODE_REQUIRED } from '../strategy/strategy.types';
+import { type LoginStrategy, MFA_MODE_REQUIRED } from '../strategy/strategy.types';
 import type { UserEntity } from '../user-account/user.entity';
 import { UserLookup } from '../user-account/user-lookup.service';
 import { PasskeyEntity } from './passkey.entity';
@@ -47,7 +49,9 @@ export interface PasskeyRow {
  * login of that account, and are audited.
  */
 @Injectable()
-export class PasskeyService {
+export class PasskeyService implements OnModuleInit {
+  private added: AddedSecondFactor[] = [];
+
   constructor(
     private readonly repo: PasskeyRepository,
     private readonly challenges: PasskeyChallenges,
@@ -58,7 +62,12 @@ export class PasskeyService {
     private readonly strategy: StrategyService,
     private readonly mfa: MfaService,
     private readonly events: EventEmitter2,
+    private readonly modules: ModuleRef,
   ) {}
+
+  onModuleInit() {
+    this.added = SECOND_FACTORS.collect(this.modules);
+  }
 
   async registrationOptions(
     caller: PasskeyCaller,
@@ -157,20 +166,34 @@ export class PasskeyService {
     });
   }
 
-  /** FORBIDDEN while mfaMode = 2 when it is the user's last second factor (as /sys/me/mfa/disable is). */
+  /**
+   * FORBIDDEN while mfaMode = 2 when it is the user's last second factor (as /sys/me/mfa/disable is):
+   * no other passkey, no TOTP, and no factor another module adds that the user can give (a code to
+   * a mobile or e-mail in mfaChannels), which counts as enrolled too.
+   */
   async delete(caller: PasskeyCaller, id: string): Promise<void> {
-    const required = (await this.strategy.loginStrategy()).mfaMode === MFA_MODE_REQUIRED;
+    const login = await this.strategy.loginStrategy();
     await this.mutex.run(Keys.loginMutex(caller.userId), async () => {
       const user = await this.accounts.get(caller.userId);
       const row = await this.repo.byId(user.id, id);
       if (!row) throw new AppException(ErrorCode.NOT_FOUND);
-      if (required && (await this.repo.countOf(user.id)) === 1 && !(await this.mfa.enabled(user.id))) {
+      if (
+        login.mfaMode === MFA_MODE_REQUIRED &&
+        (await this.repo.countOf(user.id)) === 1 &&
+        !(await this.mfa.enabled(user.id)) &&
+        !(await this.anyAddedFactor(user, login))
+      ) {
         throw new AppException(ErrorCode.FORBIDDEN);
       }
       if (!(await this.repo.delete(user.id, id))) throw new AppException(ErrorCode.NOT_FOUND);
       await this.auditOwn('me.passkey.delete', caller, user, { passkey: id, name: row.name });
       this.changed(user, 'passkeyDeleted', caller.ip);
     });
+  }
+
+  private async anyAddedFactor(user: UserEntity, login: LoginStrategy): Promise<boolean> {
+    for (const factor of this.added) if (await factor.available(user, login)) return true;
+    return false;
   }
 
   /** Tells subscribers (webhooks) that how the user proves who they are changed. */

@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from '../../src/config/app-config';
+import { stepAt, totpCode } from '../../src/mfa/totp';
 import { BACKENDS } from '../support/backends';
 import { createActiveUser, TestUser } from '../support/factories';
 import { SoftAuthenticator } from '../support/soft-authenticator';
@@ -158,7 +159,7 @@ describe.each(BACKENDS)('passkeys on $name', (backend) => {
     expect(res.body.code).toBe('BAD_CREDENTIALS');
   });
 
-  it('rename and delete (fresh proof, audited); a deleted passkey logs in no more', async () => {
+  it('list, rename and delete (fresh proof, audited); a deleted passkey logs in no more', async () => {
     const user = await createActiveUser(app);
     const { authenticator, token, passkeyId } = await enrol(user);
     expect((await app.post('/sys/me/passkey/rename', { id: passkeyId, name: '工作电脑' }, { token })).body.code).toBe(
@@ -170,6 +171,7 @@ describe.each(BACKENDS)('passkeys on $name', (backend) => {
     app.clock.advance(6 * 60_000);
     expect((await app.post('/sys/me/passkey/delete', { id: passkeyId }, { token })).body.code).toBe('REAUTH_REQUIRED');
     expect((await app.post('/sys/me/passkey/register/options', {}, { token })).body.code).toBe('REAUTH_REQUIRED');
+    expect((await app.post('/sys/me/passkey/list', {}, { token })).body.code).toBe('REAUTH_REQUIRED');
     const fresh = await app.token(user.username, user.password);
     expect((await app.post('/sys/me/passkey/delete', { id: passkeyId }, { token: fresh })).body.code).toBe('OK');
     expect((await app.post('/sys/me/passkey/delete', { id: passkeyId }, { token: fresh })).body.code).toBe('NOT_FOUND');
@@ -230,9 +232,20 @@ describe.each(BACKENDS)('passkeys on $name', (backend) => {
       return (res.body.data as any).mfaToken as string;
     }
 
-    it('mfaMode 1: a user with a passkey is asked; the passkey finishes /sys/login/mfa; a wrong one is mfawrong', async () => {
+    it('mfaMode 1: a user with a passkey but no TOTP is not asked: enrolled users are those who enabled TOTP', async () => {
       const user = await createActiveUser(app);
-      const { authenticator } = await enrol(user);
+      await enrol(user);
+      await app.saveLoginStrategy({ mfaMode: 1 });
+      const res = await app.login(user.username, user.password);
+      expect(res.body.data).toMatchObject({ accessToken: expect.any(String), mfaRequired: false });
+    });
+
+    it('mfaMode 1: a user with TOTP is asked; a passkey finishes /sys/login/mfa; a wrong one is mfawrong', async () => {
+      const user = await createActiveUser(app);
+      const { authenticator, token } = await enrol(user);
+      const { secret } = (await app.post('/sys/me/mfa/setup', {}, { token })).body.data;
+      const code = totpCode(secret, stepAt(app.clock.nowMs()));
+      expect((await app.post('/sys/me/mfa/enable', { code }, { token })).body.code).toBe('OK');
       await app.saveLoginStrategy({ mfaMode: 1 });
       const mfaToken = await held(user);
       const options = (await app.post('/sys/login/mfa/passkey/options', { mfaToken })).body.data;
@@ -263,6 +276,23 @@ describe.each(BACKENDS)('passkeys on $name', (backend) => {
       expect((await verify(direct.challengeId, authenticator.assert(direct))).body.data.accessToken).toEqual(
         expect.any(String),
       );
+    });
+
+    it('mfaMode 2: the last passkey may go when a code to the mobile counts as enrolment (mfaChannels)', async () => {
+      const user = await createActiveUser(app);
+      const { authenticator } = await enrol(user);
+      await app.saveLoginStrategy({ mfaMode: 2 });
+      try {
+        const options = await loginOptions(user.username);
+        const token = (await verify(options.challengeId, authenticator.assert(options))).body.data.accessToken;
+        const passkeyId = (await app.post('/sys/me/passkey/list', {}, { token })).body.data[0].id;
+        expect((await app.post('/sys/me/passkey/delete', { id: passkeyId }, { token })).body.code).toBe('FORBIDDEN');
+        await app.saveLoginStrategy({ mfaChannels: ['totp', 'sms'] });
+        expect((await app.post('/sys/me/passkey/delete', { id: passkeyId }, { token })).body.code).toBe('OK');
+        expect((await app.post('/sys/me/passkey/list', {}, { token })).body.data).toEqual([]);
+      } finally {
+        await app.saveLoginStrategy({ mfaMode: 0, mfaChannels: ['totp'] });
+      }
     });
 
     it('mfaMode 2: a passkey counts as enrolment; the last one cannot be deleted; the reset removes passkeys', async () => {
