@@ -308,7 +308,7 @@ const notification = {
 /** Column headers and value labels of exports for people (`columns: "labels"`), and of the user import template. */
 const exportLabel = {
   id: { zh: '编号', en: 'ID' },
-  account: { zh: '登录账号', en: 'Account' },
+  account: { zh: '账号', en: 'Account' },
   userName: { zh: '用户姓名', en: 'Name' },
   loginType: { zh: '登录方式', en: 'Login type' },
   status: { zh: '状态', en: 'Status' },
@@ -371,7 +371,7 @@ const exportLabel = {
  * depends on the operation (a role's `name` is not a person's).
  */
 const field = {
-  account: exportLabel.account,
+  account: { zh: '登录账号', en: 'Account' },
   username: exportLabel.username,
   name: { zh: '名称', en: 'Name' },
   'CreateUserDto.name': exportLabel.name,

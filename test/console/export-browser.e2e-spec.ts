@@ -62,7 +62,7 @@ whenRunnable(`log export buttons in Chromium${missing ? ` (skipped: ${missing})`
     const book = new ExcelJS.Workbook();
     await book.xlsx.load(forPeople.text as unknown as ArrayBuffer);
     const sheet = book.worksheets[0];
-    expect(sheet.getRow(1).getCell(2).value).toBe('登录账号');
+    expect(sheet.getRow(1).getCell(2).value).toBe('账号');
     expect(String(sheet.getRow(1).getCell(sheet.columnCount).value)).toMatch(/^登录时间 \(.+\)$/);
     expect(sheet.getRow(2).getCell(2).value).toBe('nobody-a');
     expect(sheet.getRow(2).getCell(5).value).toBe('密码错误');

@@ -72,7 +72,7 @@ describe.each(BACKENDS)('exports for people and for scripts on $name', (backend)
     expect(res.type).toMatch(/^text\/csv; charset=utf-8/);
     expect(res.rows[0]).toEqual([
       '编号',
-      '登录账号',
+      '账号',
       '用户姓名',
       '登录方式',
       '状态',

@@ -367,6 +367,20 @@ describe.each(BACKENDS)('one-time codes on $name', (backend) => {
       expect(mail.text).toContain('密码已重置');
     });
 
+    it('takes the body of /sys/otp/send with purpose reset as well; any other purpose is refused', async () => {
+      const user = await createActiveUser(app);
+      const sent = await app.post('/sys/password/forgot', { account: user.username, channel: 'sms', purpose: 'reset' });
+      expect(sent.body.data.sentTo).toMatch(MASKED_MOBILE);
+      const code = await smsCode(user.mobile, 1);
+      expect((await reset(user.username, code, 'Fresh#6f')).body.code).toBe('OK');
+      const other = await app.post('/sys/password/forgot', {
+        account: user.username,
+        channel: 'sms',
+        purpose: 'login',
+      });
+      expect(other.body).toMatchObject({ code: 'VALIDATION_FAILED', data: { errors: [{ field: 'purpose' }] } });
+    });
+
     it('a reset code cannot log in and a login code cannot reset', async () => {
       const user = await createActiveUser(app);
       await forgot(user.username);

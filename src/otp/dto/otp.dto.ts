@@ -73,6 +73,12 @@ export class ForgotPasswordDto {
   @IsIn(OTP_CHANNELS)
   channel: OtpChannel;
 
+  /** Taken as /sys/otp/send takes it, so that the same body serves both routes; only `reset` here. */
+  @ApiPropertyOptional({ enum: ['reset'], description: 'reset, as /sys/otp/send takes it (may be left out)' })
+  @Optional()
+  @IsIn(['reset'])
+  purpose?: 'reset';
+
   @ApiPropertyOptional({ description: 'captcha id from /sys/captcha' })
   @Optional()
   @IsString()
