@@ -396,9 +396,9 @@ export interface paths {
         put?: never;
         /**
          * Update a user's name, mobile, e-mail or roles (roles only within the caller's codes)
-         * @description Partial: fields left out stay. A mobile or e-mail another user has, or an unknown role, answers VALIDATION_FAILED; a user holding codes the caller does not, or a role change that would leave no enabled, unlocked holder of `*`, answers FORBIDDEN. The user's live sessions take the new profile and codes.
+         * @description Partial: fields left out stay. A mobile or e-mail another user has, or an unknown role, answers VALIDATION_FAILED; a user holding codes the caller does not, or a role change that would leave no enabled, unlocked holder of `*`, answers FORBIDDEN. The user's live sessions take the new profile and codes. A caller holding `sys:user:grant` but not `sys:user:update` may send `{ id, roles }` only (anything else FORBIDDEN), with the rules of /sys/user/grant.
          *
-         *     **Access:** permission `sys:user:update` (a role holding `*` has every one).
+         *     **Access:** permission `sys:user:update`, or `sys:user:grant` for what the description says (a role holding `*` has every one).
          *
          *     **Temporary token:** refused (TEMP_TOKEN_FORBIDDEN).
          *
@@ -1282,7 +1282,9 @@ export interface paths {
          *
          *     **API key:** may call it, with these codes among its own.
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed while the login strategy's reauthForAdmin is on (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `TEMP_TOKEN_FORBIDDEN`, `FORBIDDEN`, `REAUTH_REQUIRED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["TokenIntrospectionController_introspect"];
         delete?: never;
@@ -1774,7 +1776,9 @@ export interface paths {
          *
          *     **API key:** refused (FORBIDDEN).
          *
-         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
+         *     **Fresh proof:** needed (a recent password login or POST /sys/me/reauth; REAUTH_REQUIRED otherwise).
+         *
+         *     **Error codes:** `VALIDATION_FAILED`, `NOT_LOGGED_IN`, `KICKED_OUT`, `IP_MISMATCH`, `REAUTH_REQUIRED`, `SERVICE_UNAVAILABLE`, `INTERNAL`.
          */
         post: operations["PasskeyController_list"];
         delete?: never;
@@ -3467,6 +3471,11 @@ export interface components {
             account: string;
             /** @enum {string} */
             channel: "sms" | "email";
+            /**
+             * @description reset, as /sys/otp/send takes it (may be left out)
+             * @enum {string}
+             */
+            purpose?: "reset";
             /** @description captcha id from /sys/captcha */
             imgId?: string;
             /** @description the text shown in the captcha image */
@@ -9080,7 +9089,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN */
+            /** @description TEMP_TOKEN_FORBIDDEN, FORBIDDEN, REAUTH_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9090,7 +9099,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN";
+                        code: "TEMP_TOKEN_FORBIDDEN" | "FORBIDDEN" | "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
@@ -11242,6 +11251,23 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "NOT_LOGGED_IN" | "KICKED_OUT" | "IP_MISMATCH";
+                        message: string;
+                        /** @enum {object|null} */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description REAUTH_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "REAUTH_REQUIRED";
                         message: string;
                         /** @enum {object|null} */
                         data: never | null;
