@@ -1,6 +1,7 @@
 import type { CDPSession, Page } from 'playwright-core';
 
 import { Envelope } from '../../src/common/envelope';
+import { stepAt, totpCode } from '../../src/mfa/totp';
 import {
   browserSuiteMissing,
   CONFIRM,
@@ -119,43 +120,53 @@ whenRunnable('console: passkeys with a virtual authenticator', () => {
     expect(ui.errors(page)).toEqual([]);
   });
 
-  ui.scenario('mfaMode 1: a passkey finishes the second step of a password login', 'second-step', async () => {
-    const user = await createActiveUser(ui.app());
-    const page = await ui.newPage('second-step');
-    await virtualAuthenticator(page);
-    // No autofill here: it would sign the user in with the passkey before the password is typed.
-    await page.context().addInitScript(() => {
-      Object.defineProperty((globalThis as any).PublicKeyCredential, 'isConditionalMediationAvailable', {
-        value: async () => false,
-        configurable: true,
+  ui.scenario(
+    "mfaMode 1: a passkey finishes the second step of a TOTP user's password login",
+    'second-step',
+    async () => {
+      const user = await createActiveUser(ui.app());
+      // Mode 1 asks the users who enabled TOTP: this one enables it first (by the API; the console's
+      // TOTP pages have their own test).
+      const token = await ui.app().token(user.username, user.password);
+      const { secret } = (await ui.app().post('/sys/me/mfa/setup', {}, { token })).body.data;
+      const code = totpCode(secret, stepAt(ui.app().clock.nowMs()));
+      expect((await ui.app().post('/sys/me/mfa/enable', { code }, { token })).body.code).toBe('OK');
+      const page = await ui.newPage('second-step');
+      await virtualAuthenticator(page);
+      // No autofill here: it would sign the user in with the passkey before the password is typed.
+      await page.context().addInitScript(() => {
+        Object.defineProperty((globalThis as any).PublicKeyCredential, 'isConditionalMediationAvailable', {
+          value: async () => false,
+          configurable: true,
+        });
       });
-    });
-    await page.goto(`${base()}/login`);
-    await textBox(page, 'login-account').fill(user.username);
-    await textBox(page, 'login-password').fill(user.password);
-    await page.locator(sel('login-submit')).click();
-    await waitForText(page.locator(sel('header-user')), user.username, 'header-user');
-    await page.goto(`${base()}/me/mfa`);
-    const registered = page.waitForResponse(isCall('/sys/me/passkey/register/verify'));
-    await page.locator(sel('passkey-add')).click();
-    expect(((await (await registered).json()) as Envelope).code).toBe('OK');
-    await ui.app().saveLoginStrategy({ mfaMode: 1 });
-    try {
-      await page.locator(sel('header-logout')).click();
-      await page.waitForURL((url) => url.pathname === '/login');
+      await page.goto(`${base()}/login`);
       await textBox(page, 'login-account').fill(user.username);
       await textBox(page, 'login-password').fill(user.password);
       await page.locator(sel('login-submit')).click();
-      await page.locator(sel('login-mfa-step')).waitFor();
-      await waitForText(page.locator(sel('login-mfa-passkey')), '使用通行密钥验证', 'the passkey choice');
-      const finished = page.waitForResponse(isCall('/sys/login/mfa'));
-      await page.locator(sel('login-mfa-passkey')).click();
-      expect(((await (await finished).json()) as Envelope).code).toBe('OK');
-      await waitForText(page.locator(sel('header-user')), user.username, 'header-user after the second step');
-    } finally {
-      await ui.app().saveLoginStrategy({ mfaMode: 0 });
-    }
-  });
+      await waitForText(page.locator(sel('header-user')), user.username, 'header-user');
+      await page.goto(`${base()}/me/mfa`);
+      const registered = page.waitForResponse(isCall('/sys/me/passkey/register/verify'));
+      await page.locator(sel('passkey-add')).click();
+      expect(((await (await registered).json()) as Envelope).code).toBe('OK');
+      await ui.app().saveLoginStrategy({ mfaMode: 1 });
+      try {
+        await page.locator(sel('header-logout')).click();
+        await page.waitForURL((url) => url.pathname === '/login');
+        await textBox(page, 'login-account').fill(user.username);
+        await textBox(page, 'login-password').fill(user.password);
+        await page.locator(sel('login-submit')).click();
+        await page.locator(sel('login-mfa-step')).waitFor();
+        await waitForText(page.locator(sel('login-mfa-passkey')), '使用通行密钥验证', 'the passkey choice');
+        const finished = page.waitForResponse(isCall('/sys/login/mfa'));
+        await page.locator(sel('login-mfa-passkey')).click();
+        expect(((await (await finished).json()) as Envelope).code).toBe('OK');
+        await waitForText(page.locator(sel('header-user')), user.username, 'header-user after the second step');
+      } finally {
+        await ui.app().saveLoginStrategy({ mfaMode: 0 });
+      }
+    },
+  );
 
   ui.scenario('a browser without passkey support gets a clear message', 'no-webauthn', async () => {
     const page = await ui.newPage('anonymous');

@@ -115,6 +115,9 @@ whenRunnable(
         const user = await createActiveUser(app());
         const page = await qrSession(user);
         await openTwoFactorPage(page);
+        // Opening the page asks for nothing: the passkey list, which needs a fresh proof, waits for a click.
+        await page.locator(sel('passkey-hidden')).waitFor();
+        expect(await dialogOf(page).isVisible()).toBe(false);
 
         // The setup is refused and then repeated once the password is proven: both calls are watched.
         const setups: number[] = [];
@@ -143,6 +146,11 @@ whenRunnable(
         expect(await act(page, page.locator(sel('mfa-enable')), '/sys/me/mfa/enable')).toMatchObject({ success: true });
         await until(async () => (await page.locator(sel('mfa-recovery-code')).count()) === 10, 'ten recovery codes');
         await shot(page, 'reauth-enrolled');
+        // Proven now: the page opened again shows the passkey list at once, without a dialog.
+        await page.reload();
+        await page.locator(sel('passkey-table')).waitFor();
+        expect(await page.locator(sel('passkey-hidden')).count()).toBe(0);
+        expect(await dialogOf(page).isVisible()).toBe(false);
       },
     );
 
@@ -167,6 +175,15 @@ whenRunnable(
         await page.locator(sel('mfa-setup')).click();
         expect(await prove(page, user.password)).toMatchObject({ success: true });
         await page.locator(sel('mfa-secret')).waitFor({ state: 'visible' });
+
+        // Past the proof again, the page opened anew hides the passkey list until asked; asked, the
+        // dialog comes, and the password shows the list.
+        app().clock.advance(6 * MINUTE);
+        await page.reload();
+        await page.locator(sel('passkey-hidden')).waitFor();
+        await page.locator(sel('passkey-show')).click();
+        expect(await prove(page, user.password)).toMatchObject({ success: true });
+        await page.locator(sel('passkey-table')).waitFor();
       },
     );
 

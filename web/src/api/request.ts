@@ -171,7 +171,11 @@ export async function post<T = null>(url: string, body: object = {}): Promise<T>
   }
 }
 
-async function postOnce<T>(url: string, body: object): Promise<T> {
+/**
+ * As post(), but an answer REAUTH_REQUIRED is thrown as it is, without the dialog: for what a page
+ * loads by itself, which should not ask for the password before the user has asked for anything.
+ */
+export async function postOnce<T = null>(url: string, body: object = {}): Promise<T> {
   const { response, token, sentAt } = await send(url, body);
   return envelopeOf<T>(response, token, sentAt);
 }

@@ -200,6 +200,8 @@ const en: typeof zh = {
     onSaveTitle: 'Checked by the service when you submit:',
   },
   passkey: {
+    hidden: 'Your passkeys are shown after you confirm it is you',
+    show: 'Confirm and show',
     login: 'Sign in with a passkey',
     useForMfa: 'Use a passkey',
     title: 'Passkeys',

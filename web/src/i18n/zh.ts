@@ -194,6 +194,8 @@ export default {
     onSaveTitle: '以下规则在提交时由服务端检查：',
   },
   passkey: {
+    hidden: '通行密钥列表需先验证身份',
+    show: '验证身份后查看',
     login: '使用通行密钥登录',
     useForMfa: '使用通行密钥验证',
     title: '通行密钥',
