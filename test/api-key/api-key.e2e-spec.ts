@@ -41,6 +41,14 @@ describe.each(BACKENDS)('API keys on $name', (backend) => {
     app.post(path, body, { ip, headers: { authorization: `Bearer ${key}` } });
   const header = (key: string, path: string, body: unknown = {}, ip = '10.0.0.1') =>
     app.post(path, body, { ip, headers: { 'x-api-key': key } });
+  /** A route called with the key and an empty body (POST) or none (GET). */
+  const withEmptyBody = (key: string, route: { method: string; path: string }) =>
+    app.app.inject({
+      method: route.method.toUpperCase() as 'GET' | 'POST',
+      url: route.path,
+      headers: { 'x-api-key': key, 'content-type': 'application/json', 'x-forwarded-for': '10.0.0.1' },
+      ...(route.method === 'post' ? { payload: '{}' } : {}),
+    });
   const listed = async () => (await app.admin('/sys/apiKey/list')).body.data as any[];
   const count = async (table: string) => Number((await app.db.query(`SELECT COUNT(*) AS n FROM ${table}`))[0].n);
   const page = { pageNum: 1, pageSize: 10 };
@@ -165,12 +173,7 @@ describe.each(BACKENDS)('API keys on $name', (backend) => {
     });
     expect(reached.map((r) => r.path)).toEqual(expect.arrayContaining(['/sys/user/lock', '/sys/online/list']));
     for (const route of reached) {
-      const res = await app.app.inject({
-        method: route.method.toUpperCase() as 'GET' | 'POST',
-        url: route.path,
-        headers: { 'x-api-key': key, 'content-type': 'application/json', 'x-forwarded-for': '10.0.0.1' },
-        ...(route.method === 'post' ? { payload: '{}' } : {}),
-      });
+      const res = await withEmptyBody(key, route);
       expect([route.path, res.statusCode === 403 && res.json().code === 'FORBIDDEN']).toEqual([route.path, false]);
     }
     // The online list answers a key's page, no session of its own marked current.
@@ -184,12 +187,7 @@ describe.each(BACKENDS)('API keys on $name', (backend) => {
     const routes = controllerRoutes(app.app);
     expect(routes.length).toBeGreaterThan(35);
     for (const route of routes) {
-      const res = await app.app.inject({
-        method: route.method.toUpperCase() as 'GET' | 'POST',
-        url: route.path,
-        headers: { 'x-api-key': key, 'content-type': 'application/json', 'x-forwarded-for': '10.0.0.1' },
-        ...(route.method === 'post' ? { payload: '{}' } : {}),
-      });
+      const res = await withEmptyBody(key, route);
       expect([route.path, res.statusCode < 500]).toEqual([route.path, true]);
     }
   });
