@@ -20,7 +20,7 @@ import { UserLookup } from '../user-account/user-lookup.service';
 import { MfaService } from './mfa.service';
 import { PendingLogin, SecondFactorProof } from './second-factor.proof';
 import { SECOND_FACTOR_METHODS, SecondFactorMethod } from './second-factor-methods';
-import { AddedSecondFactor, SECOND_FACTORS } from './second-factors';
+import { AddedSecondFactor, availableFactors, SECOND_FACTORS } from './second-factors';
 
 export const MFA_TOKEN_TTL_MS = 5 * 60_000;
 
@@ -161,9 +161,8 @@ export class MfaLoginService implements LoginStep, OnModuleInit {
   }
 
   /** The factors other modules add that the user can give under `login`. */
-  private async addedFactors(user: UserEntity, login: LoginStrategy): Promise<AddedSecondFactor[]> {
-    const available = await Promise.all(this.added.map((f) => f.available(user, login)));
-    return this.added.filter((_, i) => available[i]);
+  private addedFactors(user: UserEntity, login: LoginStrategy): Promise<AddedSecondFactor[]> {
+    return availableFactors(this.added, user, login);
   }
 
   private pend(attempt: StepAttempt): Promise<string> {

@@ -15,3 +15,13 @@ export interface AddedSecondFactor {
 }
 
 export const SECOND_FACTORS = new ExtensionPoint<AddedSecondFactor>('SECOND_FACTORS');
+
+/** The factors of `added` the user can give under `login` (each asked once, together). */
+export async function availableFactors(
+  added: readonly AddedSecondFactor[],
+  user: UserEntity,
+  login: LoginStrategy,
+): Promise<AddedSecondFactor[]> {
+  const available = await Promise.all(added.map((f) => f.available(user, login)));
+  return added.filter((_, i) => available[i]);
+}

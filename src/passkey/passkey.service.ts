@@ -12,11 +12,11 @@ import { ErrorCode } from '../common/error-code';
 import { parseUserAgent } from '../login-log/user-agent';
 import { MfaChange, MfaChangedEvent } from '../mfa/mfa.events';
 import { MfaService } from '../mfa/mfa.service';
-import { AddedSecondFactor, SECOND_FACTORS } from '../mfa/second-factors';
+import { AddedSecondFactor, availableFactors, SECOND_FACTORS } from '../mfa/second-factors';
 import { KeyedMutex } from '../store/keyed-mutex';
 import { Keys } from '../store/keys';
 import { StrategyService } from '../strategy/strategy.service';
-import { type LoginStrategy, MFA_MODE_REQUIRED } from '../strategy/strategy.types';
+import { MFA_MODE_REQUIRED } from '../strategy/strategy.types';
 import type { UserEntity } from '../user-account/user.entity';
 import { UserLookup } from '../user-account/user-lookup.service';
 import { PasskeyEntity } from './passkey.entity';
@@ -181,7 +181,7 @@ export class PasskeyService implements OnModuleInit {
         login.mfaMode === MFA_MODE_REQUIRED &&
         (await this.repo.countOf(user.id)) === 1 &&
         !(await this.mfa.enabled(user.id)) &&
-        !(await this.anyAddedFactor(user, login))
+        !(await availableFactors(this.added, user, login)).length
       ) {
         throw new AppException(ErrorCode.FORBIDDEN);
       }
@@ -189,11 +189,6 @@ export class PasskeyService implements OnModuleInit {
       await this.auditOwn('me.passkey.delete', caller, user, { passkey: id, name: row.name });
       this.changed(user, 'passkeyDeleted', caller.ip);
     });
-  }
-
-  private async anyAddedFactor(user: UserEntity, login: LoginStrategy): Promise<boolean> {
-    for (const factor of this.added) if (await factor.available(user, login)) return true;
-    return false;
   }
 
   /** Tells subscribers (webhooks) that how the user proves who they are changed. */

@@ -38,6 +38,13 @@ import { UserChange, UserRepository } from './user.repository';
 import { Identifier, IdentifierKind, identifiersOf } from './user-identifier';
 import { UserLookup } from './user-lookup.service';
 
+/** The fields of /sys/user/update besides `id` and `roles`: the account's own, which sys:user:update edits. */
+const PROFILE_FIELDS = ['username', 'name', 'mobile', 'email'] as const;
+
+/** Whether an update sends roles alone (no field of PROFILE_FIELDS): what a holder of sys:user:grant may send. */
+export const rolesAlone = (dto: UpdateUserDto): boolean =>
+  dto.roles !== undefined && PROFILE_FIELDS.every((f) => dto[f] === undefined);
+
 export interface NewUser {
   username: string;
   name: string;
@@ -248,10 +255,7 @@ export class UserAdminService implements OnModuleInit {
     await this.mutex.run(Keys.roleSaveMutex, async () => {
       // Compared and audited as people typed them; the row holds them sealed.
       const user = this.pii.revealed(await this.lookup.get(id));
-      const grantOnly =
-        this.mode.three &&
-        dto.roles !== undefined &&
-        (['username', 'name', 'mobile', 'email'] as const).every((f) => dto[f] === undefined);
+      const grantOnly = this.mode.three && rolesAlone(dto);
       if (!grantOnly) await this.access.assertMayActOn(actor, [user]);
       // The audit detail as the console shows a change side by side: { username, old, new }, changed fields only.
       const detail = {
@@ -260,7 +264,7 @@ export class UserAdminService implements OnModuleInit {
         new: {} as Record<string, unknown>,
       };
       const change: UserChange = { fields: {} };
-      for (const field of ['username', 'name', 'mobile', 'email'] as const) {
+      for (const field of PROFILE_FIELDS) {
         const next = dto[field];
         if (next === undefined || next === user[field]) continue;
         change.fields[field] = next as string;

@@ -30,7 +30,7 @@ import {
   UserIdsDto,
   UserRowDto,
 } from './dto/user.dto';
-import { UserAdminService } from './user-admin.service';
+import { rolesAlone, UserAdminService } from './user-admin.service';
 import { UserSheetService } from './user-sheet.service';
 
 @ApiTags('users')
@@ -163,9 +163,8 @@ export class UserController {
       'A caller holding `sys:user:grant` but not `sys:user:update` may send `{ id, roles }` only (anything else FORBIDDEN), with the rules of /sys/user/grant.',
   })
   async update(@Body() dto: UpdateUserDto, @CurrentActor() actor: Actor) {
-    if (missingCodes(actor.codes, ['sys:user:update']).length) {
-      const others = (['username', 'name', 'mobile', 'email'] as const).some((f) => dto[f] !== undefined);
-      if (others || dto.roles === undefined) throw new AccessDenied(['sys:user:update']);
+    if (missingCodes(actor.codes, ['sys:user:update']).length && !rolesAlone(dto)) {
+      throw new AccessDenied(['sys:user:update']);
     }
     await this.accounts.update(dto, actor);
   }

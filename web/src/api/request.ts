@@ -72,6 +72,10 @@ export function onTempTokenForbidden(handler: Handler): void {
  * Asks the user for a fresh proof (the dialog of components/ReauthDialog.vue, registered by
  * main.ts); resolves true once /sys/me/reauth answered OK, false when the user gave up.
  */
+/** The answer asked for a fresh proof (REAUTH_REQUIRED). */
+export const isReauthRequired = (error: unknown): boolean =>
+  error instanceof ApiError && error.code === 'REAUTH_REQUIRED';
+
 type ReauthPrompt = () => Promise<boolean>;
 let reauthPrompt: ReauthPrompt | null = null;
 let pendingProof: Promise<boolean> | null = null;
@@ -85,7 +89,7 @@ export function onReauthRequired(prompt: ReauthPrompt): void {
  * request once. Requests refused at the same time share one dialog and its answer.
  */
 async function provenAfter(error: unknown): Promise<boolean> {
-  if (!(error instanceof ApiError) || error.code !== 'REAUTH_REQUIRED' || !reauthPrompt || !getToken()) return false;
+  if (!isReauthRequired(error) || !reauthPrompt || !getToken()) return false;
   pendingProof ??= reauthPrompt().finally(() => {
     pendingProof = null;
   });
